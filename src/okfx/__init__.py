@@ -1,0 +1,68 @@
+"""okfx: read access to Open Knowledge Format (OKF v0.2) bundles for AI agents.
+
+Importing okfx never imports an agent framework; adapters live in ``okfx.adapters``.
+"""
+
+from .bundle import Bundle, Document, Neighbors
+from .errors import (
+    InvalidArgument,
+    InvalidRegex,
+    NotFound,
+    OKFError,
+    TooLarge,
+    Unreadable,
+    UnsafePath,
+)
+from .limits import Limits
+from .model import (
+    Computation,
+    Concept,
+    Generated,
+    IndexEntry,
+    IndexFile,
+    IndexSection,
+    Link,
+    LogEntry,
+    LogFile,
+    Parameter,
+    Problem,
+    Source,
+    UsageWindow,
+    Verification,
+)
+from .trust import TRUST_TIERS
+from .validate import ConformanceReport, validate
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "TRUST_TIERS",
+    "Bundle",
+    "Computation",
+    "Concept",
+    "ConformanceReport",
+    "Document",
+    "Generated",
+    "IndexEntry",
+    "IndexFile",
+    "IndexSection",
+    "InvalidArgument",
+    "InvalidRegex",
+    "Limits",
+    "Link",
+    "LogEntry",
+    "LogFile",
+    "Neighbors",
+    "NotFound",
+    "OKFError",
+    "Parameter",
+    "Problem",
+    "Source",
+    "TooLarge",
+    "UnsafePath",
+    "Unreadable",
+    "UsageWindow",
+    "Verification",
+    "__version__",
+    "validate",
+]

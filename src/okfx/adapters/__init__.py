@@ -1,0 +1,1 @@
+"""Agent-framework adapters. Empty on purpose: importing it pulls in no framework."""

@@ -1,0 +1,328 @@
+"""Bundle: load an OKF bundle (spec §3) and look things up in it.
+
+``Bundle.load`` never raises for bundle *content*: bad files are skipped and reported in
+``warnings`` as ``Problem(path, code, message)``. It raises only when the bundle itself
+cannot be reached (a missing folder, a failed clone).
+"""
+
+from __future__ import annotations
+
+import difflib
+import gc
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import NotFound
+from .limits import Limits
+from .links import Resolver
+from .model import Concept, IndexFile, Link, LogFile, Problem
+from .parse import DocumentParser
+from .paths import PathGuard, normalize
+from .walk import decode_text, read_bytes, walk
+
+if TYPE_CHECKING:
+    from .sources import GitSource
+
+__all__ = ["Bundle", "Document", "Neighbors"]
+
+Document = Concept | IndexFile | LogFile
+RESERVED = frozenset({"index.md", "log.md"})
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbors:
+    """The link graph around one document (spec §6)."""
+
+    path: str
+    outbound: tuple[Link, ...]  # links whose target exists in the bundle
+    backlinks: tuple[Link, ...]  # links from concepts pointing at ``path``
+    unresolved: tuple[Link, ...]  # links whose target does not exist
+
+
+class Bundle:
+    """A loaded, read-only OKF bundle. Safe to share between threads."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        name: str | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        absolute = Path(os.path.abspath(root))
+        self.root: Path = absolute
+        self.name: str = name or absolute.name or "bundle"
+        self.limits: Limits = limits or Limits()
+        self.guard = PathGuard(absolute)
+        self.warnings: list[Problem] = []
+        self.okf_version: str | None = None
+        self._concepts: dict[str, Concept] = {}
+        self._indexes: dict[str, IndexFile] = {}
+        self._logs: dict[str, LogFile] = {}
+        self._files: frozenset[str] = frozenset()
+        self._dirs: frozenset[str] = frozenset({"/"})
+        self._backlinks: dict[str, list[Link]] = {}
+        self._lock = threading.Lock()
+        self._search_state: Any = None
+
+    # -- loading -------------------------------------------------------------------------
+    @classmethod
+    def load(
+        cls,
+        source: str | os.PathLike[str] | GitSource,
+        name: str | None = None,
+        *,
+        limits: Limits | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        refresh: bool = False,
+        timeout: float = 30.0,
+    ) -> Bundle:
+        """Load a bundle from a folder, a git URL / :class:`GitSource`, or an archive.
+
+        ``name`` defaults to the folder name (for git: the subdirectory's last part, else
+        the repository name). Raises ``FileNotFoundError`` when the folder is missing.
+        """
+        if isinstance(source, str | os.PathLike):
+            if os.path.isdir(source):
+                return cls(source, name, limits)._load()
+            text = os.fspath(source)
+            if not os.path.exists(text) and "://" not in text and not text.startswith("git@"):
+                raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
+        from .sources import open_source  # only needed for git URLs and archives
+
+        with open_source(source, cache_dir=cache_dir, refresh=refresh, timeout=timeout) as (
+            root,
+            default_name,
+        ):
+            return cls(root, name or default_name, limits)._load()
+
+    @classmethod
+    def from_git(
+        cls,
+        url: str,
+        ref: str | None = None,
+        subdir: str | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        refresh: bool = False,
+        timeout: float = 30.0,
+        *,
+        name: str | None = None,
+        limits: Limits | None = None,
+    ) -> Bundle:
+        """Clone (shallow, cached) and load a bundle from a git repository."""
+        from .sources import GitSource
+
+        return cls.load(
+            GitSource(url, ref=ref, subdir=subdir),
+            name,
+            limits=limits,
+            cache_dir=cache_dir,
+            refresh=refresh,
+            timeout=timeout,
+        )
+
+    def _warn(self, path: str, code: str, message: str) -> None:
+        if len(self.warnings) < self.limits.max_warnings:
+            self.warnings.append(Problem(path, code, message))
+        elif len(self.warnings) == self.limits.max_warnings:
+            self.warnings.append(
+                Problem("/", "too_many_warnings", "further warnings were not recorded")
+            )
+
+    def _load(self) -> Bundle:
+        if not os.path.isdir(self.root):
+            raise FileNotFoundError(f"bundle folder not found: {self.root}")
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # the cyclic GC costs ~20% of a large load and finds nothing to free
+        try:
+            self._read_all()
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+        return self
+
+    def _read_all(self) -> None:
+        limits = self.limits
+        listing = walk(self.guard.real_root, limits, self._warn)
+        self._files = frozenset(f.path for f in listing.files)
+        self._dirs = frozenset(listing.dirs)
+        parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, self._warn)
+        total = 0
+        for entry in listing.files:
+            if not entry.path.endswith(".md"):
+                continue
+            try:
+                data = read_bytes(entry.host, limits.max_file_bytes)
+            except ValueError as exc:
+                self._warn(entry.path, "file_too_large", f"{exc}; skipped")
+                continue
+            except OSError as exc:
+                self._warn(entry.path, "unreadable", f"cannot read: {exc.strerror or exc}")
+                continue
+            total += len(data)
+            if total > limits.max_total_bytes:
+                self._warn(
+                    entry.path,
+                    "bundle_too_large",
+                    f"stopped reading at max_total_bytes={limits.max_total_bytes}",
+                )
+                break
+            try:
+                text = decode_text(data)
+            except UnicodeDecodeError as exc:
+                self._warn(entry.path, "invalid_encoding", f"not UTF-8 ({exc.reason}); skipped")
+                continue
+            basename = entry.path.rsplit("/", 1)[-1]
+            if basename == "index.md":
+                index = parser.index(entry.path, text)
+                self._indexes[index.directory] = index
+            elif basename == "log.md":
+                log = parser.log(entry.path, text)
+                self._logs[log.directory] = log
+            else:
+                concept = parser.concept(entry.path, text)
+                if concept is not None:
+                    self._concepts[concept.path] = concept
+        root_index = self._indexes.get("/")
+        if root_index is not None and root_index.frontmatter.get("okf_version") is not None:
+            self.okf_version = str(root_index.frontmatter["okf_version"])
+        for concept in self._concepts.values():
+            for link in concept.links:
+                self._backlinks.setdefault(link.target, []).append(link)
+
+    # -- container protocol --------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._concepts)
+
+    def __iter__(self) -> Iterator[Concept]:
+        return iter(self._concepts.values())
+
+    def __contains__(self, path: object) -> bool:
+        try:
+            return isinstance(self.get(path), Concept)
+        except Exception:
+            return False
+
+    def __repr__(self) -> str:
+        return f"<Bundle {self.name!r} concepts={len(self)} root={str(self.root)!r}>"
+
+    # -- look-ups ------------------------------------------------------------------------
+    @property
+    def concepts(self) -> list[Concept]:
+        """All concepts in path order."""
+        return list(self._concepts.values())
+
+    @property
+    def files(self) -> frozenset[str]:
+        """Every regular file of the bundle (concepts, reserved files and resources)."""
+        return self._files
+
+    @property
+    def directories(self) -> frozenset[str]:
+        return self._dirs
+
+    @property
+    def index(self) -> IndexFile | None:
+        """The root ``index.md``, when present."""
+        return self._indexes.get("/")
+
+    @property
+    def indexes(self) -> dict[str, IndexFile]:
+        """``index.md`` files by directory (``/``, ``/tables``...)."""
+        return dict(self._indexes)
+
+    @property
+    def logs(self) -> dict[str, LogFile]:
+        """``log.md`` files by directory."""
+        return dict(self._logs)
+
+    def get(self, path: object) -> Document | None:
+        """The concept (or reserved file) at ``path``, or None.
+
+        Accepts ``/a/b.md``, ``a/b.md``, ``a/b`` and ``/a/b``; a directory path (``/tables``
+        or ``tables/``) gives its ``index.md``. Raises :class:`~okfx.errors.UnsafePath` for
+        paths that would leave the bundle.
+        """
+        canon = normalize(path)
+        trailing = isinstance(path, str) and path.endswith("/")
+        if canon in self._dirs and (trailing or canon not in self._files):
+            return self._indexes.get(canon)
+        for candidate in (canon, canon + ".md"):
+            found = self._document(candidate)
+            if found is not None:
+                return found
+        return None
+
+    def _document(self, path: str) -> Document | None:
+        concept = self._concepts.get(path)
+        if concept is not None:
+            return concept
+        directory, _, base = path.rpartition("/")
+        if base == "index.md":
+            return self._indexes.get(directory or "/")
+        if base == "log.md":
+            return self._logs.get(directory or "/")
+        return None
+
+    def concept(self, path: object) -> Concept:
+        """The concept at ``path``; raises :class:`~okfx.errors.NotFound` with suggestions."""
+        found = self.get(path)
+        if isinstance(found, Concept):
+            return found
+        canon = normalize(path)
+        raise NotFound(
+            f"no concept at {canon} in bundle {self.name!r}",
+            path=canon,
+            suggestions=self.suggest(canon),
+        )
+
+    def suggest(self, text: str, limit: int = 5) -> list[str]:
+        """Concept paths close to ``text`` by path or title ("did you mean")."""
+        key = text.strip("/").removesuffix(".md").casefold()
+        ids = {c.id.casefold(): c.path for c in self._concepts.values()}
+        titles = {c.title.casefold(): c.path for c in self._concepts.values()}
+        leaf = key.rsplit("/", 1)[-1]
+        leaves = {c.id.rsplit("/", 1)[-1].casefold(): c.path for c in self._concepts.values()}
+        found: list[str] = []
+        for table, probe in ((ids, key), (leaves, leaf), (titles, key)):
+            for match in difflib.get_close_matches(probe, list(table), n=limit, cutoff=0.6):
+                if table[match] not in found:
+                    found.append(table[match])
+        return found[:limit]
+
+    # -- link graph ----------------------------------------------------------------------
+    def neighbors(self, path: object) -> Neighbors:
+        """Outbound links, backlinks and unresolved links of the document at ``path``."""
+        doc = self.get(path)
+        if doc is None:
+            canon = normalize(path)
+            raise NotFound(
+                f"nothing at {canon} in bundle {self.name!r}",
+                path=canon,
+                suggestions=self.suggest(canon),
+            )
+        return Neighbors(
+            path=doc.path,
+            outbound=tuple(link for link in doc.links if link.exists),
+            backlinks=tuple(self._backlinks.get(doc.path, ())),
+            unresolved=tuple(link for link in doc.links if not link.exists),
+        )
+
+    def links(self) -> Iterator[Link]:
+        """Every edge from a concept, in source path order."""
+        for concept in self._concepts.values():
+            yield from concept.links
+
+    def unresolved_links(self) -> list[Link]:
+        """Every link (from concepts and reserved files) whose target does not exist."""
+        docs: list[Document] = [
+            *self._concepts.values(),
+            *self._indexes.values(),
+            *self._logs.values(),
+        ]
+        out = [link for doc in docs for link in doc.links if not link.exists]
+        out.sort(key=lambda link: (link.source, link.line, link.target))
+        return out

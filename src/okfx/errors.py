@@ -1,0 +1,92 @@
+"""Typed errors raised by the okfx library.
+
+Every error carries a stable ``code`` string. Agent-facing tools never raise: the
+``Toolbox`` turns these into ``{"error": {"code": ..., "message": ...}}`` results.
+
+Hierarchy::
+
+    OKFError                      code = "error"
+    ├── NotFound                  code = "not_found"       (+ .path, .suggestions)
+    ├── UnsafePath                code = "unsafe_path"     (+ .path)
+    ├── InvalidArgument           code = "invalid_argument"
+    │   └── InvalidRegex          code = "invalid_regex"
+    ├── Unreadable                code = "unreadable"      (+ .path)
+    └── TooLarge                  code = "too_large"       (+ .path)
+
+Messages say what was wrong and what to do next.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "InvalidArgument",
+    "InvalidRegex",
+    "NotFound",
+    "OKFError",
+    "TooLarge",
+    "UnsafePath",
+    "Unreadable",
+]
+
+
+class OKFError(Exception):
+    """Base class of every okfx error; ``code`` is stable and machine-readable."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(OKFError):
+    """A concept, file or bundle does not exist; ``suggestions`` holds close matches."""
+
+    code = "not_found"
+
+    def __init__(self, message: str, *, path: str = "", suggestions: list[str] | None = None):
+        super().__init__(message)
+        self.path = path
+        self.suggestions = list(suggestions or [])
+
+
+class UnsafePath(OKFError):
+    """A path would leave the bundle root (``..``, NUL, backslash, escaping symlink...)."""
+
+    code = "unsafe_path"
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class InvalidArgument(OKFError):
+    """An argument has the wrong type or an out-of-range value."""
+
+    code = "invalid_argument"
+
+
+class InvalidRegex(InvalidArgument):
+    """A grep pattern is not a valid (linear-time) regular expression."""
+
+    code = "invalid_regex"
+
+
+class Unreadable(OKFError):
+    """A file exists but cannot be read as text (binary, bad encoding, I/O error)."""
+
+    code = "unreadable"
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class TooLarge(OKFError):
+    """A file or request exceeds a configured size bound."""
+
+    code = "too_large"
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path

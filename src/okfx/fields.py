@@ -1,0 +1,260 @@
+"""Normalise one concept's frontmatter into typed values, collecting warnings.
+
+A bad *optional* field never costs the concept: it is left out of the normalised value,
+kept in the raw frontmatter, and reported as ``(code, message)``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .model import Computation, Generated, Parameter, Source, UsageWindow, Verification
+from .trust import is_valid_actor, parse_instant
+
+__all__ = ["STATUSES", "FieldReport", "normalize"]
+
+STATUSES = ("draft", "stable", "deprecated")
+FieldReport = list[tuple[str, str]]
+
+_COMPUTATION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+computation[ \t]*#*[ \t]*$", re.I | re.M)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]", re.M)
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*$", re.M)
+
+
+def _text(value: Any) -> str | None:
+    """Scalars become text (``title: 2026`` -> ``"2026"``); collections do not."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return str(value)
+    return None
+
+
+def _instant(value: Any, name: str, report: FieldReport) -> Any:
+    when, reason = parse_instant(value)
+    if reason:
+        report.append(("invalid_field", f"{name} {reason}; ignored"))
+    return when
+
+
+def _window(value: Any, name: str, report: FieldReport) -> UsageWindow | None:
+    if not isinstance(value, dict):
+        report.append(("invalid_field", f"{name} must be a mapping {{from, to}}; ignored"))
+        return None
+    start = _instant(value["from"], f"{name}.from", report) if "from" in value else None
+    end = _instant(value["to"], f"{name}.to", report) if "to" in value else None
+    return UsageWindow(start, end)
+
+
+def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
+    if isinstance(value, dict):
+        return [value]  # a bare mapping is a one-element list (spec §5.2)
+    if isinstance(value, list):
+        return value
+    report.append(("invalid_field", f"{name} must be a list of mappings; ignored"))
+    return []
+
+
+def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        report.append(("invalid_field", "tags must be a YAML list like [a, b]; ignored"))
+        return ()
+    tags: list[str] = []
+    for item in value:
+        text = _text(item)
+        if text:
+            if text not in tags:
+                tags.append(text)
+        else:
+            report.append(("invalid_field", f"tags entry {item!r} is not a string; ignored"))
+    return tuple(tags)
+
+
+def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
+    out: list[Source] = []
+    for i, entry in enumerate(_as_list(fm["sources"], "sources", report)):
+        name = f"sources[{i}]"
+        resource = _text(entry.get("resource")) if isinstance(entry, dict) else None
+        if not resource:
+            report.append(("invalid_field", f"{name} has no resource; entry ignored"))
+            continue
+        usage = entry.get("usage_count")
+        if usage is not None and (isinstance(usage, bool) or not isinstance(usage, int)):
+            report.append(("invalid_field", f"{name}.usage_count must be an integer; ignored"))
+            usage = None
+        author = entry.get("author")
+        if author is not None and not is_valid_actor(author):
+            report.append(("invalid_field", f"{name}.author {author!r} is not an actor; ignored"))
+            author = None
+        modified = entry.get("last_modified")
+        window = entry.get("usage_window")
+        out.append(
+            Source(
+                resource=resource,
+                id=_text(entry.get("id")) or None,
+                title=_text(entry.get("title")) or None,
+                author=author,
+                usage_count=usage,
+                last_modified=_instant(modified, f"{name}.last_modified", report)
+                if modified is not None
+                else None,
+                usage_window=_window(window, f"{name}.usage_window", report)
+                if window is not None
+                else None,
+            )
+        )
+    return tuple(out)
+
+
+def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
+    value = fm.get("generated")
+    legacy = fm.get("timestamp")
+    if value is None:
+        if legacy is None:
+            return None
+        # v0.1 ``timestamp`` stands in for ``generated.at`` (spec §13.1).
+        return Generated(None, _instant(legacy, "timestamp", report), legacy=True)
+    if not isinstance(value, dict):
+        report.append(("invalid_field", "generated must be a mapping {by, at}; ignored"))
+        return None
+    by = value.get("by")
+    if not is_valid_actor(by):
+        report.append(("invalid_field", f"generated.by {by!r} is not an actor (spec §7)"))
+        by = None
+    at = _instant(value["at"], "generated.at", report) if value.get("at") is not None else None
+    if at is None and legacy is not None:
+        return Generated(by, _instant(legacy, "timestamp", report), legacy=True)
+    return Generated(by, at)
+
+
+def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ...]:
+    out: list[Verification] = []
+    for i, entry in enumerate(_as_list(fm["verified"], "verified", report)):
+        by = entry.get("by") if isinstance(entry, dict) else None
+        if not isinstance(by, str) or not is_valid_actor(by):
+            report.append(
+                ("invalid_field", f"verified[{i}].by {by!r} is not an actor; entry ignored")
+            )
+            continue
+        at = entry.get("at")
+        out.append(Verification(by, _instant(at, f"verified[{i}].at", report) if at else None))
+    return tuple(out)
+
+
+def _inline_computation(body: str) -> tuple[str | None, str | None]:
+    """The first code block under a ``# Computation`` heading (fenced or indented)."""
+    heading = _COMPUTATION_HEADING.search(body)
+    if heading is None:
+        return None, None
+    level = len(heading.group(1))
+    section_end = len(body)
+    for nxt in _HEADING.finditer(body, heading.end()):
+        if len(nxt.group(1)) <= level:
+            section_end = nxt.start()
+            break
+    section = body[heading.end() : section_end]
+    fence = _FENCE_OPEN.search(section)
+    if fence:
+        marker = fence.group(1)
+        closing = re.compile(
+            r"^ {0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$", re.M
+        )
+        end = closing.search(section, fence.end())
+        code = section[fence.end() + 1 : end.start() if end else len(section)]
+        return code.rstrip("\n") + "\n", (fence.group(2) or None)
+    lines = section.split("\n")
+    block: list[str] = []
+    for line in lines:
+        if line.startswith(("    ", "\t")):
+            block.append(line[4:] if line.startswith("    ") else line[1:])
+        elif block and not line.strip():
+            block.append("")
+        elif block:
+            break
+    code = "\n".join(block).strip("\n")
+    return (code + "\n", None) if code else (None, None)
+
+
+def _path_field(value: Any, name: str, report: FieldReport) -> str | None:
+    if value is None:
+        return None
+    text = _text(value)
+    if not text:
+        report.append(("invalid_field", f"{name} must be a path or URI string; ignored"))
+    return text or None
+
+
+def _computation(
+    fm: dict[str, Any], type_: str, body: str, report: FieldReport
+) -> Computation | None:
+    if type_.casefold() != "attested computation" and "runtime" not in fm:
+        return None
+    runtime = _text(fm.get("runtime")) or None
+    if runtime is None:
+        report.append(("invalid_field", "runtime is required for an Attested Computation"))
+    params: list[Parameter] = []
+    raw_params = fm.get("parameters")
+    for i, entry in enumerate(_as_list(raw_params, "parameters", report) if raw_params else []):
+        pname = _text(entry.get("name")) if isinstance(entry, dict) else None
+        if not pname:
+            report.append(("invalid_field", f"parameters[{i}] has no name; ignored"))
+            continue
+        required = entry.get("required", False)
+        params.append(Parameter(pname, _text(entry.get("type")) or None, required is True))
+    executor: dict[Any, Any] = fm["executor"] if isinstance(fm.get("executor"), dict) else {}
+    attester: dict[Any, Any] = fm["attester"] if isinstance(fm.get("attester"), dict) else {}
+    receipt_raw = executor.get("receipt", [])
+    receipt = tuple(str(r) for r in receipt_raw) if isinstance(receipt_raw, list) else ()
+    inline, language = _inline_computation(body)
+    return Computation(
+        runtime=runtime,
+        parameters=tuple(params),
+        computation_path=_path_field(fm.get("computation"), "computation", report),
+        inline=inline,
+        inline_language=language,
+        executor_resource=_path_field(executor.get("resource"), "executor.resource", report),
+        receipt=receipt,
+        attester_resource=_path_field(attester.get("resource"), "attester.resource", report),
+    )
+
+
+def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any], FieldReport]:
+    """Typed values for every optional family, and the warnings about bad fields."""
+    report: FieldReport = []
+    status = "stable"
+    raw_status = fm.get("status")
+    if raw_status is not None:
+        text = _text(raw_status)
+        if text and text.casefold() in STATUSES:
+            status = text.casefold()
+        else:
+            report.append(
+                (
+                    "unknown_status",
+                    f"status {raw_status!r} is not draft|stable|deprecated; read as stable",
+                )
+            )
+    stale = fm.get("stale_after")
+    resource = fm.get("resource")
+    values: dict[str, Any] = {
+        "title": _text(fm.get("title")) or None,
+        "description": _text(fm.get("description")) or "",
+        "resource": _path_field(resource, "resource", report),
+        "tags": _tags(fm["tags"], report) if fm.get("tags") is not None else (),
+        "status": status,
+        "stale_after": _instant(stale, "stale_after", report) if stale is not None else None,
+        "sources": _sources(fm, report) if fm.get("sources") is not None else (),
+        "usage_window": _window(fm["usage_window"], "usage_window", report)
+        if fm.get("usage_window") is not None
+        else None,
+        "generated": _generated(fm, report),
+        "verified": _verified(fm, report) if fm.get("verified") is not None else (),
+        "computation": _computation(fm, type_, body, report),
+    }
+    for name in ("title", "description"):
+        if fm.get(name) is not None and _text(fm[name]) is None:
+            report.append(("invalid_field", f"{name} must be a string; ignored"))
+    return values, report

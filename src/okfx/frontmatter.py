@@ -1,0 +1,204 @@
+"""Split one file's text into YAML frontmatter and body, and parse the YAML safely.
+
+Strict on purpose: text without a well-formed ``---`` block is reported, never silently
+treated as body (spec §4). YAML is parsed with PyYAML's C ``CSafeLoader`` when libyaml
+is available, with these differences from ``yaml.safe_load``:
+
+- timestamps stay text (PyYAML raises ``ValueError`` on impossible dates such as
+  ``2026-02-30``; the model parses and validates them field by field);
+- duplicate keys are detected and reported (the last one still wins, as in YAML 1.1);
+- size, nesting depth and alias expansion are bounded before anything is built, since
+  libyaml can crash the process on ~100k nested brackets and aliases can expand
+  exponentially ("billion laughs").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .limits import Limits
+
+__all__ = ["FrontmatterError", "Parsed", "parse", "split"]
+
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_FAST_BASE: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
+
+
+def _without_timestamps(base: Any) -> dict[Any, list[tuple[str, Any]]]:
+    resolvers: dict[Any, list[tuple[str, Any]]] = base.yaml_implicit_resolvers
+    return {
+        first: [(tag, rx) for tag, rx in entries if tag != _TIMESTAMP_TAG]
+        for first, entries in resolvers.items()
+    }
+
+
+class _CheckedMixin:
+    """Records duplicate mapping keys instead of letting the last one pass silently."""
+
+    duplicate_keys: list[str]
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
+        if len(keys) != len(set(keys)) and "<<" not in keys:
+            seen: set[str] = set()
+            for key in keys:
+                if key in seen and key not in self.duplicate_keys:
+                    self.duplicate_keys.append(str(key))
+                seen.add(key)
+        return super().construct_mapping(node, deep)  # type: ignore[misc]
+
+
+class _FastLoader(_CheckedMixin, _FAST_BASE):  # type: ignore[misc]
+    pass
+
+
+class _PureLoader(_CheckedMixin, yaml.SafeLoader):
+    pass
+
+
+_loader: Any
+for _loader in (_FastLoader, _PureLoader):
+    _loader.yaml_implicit_resolvers = _without_timestamps(_loader)
+    # An explicit ``!!timestamp`` tag must not reach datetime parsing either.
+    _loader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_yaml_str)
+
+
+class FrontmatterError(Exception):
+    """Why a file's frontmatter could not be used; ``code`` is a stable warning code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(slots=True)
+class Parsed:
+    data: dict[str, Any]
+    body: str
+    body_line: int  # 1-based line of the file where the body starts
+    duplicate_keys: list[str] = field(default_factory=list)
+
+
+_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_OPEN = re.compile(r"---[ \t]*(?:\n|$)")
+# "- -", "- ?", "? -" ... start a nested block collection on the same line.
+_COMPACT_NEST = re.compile(r"[-?][ \t]+[-?\[{]")
+
+
+def split(text: str) -> tuple[str | None, str, int]:
+    """Return ``(yaml_text, body, body_line)``; ``yaml_text`` is None without frontmatter.
+
+    Raises :class:`FrontmatterError` (``unterminated_frontmatter``) when the opening
+    ``---`` has no closing line. ``text`` must already have ``\\n`` line endings.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    opened = _OPEN.match(text)
+    if not opened:
+        return None, text, 1
+    start = opened.end()
+    close = _CLOSE.search(text, start)
+    if close is None:
+        raise FrontmatterError(
+            "unterminated_frontmatter",
+            "frontmatter opened with '---' on line 1 but has no closing '---' line",
+        )
+    yaml_text = text[start : close.start()]
+    body_start = close.end() + 1 if close.end() < len(text) else close.end()
+    body_line = yaml_text.count("\n") + 3
+    return yaml_text, text[body_start:], body_line
+
+
+def _node_stats(root: Any, max_nodes: int, max_depth: int) -> str | None:
+    """Check alias expansion and depth on the composed node graph (iterative, memoised)."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, int, bool]] = [(root, 1, False)]
+    while stack:
+        node, depth, done = stack.pop()
+        if depth > max_depth:
+            return f"frontmatter is nested deeper than {max_depth} levels"
+        key = id(node)
+        if key in sizes:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        children = (
+            [c for pair in node.value for c in pair]
+            if isinstance(node, yaml.MappingNode)
+            else list(node.value)
+        )
+        if done:
+            total = 1 + sum(sizes.get(id(c), 1) for c in children)
+            if total > max_nodes:
+                return f"frontmatter expands to more than {max_nodes} YAML nodes (alias bomb?)"
+            sizes[key] = total
+            continue
+        stack.append((node, depth, True))
+        stack.extend((c, depth + 1, False) for c in children if id(c) not in sizes)
+    return None
+
+
+def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
+    """Parse one YAML document within ``limits``; raises :class:`FrontmatterError`."""
+    if len(yaml_text) > limits.max_frontmatter_bytes:
+        raise FrontmatterError(
+            "malformed_yaml",
+            f"frontmatter is {len(yaml_text)} characters, over the "
+            f"max_frontmatter_bytes={limits.max_frontmatter_bytes} bound",
+        )
+    # An upper bound on nesting that libyaml could reach without indentation; when it is
+    # over the bound, use the pure-Python loader, whose recursion fails cleanly.
+    nest_bound = (
+        yaml_text.count("[")
+        + yaml_text.count("{")
+        + (len(_COMPACT_NEST.findall(yaml_text)) if "-" in yaml_text else 0)
+    )
+    loader_cls: Any = _FastLoader if nest_bound <= limits.max_yaml_depth else _PureLoader
+    loader = loader_cls(yaml_text)
+    loader.duplicate_keys = []
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, []
+        if nest_bound > limits.max_yaml_depth or "&" in yaml_text or len(yaml_text) > 16_384:
+            problem = _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
+            if problem:
+                raise FrontmatterError("malformed_yaml", problem)
+        data = loader.construct_document(node)
+    except FrontmatterError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
+        raise FrontmatterError("malformed_yaml", f"YAML error{where}: {exc.problem}") from None
+    except RecursionError:
+        raise FrontmatterError("malformed_yaml", "frontmatter is nested too deeply") from None
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+        raise FrontmatterError("malformed_yaml", f"YAML error: {exc}") from None
+    finally:
+        loader.dispose()
+    return data, loader.duplicate_keys
+
+
+def parse(text: str, limits: Limits) -> Parsed:
+    """Split and parse; the frontmatter must be a mapping (an empty block is not)."""
+    yaml_text, body, body_line = split(text)
+    if yaml_text is None:
+        raise FrontmatterError(
+            "no_frontmatter",
+            "no YAML frontmatter: a concept must start with a '---' line, "
+            "a 'type: ...' line and a closing '---' line",
+        )
+    data, duplicates = load_yaml(yaml_text, limits)
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
+        raise FrontmatterError(
+            "frontmatter_not_mapping", f"frontmatter is {kind}; it must be 'key: value' pairs"
+        )
+    return Parsed(data, body, body_line, duplicates)

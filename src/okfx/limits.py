@@ -1,0 +1,39 @@
+"""Resource bounds applied while loading a bundle; every one is configurable.
+
+Defaults are generous for real bundles and small enough that a hostile bundle cannot
+exhaust memory or time. Anything skipped because of a bound is reported as a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Limits"]
+
+KIB = 1024
+MIB = 1024 * KIB
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds for loading and reading a bundle.
+
+    Files over ``max_file_bytes`` are skipped with a ``file_too_large`` warning; a
+    frontmatter block over ``max_frontmatter_bytes`` or nested deeper than
+    ``max_yaml_depth`` is not parsed (``malformed_yaml``); YAML that expands (through
+    aliases) to more than ``max_yaml_nodes`` nodes is refused; links beyond
+    ``max_links_per_concept`` are dropped with a ``too_many_links`` warning; the walk
+    stops at ``max_files`` files, ``max_total_bytes`` bytes read and ``max_dir_depth``
+    folder levels.
+    """
+
+    max_file_bytes: int = 8 * MIB
+    max_frontmatter_bytes: int = 256 * KIB
+    max_yaml_depth: int = 64
+    max_yaml_nodes: int = 100_000
+    max_links_per_concept: int = 5_000
+    max_files: int = 1_000_000
+    max_total_bytes: int = 4 * 1024 * MIB
+    max_dir_depth: int = 256
+    max_resource_bytes: int = 64 * KIB
+    max_warnings: int = 10_000

@@ -1,0 +1,242 @@
+"""Find the links in a markdown body and resolve them to bundle paths (spec §6).
+
+Edges: inline links ``[t](x.md "title")``, reference-style links ``[t][ref]`` / ``[ref]``
+with a ``[ref]: x.md`` definition, and path-valued frontmatter fields. Not edges: links
+inside fenced or indented code and code spans, images, HTML comments, external URLs
+(any scheme, ``//host``) and ``mailto:``. Every step is linear in the input size: the
+scanner uses bounded regular expressions and pairs code-span backtick runs in one pass.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from urllib.parse import unquote
+
+from .errors import UnsafePath
+from .paths import join
+
+__all__ = ["RawLink", "Resolver", "scan_markdown"]
+
+RawLink = tuple[str, str, int]  # (href, text, offset in the body)
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
+_TEXT = r"(?:[^\[\]\\]|\\.|\[[^\[\]\n]{0,200}\]){0,1000}"
+_DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*){0,8})"
+_TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
+_INLINE = re.compile(r"(!?)\[(" + _TEXT + r")\]\(\s*" + _DEST + _TITLE + r"\s*\)")
+_REFDEF = re.compile(
+    r"^ {0,3}\[(?!\^)((?:[^\[\]\\]|\\.){1,999})\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|\S+)"
+    r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
+    re.MULTILINE,
+)
+_FULLREF = re.compile(r"(!?)\[(" + _TEXT + r")\]\[((?:[^\[\]\\]|\\.){0,999})\]")
+_SHORTREF = re.compile(r"(!?)\[((?:[^\[\]\\]|\\.){1,999})\](?![\[(:])")
+_FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,200})\]")
+_BACKTICKS = re.compile(r"`+")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _indent(line: str) -> int:
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _prose_segments(body: str) -> list[tuple[int, int]]:
+    """Offsets ``(start, end)`` of the body outside fenced and indented code blocks."""
+    if "```" not in body and "~~~" not in body and "    " not in body and "\t" not in body:
+        return [(0, len(body))]
+    segments: list[tuple[int, int]] = []
+    seg_start = 0
+    offset = 0
+    fence: tuple[str, int] | None = None
+    in_indented = False
+    prev_blank = True
+    in_list = False
+    for line in body.split("\n"):
+        line_end = offset + len(line) + 1
+        stripped = line.strip()
+        if fence is not None:
+            match = _FENCE.match(line)
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1]:
+                if not match.group(2).strip():
+                    fence = None
+                    seg_start = line_end
+        elif in_indented and (not stripped or _indent(line) >= 4):
+            if stripped:
+                seg_start = line_end
+        else:
+            in_indented = False
+            match = _FENCE.match(line)
+            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+                segments.append((seg_start, offset))
+                fence = (match.group(1)[0], len(match.group(1)))
+            elif stripped and _indent(line) >= 4 and prev_blank and not in_list:
+                segments.append((seg_start, offset))
+                in_indented = True
+                seg_start = line_end
+            elif stripped:
+                if _LIST_ITEM.match(line):
+                    in_list = True
+                elif _indent(line) < 2 and prev_blank:
+                    in_list = False
+        prev_blank = not stripped
+        offset = line_end
+    if fence is None:
+        segments.append((seg_start, len(body)))
+    return [(a, min(b, len(body))) for a, b in segments if b > a]
+
+
+def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Code spans and HTML comments inside ``body[start:end]``, as sorted offset ranges."""
+    spans: list[tuple[int, int]] = []
+    pos = start
+    while True:
+        open_at = body.find("<!--", pos, end)
+        if open_at < 0:
+            break
+        close_at = body.find("-->", open_at + 4, end)
+        stop = end if close_at < 0 else close_at + 3
+        spans.append((open_at, stop))
+        pos = stop
+    if "`" in body[start:end]:
+        runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(body, start, end)]
+        # Pair each run with the next run of the same length, in one backwards pass.
+        next_same: list[int] = [-1] * len(runs)
+        last_seen: dict[int, int] = {}
+        for i in range(len(runs) - 1, -1, -1):
+            length = runs[i][1] - runs[i][0]
+            next_same[i] = last_seen.get(length, -1)
+            last_seen[length] = i
+        i = 0
+        while i < len(runs):
+            j = next_same[i]
+            if j < 0:
+                i += 1
+                continue
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+    spans.sort()
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
+    k = bisect_right(starts, offset) - 1
+    return k >= 0 and spans[k][0] <= offset < spans[k][1]
+
+
+def _label(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
+    """Links (href, text, offset) that are candidate edges, and footnote labels, in order."""
+    if "[" not in body:
+        return [], []
+    found: list[RawLink] = []
+    footnotes: list[str] = []
+    segments = _prose_segments(body)
+    definitions: dict[str, str] = {}
+    if "]:" in body:
+        for start, end in segments:
+            for m in _REFDEF.finditer(body, start, end):
+                href = m.group(2)
+                if href.startswith("<") and href.endswith(">"):
+                    href = href[1:-1]
+                definitions.setdefault(_label(m.group(1)), href)
+    for start, end in segments:
+        spans = _masked_spans(body, start, end)
+        starts = [s for s, _ in spans]
+        taken: list[tuple[int, int]] = []
+        for m in _INLINE.finditer(body, start, end):
+            taken.append(m.span())
+            if m.group(1) or _inside(spans, starts, m.start()):
+                continue
+            found.append((m.group(3), m.group(2), m.start()))
+        if definitions:
+            taken_starts = [s for s, _ in taken]
+            for rx in (_FULLREF, _SHORTREF):
+                # Matches of one pattern never overlap each other, so the taken spans
+                # are merged once per pattern (keeps the scan linear).
+                added: list[tuple[int, int]] = []
+                for m in rx.finditer(body, start, end):
+                    if _inside(taken, taken_starts, m.start()) or _inside(spans, starts, m.start()):
+                        continue
+                    ref = m.group(3) if rx is _FULLREF and m.group(3) else m.group(2)
+                    href = definitions.get(_label(ref))
+                    if href is None:
+                        continue
+                    added.append(m.span())
+                    if not m.group(1):
+                        found.append((href, m.group(2), m.start()))
+                taken = sorted(taken + added)
+                taken_starts = [s for s, _ in taken]
+        if "[^" in body:
+            for m in _FOOTNOTE.finditer(body, start, end):
+                if not _inside(spans, starts, m.start()) and m.group(1) not in footnotes:
+                    footnotes.append(m.group(1))
+    found.sort(key=lambda item: item[2])
+    return found, footnotes
+
+
+class Resolver:
+    """Resolves hrefs against the set of files and directories of one bundle."""
+
+    __slots__ = ("files", "dirs")
+
+    def __init__(self, files: set[str], dirs: set[str]) -> None:
+        self.files = files
+        self.dirs = dirs
+
+    @staticmethod
+    def is_external(href: str) -> bool:
+        return href.startswith("//") or _SCHEME.match(href) is not None
+
+    def _finish(self, target: str, trailing_slash: bool) -> str:
+        if trailing_slash or (target in self.dirs and target not in self.files):
+            return target.rstrip("/") + "/index.md" if target != "/" else "/index.md"
+        if target not in self.files and target + ".md" in self.files:
+            return target + ".md"
+        return target
+
+    def resolve(self, href: str, base_dir: str, *, frontmatter: bool = False) -> str | None:
+        """Canonical bundle path for ``href``, or None for externals, anchors and empties.
+
+        Raises :class:`~okfx.errors.UnsafePath` for hrefs that leave the bundle. A
+        relative href is file-relative (standard markdown); when that target does not
+        exist but the bundle-root reading does, the root reading wins, since producers
+        (the published samples included) write frontmatter paths root-relative. For
+        frontmatter fields a bare ``a/b`` is tried root-relative first.
+        """
+        href = href.strip()
+        if href.startswith("<") and href.endswith(">"):
+            href = href[1:-1].strip()
+        if not href or href.startswith("#") or self.is_external(href):
+            return None
+        path = href.split("#", 1)[0].split("?", 1)[0]
+        if not path:
+            return None
+        path = unquote(path)
+        trailing = path.endswith("/")
+        if path.startswith("/"):
+            return self._finish(join("/", path), trailing)
+        explicit = path.startswith(("./", "../")) or path in (".", "..")
+        first_base, second_base = (
+            ("/", base_dir) if frontmatter and not explicit else (base_dir, "/")
+        )
+        first = self._finish(join(first_base, path), trailing)
+        if first in self.files or explicit or first_base == second_base:
+            return first
+        try:
+            second = self._finish(join(second_base, path), trailing)
+        except UnsafePath:
+            return first
+        return second if second in self.files else first

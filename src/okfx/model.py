@@ -1,0 +1,244 @@
+"""The data model: concepts, links, sources, index and log files. No I/O here.
+
+Values are normalised at load time (see :mod:`okfx.fields`); the raw frontmatter
+mapping is kept as ``Concept.frontmatter`` with unknown keys (spec §4.1 extensions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, NamedTuple
+
+from .trust import is_stale
+
+__all__ = [
+    "Computation",
+    "Concept",
+    "Generated",
+    "IndexEntry",
+    "IndexFile",
+    "IndexSection",
+    "Link",
+    "LogEntry",
+    "LogFile",
+    "Parameter",
+    "Problem",
+    "Source",
+    "UsageWindow",
+    "Verification",
+]
+
+
+class Problem(NamedTuple):
+    """One load warning: the bundle path it concerns, a stable code and a message."""
+
+    path: str
+    code: str
+    message: str
+
+
+class Link(NamedTuple):
+    """A directed edge from ``source`` to ``target`` (both canonical bundle paths).
+
+    ``field`` is ``"body"`` for markdown links, else the frontmatter field it came from
+    (``resource``, ``sources[0].resource``, ``computation``, ``executor.resource``,
+    ``attester.resource``). ``exists`` says whether ``target`` is a file of the bundle.
+    """
+
+    source: str
+    target: str
+    href: str
+    text: str
+    field: str
+    line: int
+    exists: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UsageWindow:
+    start: datetime | None
+    end: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One ``sources`` entry (spec §5.1) with its credibility signals."""
+
+    resource: str
+    id: str | None = None
+    title: str | None = None
+    author: str | None = None
+    usage_count: int | None = None
+    last_modified: datetime | None = None
+    usage_window: UsageWindow | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """``generated: {by, at}`` (spec §5.2); ``legacy`` when ``at`` came from v0.1 ``timestamp``."""
+
+    by: str | None
+    at: datetime | None
+    legacy: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    by: str
+    at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    type: str | None
+    required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Computation:
+    """The Attested Computation contract (spec §10). okfx records it; it never runs it."""
+
+    runtime: str | None
+    parameters: tuple[Parameter, ...]
+    computation_path: str | None  # the ``computation`` field, when the code is a file
+    inline: str | None  # the fenced block under ``# Computation``, when inline
+    inline_language: str | None
+    executor_resource: str | None
+    receipt: tuple[str, ...]
+    attester_resource: str | None
+
+
+class Concept:
+    """One concept document (spec §4). Build through :meth:`Bundle.load`."""
+
+    __slots__ = (
+        "path",
+        "id",
+        "type",
+        "title",
+        "description",
+        "resource",
+        "tags",
+        "status",
+        "stale_after",
+        "sources",
+        "usage_window",
+        "generated",
+        "verified",
+        "trust_tier",
+        "computation",
+        "citations",
+        "links",
+        "external_links",
+        "frontmatter",
+        "body",
+        "body_line",
+    )
+
+    path: str
+    id: str
+    type: str
+    title: str
+    description: str
+    resource: str | None
+    tags: tuple[str, ...]
+    status: str
+    stale_after: datetime | None
+    sources: tuple[Source, ...]
+    usage_window: UsageWindow | None
+    generated: Generated | None
+    verified: tuple[Verification, ...]
+    trust_tier: str
+    computation: Computation | None
+    citations: tuple[str, ...]
+    links: tuple[Link, ...]
+    external_links: tuple[str, ...]
+    frontmatter: dict[str, Any]
+    body: str
+    body_line: int
+
+    def __init__(self, **values: Any) -> None:
+        for name in self.__slots__:
+            object.__setattr__(self, name, values[name])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Concept is read-only")
+
+    def __repr__(self) -> str:
+        return f"<Concept {self.path} type={self.type!r}>"
+
+    @property
+    def directory(self) -> str:
+        """The bundle directory holding the concept (``/`` for the root)."""
+        return self.path.rsplit("/", 1)[0] or "/"
+
+    @property
+    def last_verified(self) -> datetime | None:
+        """The latest ``verified[].at`` ("how recently", spec §5.2)."""
+        times = [v.at for v in self.verified if v.at is not None]
+        return max(times) if times else None
+
+    def is_stale(self, now: datetime | None = None) -> bool:
+        """True when ``now >= stale_after``; ``now`` defaults to the current UTC time."""
+        return is_stale(self.stale_after, now)
+
+    def source_for(self, footnote: str) -> Source | None:
+        """The ``sources`` entry a ``[^id]`` footnote label points at (spec §5.1)."""
+        for source in self.sources:
+            if source.id == footnote:
+                return source
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexEntry:
+    title: str
+    href: str
+    target: str | None  # canonical bundle path, None for external links
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class IndexSection:
+    title: str
+    entries: tuple[IndexEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFile:
+    """A reserved ``index.md`` (spec §8): sections of entries; readable, never a concept."""
+
+    path: str
+    body: str
+    frontmatter: dict[str, Any]
+    sections: tuple[IndexSection, ...]
+    links: tuple[Link, ...]
+
+    @property
+    def directory(self) -> str:
+        return self.path.rsplit("/", 1)[0] or "/"
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    date: date | None  # None when the heading is not an ISO YYYY-MM-DD date
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogFile:
+    """A reserved ``log.md`` (spec §9): dated entries, newest first as written."""
+
+    path: str
+    body: str
+    frontmatter: dict[str, Any]
+    title: str
+    entries: tuple[LogEntry, ...]
+    links: tuple[Link, ...]
+
+    @property
+    def directory(self) -> str:
+        return self.path.rsplit("/", 1)[0] or "/"

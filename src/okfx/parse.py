@@ -1,0 +1,217 @@
+"""Turn one file's text into a Concept, IndexFile or LogFile, reporting problems.
+
+Used by :class:`okfx.bundle.Bundle` after the walk, when the set of files is known, so
+links can be resolved and checked for existence as they are found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .errors import UnsafePath
+from .fields import normalize
+from .frontmatter import FrontmatterError, load_yaml, parse, split
+from .limits import Limits
+from .links import Resolver, scan_markdown
+from .model import Concept, IndexFile, Link, LogFile
+from .paths import parent_dir
+from .reserved import parse_index, parse_log
+from .trust import trust_tier
+
+__all__ = ["DocumentParser"]
+
+Warn = Callable[[str, str, str], None]
+
+_WS = re.compile(r"\s")
+
+
+def _derived_title(path: str) -> str:
+    stem = path.rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.endswith(".md") else stem
+    return stem.replace("_", " ").replace("-", " ").strip() or stem
+
+
+def _looks_like_path(value: str) -> bool:
+    """A ``sources[].resource`` may be a scope descriptor (spec §5.1), not a path."""
+    return not _WS.search(value) and ("/" in value or value.endswith(".md"))
+
+
+class DocumentParser:
+    """Parses the documents of one bundle against its file set."""
+
+    def __init__(self, resolver: Resolver, limits: Limits, warn: Warn) -> None:
+        self.resolver = resolver
+        self.limits = limits
+        self.warn = warn
+
+    # -- links ---------------------------------------------------------------------------
+    def _edge(
+        self, path: str, href: str, text: str, field: str, line: int, frontmatter: bool
+    ) -> Link | None:
+        try:
+            target = self.resolver.resolve(href, parent_dir(path), frontmatter=frontmatter)
+        except UnsafePath:
+            self.warn(
+                path, "unsafe_link", f"{field} link {href[:200]!r} leaves the bundle; ignored"
+            )
+            return None
+        if target is None:
+            return None
+        exists = target in self.resolver.files
+        if not exists:
+            where = f" (line {line})" if line else ""
+            self.warn(path, "broken_link", f"{field} link to {target}{where} does not exist")
+        return Link(path, target, href, text, field, line, exists)
+
+    def body_links(
+        self, path: str, body: str, body_line: int
+    ) -> tuple[list[Link], list[str], list[str]]:
+        raw, footnotes = scan_markdown(body)
+        links: list[Link] = []
+        externals: list[str] = []
+        newline_at = 0
+        line = body_line
+        cap = self.limits.max_links_per_concept
+        for href, text, offset in raw:
+            line += body.count("\n", newline_at, offset)
+            newline_at = offset
+            if self.resolver.is_external(href.strip().strip("<>")):
+                externals.append(href.strip().strip("<>"))
+                continue
+            if len(links) >= cap:
+                self.warn(
+                    path, "too_many_links", f"more than max_links_per_concept={cap}; rest ignored"
+                )
+                break
+            link = self._edge(path, href, " ".join(text.split()), "body", line, False)
+            if link is not None:
+                links.append(link)
+        return links, externals, footnotes
+
+    def _field_links(self, path: str, values: dict[str, Any]) -> list[Link]:
+        refs: list[tuple[str, str]] = []
+        resource = values["resource"]
+        if resource and resource.startswith(("/", "./", "../")):
+            refs.append(("resource", resource))
+        for i, source in enumerate(values["sources"]):
+            if not self.resolver.is_external(source.resource) and _looks_like_path(source.resource):
+                refs.append((f"sources[{i}].resource", source.resource))
+        comp = values["computation"]
+        if comp is not None:
+            for field, value in (
+                ("computation", comp.computation_path),
+                ("executor.resource", comp.executor_resource),
+                ("attester.resource", comp.attester_resource),
+            ):
+                if value and not self.resolver.is_external(value):
+                    refs.append((field, value))
+        links = []
+        for field, href in refs:
+            link = self._edge(path, href, field, field, 0, True)
+            if link is not None:
+                links.append(link)
+        return links
+
+    # -- documents -----------------------------------------------------------------------
+    def concept(self, path: str, text: str) -> Concept | None:
+        try:
+            parsed = parse(text, self.limits)
+        except FrontmatterError as exc:
+            self.warn(path, exc.code, exc.message)
+            return None
+        fm = parsed.data
+        raw_type = fm.get("type")
+        if raw_type is None or (isinstance(raw_type, str) and not raw_type.strip()):
+            self.warn(path, "missing_type", "frontmatter has no non-empty 'type' (spec §4.1)")
+            return None
+        if not isinstance(raw_type, str):
+            kind = type(raw_type).__name__
+            self.warn(path, "invalid_type", f"'type' is a {kind}; it must be a non-empty string")
+            return None
+        for key in parsed.duplicate_keys:
+            self.warn(
+                path, "duplicate_key", f"frontmatter key {key!r} appears twice; last one kept"
+            )
+        type_ = raw_type.strip()
+        values, report = normalize(fm, type_, parsed.body)
+        for code, message in report:
+            self.warn(path, code, message)
+        links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
+        links.extend(self._field_links(path, values))
+        source_ids = {s.id for s in values["sources"] if s.id}
+        for label in footnotes:
+            if label not in source_ids:
+                self.warn(path, "unknown_footnote", f"footnote [^{label}] matches no sources[].id")
+        identifier = path[1:-3] if path.endswith(".md") else path[1:]
+        return Concept(
+            path=path,
+            id=identifier,
+            type=type_,
+            title=values.pop("title") or _derived_title(path),
+            links=tuple(links),
+            external_links=tuple(externals),
+            citations=tuple(footnotes),
+            frontmatter=fm,
+            body=parsed.body,
+            body_line=parsed.body_line,
+            trust_tier=trust_tier(v.by for v in values["verified"]),
+            **values,
+        )
+
+    def _reserved_split(
+        self, path: str, text: str, allowed: frozenset[str]
+    ) -> tuple[dict[str, Any], str, int]:
+        try:
+            yaml_text, body, body_line = split(text)
+        except FrontmatterError as exc:
+            self.warn(path, exc.code, exc.message + "; read as plain markdown")
+            return {}, text, 1
+        if yaml_text is None:
+            return {}, body, body_line
+        try:
+            data, _ = load_yaml(yaml_text, self.limits)
+        except FrontmatterError as exc:
+            self.warn(
+                path, "reserved_frontmatter", f"unparseable frontmatter ignored: {exc.message}"
+            )
+            return {}, body, body_line
+        data = data if isinstance(data, dict) else {}
+        extra = sorted(str(k) for k in data if k not in allowed)
+        if extra or not data:
+            self.warn(
+                path,
+                "reserved_frontmatter",
+                "frontmatter is not allowed here: only the bundle-root index.md may carry "
+                f"okf_version (spec §8, §12); keys {extra} ignored",
+            )
+        return data, body, body_line
+
+    def _resolve_quiet(self, base: str) -> Callable[[str], str | None]:
+        def resolve(href: str) -> str | None:
+            try:
+                return self.resolver.resolve(href, base)
+            except UnsafePath:
+                return None
+
+        return resolve
+
+    def index(self, path: str, text: str) -> IndexFile:
+        allowed = frozenset({"okf_version"}) if path == "/index.md" else frozenset()
+        fm, body, body_line = self._reserved_split(path, text, allowed)
+        links, _, _ = self.body_links(path, body, body_line)
+        sections = parse_index(body, self._resolve_quiet(parent_dir(path)))
+        return IndexFile(path, body, fm, sections, tuple(links))
+
+    def log(self, path: str, text: str) -> LogFile:
+        fm, body, body_line = self._reserved_split(path, text, frozenset())
+        links, _, _ = self.body_links(path, body, body_line)
+        title, entries, bad = parse_log(body)
+        for heading in bad:
+            self.warn(
+                path,
+                "invalid_log_date",
+                f"log heading {heading[:80]!r} is not YYYY-MM-DD (spec §9)",
+            )
+        return LogFile(path, body, fm, title, entries, tuple(links))

@@ -1,0 +1,107 @@
+"""Parse the reserved files: ``index.md`` (spec §8) and ``log.md`` (spec §9).
+
+Both stay readable whatever their shape; deviations from the spec are warnings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+
+from .model import IndexEntry, IndexSection, LogEntry
+
+__all__ = ["parse_index", "parse_log"]
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+_ENTRY = re.compile(
+    r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.){1,500})\]\(\s*(<[^<>\n]*>|[^\s()]*)"
+    r"(?:\s+\"[^\"]*\")?\s*\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
+)
+_ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
+_ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+
+Resolve = Callable[[str], "str | None"]
+
+
+def parse_index(body: str, resolve: Resolve) -> tuple[IndexSection, ...]:
+    """Sections of ``* [Title](url) - description`` entries, in file order.
+
+    Entries before any heading go in a section with an empty title.
+    """
+    sections: list[IndexSection] = []
+    title = ""
+    entries: list[IndexEntry] = []
+    for line in body.split("\n"):
+        heading = _HEADING.match(line)
+        if heading:
+            if entries or title:
+                sections.append(IndexSection(title, tuple(entries)))
+            title, entries = heading.group(2).strip(), []
+            continue
+        entry = _ENTRY.match(line)
+        if entry:
+            href = entry.group(2)
+            entries.append(
+                IndexEntry(
+                    title=entry.group(1).strip(),
+                    href=href,
+                    target=resolve(href),
+                    description=(entry.group(3) or "").strip(),
+                )
+            )
+    if entries or title:
+        sections.append(IndexSection(title, tuple(entries)))
+    return tuple(sections)
+
+
+def _parse_date(text: str) -> date | None:
+    match = _ISO_DATE.match(text)
+    if not match:
+        return None
+    try:
+        return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return None
+
+
+def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
+    """``(title, entries, bad_headings)``: one entry per list item under a date heading.
+
+    Continuation lines join the item above. Headings that are not ISO ``YYYY-MM-DD``
+    dates are returned in ``bad_headings`` (and their entries get ``date=None``).
+    """
+    title = ""
+    entries: list[LogEntry] = []
+    bad: list[str] = []
+    heading_text: str | None = None
+    heading_date: date | None = None
+    current: list[str] = []
+
+    def flush() -> None:
+        if current and heading_text is not None:
+            entries.append(LogEntry(heading_date, heading_text, " ".join(current).strip()))
+        current.clear()
+
+    for line in body.split("\n"):
+        heading = _HEADING.match(line)
+        if heading:
+            flush()
+            text = heading.group(2).strip()
+            if len(heading.group(1)) == 1 and not title and heading_text is None:
+                title = text
+                continue
+            heading_text, heading_date = text, _parse_date(text)
+            if heading_date is None:
+                bad.append(text)
+            continue
+        item = _ITEM.match(line)
+        if item:
+            flush()
+            current.append(item.group(1).strip())
+        elif line.strip() and current:
+            current.append(line.strip())
+        elif line.strip() and heading_text is not None:
+            current.append(line.strip())
+    flush()
+    return title, tuple(entries), bad

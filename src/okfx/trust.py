@@ -1,0 +1,104 @@
+"""Pure derivations from frontmatter: actors, trust tiers (spec §5.3, §7) and staleness (§5.5).
+
+Nothing here reads the clock unless ``now`` is omitted; tests pass fixed instants.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+__all__ = [
+    "TRUST_TIERS",
+    "actor_kind",
+    "is_stale",
+    "is_valid_actor",
+    "parse_instant",
+    "trust_tier",
+    "utcnow",
+]
+
+UNVERIFIED = "unverified"
+MACHINE_CONFIRMED = "machine-confirmed"
+HUMAN_REVIEWED = "human-reviewed"
+#: Lowest to highest (spec §5.3).
+TRUST_TIERS = (UNVERIFIED, MACHINE_CONFIRMED, HUMAN_REVIEWED)
+
+# An actor is one token without whitespace; a prefixed actor needs a non-empty id.
+_ACTOR = re.compile(r"^[^\s:/]+(?::[^\s]+|/[^\s]+)$")
+
+
+def is_valid_actor(value: object) -> bool:
+    """True for ``human:<id>``, ``process:<id>``, ``<producer>/<version>`` (spec §7).
+
+    Other ``<prefix>:<id>`` forms (``team:finance``) are accepted as non-human actors;
+    empty ids (``human:``), whitespace and non-strings are not actors.
+    """
+    return isinstance(value, str) and _ACTOR.match(value) is not None
+
+
+def actor_kind(actor: str) -> str:
+    """``human``, ``process``, ``agent`` (``producer/version``) or ``other``."""
+    if actor.startswith("human:"):
+        return "human"
+    if actor.startswith("process:"):
+        return "process"
+    if "/" in actor and ":" not in actor.split("/", 1)[0]:
+        return "agent"
+    return "other"
+
+
+def trust_tier(verifier_actors: Iterable[str]) -> str:
+    """Trust tier from the *valid* ``verified[].by`` actors (spec §5.3).
+
+    No verifier: unverified; only non-``human:`` verifiers: machine-confirmed; any
+    ``human:`` verifier: human-reviewed.
+    """
+    tier = UNVERIFIED
+    for actor in verifier_actors:
+        if actor.startswith("human:"):
+            return HUMAN_REVIEWED
+        tier = MACHINE_CONFIRMED
+    return tier
+
+
+def utcnow() -> datetime:
+    """The current instant, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def is_stale(stale_after: datetime | None, now: datetime | None = None) -> bool:
+    """Stale when ``now >= stale_after`` (spec §5.5); never stale without ``stale_after``."""
+    if stale_after is None:
+        return False
+    when = utcnow() if now is None else now
+    if when.tzinfo is None:
+        # A naive ``now`` is read as UTC rather than compared with an aware instant.
+        when = when.replace(tzinfo=UTC)
+    return when >= stale_after
+
+
+def parse_instant(value: object) -> tuple[datetime | None, str | None]:
+    """Parse an ISO 8601 datetime with an explicit offset (spec §5).
+
+    Returns ``(instant in UTC, None)`` or ``(None, reason)``. A date without a time, a
+    datetime without a timezone and impossible dates (``2026-02-30``) are refused: a
+    missing offset is never guessed.
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return None, "has no timezone offset (write e.g. 2026-06-30T14:00:00Z)"
+        return value.astimezone(UTC), None
+    if not isinstance(value, str):
+        return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
+    text = value.strip()
+    if "T" not in text and " " not in text:
+        return None, f"{text!r} is a date, not a datetime with a timezone"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None, f"{text!r} is not a valid ISO 8601 datetime"
+    if parsed.tzinfo is None:
+        return None, f"{text!r} has no timezone offset (write e.g. {text}Z)"
+    return parsed.astimezone(UTC), None

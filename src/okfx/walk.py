@@ -1,0 +1,150 @@
+"""Walk a bundle folder and read its files without ever leaving the root.
+
+The walk is iterative (deep trees cannot exhaust the stack), sorted (the same bundle
+gives the same order everywhere), skips hidden names, never opens anything that is not
+a regular file, and follows a symlink only when its real target stays inside the real
+root (directories at most once, so symlink loops end).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .limits import Limits
+from .paths import is_inside
+
+__all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "walk"]
+
+_FORBIDDEN_NAME = frozenset(chr(c) for c in range(32)) | {"\x7f", "\\"}
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(slots=True)
+class FileEntry:
+    path: str  # canonical bundle path
+    host: str  # host path to open (a real path for symlinked files)
+
+
+@dataclass(slots=True)
+class Walk:
+    files: list[FileEntry] = field(default_factory=list)
+    dirs: set[str] = field(default_factory=lambda: {"/"})
+
+
+Warn = Callable[[str, str, str], None]
+
+
+def _bundle_child(parent: str, name: str) -> str:
+    return ("" if parent == "/" else parent) + "/" + name
+
+
+def walk(real_root: str, limits: Limits, warn: Warn) -> Walk:
+    """All regular files and directories under ``real_root`` (which must be a real path)."""
+    result = Walk()
+    seen_dirs: set[tuple[int, int]] = set()
+    root_stat = os.stat(real_root)
+    seen_dirs.add((root_stat.st_dev, root_stat.st_ino))
+    stack: list[tuple[str, str, int]] = [(real_root, "/", 0)]
+    while stack:
+        host_dir, bdir, depth = stack.pop()
+        try:
+            with os.scandir(host_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            warn(bdir, "unreadable", f"cannot list folder: {exc.strerror or exc}")
+            continue
+        subdirs: list[tuple[str, str, int]] = []
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            bpath = _bundle_child(bdir, name)
+            if _FORBIDDEN_NAME.intersection(name):
+                warn(bpath, "unsafe_path", "name contains a backslash or control character")
+                continue
+            try:
+                if entry.is_symlink():
+                    real = os.path.realpath(entry.path)
+                    if not is_inside(real_root, real):
+                        warn(bpath, "unsafe_path", "symlink points outside the bundle; skipped")
+                        continue
+                    target = os.stat(real)
+                    if stat.S_ISDIR(target.st_mode):
+                        key = (target.st_dev, target.st_ino)
+                        if key in seen_dirs:
+                            warn(bpath, "symlink_loop", "folder already visited; skipped")
+                            continue
+                        seen_dirs.add(key)
+                        subdirs.append((real, bpath, depth + 1))
+                    elif stat.S_ISREG(target.st_mode):
+                        result.files.append(FileEntry(bpath, real))
+                    else:
+                        warn(bpath, "not_regular_file", "not a regular file; never opened")
+                elif entry.is_dir(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    seen_dirs.add((st.st_dev, st.st_ino))
+                    subdirs.append((entry.path, bpath, depth + 1))
+                elif entry.is_file(follow_symlinks=False):
+                    result.files.append(FileEntry(bpath, entry.path))
+                else:
+                    warn(bpath, "not_regular_file", "not a regular file (FIFO, device, socket)")
+            except OSError as exc:
+                warn(bpath, "unreadable", f"cannot inspect: {exc.strerror or exc}")
+                continue
+            if len(result.files) >= limits.max_files:
+                warn(bdir, "too_many_files", f"stopped at max_files={limits.max_files}")
+                return result
+        for host, bpath, sub_depth in reversed(subdirs):
+            if sub_depth > limits.max_dir_depth:
+                warn(bpath, "too_deep", f"deeper than max_dir_depth={limits.max_dir_depth}")
+                continue
+            result.dirs.add(bpath)
+            stack.append((host, bpath, sub_depth))
+    result.files.sort(key=lambda f: f.path)
+    return result
+
+
+def read_bytes(host: str, max_bytes: int) -> bytes:
+    """Read a regular file, refusing symlinks, FIFOs and files over ``max_bytes``.
+
+    Raises ``OSError`` (unreadable / not regular) or ``ValueError`` (too large).
+    """
+    fd = os.open(host, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{host}: not a regular file")
+        if st.st_size > max_bytes:
+            raise ValueError(f"file is {st.st_size} bytes, over max_file_bytes={max_bytes}")
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, max(st.st_size + 1 - total, 65536))
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:
+                raise ValueError(f"file grew past max_file_bytes={max_bytes} while reading")
+            chunks.append(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def decode_text(data: bytes) -> str:
+    """Strict UTF-8 (spec §4) with a leading BOM dropped and line endings made ``\\n``.
+
+    Raises ``UnicodeDecodeError`` for anything else (UTF-16 included).
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise UnicodeDecodeError("utf-8", data[:2], 0, 2, "UTF-16 byte order mark; OKF is UTF-8")
+    text = data.decode("utf-8")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text

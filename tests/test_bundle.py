@@ -1,0 +1,366 @@
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Concept, IndexFile, Limits, LogFile, NotFound, UnsafePath
+
+
+def codes(bundle: Bundle, path: str | None = None) -> list[str]:
+    return [w.code for w in bundle.warnings if path is None or w.path == path]
+
+
+def test_concepts_load_in_path_order_with_default_name(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"b.md": concept(), "a/z.md": concept(), "a.md": concept()})
+    bundle = Bundle.load(root)
+    assert [c.path for c in bundle] == ["/a.md", "/a/z.md", "/b.md"]
+    assert len(bundle) == 3
+    assert bundle.name == root.name
+    assert bundle.root == root
+    assert bundle.warnings == []
+
+
+def test_name_can_be_given(make_bundle: MakeBundle) -> None:
+    assert Bundle.load(make_bundle({"a.md": concept()}), name="kb").name == "kb"
+
+
+def test_missing_folder_raises_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        Bundle.load(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("# no frontmatter\n", "no_frontmatter"),
+        ("---\ntype: A\n", "unterminated_frontmatter"),
+        ("---\ntype: [A\n---\n", "malformed_yaml"),
+        ("---\n- a\n---\n", "frontmatter_not_mapping"),
+        ("---\ntitle: T\n---\n", "missing_type"),
+        ("---\ntype: ''\n---\n", "missing_type"),
+        ("---\ntype: '   '\n---\n", "missing_type"),
+        ("---\ntype: [A, B]\n---\n", "invalid_type"),
+        ("---\ntype: 42\n---\n", "invalid_type"),
+        ("---", "unterminated_frontmatter"),
+    ],
+)
+def test_unusable_files_are_skipped_with_a_stable_code(
+    make_bundle: MakeBundle, text: str, code: str
+) -> None:
+    bundle = Bundle.load(make_bundle({"bad.md": text, "good.md": concept()}))
+    assert [c.path for c in bundle] == ["/good.md"]
+    assert codes(bundle, "/bad.md") == [code]
+
+
+def test_bad_optional_fields_never_cost_the_concept(make_bundle: MakeBundle) -> None:
+    text = (
+        "---\ntype: Metric\ntags: finance\nstale_after: 2026-12-31T00:00:00\n"
+        "generated: {by: human:ada, at: 2026-02-30T00:00:00Z}\n"
+        "verified:\n  - {}\n  - {by: 'human:'}\n  - {by: 'human: ada'}\n"
+        "  - {by: process:nightly, at: 2026-06-01T00:00:00Z}\n"
+        "status: retired\ncustom: kept\n---\nbody\n"
+    )
+    bundle = Bundle.load(make_bundle({"m.md": text}))
+    c = bundle.concept("m")
+    assert c.tags == ()
+    assert c.stale_after is None
+    assert c.generated is not None and c.generated.by == "human:ada" and c.generated.at is None
+    assert [v.by for v in c.verified] == ["process:nightly"]
+    assert c.trust_tier == "machine-confirmed"
+    assert c.status == "stable"
+    assert c.frontmatter["tags"] == "finance"
+    assert c.frontmatter["custom"] == "kept"
+    assert c.frontmatter["stale_after"] == "2026-12-31T00:00:00"
+    found = codes(bundle, "/m.md")
+    assert found.count("invalid_field") == 6
+    assert "unknown_status" in found
+
+
+def test_fields_are_normalised(make_bundle: MakeBundle) -> None:
+    text = (
+        "---\ntype: ' Metric '\ntitle: Active users\ndescription: Users active in a window.\n"
+        "resource: https://x.example/t\ntags: [a, b, a, 7]\nstatus: Draft\n"
+        "stale_after: 2026-12-31T02:00:00+02:00\n"
+        "verified: {by: human:ada, at: 2026-06-25T09:00:00Z}\n"
+        "sources:\n  - id: s1\n    resource: https://doc.example\n    author: team:docs\n"
+        "    usage_count: 5000\n    last_modified: 2026-05-30T00:00:00Z\n"
+        "usage_window: {from: 2026-06-01T00:00:00Z, to: 2026-06-30T00:00:00Z}\n"
+        "---\nA claim.[^s1] Another.[^nope]\n\n[^s1]: Doc\n"
+    )
+    bundle = Bundle.load(make_bundle({"metrics/active-users.md": text}))
+    c = bundle.concept("/metrics/active-users")
+    assert (c.path, c.id, c.type) == ("/metrics/active-users.md", "metrics/active-users", "Metric")
+    assert c.title == "Active users" and c.description == "Users active in a window."
+    assert c.tags == ("a", "b", "7")
+    assert c.status == "draft"
+    assert c.stale_after == datetime(2026, 12, 31, tzinfo=UTC)
+    assert c.trust_tier == "human-reviewed"  # a bare mapping is a one-element list
+    assert c.last_verified == datetime(2026, 6, 25, 9, tzinfo=UTC)
+    source = c.sources[0]
+    assert (source.id, source.author, source.usage_count) == ("s1", "team:docs", 5000)
+    assert c.usage_window is not None and c.usage_window.end == datetime(2026, 6, 30, tzinfo=UTC)
+    assert c.citations == ("s1", "nope")
+    assert c.source_for("s1") is source and c.source_for("nope") is None
+    assert codes(bundle) == ["unknown_footnote"]
+    assert c.is_stale(datetime(2026, 12, 31, tzinfo=UTC))
+    assert not c.is_stale(datetime(2026, 12, 30, 23, 59, tzinfo=UTC))
+
+
+def test_title_is_derived_from_the_file_name_when_absent(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle({"n_day_active-users.md": concept()}))
+    assert bundle.concept("n_day_active-users").title == "n day active users"
+
+
+def test_generated_at_falls_back_to_legacy_timestamp(make_bundle: MakeBundle) -> None:
+    text = concept(timestamp="'2026-05-28T22:53:05+00:00'")
+    c = Bundle.load(make_bundle({"a.md": text})).concept("a")
+    assert c.generated is not None and c.generated.legacy
+    assert c.generated.at == datetime(2026, 5, 28, 22, 53, 5, tzinfo=UTC)
+
+
+def test_status_absent_reads_as_stable_and_is_not_a_warning(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle({"a.md": concept()}))
+    assert bundle.concept("a").status == "stable" and bundle.warnings == []
+
+
+def test_reserved_files_are_not_concepts_at_any_level(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "index.md": '---\nokf_version: "0.2"\n---\n# Groups\n\n'
+            "* [Tables](tables/) - All tables\n",
+            "log.md": "# History\n\n## 2026-05-22\n* **Update**: Added [t](/tables/t.md).\n"
+            "  continued line\n* **Creation**: x\n\n## May 2026\n* old\n",
+            "tables/index.md": "# Tables\n\n* [T](t.md) - The table\n* [Gone](gone.md)\n",
+            "tables/log.md": "---\ntype: Log\n---\n## 2026-01-01\n- started\n",
+            "tables/t.md": concept("BigQuery Table"),
+        }
+    )
+    bundle = Bundle.load(root)
+    assert [c.path for c in bundle] == ["/tables/t.md"]
+    assert bundle.okf_version == "0.2"
+    index = bundle.get("/tables")
+    assert isinstance(index, IndexFile)
+    entries = index.sections[0].entries
+    assert [(e.title, e.target, e.description) for e in entries] == [
+        ("T", "/tables/t.md", "The table"),
+        ("Gone", "/tables/gone.md", ""),
+    ]
+    assert bundle.index is not None
+    assert bundle.index.sections[0].entries[0].target == "/tables/index.md"
+    log = bundle.get("log.md")
+    assert isinstance(log, LogFile)
+    assert log.title == "History"
+    assert [(str(e.date), e.text) for e in log.entries] == [
+        ("2026-05-22", "**Update**: Added [t](/tables/t.md). continued line"),
+        ("2026-05-22", "**Creation**: x"),
+        ("None", "old"),
+    ]
+    assert sorted(codes(bundle)) == ["broken_link", "invalid_log_date", "reserved_frontmatter"]
+    assert isinstance(bundle.get("tables/log.md"), LogFile)
+
+
+def test_non_root_index_frontmatter_is_a_warning(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle({"a/index.md": '---\nokf_version: "0.2"\n---\n# A\n'}))
+    assert codes(bundle, "/a/index.md") == ["reserved_frontmatter"]
+    assert bundle.okf_version is None
+
+
+def test_get_accepts_every_path_form(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(
+        make_bundle({"metrics/active-users.md": concept(), "metrics/index.md": "# M\n"})
+    )
+    expected = bundle.get("/metrics/active-users.md")
+    assert isinstance(expected, Concept)
+    for form in ("metrics/active-users.md", "metrics/active-users", "/metrics/active-users"):
+        assert bundle.get(form) is expected
+    assert isinstance(bundle.get("/metrics"), IndexFile)
+    assert isinstance(bundle.get("metrics/"), IndexFile)
+    assert bundle.get("/nothing") is None
+    assert "/metrics/active-users.md" in bundle and "/nothing" not in bundle
+    with pytest.raises(UnsafePath):
+        bundle.get("../etc/passwd")
+
+
+def test_concept_not_found_suggests_close_paths(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle({"metrics/active-users.md": concept(title="Active users")}))
+    with pytest.raises(NotFound) as info:
+        bundle.concept("metrics/active-user")
+    assert info.value.code == "not_found"
+    assert info.value.suggestions == ["/metrics/active-users.md"]
+
+
+def test_link_graph_outbound_backlinks_and_unresolved(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "a.md": concept(body="[b](./b.md) [gone](/gone.md) [ext](https://x.io) `[c](c.md)`\n"),
+            "b.md": concept(body="[a](/a.md)\n"),
+            "c.md": concept(body="```\n[a](a.md)\n```\n"),
+        }
+    )
+    bundle = Bundle.load(root)
+    around = bundle.neighbors("a")
+    assert [link.target for link in around.outbound] == ["/b.md"]
+    assert [link.target for link in around.unresolved] == ["/gone.md"]
+    assert [link.source for link in around.backlinks] == ["/b.md"]
+    assert bundle.concept("a").external_links == ("https://x.io",)
+    assert bundle.neighbors("c").backlinks == ()
+    assert [w.message for w in bundle.warnings] == ["body link to /gone.md (line 4) does not exist"]
+    with pytest.raises(NotFound):
+        bundle.neighbors("zzz")
+
+
+def test_path_valued_frontmatter_fields_are_labelled_edges(make_bundle: MakeBundle) -> None:
+    text = (
+        "---\ntype: Attested Computation\nruntime: bigquery\nresource: /tables/t.md\n"
+        "computation: sql/q.sql\nexecutor: {resource: skills/run.md, receipt: [job_id]}\n"
+        "attester: {resource: attesters/check.py}\n"
+        "sources:\n  - resource: all queries in project X\n  - resource: ../tables/t.md\n"
+        "  - resource: https://wiki.example/p\n---\n"
+    )
+    root = make_bundle(
+        {
+            "comp/c.md": text,
+            "tables/t.md": concept(),
+            "skills/run.md": concept("Skill"),
+            "comp/sql/q.sql": "select 1",
+        }
+    )
+    bundle = Bundle.load(root)
+    links = {(link.field, link.target, link.exists) for link in bundle.concept("comp/c").links}
+    assert links == {
+        ("resource", "/tables/t.md", True),
+        ("computation", "/comp/sql/q.sql", True),
+        ("executor.resource", "/skills/run.md", True),
+        ("attester.resource", "/attesters/check.py", False),
+        ("sources[1].resource", "/tables/t.md", True),
+    }
+    assert {link.field for link in bundle.neighbors("/tables/t.md").backlinks} == {
+        "resource",
+        "sources[1].resource",
+    }
+
+
+def test_computation_contract_inline_and_file(make_bundle: MakeBundle) -> None:
+    inline = (
+        "---\ntype: Attested Computation\nruntime: bigquery\n"
+        "parameters:\n  - { name: year, type: integer, required: true }\n  - { type: x }\n"
+        "executor: {resource: s.md, receipt: [job_id, executed_sql]}\n---\n"
+        "# Computation\n\n    SELECT 1\n    WHERE y = @year\n\nProse.\n\n# Other\n"
+    )
+    fenced = "---\ntype: Attested Computation\n---\n# Computation\n```sql\nSELECT 2\n```\n"
+    by_file = "---\ntype: Metric\nruntime: dbt\ncomputation: q.sql\n---\n"
+    bundle = Bundle.load(make_bundle({"a.md": inline, "b.md": fenced, "c.md": by_file}))
+    a = bundle.concept("a").computation
+    assert a is not None
+    assert a.runtime == "bigquery" and a.inline == "SELECT 1\nWHERE y = @year\n"
+    assert [(p.name, p.type, p.required) for p in a.parameters] == [("year", "integer", True)]
+    assert a.receipt == ("job_id", "executed_sql") and a.executor_resource == "s.md"
+    b = bundle.concept("b").computation
+    assert b is not None and b.inline == "SELECT 2\n" and b.inline_language == "sql"
+    assert b.runtime is None
+    c = bundle.concept("c").computation
+    assert c is not None and c.computation_path == "q.sql" and c.inline is None
+    assert "invalid_field" in codes(bundle, "/b.md")
+    assert "invalid_field" in codes(bundle, "/a.md")
+
+
+def test_hidden_files_and_folders_are_ignored(make_bundle: MakeBundle) -> None:
+    root = make_bundle({".git/x.md": "junk", ".hidden.md": "junk", "a.md": concept()})
+    bundle = Bundle.load(root)
+    assert [c.path for c in bundle] == ["/a.md"] and bundle.warnings == []
+
+
+def test_encodings_and_line_endings(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "bom.md": "\ufeff---\ntype: A\n---\n",
+            "crlf.md": b"---\r\ntype: A\r\n---\r\nline1\r\nline2\r\n",
+            "latin1.md": "---\ntype: caf\xe9\n---\n".encode("latin-1"),
+            "utf16.md": "---\ntype: A\n---\n".encode("utf-16"),
+        }
+    )
+    bundle = Bundle.load(root)
+    assert [c.path for c in bundle] == ["/bom.md", "/crlf.md"]
+    assert bundle.concept("crlf").body == "line1\nline2\n"
+    assert codes(bundle) == ["invalid_encoding", "invalid_encoding"]
+
+
+def test_files_over_the_size_cap_are_skipped(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"big.md": concept(body="x" * 5000), "small.md": concept()})
+    bundle = Bundle.load(root, limits=Limits(max_file_bytes=1000))
+    assert [c.path for c in bundle] == ["/small.md"]
+    assert codes(bundle) == ["file_too_large"]
+
+
+def test_fifos_are_never_opened(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"a.md": concept()})
+    os.mkfifo(root / "pipe.md")
+    bundle = Bundle.load(root)  # would block forever if the FIFO were opened
+    assert len(bundle) == 1
+    assert codes(bundle, "/pipe.md") == ["not_regular_file"]
+
+
+def test_symlinks_inside_are_followed_and_outside_are_refused(
+    make_bundle: MakeBundle, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text(concept(title="SECRET"), encoding="utf-8")
+    root = make_bundle({"real/a.md": concept(title="inside")})
+    os.symlink(outside / "secret.md", root / "leak.md")
+    os.symlink(outside, root / "leakdir")
+    os.symlink(root / "real" / "a.md", root / "alias.md")
+    os.symlink(root / "real", root / "aliasdir")
+    os.symlink(root, root / "real" / "loop")
+    bundle = Bundle.load(root)
+    assert [c.path for c in bundle] == ["/alias.md", "/aliasdir/a.md", "/real/a.md"]
+    assert all(c.title != "SECRET" for c in bundle)
+    assert codes(bundle, "/leak.md") == ["unsafe_path"]
+    assert codes(bundle, "/leakdir") == ["unsafe_path"]
+    assert "symlink_loop" in codes(bundle)
+
+
+def test_a_root_that_is_a_symlink_loads_with_inside_links(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    (real / "d").mkdir(parents=True)
+    (real / "d" / "a.md").write_text(concept(body="[b](../b.md)"), encoding="utf-8")
+    (real / "b.md").write_text(concept(), encoding="utf-8")
+    os.symlink(real, tmp_path / "link")
+    bundle = Bundle.load(tmp_path / "link")
+    assert bundle.name == "link"
+    assert [link.target for link in bundle.neighbors("d/a").outbound] == ["/b.md"]
+    assert bundle.warnings == []
+
+
+def test_deep_trees_are_walked_iteratively_up_to_the_bound(tmp_path: Path) -> None:
+    root = tmp_path / "deep"
+    path = root
+    for _ in range(40):
+        path = path / "d"
+    path.mkdir(parents=True)
+    (path / "x.md").write_text(concept(), encoding="utf-8")
+    assert len(Bundle.load(root)) == 1
+    shallow = Bundle.load(root, limits=Limits(max_dir_depth=10))
+    assert len(shallow) == 0 and codes(shallow) == ["too_deep"]
+
+
+def test_too_many_links_are_capped(make_bundle: MakeBundle) -> None:
+    body = "".join(f"[l](/t{i}.md) " for i in range(50))
+    bundle = Bundle.load(
+        make_bundle({"a.md": concept(body=body)}), limits=Limits(max_links_per_concept=10)
+    )
+    assert len(bundle.concept("a").links) == 10
+    assert "too_many_links" in codes(bundle)
+
+
+def test_loading_twice_gives_the_same_result(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {f"d{i % 3}/c{i}.md": concept(body=f"[x](/d0/c{i + 1}.md)") for i in range(30)}
+    )
+    one, two = Bundle.load(root), Bundle.load(root)
+    assert [(c.path, c.links) for c in one] == [(c.path, c.links) for c in two]
+    assert one.warnings == two.warnings

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from okfx.errors import UnsafePath
+from okfx.links import Resolver, scan_markdown
+
+
+def hrefs(body: str) -> list[str]:
+    return [href for href, _, _ in scan_markdown(body)[0]]
+
+
+def test_inline_links_with_and_without_titles() -> None:
+    body = 'See [a](/a.md), [b](./b.md "Title") and [c](<c d.md>).'
+    assert hrefs(body) == ["/a.md", "./b.md", "<c d.md>"]
+
+
+def test_link_text_may_wrap_lines_and_hold_code() -> None:
+    body = "The [gross\nmargin](../m.md) and [`metrics/x.md`](./x.md)."
+    links = scan_markdown(body)[0]
+    assert [h for h, _, _ in links] == ["../m.md", "./x.md"]
+    assert links[1][1] == "`metrics/x.md`"
+
+
+def test_images_are_not_links() -> None:
+    assert hrefs("![diagram](./img.png) and [real](r.md)") == ["r.md"]
+
+
+def test_links_in_fenced_code_are_ignored() -> None:
+    body = "```md\n[no](a.md)\n```\n~~~~\n[no](b.md)\n~~~~\n[yes](c.md)\n"
+    assert hrefs(body) == ["c.md"]
+
+
+def test_an_unclosed_fence_runs_to_the_end() -> None:
+    assert hrefs("[yes](a.md)\n```\n[no](b.md)\n") == ["a.md"]
+
+
+def test_links_in_indented_code_are_ignored_but_list_continuations_count() -> None:
+    body = "Para.\n\n    [no](a.md)\n\n- item\n\n    [yes](b.md)\n"
+    assert hrefs(body) == ["b.md"]
+
+
+def test_links_in_code_spans_and_html_comments_are_ignored() -> None:
+    body = "`[no](a.md)` ``[no](b.md) ` x`` <!-- [no](c.md)\n--> [yes](d.md)"
+    assert hrefs(body) == ["d.md"]
+
+
+def test_an_unterminated_comment_hides_the_rest() -> None:
+    assert hrefs("[yes](a.md) <!-- [no](b.md)") == ["a.md"]
+
+
+def test_reference_style_links_full_collapsed_and_shortcut() -> None:
+    body = (
+        "[one][r1], [Two][] and [three].\n\n"
+        "[r1]: /one.md\n[two]: <two.md> 'T'\n[Three]: ./three.md (t)\n"
+        "[unused]: /unused.md\n"
+    )
+    assert hrefs(body) == ["/one.md", "two.md", "./three.md"]
+
+
+def test_bracketed_text_without_definition_is_not_a_link() -> None:
+    assert hrefs("an [aside] here") == []
+
+
+def test_footnote_labels_are_collected_once_in_order() -> None:
+    body = "Claim.[^b] Other.[^a] Again.[^b]\n\n[^b]: B\n[^a]: A\n`[^code]`"
+    assert scan_markdown(body)[1] == ["b", "a"]
+
+
+def test_footnote_definitions_are_not_reference_definitions() -> None:
+    assert hrefs("See [^x].\n\n[^x]: /not-a-link.md\n") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * 50_000,
+        "[a](" * 20_000,
+        "`" * 30_000 + "x",
+        "<!--" * 20_000,
+        "[x]" * 20_000 + "\n[x]: /a.md\n",
+        "```\n" * 20_000,
+        ("a " * 100 + "`" * 3 + " ") * 500,
+    ],
+)
+def test_pathological_markdown_stays_fast(body: str) -> None:
+    start = time.process_time()
+    scan_markdown(body)
+    assert time.process_time() - start < 2.0
+
+
+@given(st.text(alphabet="[]()`!<>-*~ \n#:^/a.", max_size=400))
+@settings(max_examples=300, deadline=None)
+def test_scanner_never_raises_and_offsets_are_in_range(body: str) -> None:
+    links, footnotes = scan_markdown(body)
+    for href, _, offset in links:
+        assert 0 <= offset < len(body)
+        assert isinstance(href, str)
+    assert len(footnotes) == len(set(footnotes))
+
+
+FILES = {"/a.md", "/dir/b.md", "/dir/index.md", "/dir/sub/c.md", "/tables/index.md", "/x.py"}
+DIRS = {"/", "/dir", "/dir/sub", "/tables"}
+
+
+@pytest.fixture
+def resolver() -> Resolver:
+    return Resolver(set(FILES), set(DIRS))
+
+
+@pytest.mark.parametrize(
+    ("href", "base", "target"),
+    [
+        ("/a.md", "/dir", "/a.md"),
+        ("./b.md", "/dir", "/dir/b.md"),
+        ("b.md", "/dir", "/dir/b.md"),
+        ("../a.md", "/dir/sub", "/dir/a.md"),
+        ("../b.md", "/dir/sub", "/dir/b.md"),
+        ("sub/", "/dir", "/dir/sub/index.md"),
+        ("/tables", "/dir", "/tables/index.md"),
+        ("../tables/", "/dir", "/tables/index.md"),
+        ("b.md#section", "/dir", "/dir/b.md"),
+        ("b.md?plain=1", "/dir", "/dir/b.md"),
+        ("sub/c", "/dir", "/dir/sub/c.md"),
+        ("%2Fa.md", "/", "/a.md"),
+        ("dir/b%2Emd", "/", "/dir/b.md"),
+        ("missing.md", "/dir", "/dir/missing.md"),
+        ("a.md", "/dir", "/a.md"),  # file-relative is missing; the root reading exists
+    ],
+)
+def test_resolve_body_hrefs(resolver: Resolver, href: str, base: str, target: str) -> None:
+    assert resolver.resolve(href, base) == target
+
+
+@pytest.mark.parametrize(
+    "href",
+    ["https://x.com/a.md", "mailto:a@b.c", "//cdn/x.md", "ftp://x", "#top", "", "javascript:x"],
+)
+def test_externals_and_anchors_are_not_edges(resolver: Resolver, href: str) -> None:
+    assert resolver.resolve(href, "/dir") is None
+
+
+@pytest.mark.parametrize("href", ["../../etc/passwd", "/../x.md", "%2e%2e/%2e%2e/x", "a\\b"])
+def test_escaping_hrefs_are_unsafe(resolver: Resolver, href: str) -> None:
+    with pytest.raises(UnsafePath):
+        resolver.resolve(href, "/dir")
+
+
+def test_frontmatter_bare_paths_read_from_the_root_first(resolver: Resolver) -> None:
+    assert resolver.resolve("x.py", "/dir/sub", frontmatter=True) == "/x.py"
+    assert resolver.resolve("dir/b.md", "/dir", frontmatter=True) == "/dir/b.md"
+    assert resolver.resolve("./c.md", "/dir/sub", frontmatter=True) == "/dir/sub/c.md"
+    # Neither reading exists: report the root reading, as producers write them.
+    assert resolver.resolve("attesters/q.py", "/dir", frontmatter=True) == "/attesters/q.py"
+
+
+_href_part = st.sampled_from(["..", ".", "a", "dir", "sub", "b.md", "%2e%2e", "", "x#y", "?q"])
+
+
+@given(st.lists(_href_part, max_size=6).map("/".join), st.sampled_from(sorted(DIRS)))
+def test_resolution_is_canonical_or_unsafe(href: str, base: str) -> None:
+    resolver = Resolver(set(FILES), set(DIRS))
+    try:
+        target = resolver.resolve(href, base)
+    except UnsafePath:
+        return
+    if target is not None:
+        assert target.startswith("/")
+        assert "/../" not in target + "/" and not target.endswith("/..")
+        assert "//" not in target

@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from okfx.trust import actor_kind, is_stale, is_valid_actor, parse_instant, trust_tier
+
+
+def test_no_verifier_is_unverified() -> None:
+    assert trust_tier([]) == "unverified"
+
+
+def test_only_machine_verifiers_are_machine_confirmed() -> None:
+    assert trust_tier(["process:nightly", "agent/1.0"]) == "machine-confirmed"
+
+
+def test_any_human_verifier_is_human_reviewed() -> None:
+    assert trust_tier(["process:nightly", "human:ada"]) == "human-reviewed"
+
+
+@pytest.mark.parametrize(
+    ("actor", "valid", "kind"),
+    [
+        ("human:ahormati", True, "human"),
+        ("process:finance-nightly", True, "process"),
+        ("reference_agent/gemini-2.5-pro", True, "agent"),
+        ("team:finance", True, "other"),
+        ("human:", False, None),
+        ("human: ada", False, None),
+        ("", False, None),
+        ("ada", False, None),
+        (42, False, None),
+        (None, False, None),
+    ],
+)
+def test_actor_convention(actor: object, valid: bool, kind: str | None) -> None:
+    assert is_valid_actor(actor) is valid
+    if valid:
+        assert isinstance(actor, str)
+        assert actor_kind(actor) == kind
+
+
+def test_stale_exactly_at_and_after_stale_after() -> None:
+    cutoff = datetime(2026, 12, 31, tzinfo=UTC)
+    assert not is_stale(cutoff, cutoff - timedelta(microseconds=1))
+    assert is_stale(cutoff, cutoff)
+    assert is_stale(cutoff, cutoff + timedelta(days=1))
+    assert not is_stale(None, cutoff)
+
+
+def test_naive_now_is_read_as_utc() -> None:
+    assert is_stale(datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 1))
+
+
+def test_parse_instant_normalises_offsets_to_utc() -> None:
+    when, reason = parse_instant("2026-06-30T16:00:00+02:00")
+    assert reason is None
+    assert when == datetime(2026, 6, 30, 14, tzinfo=UTC)
+    aware = datetime(2026, 1, 1, 5, tzinfo=timezone(timedelta(hours=5)))
+    assert parse_instant(aware) == (datetime(2026, 1, 1, tzinfo=UTC), None)
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["2026-02-30T00:00:00Z", "2026-06-30T14:00:00", "2026-06-30", "soon", 20260630, None],
+)
+def test_parse_instant_refuses_what_it_would_have_to_guess(value: object) -> None:
+    when, reason = parse_instant(value)
+    assert when is None
+    assert reason
