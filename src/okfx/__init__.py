@@ -36,7 +36,6 @@ from .validate import ConformanceReport, validate
 __version__ = "0.1.0"
 
 __all__ = [
-    "TRUST_TIERS",
     "Bundle",
     "Computation",
     "Concept",
@@ -58,9 +57,10 @@ __all__ = [
     "Parameter",
     "Problem",
     "Source",
+    "TRUST_TIERS",
     "TooLarge",
-    "UnsafePath",
     "Unreadable",
+    "UnsafePath",
     "UsageWindow",
     "Verification",
     "__version__",

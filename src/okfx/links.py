@@ -25,17 +25,23 @@ _LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
 _TEXT = r"(?:[^\[\]\\]|\\.|\[[^\[\]\n]{0,200}\]){0,1000}"
 _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*){0,8})"
 _TITLE = r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
-_INLINE = re.compile(r"(!?)\[(" + _TEXT + r")\]\(\s*" + _DEST + _TITLE + r"\s*\)")
+# No optional prefix before ``\[``: a literal first character lets the regex engine skip
+# ahead quickly (5x faster); images are recognised by looking at the preceding character.
+_INLINE = re.compile(r"\[(" + _TEXT + r")\]\(\s*" + _DEST + _TITLE + r"\s*\)")
 _REFDEF = re.compile(
     r"^ {0,3}\[(?!\^)((?:[^\[\]\\]|\\.){1,999})\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|\S+)"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
     re.MULTILINE,
 )
-_FULLREF = re.compile(r"(!?)\[(" + _TEXT + r")\]\[((?:[^\[\]\\]|\\.){0,999})\]")
-_SHORTREF = re.compile(r"(!?)\[((?:[^\[\]\\]|\\.){1,999})\](?![\[(:])")
+_FULLREF = re.compile(r"\[(" + _TEXT + r")\]\[((?:[^\[\]\\]|\\.){0,999})\]")
+_SHORTREF = re.compile(r"\[((?:[^\[\]\\]|\\.){1,999})\](?![\[(:])")
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$", re.MULTILINE)
+# A line indented 4+ columns right after a blank line may open an indented code block.
+_INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?: {4}| {0,3}\t)[ \t]*\S")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,200})\]")
 _BACKTICKS = re.compile(r"`+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_SIMPLE = re.compile(r"(/|\./|(?:\.\./)+)?([\w\-]+(?:/[\w\-]+)*\.md)")
 
 
 def _indent(line: str) -> int:
@@ -50,10 +56,35 @@ def _indent(line: str) -> int:
     return width
 
 
+def _fenced_segments(body: str) -> list[tuple[int, int]]:
+    """Prose segments when the only code blocks are fenced (the common case)."""
+    segments: list[tuple[int, int]] = []
+    seg_start = 0
+    fence: tuple[str, int] | None = None
+    for m in _FENCE_LINE.finditer(body):
+        marker, info = m.group(1), m.group(2)
+        if fence is None:
+            if marker[0] == "`" and "`" in info:
+                continue  # not a fence: an info string may not hold backticks
+            segments.append((seg_start, m.start()))
+            fence = (marker[0], len(marker))
+        elif marker[0] == fence[0] and len(marker) >= fence[1] and not info.strip():
+            fence = None
+            seg_start = min(m.end() + 1, len(body))
+    if fence is None:
+        segments.append((seg_start, len(body)))
+    return [(a, b) for a, b in segments if b > a]
+
+
 def _prose_segments(body: str) -> list[tuple[int, int]]:
     """Offsets ``(start, end)`` of the body outside fenced and indented code blocks."""
     if "```" not in body and "~~~" not in body and "    " not in body and "\t" not in body:
         return [(0, len(body))]
+    fenced = _fenced_segments(body)
+    if not body.startswith(("    ", "\t")) and not any(
+        _INDENTED_AFTER_BLANK.search(body, max(a - 1, 0), b) for a, b in fenced
+    ):
+        return fenced
     segments: list[tuple[int, int]] = []
     seg_start = 0
     offset = 0
@@ -158,9 +189,10 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
         taken: list[tuple[int, int]] = []
         for m in _INLINE.finditer(body, start, end):
             taken.append(m.span())
-            if m.group(1) or _inside(spans, starts, m.start()):
+            at = m.start()
+            if (at and body[at - 1] == "!") or _inside(spans, starts, at):
                 continue
-            found.append((m.group(3), m.group(2), m.start()))
+            found.append((m.group(2), m.group(1), at))
         if definitions:
             taken_starts = [s for s, _ in taken]
             for rx in (_FULLREF, _SHORTREF):
@@ -170,13 +202,14 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                 for m in rx.finditer(body, start, end):
                     if _inside(taken, taken_starts, m.start()) or _inside(spans, starts, m.start()):
                         continue
-                    ref = m.group(3) if rx is _FULLREF and m.group(3) else m.group(2)
+                    ref = m.group(2) if rx is _FULLREF and m.group(2) else m.group(1)
                     href = definitions.get(_label(ref))
                     if href is None:
                         continue
                     added.append(m.span())
-                    if not m.group(1):
-                        found.append((href, m.group(2), m.start()))
+                    at = m.start()
+                    if not (at and body[at - 1] == "!"):
+                        found.append((href, m.group(1), at))
                 taken = sorted(taken + added)
                 taken_starts = [s for s, _ in taken]
         if "[^" in body:
@@ -207,6 +240,28 @@ class Resolver:
             return target + ".md"
         return target
 
+    def _fast(self, href: str, base_dir: str, frontmatter: bool) -> str | None:
+        """The common shapes (``/a/b.md``, ``./b.md``, ``../a/b.md``, ``b.md``) without
+        dot segments, escapes or special characters; None means "take the general path"."""
+        match = _SIMPLE.fullmatch(href)
+        if match is None:
+            return None
+        prefix, rest = match.groups()
+        if prefix == "/":
+            return "/" + rest
+        if not prefix and frontmatter:
+            return None
+        base = base_dir
+        if prefix and prefix.startswith(".."):
+            for _ in range(prefix.count("../")):
+                if base == "/":
+                    return None  # climbs above the root: the general path reports it
+                base = base.rsplit("/", 1)[0] or "/"
+        target = ("" if base == "/" else base) + "/" + rest
+        if not prefix and target not in self.files:
+            return None  # a bare link that misses may still hit from the root
+        return target
+
     def resolve(self, href: str, base_dir: str, *, frontmatter: bool = False) -> str | None:
         """Canonical bundle path for ``href``, or None for externals, anchors and empties.
 
@@ -216,6 +271,9 @@ class Resolver:
         (the published samples included) write frontmatter paths root-relative. For
         frontmatter fields a bare ``a/b`` is tried root-relative first.
         """
+        fast = self._fast(href, base_dir, frontmatter)
+        if fast is not None:
+            return fast
         href = href.strip()
         if href.startswith("<") and href.endswith(">"):
             href = href[1:-1].strip()

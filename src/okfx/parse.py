@@ -48,10 +48,17 @@ class DocumentParser:
 
     # -- links ---------------------------------------------------------------------------
     def _edge(
-        self, path: str, href: str, text: str, field: str, line: int, frontmatter: bool
+        self,
+        path: str,
+        base: str,
+        href: str,
+        text: str,
+        field: str,
+        line: int,
+        frontmatter: bool,
     ) -> Link | None:
         try:
-            target = self.resolver.resolve(href, parent_dir(path), frontmatter=frontmatter)
+            target = self.resolver.resolve(href, base, frontmatter=frontmatter)
         except UnsafePath:
             self.warn(
                 path, "unsafe_link", f"{field} link {href[:200]!r} leaves the bundle; ignored"
@@ -74,10 +81,12 @@ class DocumentParser:
         newline_at = 0
         line = body_line
         cap = self.limits.max_links_per_concept
+        base = parent_dir(path)
+        is_external = self.resolver.is_external
         for href, text, offset in raw:
             line += body.count("\n", newline_at, offset)
             newline_at = offset
-            if self.resolver.is_external(href.strip().strip("<>")):
+            if is_external(href) or is_external(href.strip().strip("<>")):
                 externals.append(href.strip().strip("<>"))
                 continue
             if len(links) >= cap:
@@ -85,7 +94,8 @@ class DocumentParser:
                     path, "too_many_links", f"more than max_links_per_concept={cap}; rest ignored"
                 )
                 break
-            link = self._edge(path, href, " ".join(text.split()), "body", line, False)
+            label = text if "\n" not in text and "  " not in text else " ".join(text.split())
+            link = self._edge(path, base, href, label, "body", line, False)
             if link is not None:
                 links.append(link)
         return links, externals, footnotes
@@ -108,8 +118,9 @@ class DocumentParser:
                 if value and not self.resolver.is_external(value):
                     refs.append((field, value))
         links = []
+        base = parent_dir(path)
         for field, href in refs:
-            link = self._edge(path, href, field, field, 0, True)
+            link = self._edge(path, base, href, field, field, 0, True)
             if link is not None:
                 links.append(link)
         return links

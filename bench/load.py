@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Load benchmark: Bundle.load against the I/O and C-YAML floors, measured in one run.
+
+Usage::
+
+    python bench/load.py                  # 10k and 100k concepts
+    python bench/load.py --sizes 10000    # just 10k
+    python bench/load.py --repeat 5
+
+Bundles come from ../shared/bench/gen_bundle.py (seeded, byte-identical) and are cached
+under bench/out/. Each measurement runs in a fresh subprocess so peak RSS is its own;
+wall times are the median of ``--repeat`` runs (warm page cache). Targets (issue 2):
+10k concepts in <= 1.5 s and <= 2x (I/O floor + C-YAML floor); 100k without pathological
+growth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parent
+GEN = PROJECT.parent / "shared" / "bench" / "gen_bundle.py"
+OUT = HERE / "out"
+
+# Each stage is a tiny program run in its own process; it prints one JSON line.
+STAGES = {
+    "io_floor": """
+import os, time
+def walk(root):
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        with os.scandir(d) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+                elif e.name.endswith('.md'):
+                    yield e.path
+t = time.perf_counter()
+n = 0
+for p in walk(ROOT):
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        n += len(os.read(fd, size + 1))
+    finally:
+        os.close(fd)
+RESULT = {"seconds": time.perf_counter() - t, "bytes": n}
+""",
+    "yaml_floor": """
+import os, time, yaml
+texts = []
+stack = [ROOT]
+while stack:
+    d = stack.pop()
+    with os.scandir(d) as it:
+        for e in it:
+            if e.is_dir(follow_symlinks=False):
+                stack.append(e.path)
+            elif e.name.endswith('.md') and e.name not in ('index.md', 'log.md'):
+                with open(e.path, 'rb') as f:
+                    texts.append(f.read().decode('utf-8'))
+t = time.perf_counter()
+n = 0
+for text in texts:
+    if text.startswith('---\\n'):
+        end = text.find('\\n---', 4)
+        data = yaml.load(text[4:end], Loader=yaml.CSafeLoader)
+        n += isinstance(data, dict)
+RESULT = {"seconds": time.perf_counter() - t, "docs": n}
+""",
+    "bundle_load": """
+import time
+from okfx import Bundle
+t = time.perf_counter()
+b = Bundle.load(ROOT)
+RESULT = {"seconds": time.perf_counter() - t, "concepts": len(b), "warnings": len(b.warnings)}
+""",
+}
+
+RUNNER = """
+import json, resource, sys
+ROOT = sys.argv[1]
+exec(compile(sys.argv[2], "<stage>", "exec"))
+RESULT["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(RESULT))
+"""
+
+
+def ensure_bundle(concepts: int) -> Path:
+    """Generate (once) a seeded bundle of ``concepts`` concepts under bench/out/."""
+    target = OUT / f"okf-{concepts // 1000}k"
+    if (target / "index.md").exists():
+        return target
+    if not GEN.exists():
+        sys.exit(f"generator not found at {GEN} (../shared is absent)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    tmp = OUT / f".tmp-{concepts}-{os.getpid()}"
+    subprocess.run(
+        [sys.executable, str(GEN), "--concepts", str(concepts), "--out", str(tmp), "--force"],
+        check=True,
+    )
+    try:
+        tmp.rename(target)
+    except OSError:  # someone else published it first
+        pass
+    return target
+
+
+def run_stage(stage: str, root: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(PROJECT / "src")}
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(root), STAGES[stage]],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    result: dict[str, float] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def measure(root: Path, repeat: int) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for stage in STAGES:
+        runs = [run_stage(stage, root) for _ in range(repeat)]
+        best = dict(runs[0])
+        best["seconds"] = statistics.median(r["seconds"] for r in runs)
+        best["peak_rss_mb"] = max(r["peak_rss_mb"] for r in runs)
+        out[stage] = best
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, repeat={args.repeat}")
+    header = f"{'concepts':>9} {'io floor':>9} {'yaml floor':>10} {'floor':>7} {'load':>7} "
+    header += f"{'x floor':>7} {'us/concept':>10} {'load RSS':>9}"
+    print(header)
+    for size in args.sizes:
+        root = ensure_bundle(size)
+        m = measure(root, args.repeat)
+        floor = m["io_floor"]["seconds"] + m["yaml_floor"]["seconds"]
+        load = m["bundle_load"]["seconds"]
+        concepts = int(m["bundle_load"]["concepts"])
+        print(
+            f"{concepts:>9} {m['io_floor']['seconds']:>8.2f}s {m['yaml_floor']['seconds']:>9.2f}s "
+            f"{floor:>6.2f}s {load:>6.2f}s {load / floor:>6.2f}x {load / concepts * 1e6:>10.0f} "
+            f"{m['bundle_load']['peak_rss_mb']:>7.0f}MB"
+        )
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
