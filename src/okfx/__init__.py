@@ -14,6 +14,7 @@ from .errors import (
     UnsafePath,
 )
 from .limits import Limits
+from .manager import KnowledgeManager
 from .model import (
     Computation,
     Concept,
@@ -30,6 +31,8 @@ from .model import (
     UsageWindow,
     Verification,
 )
+from .prompt import INSTRUCTIONS
+from .tools import TOOL_NAMES, Toolbox
 from .trust import TRUST_TIERS
 from .validate import ConformanceReport, validate
 
@@ -42,11 +45,13 @@ __all__ = [
     "ConformanceReport",
     "Document",
     "Generated",
+    "INSTRUCTIONS",
     "IndexEntry",
     "IndexFile",
     "IndexSection",
     "InvalidArgument",
     "InvalidRegex",
+    "KnowledgeManager",
     "Limits",
     "Link",
     "LogEntry",
@@ -57,8 +62,10 @@ __all__ = [
     "Parameter",
     "Problem",
     "Source",
+    "TOOL_NAMES",
     "TRUST_TIERS",
     "TooLarge",
+    "Toolbox",
     "Unreadable",
     "UnsafePath",
     "UsageWindow",

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .limits import Limits
 from .paths import is_inside
 
-__all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "walk"]
+__all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "read_head", "walk"]
 
 _FORBIDDEN_NAME = frozenset(chr(c) for c in range(32)) | {"\x7f", "\\"}
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -131,6 +131,26 @@ def read_bytes(host: str, max_bytes: int) -> bytes:
                 raise ValueError(f"file grew past max_file_bytes={max_bytes} while reading")
             chunks.append(chunk)
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_head(host: str, max_bytes: int) -> tuple[bytes, int]:
+    """The first ``max_bytes`` of a regular file and its full size (symlinks refused)."""
+    fd = os.open(host, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{host}: not a regular file")
+        chunks: list[bytes] = []
+        total = 0
+        while total < max_bytes:
+            chunk = os.read(fd, max_bytes - total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks), st.st_size
     finally:
         os.close(fd)
 

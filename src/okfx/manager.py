@@ -1,0 +1,204 @@
+"""KnowledgeManager: several named bundles served together, with access events.
+
+A manager owns the bundles an agent can read, the combined search (one index over every
+bundle, with shared statistics), the ``<knowledge>`` prompt block, and the access-event
+callbacks the tools fire. ``Toolbox(bundle)`` wraps a single bundle in a manager.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from .bundle import Bundle
+from .errors import NotFound
+
+__all__ = ["AccessEvent", "KnowledgeManager"]
+
+logger = logging.getLogger("okfx")
+
+AccessEvent = dict[str, Any]
+Callback = Callable[[AccessEvent], Any]
+
+
+class KnowledgeManager:
+    """Named, read-only bundles plus the settings the tools and prompt use."""
+
+    def __init__(
+        self,
+        bundles: Iterable[Bundle] = (),
+        *,
+        max_body_chars: int = 8000,
+        index_char_budget: int = 4000,
+    ) -> None:
+        self._bundles: dict[str, Bundle] = {}
+        self.max_body_chars = max_body_chars
+        self.index_char_budget = index_char_budget
+        self._callbacks: list[Callback] = []
+        self._lock = threading.Lock()
+        self._combined: Any = None
+        self.ranker: Any = None  # the override seam: see ``search``
+        for bundle in bundles:
+            self.add(bundle)
+
+    @classmethod
+    def from_paths(
+        cls,
+        sources: Iterable[Any] | Mapping[str, Any],
+        *,
+        refresh: bool = False,
+        max_body_chars: int = 8000,
+        index_char_budget: int = 4000,
+        cache_dir: str | os.PathLike[str] | None = None,
+        timeout: float = 30.0,
+    ) -> KnowledgeManager:
+        """Load every source: folders, git URLs, :class:`GitSource`s, archives or Bundles.
+
+        Pass a mapping ``{name: source}`` (or ``(name, source)`` pairs) to name bundles
+        yourself; otherwise each takes its default name (the folder name).
+        """
+        manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
+        items = sources.items() if isinstance(sources, Mapping) else sources
+        for item in items:
+            name, source = item if isinstance(item, tuple) else (None, item)
+            if isinstance(source, Bundle):
+                manager.add(source, name=name)
+                continue
+            bundle = Bundle.load(
+                source, name, cache_dir=cache_dir, refresh=refresh, timeout=timeout
+            )
+            manager.add(bundle)
+        return manager
+
+    # -- bundles ---------------------------------------------------------------------------
+    def add(self, bundle: Bundle, name: str | None = None) -> Bundle:
+        """Serve ``bundle`` (under ``name`` when given); names must be unique."""
+        if name is not None and name != bundle.name:
+            bundle.name = name
+        with self._lock:
+            if bundle.name in self._bundles:
+                raise ValueError(
+                    f"two bundles are named {bundle.name!r}; pass name= to tell them apart, "
+                    "e.g. KnowledgeManager.from_paths({'sales': path1, 'ops': path2})"
+                )
+            self._bundles[bundle.name] = bundle
+            self._combined = None
+        return bundle
+
+    @property
+    def bundles(self) -> dict[str, Bundle]:
+        """The bundles by name, in the order they were added."""
+        return dict(self._bundles)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._bundles)
+
+    def __len__(self) -> int:
+        return len(self._bundles)
+
+    def bundle(self, name: str | None = None) -> Bundle:
+        """The bundle called ``name``; with one bundle, ``None`` selects it."""
+        if name is None or name == "":
+            if len(self._bundles) == 1:
+                return next(iter(self._bundles.values()))
+            raise NotFound(
+                f"{len(self._bundles)} bundles are loaded; pass bundle= one of {self.names}",
+                suggestions=self.names,
+            )
+        found = self._bundles.get(name)
+        if found is None:
+            raise NotFound(
+                f"no bundle named {name!r}; loaded bundles: {self.names}",
+                path=name,
+                suggestions=self.names,
+            )
+        return found
+
+    # -- prompt and search -----------------------------------------------------------------
+    def prompt(self) -> str:
+        """The ``<knowledge>`` block: the workflow and each bundle's root index."""
+        from .prompt import render_prompt
+
+        return render_prompt(self._bundles.values(), self.index_char_budget)
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: list[str] | None = None,
+        *,
+        bundle: str | None = None,
+        **filters: Any,
+    ) -> Any:
+        """Ranked hits across every bundle (one combined index, shared statistics), or
+        within ``bundle`` (that bundle's own index).
+
+        The override seam: set ``manager.ranker`` to an object with the same ``search``
+        signature (a :class:`okfx.search.Ranker`) to plug in embeddings or hybrid retrieval.
+        """
+        if self.ranker is not None:
+            return self.ranker.search(
+                query, bundle=bundle, limit=limit, type=type, tags=tags, **filters
+            )
+        if bundle is not None:
+            return self.bundle(bundle).search(query, limit, type, tags, **filters)
+        with self._lock:
+            if self._combined is None:
+                from .search import SearchIndex
+
+                self._combined = SearchIndex.build(
+                    (b.name, c) for b in self._bundles.values() for c in b
+                )
+            index = self._combined
+        return index.search(query, limit=limit, type=type, tags=tags, **filters)
+
+    # -- access events ---------------------------------------------------------------------
+    def on_access(self, callback: Callback) -> Callback:
+        """Call ``callback(event)`` after every tool call (sync or async callables).
+
+        An event has ``tool``, ``bundle`` and ``found``, plus ``query`` and ``hits`` for
+        searches, ``path`` and ``body_chars`` for reads, ``path`` and ``hits`` for
+        neighbours. A failing callback is logged and never breaks the tool.
+        """
+        self._callbacks.append(callback)
+        return callback
+
+    def emit(self, event: AccessEvent) -> None:
+        for callback in list(self._callbacks):
+            try:
+                result = callback(dict(event))
+                if inspect.isawaitable(result):
+                    _schedule(result)
+            except Exception:
+                logger.exception("okfx access callback %r failed", callback)
+
+
+def _schedule(awaitable: Any) -> None:
+    """Run an async callback's coroutine without blocking the tool."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None:
+        task = loop.create_task(_guarded(awaitable))
+        _PENDING.add(task)
+        task.add_done_callback(_PENDING.discard)
+    else:
+        asyncio.run(_guarded(awaitable))
+
+
+_PENDING: set[asyncio.Task[None]] = set()
+
+
+async def _guarded(awaitable: Any) -> None:
+    try:
+        await awaitable
+    except Exception:
+        logger.exception("okfx async access callback failed")

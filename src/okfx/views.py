@@ -1,0 +1,390 @@
+"""What each tool returns: argument checks, look-ups and payload assembly.
+
+``tools.Toolbox`` holds the signatures a model sees; this module does the work, raising
+:class:`~okfx.errors.OKFError` subclasses that the Toolbox turns into error results.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from typing import TYPE_CHECKING, Any
+
+from .bundle import Bundle
+from .errors import InvalidArgument, NotFound, TooLarge, Unreadable
+from .model import Concept, IndexFile, Link, LogFile
+from .payloads import UNTRUSTED, concept_header, concept_row, link_payload
+from .prompt import index_summary
+from .trust import TRUST_TIERS
+from .walk import read_head
+
+if TYPE_CHECKING:
+    from .tools import Toolbox
+
+__all__ = ["EVENT"]
+
+#: The access event of the tool call running in this context (set by ``tools._tool``).
+EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_event")
+
+MAX_READ_CHARS = 100_000
+MAX_QUERY_CHARS = 2_000
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
+
+
+def _event(**fields: Any) -> None:
+    event = EVENT.get(None)
+    if event is not None:
+        event.update(fields)
+
+
+# -- argument checks --------------------------------------------------------------------------
+def _text(value: Any, name: str, *, optional: bool = False, max_len: int = 4096) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{name} must be a string, got {type(value).__name__}")
+    if len(value) > max_len:
+        raise TooLarge(f"{name} is {len(value)} characters, over the {max_len} limit")
+    return value
+
+
+def _int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{name} must be an integer, got {type(value).__name__}")
+    if value < lo:
+        raise InvalidArgument(f"{name} must be >= {lo}, got {value}")
+    return value if hi is None else min(value, hi)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidArgument(f"{name} must be true or false, got {type(value).__name__}")
+    return value
+
+
+def _tags(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple) or not all(isinstance(t, str) for t in value):
+        raise InvalidArgument("tags must be a list of strings")
+    return [t for t in value if t.strip()] or None
+
+
+def _tier(value: Any) -> str | None:
+    tier = _text(value, "trust_tier", optional=True)
+    if tier is not None and tier not in TRUST_TIERS:
+        raise InvalidArgument(f"trust_tier must be one of {list(TRUST_TIERS)}, got {tier!r}")
+    return tier
+
+
+def _bundle(box: Toolbox, name: Any) -> Bundle:
+    found = box.manager.bundle(_text(name, "bundle", optional=True))
+    _event(bundle=found.name)
+    return found
+
+
+# -- L0 / L1 ---------------------------------------------------------------------------------
+def bundles(box: Toolbox) -> dict[str, Any]:
+    _event(found=True)
+    rows = [
+        {
+            "name": b.name,
+            "concepts": len(b),
+            "okf_version": b.okf_version,
+            "warnings": len(b.warnings),
+            "index": index_summary(b, 600),
+        }
+        for b in box.manager.bundles.values()
+    ]
+    return {"bundles": rows, UNTRUSTED: True}
+
+
+def list_rows(
+    box: Toolbox,
+    bundle: Any,
+    directory: Any,
+    type_: Any,
+    tags: Any,
+    trust_tier: Any,
+    include_deprecated: Any,
+    include_stale: Any,
+    limit: Any,
+    offset: Any,
+) -> dict[str, Any]:
+    b = _bundle(box, bundle)
+    limit_ = _int(limit, "limit", 1, 200)
+    offset_ = _int(offset, "offset", 0)
+    now = box.now()
+    from .filters import ConceptFilter
+
+    selection = ConceptFilter.build(
+        directory=_text(directory, "directory", optional=True),
+        type=_text(type_, "type", optional=True),
+        tags=_tags(tags),
+        trust_tier=_tier(trust_tier),
+        include_deprecated=_flag(include_deprecated, "include_deprecated"),
+        include_stale=_flag(include_stale, "include_stale"),
+    ).select(b, now)
+    page = selection.concepts[offset_ : offset_ + limit_]
+    rows = [concept_row(b.name, c, c.is_stale(now)) for c in page]
+    next_offset = offset_ + len(page)
+    _event(found=True, hits=len(rows))
+    return {
+        "bundle": b.name,
+        "total": len(selection.concepts),
+        "offset": offset_,
+        "next_offset": next_offset if next_offset < len(selection.concepts) else None,
+        "concepts": rows,
+        "hidden": selection.hidden,
+        "notice": selection.notice,
+        UNTRUSTED: True,
+    }
+
+
+# -- search and grep -------------------------------------------------------------------------
+def search(
+    box: Toolbox,
+    query: Any,
+    bundle: Any,
+    limit: Any,
+    type_: Any,
+    tags: Any,
+    directory: Any,
+    trust_tier: Any,
+    include_deprecated: Any,
+    include_stale: Any,
+) -> dict[str, Any]:
+    text = _text(query, "query", max_len=MAX_QUERY_CHARS) or ""
+    name = _text(bundle, "bundle", optional=True)
+    if name is not None:
+        _bundle(box, name)
+    results = box.manager.search(
+        text,
+        bundle=name,
+        limit=_int(limit, "limit", 1, 50),
+        type=_text(type_, "type", optional=True),
+        tags=_tags(tags),
+        directory=_text(directory, "directory", optional=True),
+        trust_tier=_tier(trust_tier),
+        include_deprecated=_flag(include_deprecated, "include_deprecated"),
+        include_stale=_flag(include_stale, "include_stale"),
+        now=box.now(),
+    )
+    payload = results.to_dict()
+    hits = payload.get("hits", [])
+    _event(found=bool(hits), query=text, hits=len(hits))
+    payload["query"] = text
+    payload[UNTRUSTED] = True
+    return payload
+
+
+def grep(
+    box: Toolbox,
+    pattern: Any,
+    bundle: Any,
+    regex: Any,
+    ignore_case: Any,
+    type_: Any,
+    tags: Any,
+    directory: Any,
+    include_deprecated: Any,
+    limit: Any,
+) -> dict[str, Any]:
+    text = _text(pattern, "pattern", max_len=MAX_QUERY_CHARS) or ""
+    if not text:
+        raise InvalidArgument("pattern must not be empty")
+    name = _text(bundle, "bundle", optional=True)
+    targets = [_bundle(box, name)] if name is not None else list(box.manager.bundles.values())
+    from .grep import grep as run_grep
+
+    result = run_grep(
+        [(b.name, c) for b in targets for c in b],
+        text,
+        regex=_flag(regex, "regex"),
+        ignore_case=_flag(ignore_case, "ignore_case"),
+        type=_text(type_, "type", optional=True),
+        tags=_tags(tags),
+        directory=_text(directory, "directory", optional=True),
+        include_deprecated=_flag(include_deprecated, "include_deprecated"),
+        limit=_int(limit, "limit", 1, 200),
+        now=box.now(),
+    )
+    payload = result.to_dict()
+    matches = payload.get("matches", [])
+    _event(found=bool(matches), query=text, hits=len(matches))
+    payload["pattern"] = text
+    payload[UNTRUSTED] = True
+    return payload
+
+
+# -- L2 --------------------------------------------------------------------------------------
+def _document(b: Bundle, path: Any) -> Concept | IndexFile | LogFile:
+    raw = _text(path, "path")
+    assert raw is not None
+    doc = b.get(raw)
+    if doc is None:
+        canon = raw if raw.startswith("/") else "/" + raw
+        raise NotFound(
+            f"no concept at {canon} in bundle {b.name!r}",
+            path=canon,
+            suggestions=b.suggest(canon),
+        )
+    return doc
+
+
+def _section(body: str, heading: str) -> str:
+    wanted = " ".join(heading.strip().lstrip("#").split()).casefold()
+    headings = list(_HEADING.finditer(body))
+    for i, match in enumerate(headings):
+        if " ".join(match.group(2).split()).casefold() != wanted:
+            continue
+        level = len(match.group(1))
+        end = len(body)
+        for later in headings[i + 1 :]:
+            if len(later.group(1)) <= level:
+                end = later.start()
+                break
+        return body[match.start() : end]
+    available = [m.group(2).strip() for m in headings][:30]
+    raise NotFound(f"no section {heading!r}; headings: {available}", suggestions=available)
+
+
+def read(
+    box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
+) -> dict[str, Any]:
+    b = _bundle(box, bundle)
+    doc = _document(b, path)
+    _event(path=doc.path)
+    start = _int(offset, "offset", 0)
+    default = box.manager.max_body_chars
+    cap = _int(max_chars, "max_chars", 1, MAX_READ_CHARS) if max_chars is not None else default
+    heading = _text(section, "section", optional=True)
+    text = _section(doc.body, heading) if heading else doc.body
+    chunk = text[start : start + cap]
+    rest = max(len(text) - start - len(chunk), 0)
+    payload: dict[str, Any]
+    if isinstance(doc, Concept):
+        payload = concept_header(b.name, doc, doc.is_stale(box.now()))
+        payload["kind"] = "concept"
+    else:
+        payload = {
+            "bundle": b.name,
+            "path": doc.path,
+            "kind": "index" if isinstance(doc, IndexFile) else "log",
+        }
+    payload.update(
+        {
+            "section": heading,
+            "headings": [m.group(2).strip() for m in _HEADING.finditer(doc.body)][:50],
+            "body": chunk,
+            "body_chars": len(text),
+            "offset": start,
+            "truncated": rest > 0,
+            "next_offset": start + len(chunk) if rest else None,
+        }
+    )
+    if rest:
+        payload["truncation"] = (
+            f"[cut: {rest} more characters; call read_concept(path={doc.path!r}, "
+            f"offset={start + len(chunk)}) for the rest, or read one section]"
+        )
+    payload[UNTRUSTED] = True
+    _event(found=True, body_chars=len(chunk))
+    return payload
+
+
+def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
+    b = _bundle(box, bundle)
+    doc = _document(b, path)
+    _event(path=doc.path)
+    around = b.neighbors(doc.path)
+    now = box.now()
+
+    def meta(target: str) -> dict[str, Any] | None:
+        found = b.get(target)
+        if isinstance(found, Concept):
+            return {
+                "title": found.title,
+                "type": found.type,
+                "status": found.status,
+                "trust_tier": found.trust_tier,
+                "stale": found.is_stale(now),
+            }
+        if isinstance(found, IndexFile | LogFile):
+            return {
+                "title": found.path.rsplit("/", 1)[-1],
+                "type": "index" if isinstance(found, IndexFile) else "log",
+            }
+        return None
+
+    def edges(links: tuple[Link, ...], outbound: bool) -> list[dict[str, Any]]:
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for link in links:
+            other = link.target if outbound else link.source
+            if (other, link.field) in seen:
+                continue
+            seen.add((other, link.field))
+            out.append(link_payload(link, meta(other), other))
+        return out
+
+    payload: dict[str, Any] = {"bundle": b.name, "path": doc.path}
+    if isinstance(doc, Concept):
+        payload.update({"title": doc.title, "type": doc.type, "status": doc.status})
+    payload.update(
+        {
+            "outbound": edges(around.outbound, True),
+            "backlinks": edges(around.backlinks, False),
+            "unresolved": edges(around.unresolved, True),
+            UNTRUSTED: True,
+        }
+    )
+    _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
+    return payload
+
+
+# -- L3 --------------------------------------------------------------------------------------
+def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
+    b = _bundle(box, bundle)
+    raw = _text(path, "path")
+    assert raw is not None
+    from .paths import normalize
+
+    canon = normalize(raw)
+    _event(path=canon)
+    if canon not in b.files:
+        raise NotFound(
+            f"no file at {canon} in bundle {b.name!r}",
+            path=canon,
+            suggestions=[
+                f for f in sorted(b.files) if f.rsplit("/", 1)[-1] == canon.rsplit("/", 1)[-1]
+            ][:5],
+        )
+    if isinstance(b.get(canon), Concept):
+        raise InvalidArgument(f"{canon} is a concept; use read_concept to read it")
+    host = b.guard.host_path(canon)
+    cap = b.limits.max_resource_bytes
+    try:
+        head, size = read_head(host, cap)
+    except OSError as exc:
+        raise Unreadable(f"{canon} cannot be read: {exc.strerror or exc}", path=canon) from None
+    if b"\x00" in head[:8192]:
+        raise Unreadable(f"{canon} is a binary file; only text resources can be read", path=canon)
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if size <= cap or exc.start < len(head) - 4:
+            raise Unreadable(f"{canon} is not UTF-8 text", path=canon) from None
+        text = head[: exc.start].decode("utf-8")  # a character cut at the cap
+    _event(found=True, body_chars=len(text))
+    return {
+        "bundle": b.name,
+        "path": canon,
+        "bytes": size,
+        "text": text,
+        "truncated": size > len(head),
+        "note": "A file attached to the bundle, returned as text; okfx never runs it.",
+        UNTRUSTED: True,
+    }
