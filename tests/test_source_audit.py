@@ -1,0 +1,141 @@
+"""Source audit: the parsers, the model and the tool layer are read-only and run nothing.
+
+Only ``okfx.sources`` may run ``git`` and write into its cache; the CLI and the adapters
+(servers) sit outside the audited core.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import okfx
+
+PACKAGE = Path(okfx.__file__).resolve().parent
+OUTSIDE_THE_CORE = {"cli.py", "__main__.py"}
+
+FORBIDDEN_MODULES = {
+    "subprocess",
+    "socket",
+    "ssl",
+    "http",
+    "urllib.request",
+    "ftplib",
+    "smtplib",
+    "asyncio.subprocess",
+    "multiprocessing",
+    "pickle",
+    "marshal",
+    "shutil",
+    "tempfile",
+    "ctypes",
+    "importlib",
+    "runpy",
+    "code",
+    "pty",
+}
+FORBIDDEN_CALLS = {
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "breakpoint",
+    "system",
+    "popen",
+    "spawnl",
+    "spawnv",
+    "spawnve",
+    "execv",
+    "execve",
+    "execvp",
+    "fork",
+    "remove",
+    "unlink",
+    "rmdir",
+    "rename",
+    "replace_file",
+    "mkdir",
+    "makedirs",
+    "write",
+    "write_text",
+    "write_bytes",
+    "truncate",
+    "chmod",
+    "chown",
+    "symlink",
+    "link",
+    "mkfifo",
+    "create_subprocess_exec",
+    "create_subprocess_shell",
+}
+WRITE_MODES = ("w", "a", "x", "+")
+
+
+def core_files() -> list[Path]:
+    files = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] in ("sources", "adapters") or rel.name in OUTSIDE_THE_CORE:
+            continue
+        files.append(path)
+    return files
+
+
+def violations(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        else:
+            names = []
+        for name in names:
+            if any(name == m or name.startswith(m + ".") for m in FORBIDDEN_MODULES):
+                found.append(f"line {node.lineno}: imports {name}")
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            receiver = func.value if isinstance(func, ast.Attribute) else None
+            is_regex_compile = (
+                name == "compile" and isinstance(receiver, ast.Name) and receiver.id == "re"
+            )
+            if name in FORBIDDEN_CALLS and not is_regex_compile:
+                found.append(f"line {node.lineno}: calls {name}()")
+            if name == "open" and isinstance(func, ast.Name):
+                mode = node.args[1] if len(node.args) > 1 else None
+                for kw in node.keywords:
+                    if kw.arg == "mode":
+                        mode = kw.value
+                if isinstance(mode, ast.Constant) and any(
+                    m in str(mode.value) for m in WRITE_MODES
+                ):
+                    found.append(f"line {node.lineno}: opens for writing")
+            if name == "open" and isinstance(receiver, ast.Name) and receiver.id == "os":
+                flags = ast.unparse(node.args[1]) if len(node.args) > 1 else ""
+                if any(f in flags for f in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND")):
+                    found.append(f"line {node.lineno}: os.open for writing")
+    return found
+
+
+def test_the_audit_covers_the_core() -> None:
+    names = {p.name for p in core_files()}
+    assert {"frontmatter.py", "links.py", "bundle.py", "tools.py", "views.py", "walk.py"} <= names
+
+
+@pytest.mark.parametrize("path", core_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_core_module_has_no_write_spawn_network_or_dynamic_code(path: Path) -> None:
+    assert violations(path) == []
+
+
+def test_the_audit_catches_what_it_looks_for(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import subprocess\nimport os\nos.system('x')\nopen('f', 'w')\neval('1')\n"
+        "os.open('f', os.O_WRONLY)\nimport re\nre.compile('x')\n",
+        encoding="utf-8",
+    )
+    assert len(violations(bad)) == 5
