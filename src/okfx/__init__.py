@@ -32,6 +32,7 @@ from .model import (
     Verification,
 )
 from .prompt import INSTRUCTIONS
+from .sources import GitSource, SourceLimits
 from .tools import TOOL_NAMES, Toolbox
 from .trust import TRUST_TIERS
 from .validate import ConformanceReport, validate
@@ -45,6 +46,7 @@ __all__ = [
     "ConformanceReport",
     "Document",
     "Generated",
+    "GitSource",
     "INSTRUCTIONS",
     "IndexEntry",
     "IndexFile",
@@ -62,6 +64,7 @@ __all__ = [
     "Parameter",
     "Problem",
     "Source",
+    "SourceLimits",
     "TOOL_NAMES",
     "TRUST_TIERS",
     "TooLarge",

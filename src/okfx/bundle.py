@@ -25,7 +25,7 @@ from .paths import PathGuard, normalize
 from .walk import decode_text, read_bytes, walk
 
 if TYPE_CHECKING:
-    from .sources import GitSource
+    from .sources import GitSource, SourceLimits
 
 __all__ = ["Bundle", "Document", "Neighbors"]
 
@@ -79,6 +79,7 @@ class Bundle:
         cache_dir: str | os.PathLike[str] | None = None,
         refresh: bool = False,
         timeout: float = 30.0,
+        source_limits: SourceLimits | None = None,
     ) -> Bundle:
         """Load a bundle from a folder, a git URL / :class:`GitSource`, or an archive.
 
@@ -93,10 +94,9 @@ class Bundle:
                 raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
         from .sources import open_source  # only needed for git URLs and archives
 
-        with open_source(source, cache_dir=cache_dir, refresh=refresh, timeout=timeout) as (
-            root,
-            default_name,
-        ):
+        with open_source(
+            source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
+        ) as (root, default_name):
             return cls(root, name or default_name, limits)._load()
 
     @classmethod

@@ -1,0 +1,327 @@
+"""Unpack local zip and tar archives into the cache, refusing anything that could escape it.
+
+Only regular files and folders are extracted. Every link entry is refused (symlinks and hard
+links alike, wherever they point: a bundle is markdown and needs none), and so are device,
+FIFO and sparse entries, absolute names and names with ``..``. Sizes in headers are only used
+to refuse early; the real limit is the count of bytes actually written, and for compressed
+tars also of bytes coming out of the decompressor, so a header that lies gains nothing.
+Files are written by okfx itself with ``O_EXCL | O_NOFOLLOW``, never by ``extractall``.
+"""
+
+from __future__ import annotations
+
+import bz2
+import errno
+import gzip
+import hashlib
+import lzma
+import os
+import re
+import shutil
+import stat
+import tarfile
+import time
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from okfx.sources.cache import Slot
+from okfx.sources.errors import ArchiveError, ArchiveLimitError
+from okfx.sources.limits import Budget, SourceLimits
+from okfx.sources.lock import hold
+from okfx.sources.spec import ArchiveSource, archive_stem
+
+__all__ = ["extract", "open_archive"]
+
+_CHUNK = 1 << 16
+# A tar stream holds a 512-byte header per entry, padding, and maybe long-name records; this
+# much per entry on top of max_total_bytes keeps small-file bundles within the stream cap.
+_TAR_OVERHEAD_PER_ENTRY = 4096
+_DRIVE = re.compile(r"^[A-Za-z]:")
+# macOS zip tools add this beside the real top folder; it must not hide that folder.
+_IGNORED_TOP = frozenset({"__MACOSX"})
+_READ_ERRORS: tuple[type[BaseException], ...] = (
+    tarfile.TarError,
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    gzip.BadGzipFile,
+    EOFError,
+    NotImplementedError,  # zip compression methods Python cannot read
+)
+
+
+@contextmanager
+def open_archive(
+    source: ArchiveSource,
+    base: Path,
+    *,
+    refresh: bool,
+    timeout: float,
+    limits: SourceLimits,
+) -> Iterator[tuple[Path, str]]:
+    """Yield (bundle root, default name) for a local archive, extracting it once per content."""
+    path = source.path
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "expected an archive file, got a folder", str(path))
+    with open(path, "rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        size = os.fstat(handle.fileno()).st_size
+        slot = Slot(base, "archive", digest)
+        label = f"archive {path.name!r}"
+        with hold(slot.lock_path, timeout) as outermost:
+            if outermost:
+                slot.remove_leftovers()
+            if refresh and not outermost:
+                raise RuntimeError(f"cannot refresh {label} while this thread has it open")
+            meta = slot.read_meta()
+            if meta is not None and not refresh:
+                # The entry may have been extracted under looser limits than the caller's.
+                budget = Budget(limits, size, label)
+                budget.check_files(int(meta.get("files", 0)))
+                budget.check_bytes(int(meta.get("bytes", 0)))
+                budget.check_ratio(int(meta.get("bytes", 0)))
+            else:
+                temp = slot.new_temp()
+                try:
+                    handle.seek(0)
+                    stats = extract(handle, temp / "tree", Budget(limits, size, label), path.name)
+                    slot.publish(temp, {"kind": "archive", "sha256": digest, **stats})
+                except BaseException:
+                    shutil.rmtree(temp, ignore_errors=True)
+                    raise
+            handle.close()
+            yield _pick_root(slot.tree, archive_stem(path))
+
+
+def extract(handle: IO[bytes], dest: Path, budget: Budget, name: str) -> dict[str, Any]:
+    """Extract the archive in ``handle`` into the new folder ``dest``; return counts.
+
+    Raises:
+        ArchiveError: unreadable archive or a refused entry.
+        ArchiveLimitError: a ``SourceLimits`` cap was passed.
+    """
+    dest.mkdir()
+    writer = _Writer(dest, budget)
+    try:
+        if name.lower().endswith(".zip"):
+            _extract_zip(handle, writer, budget)
+        else:
+            _extract_tar(handle, writer, budget)
+    except _READ_ERRORS as exc:
+        raise ArchiveError(f"cannot read {budget.label}: {exc}") from None
+    return {"files": budget.files, "bytes": budget.bytes}
+
+
+def member_parts(name: str) -> tuple[str, ...]:
+    """The path components of an archive entry name, refusing any way out of the folder.
+
+    Both ``/`` and ``\\`` count as separators, since zip tools on Windows write the latter.
+    """
+    if "\x00" in name:
+        raise ArchiveError(f"refusing entry {name!r}: NUL byte in its name")
+    if name.startswith(("/", "\\")) or _DRIVE.match(name):
+        raise ArchiveError(f"refusing entry {name!r}: absolute name")
+    parts = tuple(part for part in re.split(r"[/\\]", name) if part not in ("", "."))
+    if ".." in parts:
+        raise ArchiveError(f"refusing entry {name!r}: '..' in its name")
+    return parts
+
+
+def _extract_zip(handle: IO[bytes], writer: _Writer, budget: Budget) -> None:
+    with zipfile.ZipFile(handle) as archive:
+        infos = archive.infolist()
+        # Header numbers are cheap to check first; the writer still counts real bytes.
+        budget.check_files(len(infos))
+        declared = sum(info.file_size for info in infos)
+        budget.check_bytes(declared, "declares")
+        budget.check_ratio(declared)
+        for info in infos:
+            parts = member_parts(info.filename)
+            is_dir = _zip_entry_is_dir(info)
+            budget.add_entry()
+            if not parts:
+                continue
+            if is_dir:
+                writer.directory(parts, info.filename)
+                continue
+            if info.flag_bits & 0x1:
+                raise ArchiveError(f"refusing entry {info.filename!r}: it is encrypted")
+            with archive.open(info) as stream:
+                writer.file(parts, info.filename, stream, _zip_mtime(info))
+
+
+def _zip_entry_is_dir(info: zipfile.ZipInfo) -> bool:
+    mode = info.external_attr >> 16
+    kind = stat.S_IFMT(mode)
+    if stat.S_ISLNK(mode):
+        raise ArchiveError(f"refusing entry {info.filename!r}: symlink entries are not allowed")
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        raise ArchiveError(f"refusing entry {info.filename!r}: special file (device, FIFO...)")
+    return info.is_dir() or kind == stat.S_IFDIR
+
+
+def _zip_mtime(info: zipfile.ZipInfo) -> float | None:
+    try:
+        return time.mktime((*info.date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return None
+
+
+def _extract_tar(handle: IO[bytes], writer: _Writer, budget: Budget) -> None:
+    limits = budget.limits
+    cap = limits.max_total_bytes + _TAR_OVERHEAD_PER_ENTRY * (limits.max_files + 2)
+    stream = _CountingReader(_decompressed(handle), budget, cap)
+    # "r|" reads the stream front to back, so every byte tarfile sees passes the counter.
+    with stream, tarfile.open(fileobj=stream, mode="r|") as archive:
+        for member in archive:
+            parts = member_parts(member.name)
+            _check_tar_kind(member)
+            budget.add_entry()
+            if not parts:
+                continue
+            if member.isdir():
+                writer.directory(parts, member.name)
+                continue
+            source = archive.extractfile(member)
+            if source is None:  # pragma: no cover - isreg() members always have data
+                raise ArchiveError(f"cannot read entry {member.name!r}")
+            with source:
+                writer.file(parts, member.name, source, float(member.mtime))
+
+
+def _check_tar_kind(member: tarfile.TarInfo) -> None:
+    if member.issym() or member.islnk():
+        kind = "symlink" if member.issym() else "hard link"
+        raise ArchiveError(
+            f"refusing entry {member.name!r}: {kind} entries are not allowed "
+            f"(it points to {member.linkname!r})"
+        )
+    if member.ischr() or member.isblk() or member.isfifo():
+        raise ArchiveError(f"refusing entry {member.name!r}: device or FIFO entry")
+    if member.issparse():
+        raise ArchiveError(f"refusing entry {member.name!r}: sparse file entry")
+    if not (member.isreg() or member.isdir()):
+        raise ArchiveError(f"refusing entry {member.name!r}: unsupported entry type")
+
+
+class _Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+def _decompressed(handle: IO[bytes]) -> _Readable:
+    # Sniff the magic bytes rather than trusting the suffix: ".tar" files are often gzipped.
+    head = handle.read(6)
+    handle.seek(0)
+    if head.startswith(b"\x1f\x8b"):
+        return gzip.GzipFile(fileobj=handle, mode="rb")
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return lzma.LZMAFile(handle)
+    if head.startswith(b"BZh"):
+        return bz2.BZ2File(handle)
+    return handle
+
+
+class _CountingReader:
+    """Read-only stream that counts decompressed bytes and stops at the caps.
+
+    tarfile's stream mode only calls ``read``; the other methods exist for its type.
+    """
+
+    def __init__(self, raw: _Readable, budget: Budget, cap: int) -> None:
+        self.raw = raw
+        self.budget = budget
+        self.cap = cap
+        self.count = 0
+
+    def __enter__(self) -> _CountingReader:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        # Closes the gzip/xz/bz2 wrapper, or the file itself for a plain tar (read by now).
+        self.raw.close()
+
+    def tell(self) -> int:
+        return self.count
+
+    def seek(self, pos: int, /) -> int:
+        raise OSError("archive stream is not seekable")
+
+    def write(self, data: bytes, /) -> int:
+        raise OSError("archive stream is read-only")
+
+    def read(self, size: int | None = -1) -> bytes:
+        want = self.cap + 1 - self.count if size is None or size < 0 else size
+        chunks: list[bytes] = []
+        while want > 0:
+            # Small steps, so a huge requested size cannot make us buffer a bomb first.
+            chunk = self.raw.read(min(want, _CHUNK))
+            if not chunk:
+                break
+            self.count += len(chunk)
+            if self.count > self.cap:
+                raise ArchiveLimitError(
+                    "max_total_bytes",
+                    self.budget.limits.max_total_bytes,
+                    f"{self.budget.label} decompresses to more than {self.cap} bytes "
+                    "(content plus tar headers)",
+                )
+            self.budget.check_ratio(self.count)
+            chunks.append(chunk)
+            want -= len(chunk)
+        return b"".join(chunks)
+
+
+class _Writer:
+    """Creates folders and files below ``dest``; no entry can replace or follow another."""
+
+    def __init__(self, dest: Path, budget: Budget) -> None:
+        self.dest = dest
+        self.budget = budget
+
+    def directory(self, parts: tuple[str, ...], name: str) -> None:
+        self._mkdirs(self.dest.joinpath(*parts), name)
+
+    def file(
+        self, parts: tuple[str, ...], name: str, stream: IO[bytes], mtime: float | None
+    ) -> None:
+        target = self.dest.joinpath(*parts)
+        self._mkdirs(target.parent, name)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(target, flags, 0o644)
+        except (FileExistsError, IsADirectoryError):
+            raise ArchiveError(f"refusing entry {name!r}: duplicate of an earlier entry") from None
+        with os.fdopen(fd, "wb") as out:
+            while chunk := stream.read(_CHUNK):
+                self.budget.add_bytes(len(chunk))
+                out.write(chunk)
+        if mtime is not None:
+            try:
+                os.utime(target, (mtime, mtime))
+            except (OverflowError, ValueError, OSError):
+                pass  # a nonsense timestamp in the archive is not worth refusing it for
+
+    def _mkdirs(self, path: Path, name: str) -> None:
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise ArchiveError(
+                f"refusing entry {name!r}: a file is in the way of its folder"
+            ) from None
+
+
+def _pick_root(tree: Path, stem: str) -> tuple[Path, str]:
+    """A single top-level folder is the bundle; otherwise the extraction itself is."""
+    entries = [entry for entry in tree.iterdir() if entry.name not in _IGNORED_TOP]
+    if len(entries) == 1 and entries[0].is_dir():
+        return entries[0], entries[0].name
+    return tree, stem

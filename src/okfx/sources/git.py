@@ -1,0 +1,230 @@
+"""Shallow-clone git repositories into the shared cache, safely.
+
+Every git command runs with a fixed, defensive configuration: only the https, ssh, git and
+file transports (so ``ext::`` and ``fd::`` cannot run commands), no hooks, no submodules, no
+credential helpers or prompts, no system config, and a new session so that ssh cannot ask
+for a password on the terminal either. A command that outlives ``timeout`` is killed with
+its whole process group.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from okfx.sources.cache import Slot
+from okfx.sources.errors import GitError, UnsafeSourceError
+from okfx.sources.lock import hold
+from okfx.sources.spec import (
+    GitSource,
+    check_git_url,
+    git_cache_key,
+    git_default_name,
+    redact,
+    scrub,
+)
+
+__all__ = ["GIT_EXECUTABLE", "clone", "open_git", "run_git"]
+
+# Module attribute rather than a constant in the call so tests and callers can point at
+# another binary.
+GIT_EXECUTABLE = "git"
+
+SAFE_CONFIG: tuple[str, ...] = (
+    "protocol.allow=never",
+    "protocol.https.allow=always",
+    "protocol.ssh.allow=always",
+    "protocol.git.allow=always",
+    "protocol.file.allow=always",
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.askPass=",
+    "credential.helper=",
+    "submodule.recurse=false",
+    "advice.detachedHead=false",
+)
+
+# Variables that would point git at another repository or inject config behind our back.
+_SCRUBBED_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+)
+_STDERR_TAIL = 2000
+
+
+def git_env() -> dict[str, str]:
+    """The environment every git command runs with."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in _SCRUBBED_ENV
+        and not name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+    }
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_ASKPASS="",
+        SSH_ASKPASS="",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_LFS_SKIP_SMUDGE="1",
+        # When set, git obeys this list instead of protocol.*.allow, so set it to ours too.
+        GIT_ALLOW_PROTOCOL="https:ssh:git:file",
+    )
+    return env
+
+
+def run_git(args: Sequence[str], *, timeout: float, cwd: Path | None = None, url: str = "") -> str:
+    """Run git with the safe configuration and return its stdout.
+
+    ``url`` is the repository URL whose credentials must be scrubbed from any message.
+
+    Raises:
+        GitError: git is missing or exits non-zero (message holds its scrubbed stderr).
+        TimeoutError: git ran longer than ``timeout`` seconds; it was killed.
+    """
+    env = git_env()
+    executable = shutil.which(GIT_EXECUTABLE, path=env.get("PATH", os.defpath))
+    if executable is None:
+        raise GitError(
+            f"git executable {GIT_EXECUTABLE!r} not found on PATH; install git to load "
+            "bundles from git repositories"
+        )
+    command = [executable]
+    for setting in SAFE_CONFIG:
+        command += ["-c", setting]
+    command += list(args)
+    verb = args[0]
+    try:
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # No controlling terminal: ssh cannot prompt, and the group can be killed at once.
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        raise TimeoutError(f"git {verb} did not finish within {timeout}s; it was stopped") from None
+    except BaseException:
+        _kill_group(process)
+        raise
+    if process.returncode != 0:
+        reason = scrub(err.decode("utf-8", "replace"), url).strip()[-_STDERR_TAIL:]
+        raise GitError(f"git {verb} failed (exit {process.returncode}): {reason or 'no message'}")
+    return out.decode("utf-8", "replace")
+
+
+def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
+    """Shallow-clone ``source`` into ``dest`` and return the metadata to publish with it.
+
+    The ``.git`` folder is removed afterwards: the cache holds only the files of one commit,
+    and a refresh clones anew.
+    """
+    check_git_url(source.url)
+    args = ["clone", "--depth=1", "--single-branch", "--no-recurse-submodules"]
+    if source.ref is not None:
+        args.append(f"--branch={source.ref}")
+    # "--" ends option parsing, so no URL can be read as an option even if a check is missed.
+    args += ["--", source.url, str(dest)]
+    shown = redact(source.url)
+    try:
+        run_git(args, timeout=timeout, url=source.url)
+    except GitError as exc:
+        raise GitError(f"cannot clone {shown}: {exc}") from None
+    commit = run_git(["rev-parse", "HEAD"], timeout=timeout, cwd=dest).strip()
+    shutil.rmtree(dest / ".git")
+    return {
+        "kind": "git",
+        "url": shown,
+        "ref": source.ref,
+        "commit": commit,
+    }
+
+
+@contextmanager
+def open_git(
+    source: GitSource, base: Path, *, refresh: bool, timeout: float
+) -> Iterator[tuple[Path, str]]:
+    """Yield (bundle root, default name) for ``source`` while holding its cache lock."""
+    slot = Slot(base, "git", git_cache_key(source))
+    with hold(slot.lock_path, timeout) as outermost:
+        if outermost:
+            slot.remove_leftovers()
+        meta = slot.read_meta()
+        if refresh and not outermost:
+            # The outer holder in this thread is reading the tree a refresh would replace.
+            raise RuntimeError(f"cannot refresh {redact(source.url)} while this thread has it open")
+        if meta is None or refresh:
+            temp = slot.new_temp()
+            try:
+                meta = clone(source, temp / "tree", timeout=timeout)
+                slot.publish(temp, meta)
+            except BaseException:
+                shutil.rmtree(temp, ignore_errors=True)
+                raise
+        yield bundle_root(slot.tree, source), git_default_name(source)
+
+
+def bundle_root(checkout: Path, source: GitSource) -> Path:
+    """Resolve ``source.subdir`` inside ``checkout``, refusing any way out of the repository.
+
+    Symlinks *inside* the bundle are left to the bundle walker, which skips those that point
+    outside the bundle and reports them, as it does for a local folder.
+
+    Raises:
+        UnsafeSourceError: the subdirectory resolves outside (``..`` or a committed symlink).
+        FileNotFoundError: the subdirectory does not exist at this ref.
+        NotADirectoryError: the subdirectory is a file.
+    """
+    base = checkout.resolve()
+    where = f"{redact(source.url)} at {source.ref or 'the default branch'}"
+    root = _resolve(base / source.subdir) if source.subdir else base
+    if root is None or not root.is_relative_to(base):
+        raise UnsafeSourceError(
+            f"subdirectory {source.subdir!r} of {where} resolves outside the repository"
+        )
+    if not root.exists():
+        raise FileNotFoundError(f"subdirectory {source.subdir!r} not found in {where}")
+    if not root.is_dir():
+        raise NotADirectoryError(f"subdirectory {source.subdir!r} in {where} is not a folder")
+    return root
+
+
+def _resolve(path: Path) -> Path | None:
+    """``path.resolve()``, or None for a symlink loop (nothing can be read through one)."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return None
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        # A grandchild that left the group could keep the pipes open; do not wait forever.
+        process.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()

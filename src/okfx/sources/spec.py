@@ -1,0 +1,274 @@
+"""Turn what a user typed into a source: a local folder, a local archive, or a git repository.
+
+Everything here is pure string and path work, plus an ``is_dir`` check to tell a folder from an
+archive; nothing runs git or touches the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote, urlsplit, urlunsplit
+
+from okfx.sources.errors import UnsafeSourceError
+
+__all__ = [
+    "ARCHIVE_SUFFIXES",
+    "ArchiveSource",
+    "GitSource",
+    "LocalDir",
+    "ParsedSource",
+    "parse_source",
+    "redact",
+]
+
+# Longest first, so "x.tar.gz" is not taken for a ".gz" of something else.
+ARCHIVE_SUFFIXES = (".tar.gz", ".tar.xz", ".tgz", ".zip", ".tar")
+ALLOWED_SCHEMES = ("file", "git", "https", "ssh")
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+# git runs "git-remote-<name>" for "<name>::<address>" (ext:: runs any shell command).
+_REMOTE_HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*::")
+# scp-like ssh syntax; a user part is required so "notes:draft" stays a file name.
+_SCP_LIKE = re.compile(r"^[^/@:\s]+@(\[[^\]]+\]|[^/:\s]+):(?!//)")
+# Greedy up to the last "@" before the first "/": a password may itself contain "@".
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True, repr=False)
+class GitSource:
+    """A git repository, optionally at a branch or tag (``ref``) and a subdirectory."""
+
+    url: str
+    ref: str | None = None
+    subdir: str | None = None
+
+    def __repr__(self) -> str:
+        # The URL may carry a token; a repr ends up in logs and tracebacks.
+        return f"GitSource(url={redact(self.url)!r}, ref={self.ref!r}, subdir={self.subdir!r})"
+
+
+@dataclass(frozen=True)
+class LocalDir:
+    """A bundle folder on the local disk, read in place."""
+
+    path: Path
+
+
+@dataclass(frozen=True)
+class ArchiveSource:
+    """A local ``.zip``, ``.tar``, ``.tar.gz``, ``.tgz`` or ``.tar.xz`` file."""
+
+    path: Path
+
+
+ParsedSource = LocalDir | GitSource | ArchiveSource
+
+
+def parse_source(spec: str | os.PathLike[str] | ParsedSource) -> ParsedSource:
+    """Classify ``spec`` as a local folder, a local archive or a git repository.
+
+    URLs (https, ssh, git, file), scp-like ``git@host:org/repo`` and GitHub/GitLab
+    ``.../tree/<ref>/<subdir>`` pages become a ``GitSource``; a path whose name ends in an
+    archive suffix and that is not a directory becomes an ``ArchiveSource``; any other path,
+    including a git work tree, is a ``LocalDir``. A missing path is reported when opened.
+
+    Raises:
+        UnsafeSourceError: remote-helper transports (``ext::``), a disallowed URL scheme, a
+            spec that starts with ``-`` and is no existing path, or a subdirectory with ``..``.
+    """
+    if isinstance(spec, GitSource):
+        return _checked_git(spec)
+    if isinstance(spec, LocalDir | ArchiveSource):
+        return spec
+    if isinstance(spec, os.PathLike):
+        return _local(Path(spec))
+    if not isinstance(spec, str):
+        raise TypeError(f"expected a path, URL or GitSource, got {type(spec).__name__}")
+    if _REMOTE_HELPER.match(spec) or _SCHEME.match(spec) or _SCP_LIKE.match(spec):
+        return _checked_git(GitSource(spec))
+    path = Path(spec).expanduser()
+    if spec.startswith("-") and not path.exists():
+        raise UnsafeSourceError(f"refusing source {redact(spec)!r}: it looks like an option")
+    return _local(path)
+
+
+def redact(text: str) -> str:
+    """Replace the user-info part of every URL in ``text`` with ``***``."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
+def secrets_of(url: str) -> list[str]:
+    """The user name and password embedded in ``url``, raw and percent-decoded, for scrubbing."""
+    match = _SCHEME.match(url)
+    if not match:
+        return []
+    netloc = url[match.end() :].split("/", 1)[0]
+    userinfo, at, _host = netloc.rpartition("@")
+    if not at:
+        return []
+    found = {piece for raw in userinfo.split(":", 1) for piece in (raw, unquote(raw)) if piece}
+    # Longest first so a shorter secret inside a longer one does not leave a fragment.
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(text: str, url: str) -> str:
+    """``redact`` plus removal of ``url``'s credentials wherever they appear in ``text``."""
+    text = redact(text)
+    for secret in secrets_of(url):
+        if len(secret) >= 3:
+            text = text.replace(secret, "***")
+    return text
+
+
+def normalized_url(url: str) -> str:
+    """The repository's identity: no credentials, lower-case scheme and host, no ``.git``."""
+    match = _SCHEME.match(url)
+    if match:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        userinfo, _, host = parts.netloc.rpartition("@")
+        # An ssh user name selects an account, not a secret; anything else in userinfo may be.
+        user = userinfo.split(":", 1)[0] + "@" if scheme == "ssh" and userinfo else ""
+        path = parts.path
+        netloc = user + host.lower()
+    else:
+        scp = _SCP_LIKE.match(url)
+        if scp:
+            user_host, _, path = url.partition(":")
+            user, _, host = user_host.rpartition("@")
+            scheme, netloc, path = "ssh", f"{user}@{host.lower()}", "/" + path
+        else:
+            scheme, netloc, path = "file", "", os.path.abspath(url)
+    path = path.rstrip("/")
+    path = path.removesuffix(".git").rstrip("/")
+    return urlunsplit((scheme, netloc, path, "", ""))
+
+
+def git_cache_key(source: GitSource) -> str:
+    """Cache folder name for (repository, ref): a hash, never URL text, so no secret leaks."""
+    identity = f"git\n{normalized_url(source.url)}\n{source.ref or ''}"
+    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:32]
+
+
+def git_default_name(source: GitSource) -> str:
+    """The subdirectory's last part, else the repository name without ``.git``."""
+    if source.subdir:
+        return PurePosixPath(source.subdir).name
+    path = urlsplit(normalized_url(source.url)).path
+    name = unquote(path.rsplit("/", 1)[-1]).removeprefix("~")
+    return name or "bundle"
+
+
+def archive_stem(path: Path) -> str:
+    """``bundle.tar.gz`` -> ``bundle``."""
+    name = path.name
+    for suffix in ARCHIVE_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return path.stem or "bundle"
+
+
+def check_git_url(url: str) -> None:
+    """Refuse URLs git would treat as options or as commands to run.
+
+    Raises:
+        UnsafeSourceError: if ``url`` is empty, starts with ``-``, holds control characters,
+            names a remote helper (``ext::``, ``fd::``) or a scheme other than https, ssh,
+            git and file.
+    """
+    shown = redact(url)
+    if not url:
+        raise UnsafeSourceError("empty git URL")
+    if url.startswith("-"):
+        raise UnsafeSourceError(f"refusing git URL {shown!r}: it starts with '-'")
+    if _CONTROL.search(url):
+        raise UnsafeSourceError(f"refusing git URL {shown!r}: it contains control characters")
+    if _REMOTE_HELPER.match(url):
+        helper = url.split("::", 1)[0]
+        raise UnsafeSourceError(
+            f"refusing git URL {shown!r}: the '{helper}::' remote-helper transport is not allowed"
+        )
+    match = _SCHEME.match(url)
+    if match and match.group(1).lower() not in ALLOWED_SCHEMES:
+        raise UnsafeSourceError(
+            f"refusing git URL {shown!r}: scheme {match.group(1)!r} is not one of "
+            f"{', '.join(ALLOWED_SCHEMES)}"
+        )
+
+
+def clean_subdir(subdir: str | None) -> str | None:
+    """Normalize a repository subdirectory; ``None`` for the repository root.
+
+    Raises:
+        UnsafeSourceError: for an absolute path or a ``..`` component.
+    """
+    if subdir is None:
+        return None
+    if "\x00" in subdir:
+        raise UnsafeSourceError("refusing subdirectory: it contains a NUL byte")
+    pure = PurePosixPath(subdir)
+    if pure.is_absolute():
+        raise UnsafeSourceError(f"refusing subdirectory {subdir!r}: it is absolute")
+    if ".." in pure.parts:
+        raise UnsafeSourceError(f"refusing subdirectory {subdir!r}: it contains '..'")
+    parts = [part for part in pure.parts if part != "."]
+    return "/".join(parts) or None
+
+
+def web_tree_parts(url: str) -> tuple[str, str, str | None] | None:
+    """Split a GitHub ``/tree/`` or GitLab ``/-/tree/`` page URL into (clone URL, ref, subdir).
+
+    A ref containing ``/`` cannot be told apart from the subdirectory in such a URL; the
+    first segment is taken as the ref, so pass ``ref=`` and ``subdir=`` explicitly for those.
+    """
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "https":
+        return None
+    host = parts.netloc.rpartition("@")[2].lower()
+    raw = [segment for segment in parts.path.split("/") if segment]
+    if host in ("github.com", "www.github.com"):
+        if len(raw) < 4 or raw[2] != "tree":
+            return None
+        repo, rest = raw[:2], raw[3:]
+    else:
+        # GitLab puts "-" between the (possibly nested) project path and the page kind.
+        marker = next(
+            (i for i in range(2, len(raw) - 2) if raw[i] == "-" and raw[i + 1] == "tree"), None
+        )
+        if marker is None:
+            return None
+        repo, rest = raw[:marker], raw[marker + 2 :]
+    clone_url = urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(repo), "", ""))
+    subdir = "/".join(unquote(segment) for segment in rest[1:]) or None
+    return clone_url, unquote(rest[0]), subdir
+
+
+def _checked_git(source: GitSource) -> GitSource:
+    check_git_url(source.url)
+    url, ref, subdir = source.url, source.ref, source.subdir
+    tree = web_tree_parts(url)
+    if tree is not None:
+        url, tree_ref, tree_subdir = tree
+        if ref is not None and ref != tree_ref:
+            raise ValueError(f"ref {ref!r} conflicts with {tree_ref!r} in the URL")
+        if subdir is not None and clean_subdir(subdir) != clean_subdir(tree_subdir):
+            raise ValueError(f"subdir {subdir!r} conflicts with {tree_subdir!r} in the URL")
+        ref, subdir = tree_ref, tree_subdir
+    if ref is not None and (not ref or ref.startswith("-") or _CONTROL.search(ref) or " " in ref):
+        raise UnsafeSourceError(f"refusing ref {ref!r}: not a branch or tag name")
+    if not _SCHEME.match(url) and not _SCP_LIKE.match(url):
+        # A plain local path: pin it, since git would resolve it against its own cwd.
+        url = os.path.abspath(url)
+    return GitSource(url=url, ref=ref, subdir=clean_subdir(subdir))
+
+
+def _local(path: Path) -> ParsedSource:
+    lowered = path.name.lower()
+    if lowered.endswith(ARCHIVE_SUFFIXES) and not path.is_dir():
+        return ArchiveSource(path)
+    return LocalDir(path)

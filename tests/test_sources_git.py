@@ -1,0 +1,355 @@
+"""Git sources against real local repositories: cloning, the cache, errors and hardening.
+
+Every repository is made in ``tmp_path`` with the real git binary and read through ``file://``
+URLs. A wrapper script placed first on PATH logs each git command the library runs, so tests
+can count clones.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from okfx.sources import GitError, GitSource, UnsafeSourceError, open_source, parse_source
+from okfx.sources.git import run_git
+from okfx.sources.spec import git_cache_key
+
+REAL_GIT = shutil.which("git") or "git"
+
+
+def git(*args: str, cwd: Path | None = None) -> str:
+    command = [REAL_GIT, "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"]
+    done = subprocess.run([*command, *args], cwd=cwd, check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+def tree(root: Path) -> dict[str, str]:
+    return {
+        path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+@dataclass
+class Remote:
+    work: Path
+    bare: Path
+
+    @property
+    def url(self) -> str:
+        return self.bare.as_uri()
+
+    def commit(self, files: dict[str, str], message: str = "change", branch: str = "main") -> str:
+        git("checkout", "-q", branch, cwd=self.work)
+        write(self.work, files)
+        git("add", "-A", cwd=self.work)
+        git("commit", "-q", "-m", message, cwd=self.work)
+        git("push", "-q", str(self.bare), branch, cwd=self.work)
+        return git("rev-parse", "HEAD", cwd=self.work).strip()
+
+
+MAIN_FILES = {
+    "README.md": "# repo\n",
+    "okf/sales/index.md": "# Sales\n",
+    "okf/sales/metrics/revenue.md": "---\ntype: Metric\n---\nRevenue.\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def isolated_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Identity by env and an empty global config, so no developer setting leaks in."""
+    empty = tmp_path / "empty.gitconfig"
+    empty.write_text("", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "Test")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "test@example.org")
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Remote:
+    work, bare = tmp_path / "work", tmp_path / "remote.git"
+    git("init", "-q", str(work))
+    write(work, MAIN_FILES)
+    git("add", "-A", cwd=work)
+    git("commit", "-q", "-m", "first", cwd=work)
+    git("tag", "v1", cwd=work)
+    git("checkout", "-q", "-b", "dev", cwd=work)
+    write(work, {"okf/sales/dev-only.md": "dev\n"})
+    git("add", "-A", cwd=work)
+    git("commit", "-q", "-m", "dev work", cwd=work)
+    git("checkout", "-q", "main", cwd=work)
+    git("clone", "-q", "--bare", str(work), str(bare))
+    git("push", "-q", str(bare), "dev", "v1", cwd=work)
+    return Remote(work, bare)
+
+
+@pytest.fixture
+def git_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put a logging ``git`` wrapper first on PATH; returns the log file."""
+    bin_dir, log = tmp_path / "bin", tmp_path / "git.log"
+    bin_dir.mkdir()
+    wrapper = bin_dir / "git"
+    wrapper.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{REAL_GIT}" "$@"\n', encoding="utf-8"
+    )
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    log.write_text("", encoding="utf-8")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+def clones(log: Path) -> int:
+    return sum(" clone " in line for line in log.read_text(encoding="utf-8").splitlines())
+
+
+def test_file_url_clone_yields_the_default_branch_named_after_the_repo(
+    remote: Remote, tmp_path: Path
+) -> None:
+    with open_source(remote.url, cache_dir=tmp_path / "cache") as (root, name):
+        assert tree(root) == MAIN_FILES
+        assert name == "remote"
+        assert root.is_relative_to(tmp_path / "cache")
+
+
+def test_cache_defaults_to_okfx_cache_in_the_working_directory_unless_env_says_otherwise(
+    remote: Remote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with open_source(remote.url) as (root, _):
+        assert root.is_relative_to(tmp_path / ".okfx_cache")
+    monkeypatch.setenv("OKFX_CACHE_DIR", str(tmp_path / "env-cache"))
+    with open_source(remote.url) as (root, _):
+        assert root.is_relative_to(tmp_path / "env-cache")
+    assert (tmp_path / "env-cache" / "CACHEDIR.TAG").is_file()
+
+
+def test_branch_and_subdir_select_files_and_name_the_bundle_after_the_subdir(
+    remote: Remote, tmp_path: Path
+) -> None:
+    source = GitSource(remote.url, ref="dev", subdir="okf/sales")
+    with open_source(source, cache_dir=tmp_path / "cache") as (root, name):
+        assert name == "sales"
+        assert sorted(tree(root)) == ["dev-only.md", "index.md", "metrics/revenue.md"]
+
+
+def test_a_tag_ref_checks_out_the_tagged_commit(remote: Remote, tmp_path: Path) -> None:
+    remote.commit({"okf/sales/new.md": "new\n"})
+    with open_source(GitSource(remote.url, ref="v1"), cache_dir=tmp_path / "c") as (root, _):
+        assert tree(root) == MAIN_FILES
+
+
+def test_without_a_ref_the_remote_default_branch_is_used(remote: Remote, tmp_path: Path) -> None:
+    git("symbolic-ref", "HEAD", "refs/heads/dev", cwd=remote.bare)
+    with open_source(remote.url, cache_dir=tmp_path / "cache") as (root, _):
+        assert "okf/sales/dev-only.md" in tree(root)
+
+
+def test_a_plain_local_path_git_source_clones_too(remote: Remote, tmp_path: Path) -> None:
+    with open_source(GitSource(str(remote.bare)), cache_dir=tmp_path / "c") as (root, name):
+        assert tree(root) == MAIN_FILES and name == "remote"
+
+
+def test_second_open_reuses_the_cache_without_cloning(
+    remote: Remote, tmp_path: Path, git_log: Path
+) -> None:
+    with open_source(remote.url, cache_dir=tmp_path / "cache") as (first, _):
+        inode = first.stat().st_ino
+    with open_source(remote.url, cache_dir=tmp_path / "cache") as (second, _):
+        assert second == first and second.stat().st_ino == inode
+    assert clones(git_log) == 1
+    # The cache folder is named by a hash, never by URL text.
+    assert (tmp_path / "cache" / "git" / git_cache_key(parse_source(remote.url))).is_dir()  # type: ignore[arg-type]
+
+
+def test_refresh_picks_up_a_new_commit_and_plain_open_does_not(
+    remote: Remote, tmp_path: Path, git_log: Path
+) -> None:
+    cache = tmp_path / "cache"
+    with open_source(remote.url, cache_dir=cache) as (root, _):
+        assert "okf/sales/new.md" not in tree(root)
+    remote.commit({"okf/sales/new.md": "new\n"})
+    with open_source(remote.url, cache_dir=cache) as (root, _):
+        assert "okf/sales/new.md" not in tree(root)
+    with open_source(remote.url, cache_dir=cache, refresh=True) as (root, _):
+        assert tree(root)["okf/sales/new.md"] == "new\n"
+    with open_source(remote.url, cache_dir=cache) as (root, _):
+        assert "okf/sales/new.md" in tree(root)
+    assert clones(git_log) == 2
+    assert (
+        sorted(p.name for p in (cache / "git").iterdir() if ".tmp-" in p.name or ".old-" in p.name)
+        == []
+    )
+
+
+def test_a_failed_refresh_keeps_the_cached_tree(remote: Remote, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with open_source(remote.url, cache_dir=cache):
+        pass
+    shutil.rmtree(remote.bare)
+    with pytest.raises(GitError):
+        with open_source(remote.url, cache_dir=cache, refresh=True):
+            pass
+    with open_source(remote.url, cache_dir=cache) as (root, _):
+        assert tree(root) == MAIN_FILES
+
+
+def test_a_missing_subdir_raises_file_not_found(remote: Remote, tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="nope"):
+        with open_source(GitSource(remote.url, subdir="nope"), cache_dir=tmp_path / "c"):
+            pass
+
+
+def test_an_unknown_branch_raises_git_error_with_gits_reason(
+    remote: Remote, tmp_path: Path
+) -> None:
+    with pytest.raises(GitError, match="no-such-branch"):
+        with open_source(GitSource(remote.url, ref="no-such-branch"), cache_dir=tmp_path / "c"):
+            pass
+    assert [p for p in (tmp_path / "c" / "git").iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_a_committed_symlink_subdir_pointing_outside_is_refused(
+    remote: Remote, tmp_path: Path
+) -> None:
+    (remote.work / "escape").symlink_to("../../..")
+    (remote.work / "abs").symlink_to("/etc")
+    remote.commit({}, "links")
+    for subdir in ("escape", "abs", "abs/ssl"):
+        with pytest.raises(UnsafeSourceError, match="outside the repository"):
+            with open_source(GitSource(remote.url, subdir=subdir), cache_dir=tmp_path / "c"):
+                pass
+
+
+def test_dotdot_and_absolute_subdirs_are_refused_before_git_runs(
+    remote: Remote, tmp_path: Path, git_log: Path
+) -> None:
+    for subdir in ("../work", "/etc", "okf/../../x"):
+        with pytest.raises(ValueError):
+            with open_source(GitSource(remote.url, subdir=subdir), cache_dir=tmp_path / "c"):
+                pass
+    assert clones(git_log) == 0
+
+
+def test_a_missing_git_binary_raises_runtime_error(
+    remote: Remote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "no-bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))
+    with pytest.raises(RuntimeError, match="git executable 'git' not found"):
+        with open_source(remote.url, cache_dir=tmp_path / "c"):
+            pass
+
+
+@pytest.mark.parametrize("url", ["-uhelp", "--upload-pack=touch {marker}", "-c core.x=y"])
+def test_option_like_urls_are_refused_and_nothing_runs(
+    url: str, tmp_path: Path, git_log: Path
+) -> None:
+    marker = tmp_path / "marker"
+    with pytest.raises(ValueError, match="starts with '-'"):
+        with open_source(GitSource(url.format(marker=marker)), cache_dir=tmp_path / "c"):
+            pass
+    assert not marker.exists() and clones(git_log) == 0
+
+
+def test_ext_transport_is_refused_before_git_and_nothing_runs(
+    tmp_path: Path, git_log: Path
+) -> None:
+    marker = tmp_path / "pwned"
+    with pytest.raises(UnsafeSourceError, match="ext::"):
+        with open_source(f"ext::sh -c touch% {marker}", cache_dir=tmp_path / "c"):
+            pass
+    assert not marker.exists() and git_log.read_text(encoding="utf-8") == ""
+
+
+def test_git_itself_refuses_ext_even_when_the_environment_allows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Both variables would make a plain git run the command; the library overrides them.
+    marker = tmp_path / "pwned"
+    monkeypatch.setenv("GIT_ALLOW_PROTOCOL", "ext:file")
+    monkeypatch.setenv("GIT_CONFIG_COUNT", "1")
+    monkeypatch.setenv("GIT_CONFIG_KEY_0", "protocol.ext.allow")
+    monkeypatch.setenv("GIT_CONFIG_VALUE_0", "always")
+    with pytest.raises(GitError, match="not allowed|unsupported"):
+        run_git(["clone", "--", f"ext::sh -c touch% {marker}", str(tmp_path / "d")], timeout=20)
+    assert not marker.exists()
+
+
+def test_credentials_are_redacted_from_clone_errors(tmp_path: Path) -> None:
+    # git echoes this URL's userinfo without a scheme ("unable to look up alice:...").
+    url = "git://alice:s3cr3t-t0ken@127.0.0.1:1/org/repo.git"
+    with pytest.raises(GitError) as caught:
+        with open_source(url, cache_dir=tmp_path / "c", timeout=20):
+            pass
+    message = str(caught.value)
+    assert "s3cr3t-t0ken" not in message and "alice" not in message
+    assert "git://***@127.0.0.1:1/org/repo.git" in message
+
+
+def test_hooks_from_the_users_config_do_not_run(remote: Remote, tmp_path: Path) -> None:
+    hooks, marker = tmp_path / "hooks", tmp_path / "hook-ran"
+    hooks.mkdir()
+    hook = hooks / "post-checkout"
+    hook.write_text(f"#!/bin/sh\ntouch '{marker}'\n", encoding="utf-8")
+    hook.chmod(0o755)
+    (tmp_path / "empty.gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n", encoding="utf-8")
+    git("clone", "-q", remote.url, str(tmp_path / "control"))
+    assert marker.exists(), "the hook should run for a plain git clone"
+    marker.unlink()
+    with open_source(remote.url, cache_dir=tmp_path / "c") as (root, _):
+        assert tree(root) == MAIN_FILES
+    assert not marker.exists()
+
+
+def test_submodules_are_not_fetched(remote: Remote, tmp_path: Path) -> None:
+    sub = tmp_path / "sub"
+    git("init", "-q", str(sub))
+    write(sub, {"secret.md": "from submodule\n"})
+    git("add", "-A", cwd=sub)
+    git("commit", "-q", "-m", "sub", cwd=sub)
+    git("submodule", "add", "-q", sub.as_uri(), "okf/sales/vendored", cwd=remote.work)
+    remote.commit({}, "add submodule")
+    with open_source(remote.url, cache_dir=tmp_path / "c") as (root, _):
+        assert (root / "okf/sales/vendored").is_dir()
+        assert list((root / "okf/sales/vendored").iterdir()) == []
+
+
+def test_a_git_command_past_the_timeout_is_killed_with_its_children(
+    remote: Remote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fake git starts a child the way git starts remote helpers, then hangs waiting.
+    bin_dir, pid_file = tmp_path / "slow-bin", tmp_path / "child.pid"
+    bin_dir.mkdir()
+    script = f"#!/bin/sh\nsleep 60 >/dev/null 2>&1 &\necho $! > '{pid_file}'\nwait\n"
+    (bin_dir / "git").write_text(script, encoding="utf-8")
+    (bin_dir / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(TimeoutError, match="did not finish within 1.0s"):
+        with open_source(remote.url, cache_dir=tmp_path / "c", timeout=1.0):
+            pass
+    try:
+        child = os.pidfd_open(int(pid_file.read_text(encoding="utf-8")))
+    except ProcessLookupError:
+        return  # already gone and reaped
+    try:
+        # A pidfd turns readable when its process exits: an event, not a polling loop.
+        readable, _, _ = select.select([child], [], [], 5)
+    finally:
+        os.close(child)
+    assert readable, "the grandchild of the timed-out git command is still running"
