@@ -17,9 +17,10 @@ __all__ = ["STATUSES", "FieldReport", "normalize"]
 STATUSES = ("draft", "stable", "deprecated")
 FieldReport = list[tuple[str, str]]
 
-_COMPUTATION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+computation[ \t]*#*[ \t]*$", re.I | re.M)
+_COMPUTATION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+computation[ \t#]*+$", re.I | re.M)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]", re.M)
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*$", re.M)
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n`]*$")
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
 
 
 def _text(value: Any) -> str | None:
@@ -145,37 +146,42 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
 
 
 def _inline_computation(body: str) -> tuple[str | None, str | None]:
-    """The first code block under a ``# Computation`` heading (fenced or indented)."""
+    """The first code block under a ``# Computation`` heading (fenced or indented).
+
+    Scanned line by line so a ``#`` line inside the fence (a SQL or Python comment) is
+    code, not the next heading.
+    """
     heading = _COMPUTATION_HEADING.search(body)
     if heading is None:
         return None, None
     level = len(heading.group(1))
-    section_end = len(body)
-    for nxt in _HEADING.finditer(body, heading.end()):
-        if len(nxt.group(1)) <= level:
-            section_end = nxt.start()
-            break
-    section = body[heading.end() : section_end]
-    fence = _FENCE_OPEN.search(section)
-    if fence:
-        marker = fence.group(1)
-        closing = re.compile(
-            r"^ {0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$", re.M
-        )
-        end = closing.search(section, fence.end())
-        code = section[fence.end() + 1 : end.start() if end else len(section)]
-        return code.rstrip("\n") + "\n", (fence.group(2) or None)
-    lines = section.split("\n")
-    block: list[str] = []
-    for line in lines:
+    fence: str | None = None
+    language: str | None = None
+    code: list[str] = []
+    for line in body[heading.end() :].split("\n")[1:]:
+        if fence is not None:
+            close = _FENCE_CLOSE.match(line)
+            if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
+                break
+            code.append(line)
+            continue
+        opening = _FENCE_OPEN.match(line)
+        if opening and not code:
+            fence, language = opening.group(1), opening.group(2) or None
+            continue
         if line.startswith(("    ", "\t")):
-            block.append(line[4:] if line.startswith("    ") else line[1:])
-        elif block and not line.strip():
-            block.append("")
-        elif block:
+            code.append(line[4:] if line.startswith("    ") else line[1:])
+            continue
+        if code and not line.strip():
+            code.append("")
+            continue
+        if code:
             break
-    code = "\n".join(block).strip("\n")
-    return (code + "\n", None) if code else (None, None)
+        nxt = _HEADING.match(line)
+        if nxt and len(nxt.group(1)) <= level:
+            break
+    text = "\n".join(code).strip("\n")
+    return (text + "\n", language) if text else (None, None)
 
 
 def _path_field(value: Any, name: str, report: FieldReport) -> str | None:

@@ -175,4 +175,6 @@ def error_payload(exc: OKFError) -> dict[str, Any]:
     error: dict[str, Any] = {"code": exc.code, "message": exc.message}
     if isinstance(exc, NotFound) and exc.suggestions:
         error["did_you_mean"] = exc.suggestions
+        # Suggestions (paths, titles, headings) are bundle text too.
+        return {"error": error, UNTRUSTED: True}
     return {"error": error}

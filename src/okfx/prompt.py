@@ -69,7 +69,7 @@ def render_prompt(bundles: Iterable[Bundle], index_char_budget: int = 4000) -> s
     items = list(bundles)
     parts = ["<knowledge>", INSTRUCTIONS]
     if len(items) > 1:
-        names = ", ".join(b.name for b in items)
+        names = escape(", ".join(b.name for b in items))
         parts.append(
             f"{len(items)} bundles are loaded ({names}); every tool takes a `bundle` "
             "argument to choose one (search_concepts and grep_concepts search all when it "

@@ -11,17 +11,23 @@ from datetime import date
 
 from .model import IndexEntry, IndexSection, LogEntry
 
-__all__ = ["parse_index", "parse_log"]
+__all__ = ["HEADING", "heading_text", "parse_index", "parse_log"]
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
+# Greedy text, trimmed in Python: a lazy group before ``[ \t#]*$`` is quadratic on blanks.
+HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _ENTRY = re.compile(
-    r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.){1,500})\]\(\s*(<[^<>\n]*>|[^\s()]*)"
-    r"(?:\s+\"[^\"]*\")?\s*\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
+    r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.){1,500})\]\(\s*+(<[^<>\n]*>|[^\s()]*)"
+    r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 
 Resolve = Callable[[str], "str | None"]
+
+
+def heading_text(raw: str) -> str:
+    """A heading's text without its optional closing ``#`` sequence."""
+    return raw.rstrip().rstrip("#").rstrip()
 
 
 def parse_index(body: str, resolve: Resolve) -> tuple[IndexSection, ...]:
@@ -33,11 +39,11 @@ def parse_index(body: str, resolve: Resolve) -> tuple[IndexSection, ...]:
     title = ""
     entries: list[IndexEntry] = []
     for line in body.split("\n"):
-        heading = _HEADING.match(line)
+        heading = HEADING.match(line)
         if heading:
             if entries or title:
                 sections.append(IndexSection(title, tuple(entries)))
-            title, entries = heading.group(2).strip(), []
+            title, entries = heading_text(heading.group(2)), []
             continue
         entry = _ENTRY.match(line)
         if entry:
@@ -74,24 +80,24 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
     title = ""
     entries: list[LogEntry] = []
     bad: list[str] = []
-    heading_text: str | None = None
+    current_heading: str | None = None
     heading_date: date | None = None
     current: list[str] = []
 
     def flush() -> None:
-        if current and heading_text is not None:
-            entries.append(LogEntry(heading_date, heading_text, " ".join(current).strip()))
+        if current and current_heading is not None:
+            entries.append(LogEntry(heading_date, current_heading, " ".join(current).strip()))
         current.clear()
 
     for line in body.split("\n"):
-        heading = _HEADING.match(line)
+        heading = HEADING.match(line)
         if heading:
             flush()
-            text = heading.group(2).strip()
-            if len(heading.group(1)) == 1 and not title and heading_text is None:
+            text = heading_text(heading.group(2))
+            if len(heading.group(1)) == 1 and not title and current_heading is None:
                 title = text
                 continue
-            heading_text, heading_date = text, _parse_date(text)
+            current_heading, heading_date = text, _parse_date(text)
             if heading_date is None:
                 bad.append(text)
             continue
@@ -101,7 +107,7 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
             current.append(item.group(1).strip())
         elif line.strip() and current:
             current.append(line.strip())
-        elif line.strip() and heading_text is not None:
+        elif line.strip() and current_heading is not None:
             current.append(line.strip())
     flush()
     return title, tuple(entries), bad
