@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 
 from click.testing import CliRunner
 
@@ -22,7 +25,7 @@ def _blocks(text: str, lang: str) -> list[str]:
 def test_readme_starts_with_exactly_two_setup_commands() -> None:
     commands = _blocks(README, "bash")
     assert commands[:2] == [
-        "pip install -e . && okfx validate examples/knowledge\n",
+        'pip install -e ".[mcp]" && okfx serve examples/knowledge --transport http\n',
         'pip install -e ".[dev]" && pytest\n',
     ]
 
@@ -55,3 +58,53 @@ def test_every_cli_command_is_documented() -> None:
         assert f"## okfx {name}" in doc, name
         help_text = CliRunner().invoke(cli, [name, "--help"]).output
         assert "Example:" in help_text, name
+
+
+def _okfx_commands(text: str) -> Iterator[list[str]]:
+    """The arguments of every ``okfx`` command in the doc's bash blocks, also after ``--``."""
+    for block in _blocks(text, "bash"):
+        for line in block.splitlines():
+            for part in line.split("&&"):
+                words = shlex.split(part)
+                if "--" in words:  # e.g. claude mcp add okfx -- okfx serve ...
+                    words = words[words.index("--") + 1 :]
+                if words[:1] == ["okfx"]:
+                    yield words[1:]
+
+
+def test_every_okfx_command_in_the_docs_parses() -> None:
+    seen = 0
+    for doc in ("README.md", "docs/cli.md", "docs/mcp.md"):
+        text = (PROJECT_ROOT / doc).read_text(encoding="utf-8")
+        for name, *rest in _okfx_commands(text):
+            command = cli.commands[name]  # type: ignore[attr-defined]
+            command.make_context(name, rest)  # a wrong option or argument raises UsageError
+            seen += 1
+    assert seen >= 4
+
+
+def test_every_stdio_client_config_in_the_mcp_doc_runs_a_real_okfx_command() -> None:
+    text = (PROJECT_ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    stdio = [
+        server
+        for block in _blocks(text, "json")
+        for server in json.loads(block)["mcpServers"].values()
+        if "command" in server
+    ]
+    assert len(stdio) == 3  # Claude Desktop, Gemini CLI, Cursor
+    for server in stdio:
+        assert server["command"] == "okfx"
+        name, *rest = server["args"]
+        cli.commands[name].make_context(name, rest)  # type: ignore[attr-defined]
+
+
+def test_tools_doc_matches_the_tool_signatures() -> None:
+    sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
+    try:
+        from tools_doc import TOOL_NAMES, tool_table
+    finally:
+        sys.path.pop(0)
+    doc = (PROJECT_ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
+    generated = doc.split("<!-- tools:start -->\n", 1)[1].split("<!-- tools:end -->", 1)[0]
+    expected = "\n".join(tool_table(name) for name in TOOL_NAMES)
+    assert generated.strip() == expected.strip(), "run: python scripts/tools_doc.py"

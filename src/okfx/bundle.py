@@ -25,6 +25,8 @@ from .paths import PathGuard, normalize
 from .walk import decode_text, read_bytes, walk
 
 if TYPE_CHECKING:
+    from .grep import GrepResults
+    from .search import SearchIndex, SearchResults
     from .sources import GitSource, SourceLimits
 
 __all__ = ["Bundle", "Document", "Neighbors"]
@@ -66,7 +68,7 @@ class Bundle:
         self._dirs: frozenset[str] = frozenset({"/"})
         self._backlinks: dict[str, list[Link]] = {}
         self._lock = threading.Lock()
-        self._search_state: Any = None
+        self._search_index: SearchIndex | None = None
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -326,3 +328,33 @@ class Bundle:
         out = [link for doc in docs for link in doc.links if not link.exists]
         out.sort(key=lambda link: (link.source, link.line, link.target))
         return out
+
+    # -- search --------------------------------------------------------------------------
+    def search_index(self) -> SearchIndex:
+        """The bundle's BM25F index, built on first use (``Bundle.load`` stays lean)."""
+        with self._lock:
+            if self._search_index is None:
+                from .search import SearchIndex
+
+                self._search_index = SearchIndex.build((self.name, c) for c in self)
+            return self._search_index
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: list[str] | str | None = None,
+        **filters: Any,
+    ) -> SearchResults:
+        """Ranked hits (BM25F) for ``query``; filters as :meth:`SearchIndex.search` takes
+        them (``directory``, ``trust_tier``, ``include_deprecated``, ``include_stale``,
+        ``now``)."""
+        return self.search_index().search(query, limit, type, tags, **filters)
+
+    def grep(self, pattern: str, regex: bool = False, **options: Any) -> GrepResults:
+        """Deterministic substring (or RE2 regex) matches in titles, descriptions and
+        bodies, with line numbers; options as :func:`okfx.grep.grep` takes them."""
+        from .grep import grep
+
+        return grep(((self.name, c) for c in self), pattern, regex=regex, **options)

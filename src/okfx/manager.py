@@ -144,11 +144,21 @@ class KnowledgeManager:
         signature (a :class:`okfx.search.Ranker`) to plug in embeddings or hybrid retrieval.
         """
         if self.ranker is not None:
-            return self.ranker.search(
-                query, bundle=bundle, limit=limit, type=type, tags=tags, **filters
+            from .ranking import check_hits
+            from .search import SearchHit, SearchResults
+
+            found = check_hits(
+                self.ranker.search(
+                    query, bundle=bundle, limit=limit, type=type, tags=tags, **filters
+                ),
+                max(limit, 1),
             )
+            hits = [SearchHit(**{**hit, "matched": tuple(hit["matched"])}) for hit in found]
+            return SearchResults(query, hits, {}, "")
         if bundle is not None:
             return self.bundle(bundle).search(query, limit, type, tags, **filters)
+        if len(self._bundles) == 1:
+            return next(iter(self._bundles.values())).search(query, limit, type, tags, **filters)
         with self._lock:
             if self._combined is None:
                 from .search import SearchIndex

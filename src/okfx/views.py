@@ -15,7 +15,7 @@ from .errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from .model import Concept, IndexFile, Link, LogFile
 from .payloads import UNTRUSTED, concept_header, concept_row, link_payload
 from .prompt import index_summary
-from .trust import TRUST_TIERS
+from .reserved import heading_text
 from .walk import read_head
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
 
 
 def _event(**fields: Any) -> None:
@@ -54,29 +54,6 @@ def _int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
     if value < lo:
         raise InvalidArgument(f"{name} must be >= {lo}, got {value}")
     return value if hi is None else min(value, hi)
-
-
-def _flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidArgument(f"{name} must be true or false, got {type(value).__name__}")
-    return value
-
-
-def _tags(value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list | tuple) or not all(isinstance(t, str) for t in value):
-        raise InvalidArgument("tags must be a list of strings")
-    return [t for t in value if t.strip()] or None
-
-
-def _tier(value: Any) -> str | None:
-    tier = _text(value, "trust_tier", optional=True)
-    if tier is not None and tier not in TRUST_TIERS:
-        raise InvalidArgument(f"trust_tier must be one of {list(TRUST_TIERS)}, got {tier!r}")
-    return tier
 
 
 def _bundle(box: Toolbox, name: Any) -> Bundle:
@@ -116,29 +93,37 @@ def list_rows(
     b = _bundle(box, bundle)
     limit_ = _int(limit, "limit", 1, 200)
     offset_ = _int(offset, "offset", 0)
-    now = box.now()
-    from .filters import ConceptFilter
+    from .filters import ConceptFilter, hidden_notice
 
-    selection = ConceptFilter.build(
-        directory=_text(directory, "directory", optional=True),
-        type=_text(type_, "type", optional=True),
-        tags=_tags(tags),
-        trust_tier=_tier(trust_tier),
-        include_deprecated=_flag(include_deprecated, "include_deprecated"),
-        include_stale=_flag(include_stale, "include_stale"),
-    ).select(b, now)
-    page = selection.concepts[offset_ : offset_ + limit_]
-    rows = [concept_row(b.name, c, c.is_stale(now)) for c in page]
+    spec = ConceptFilter.create(
+        directory=directory,
+        type=type_,
+        tags=tags,
+        trust_tier=trust_tier,
+        include_deprecated=include_deprecated,
+        include_stale=include_stale,
+        now=box.now(),
+    )
+    kept: list[Concept] = []
+    hidden: dict[str, int] = {}
+    for concept in b:
+        reason = spec.reason(b.name, concept)
+        if reason is None:
+            kept.append(concept)
+        else:
+            hidden[reason] = hidden.get(reason, 0) + 1
+    page = kept[offset_ : offset_ + limit_]
+    rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in page]
     next_offset = offset_ + len(page)
-    _event(found=True, hits=len(rows))
+    _event(found=bool(rows), hits=len(rows))
     return {
         "bundle": b.name,
-        "total": len(selection.concepts),
+        "total": len(kept),
         "offset": offset_,
-        "next_offset": next_offset if next_offset < len(selection.concepts) else None,
+        "next_offset": next_offset if next_offset < len(kept) else None,
         "concepts": rows,
-        "hidden": selection.hidden,
-        "notice": selection.notice,
+        "hidden": hidden,
+        "notice": hidden_notice(hidden),
         UNTRUSTED: True,
     }
 
@@ -164,15 +149,15 @@ def search(
         text,
         bundle=name,
         limit=_int(limit, "limit", 1, 50),
-        type=_text(type_, "type", optional=True),
-        tags=_tags(tags),
-        directory=_text(directory, "directory", optional=True),
-        trust_tier=_tier(trust_tier),
-        include_deprecated=_flag(include_deprecated, "include_deprecated"),
-        include_stale=_flag(include_stale, "include_stale"),
+        type=type_,
+        tags=tags,
+        directory=directory,
+        trust_tier=trust_tier,
+        include_deprecated=include_deprecated,
+        include_stale=include_stale,
         now=box.now(),
     )
-    payload = results.to_dict()
+    payload: dict[str, Any] = results.to_dict()
     hits = payload.get("hits", [])
     _event(found=bool(hits), query=text, hits=len(hits))
     payload["query"] = text
@@ -202,12 +187,12 @@ def grep(
     result = run_grep(
         [(b.name, c) for b in targets for c in b],
         text,
-        regex=_flag(regex, "regex"),
-        ignore_case=_flag(ignore_case, "ignore_case"),
-        type=_text(type_, "type", optional=True),
-        tags=_tags(tags),
-        directory=_text(directory, "directory", optional=True),
-        include_deprecated=_flag(include_deprecated, "include_deprecated"),
+        regex=regex,
+        ignore_case=ignore_case,
+        type=type_,
+        tags=tags,
+        directory=directory,
+        include_deprecated=include_deprecated,
         limit=_int(limit, "limit", 1, 200),
         now=box.now(),
     )
@@ -238,7 +223,7 @@ def _section(body: str, heading: str) -> str:
     wanted = " ".join(heading.strip().lstrip("#").split()).casefold()
     headings = list(_HEADING.finditer(body))
     for i, match in enumerate(headings):
-        if " ".join(match.group(2).split()).casefold() != wanted:
+        if " ".join(heading_text(match.group(2)).split()).casefold() != wanted:
             continue
         level = len(match.group(1))
         end = len(body)
@@ -247,7 +232,7 @@ def _section(body: str, heading: str) -> str:
                 end = later.start()
                 break
         return body[match.start() : end]
-    available = [m.group(2).strip() for m in headings][:30]
+    available = [heading_text(m.group(2)) for m in headings][:30]
     raise NotFound(f"no section {heading!r}; headings: {available}", suggestions=available)
 
 
@@ -277,7 +262,7 @@ def read(
     payload.update(
         {
             "section": heading,
-            "headings": [m.group(2).strip() for m in _HEADING.finditer(doc.body)][:50],
+            "headings": [heading_text(m.group(2)) for m in _HEADING.finditer(doc.body)][:50],
             "body": chunk,
             "body_chars": len(text),
             "offset": start,

@@ -1,0 +1,305 @@
+"""Deterministic grep over concepts: substring or RE2 regular-expression matches.
+
+Matches are reported per line: the title and description as their own fields, body
+lines numbered from 1 within the body. Output is bounded (matches in total and per
+concept, characters per line) and sorted by (bundle, path, field, line).
+
+Regular expressions run on RE2 (``google-re2``), whose matching time is linear in the
+text, so a hostile pattern like ``(a+)+$`` against a 100k-character line cannot hang
+the process. Patterns RE2 cannot run (backreferences, lookaround) and invalid ones raise
+:class:`~okfx.errors.InvalidRegex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, overload
+
+import re2
+
+from .errors import InvalidArgument, InvalidRegex
+from .filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from .snippets import EXCERPT_CHARS, cut_line
+
+__all__ = ["MAX_MATCHES", "MAX_PATTERN_CHARS", "GrepMatch", "GrepResults", "grep"]
+
+#: Bounds on one grep: matches in total, matches per concept, pattern length.
+MAX_MATCHES = 200
+MAX_PER_CONCEPT = 50
+MAX_PATTERN_CHARS = 1000
+_RESERVED = frozenset({"index.md", "log.md"})
+# Searched in this order, so matches come out sorted by field.
+_FIELDS = ("title", "description", "body")
+
+
+@dataclass(frozen=True, slots=True)
+class GrepMatch:
+    """One matching line. ``line`` is 1-based within the body, None for the title and
+    description; ``column`` is the 1-based character where the first match starts."""
+
+    bundle: str
+    path: str
+    field: str
+    line: int | None
+    column: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bundle": self.bundle,
+            "path": self.path,
+            "field": self.field,
+            "line": self.line,
+            "column": self.column,
+            "text": self.text,
+        }
+
+
+class GrepResults(Sequence[GrepMatch]):
+    """Matches of one grep, plus how many matching concepts the filters hid.
+
+    ``concepts`` counts every admissible concept with a match, shown or not;
+    ``truncated`` says the match limit cut the list short.
+    """
+
+    __slots__ = ("pattern", "matches", "concepts", "truncated", "hidden", "notice")
+
+    def __init__(
+        self,
+        pattern: str,
+        matches: Sequence[GrepMatch],
+        concepts: int,
+        truncated: bool,
+        hidden: dict[str, int],
+    ) -> None:
+        self.pattern = pattern
+        self.matches = tuple(matches)
+        self.concepts = concepts
+        self.truncated = truncated
+        self.hidden = dict(hidden)
+        notes = [hidden_notice(hidden)] if hidden else []
+        if truncated:
+            notes.append(
+                f"Showing the first {len(self.matches)} matches; {concepts} concepts match. "
+                "Narrow the pattern or the filters to see the rest."
+            )
+        self.notice = " ".join(notes)
+
+    @overload
+    def __getitem__(self, index: int) -> GrepMatch: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[GrepMatch]: ...
+    def __getitem__(self, index: int | slice) -> GrepMatch | Sequence[GrepMatch]:
+        return self.matches[index]
+
+    def __len__(self) -> int:
+        return len(self.matches)
+
+    def __iter__(self) -> Iterator[GrepMatch]:
+        return iter(self.matches)
+
+    def __repr__(self) -> str:
+        return f"<GrepResults {self.pattern!r} matches={len(self.matches)} hidden={self.hidden}>"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pattern": self.pattern,
+            "matches": [m.to_dict() for m in self.matches],
+            "concepts": self.concepts,
+            "truncated": self.truncated,
+            "hidden": dict(self.hidden),
+            "notice": self.notice,
+        }
+
+
+# (line index, start, end): the first match of one line, offsets in characters.
+_Hit = tuple[int, int, int]
+
+
+class _Substring:
+    """Plain substring search; ``str.find`` on the text, casefolded for ignore_case."""
+
+    def __init__(self, pattern: str, ignore_case: bool) -> None:
+        self.ignore_case = ignore_case
+        self.needle = pattern.casefold() if ignore_case else pattern
+
+    def _fold(self, text: str) -> str:
+        return text.casefold() if self.ignore_case else text
+
+    def found(self, text: str) -> bool:
+        return self.needle in self._fold(text)
+
+    def lines(self, text: str, limit: int) -> list[_Hit]:
+        hay = self._fold(text)
+        if self.needle not in hay:
+            return []
+        hits: list[_Hit] = []
+        if len(hay) != len(text):
+            # casefold changed lengths (ß -> ss): match line by line instead.
+            for number, line in enumerate(text.split("\n")):
+                pos = line.casefold().find(self.needle)
+                if pos >= 0:
+                    hits.append((number, pos, pos + len(self.needle)))
+                    if len(hits) >= limit:
+                        break
+            return hits
+        pos = hay.find(self.needle)
+        number, counted = 0, 0
+        while pos >= 0 and len(hits) < limit:
+            number += hay.count("\n", counted, pos)
+            start = hay.rfind("\n", 0, pos) + 1
+            hits.append((number, pos - start, pos - start + len(self.needle)))
+            end = hay.find("\n", pos)
+            if end < 0:
+                break
+            counted = end
+            pos = hay.find(self.needle, end + 1)
+        return hits
+
+
+class _Regex:
+    """RE2 search over the UTF-8 bytes of a text, ``^``/``$`` anchored at lines."""
+
+    def __init__(self, pattern: str, ignore_case: bool) -> None:
+        options = re2.Options()
+        options.log_errors = False
+        options.case_sensitive = not ignore_case
+        try:
+            self.regex = re2.compile("(?m)" + pattern, options)
+        except re2.error as exc:
+            reason = exc.args[0] if exc.args else "invalid pattern"
+            if isinstance(reason, bytes):
+                reason = reason.decode("utf-8", "replace")
+            raise InvalidRegex(
+                f"invalid regular expression {pattern!r}: {reason}. grep uses RE2 syntax "
+                "(no backreferences or lookaround); or pass regex=false for a plain substring"
+            ) from None
+
+    def found(self, text: str) -> bool:
+        return self.regex.search(text.encode("utf-8")) is not None
+
+    def lines(self, text: str, limit: int) -> list[_Hit]:
+        data = text.encode("utf-8")
+        hits: list[_Hit] = []
+        number, counted, pos = 0, 0, 0
+        while len(hits) < limit:
+            match = self.regex.search(data, pos)
+            if match is None:
+                break
+            begin = match.start()
+            number += data.count(b"\n", counted, begin)
+            counted = begin
+            start = data.rfind(b"\n", 0, begin) + 1
+            end = data.find(b"\n", begin)
+            stop = min(match.end(), len(data) if end < 0 else end)
+            column = len(data[start:begin].decode("utf-8", "replace"))
+            width = len(data[begin:stop].decode("utf-8", "replace"))
+            hits.append((number, column, column + width))
+            if end < 0:
+                break
+            pos = end + 1  # one hit per line: continue on the next line
+        return hits
+
+
+def grep(
+    entries: Iterable[tuple[str, ConceptLike]],
+    pattern: str,
+    *,
+    regex: bool = False,
+    ignore_case: bool = False,
+    limit: int = 50,
+    per_concept: int = 5,
+    type: str | None = None,
+    tags: Sequence[str] | str | None = None,
+    directory: str | None = None,
+    trust_tier: str | None = None,
+    include_deprecated: bool = False,
+    include_stale: bool = True,
+    bundle: str | None = None,
+    now: datetime | None = None,
+) -> GrepResults:
+    """Lines of concept titles, descriptions and bodies matching ``pattern``.
+
+    Args:
+        entries: ``(bundle name, concept)`` pairs, in any order.
+        pattern: A substring, or an RE2 regular expression when ``regex`` is true.
+        regex: Treat ``pattern`` as a regular expression (``^``/``$`` match at lines).
+        ignore_case: Match case-insensitively.
+        limit: Matches returned in total, clamped to 1..200.
+        per_concept: Matching lines returned per concept, clamped to 1..50.
+        type, tags, directory, trust_tier, include_deprecated, include_stale, bundle,
+        now: The shared filters (:class:`~okfx.filters.ConceptFilter`).
+    """
+    if not isinstance(pattern, str) or not pattern:
+        raise InvalidArgument("pattern must be a non-empty string")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise InvalidArgument(f"pattern is longer than {MAX_PATTERN_CHARS} characters")
+    if not isinstance(regex, bool) or not isinstance(ignore_case, bool):
+        raise InvalidArgument("regex and ignore_case must be true or false")
+    total = clamp_limit(limit, MAX_MATCHES)
+    each = clamp_limit(per_concept, MAX_PER_CONCEPT, "per_concept")
+    spec = ConceptFilter.create(
+        bundle=bundle,
+        directory=directory,
+        type=type,
+        tags=tags,
+        trust_tier=trust_tier,
+        include_deprecated=include_deprecated,
+        include_stale=include_stale,
+        now=now,
+    )
+    matcher: _Substring | _Regex = (
+        _Regex(pattern, ignore_case) if regex else _Substring(pattern, ignore_case)
+    )
+    kept = sorted(
+        (pair for pair in entries if pair[1].path.rsplit("/", 1)[-1] not in _RESERVED),
+        key=lambda pair: (pair[0], pair[1].path),
+    )
+    matches: list[GrepMatch] = []
+    hidden: dict[str, int] = {}
+    concepts = 0
+    truncated = False
+    for name, concept in kept:
+        texts = (concept.title, concept.description, concept.body)
+        reason = spec.reason(name, concept)
+        room = min(each, total - len(matches))
+        if reason is not None or room <= 0:
+            # Still searched, so hidden and total counts are complete.
+            if any(matcher.found(t) for t in texts if t):
+                if reason is not None:
+                    hidden[reason] = hidden.get(reason, 0) + 1
+                else:
+                    concepts += 1
+                    truncated = True
+            continue
+        found = _concept_matches(matcher, name, concept.path, texts, room)
+        if found:
+            concepts += 1
+            matches.extend(found)
+    return GrepResults(pattern, matches, concepts, truncated, hidden)
+
+
+def _concept_matches(
+    matcher: _Substring | _Regex, bundle: str, path: str, texts: Sequence[str], room: int
+) -> list[GrepMatch]:
+    out: list[GrepMatch] = []
+    for field, text in zip(_FIELDS, texts, strict=True):
+        if not text or len(out) >= room:
+            continue
+        lines = text.split("\n") if field == "body" else [text.replace("\n", " ")]
+        for number, start, end in matcher.lines(
+            text if field == "body" else lines[0], room - len(out)
+        ):
+            out.append(
+                GrepMatch(
+                    bundle=bundle,
+                    path=path,
+                    field=field,
+                    line=number + 1 if field == "body" else None,
+                    column=start + 1,
+                    text=cut_line(lines[number], start, end, EXCERPT_CHARS),
+                )
+            )
+    return out

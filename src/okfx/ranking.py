@@ -1,0 +1,77 @@
+"""The override seam for ranking: any object with a ``search`` method of this shape.
+
+okfx ranks with BM25F by default (:class:`BM25Ranker`). An embedding or hybrid ranker
+plugs in by implementing :class:`Ranker` and returning hit dicts with exactly the keys
+of :data:`~okfx.search.HIT_KEYS`, so tools and adapters never see the difference. A
+ranker should decide admissibility with :class:`~okfx.filters.ConceptFilter` (or reuse
+:class:`~okfx.search.SearchIndex` for candidates) so filters mean the same everywhere.
+See ``docs/search.md`` for a worked example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import InvalidArgument
+from .search import HIT_KEYS, SearchIndex
+
+__all__ = ["FILTER_ARGUMENTS", "BM25Ranker", "Ranker", "check_hits"]
+
+#: Keyword filters a ranker accepts besides ``bundle``, ``limit``, ``type`` and ``tags``.
+FILTER_ARGUMENTS = ("directory", "trust_tier", "include_deprecated", "include_stale", "now")
+
+
+@runtime_checkable
+class Ranker(Protocol):
+    """Ranks concepts for a query; returns at most ``limit`` hit dicts, best first."""
+
+    def search(
+        self,
+        query: str,
+        *,
+        bundle: str | None = None,
+        limit: int = 10,
+        type: str | None = None,
+        tags: Sequence[str] | None = None,
+        **filters: Any,
+    ) -> list[dict[str, Any]]: ...
+
+
+class BM25Ranker:
+    """The default :class:`Ranker`: :meth:`SearchIndex.search` as hit dicts."""
+
+    def __init__(self, index: SearchIndex) -> None:
+        self.index = index
+
+    def search(
+        self,
+        query: str,
+        *,
+        bundle: str | None = None,
+        limit: int = 10,
+        type: str | None = None,
+        tags: Sequence[str] | None = None,
+        **filters: Any,
+    ) -> list[dict[str, Any]]:
+        unknown = sorted(set(filters) - set(FILTER_ARGUMENTS))
+        if unknown:
+            raise InvalidArgument(f"unknown filters {unknown}; use {sorted(FILTER_ARGUMENTS)}")
+        results = self.index.search(
+            query, limit=limit, type=type, tags=tags, bundle=bundle, **filters
+        )
+        return [hit.to_dict() for hit in results]
+
+
+def check_hits(hits: object, limit: int) -> list[dict[str, Any]]:
+    """Validate a plug-in ranker's output: a list of at most ``limit`` dicts with exactly
+    the :data:`~okfx.search.HIT_KEYS`. Raises ``InvalidArgument`` naming the problem."""
+    if not isinstance(hits, list):
+        raise InvalidArgument(f"a ranker must return a list, got {hits.__class__.__name__}")
+    if len(hits) > limit:
+        raise InvalidArgument(f"the ranker returned {len(hits)} hits for limit={limit}")
+    for i, hit in enumerate(hits):
+        if not isinstance(hit, dict) or set(hit) != set(HIT_KEYS):
+            keys = sorted(hit) if isinstance(hit, dict) else hit.__class__.__name__
+            raise InvalidArgument(f"hit {i} has keys {keys}; expected {list(HIT_KEYS)}")
+    return hits

@@ -1,0 +1,328 @@
+"""Ranked search over concepts: BM25F (:mod:`okfx.bm25f`), filters, hits with snippets.
+
+One :class:`SearchIndex` can span several bundles: it is built from ``(bundle name,
+concept)`` pairs and shares term statistics across them, so scores are comparable within
+one index (and relative to the corpus it was built from, never absolute).
+
+Typical use::
+
+    index = SearchIndex.build((bundle.name, c) for c in bundle)
+    results = index.search("n day active users", limit=5)
+    results[0].path, results.hidden, results.notice
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, overload
+
+from .bm25f import STATUS_MULTIPLIERS, Postings, build_postings
+from .errors import InvalidArgument
+from .filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from .snippets import best_line
+from .tokenize import STOPWORDS, QueryTerm, analyze_query, split_chunks
+from .topk import top_k
+
+__all__ = [
+    "HIT_KEYS",
+    "MAX_LIMIT",
+    "SearchHit",
+    "SearchIndex",
+    "SearchResults",
+]
+
+#: The most hits one search returns.
+MAX_LIMIT = 50
+#: The keys of :meth:`SearchHit.to_dict`, in order; a :class:`~okfx.ranking.Ranker`
+#: returns dicts with exactly these keys.
+HIT_KEYS = (
+    "bundle",
+    "path",
+    "id",
+    "type",
+    "title",
+    "description",
+    "status",
+    "trust_tier",
+    "stale",
+    "score",
+    "matched",
+    "snippet",
+)
+_RESERVED = frozenset({"index.md", "log.md"})
+_SCORE_DIGITS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One ranked concept. ``matched`` lists the query terms found in it; ``snippet`` is
+    its best-matching body line (at most 200 characters). Trust and staleness are shown,
+    never scored."""
+
+    bundle: str
+    path: str
+    id: str
+    type: str
+    title: str
+    description: str
+    status: str
+    trust_tier: str
+    stale: bool
+    score: float
+    matched: tuple[str, ...]
+    snippet: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types, keys in :data:`HIT_KEYS` order."""
+        return {
+            "bundle": self.bundle,
+            "path": self.path,
+            "id": self.id,
+            "type": self.type,
+            "title": self.title,
+            "description": self.description,
+            "status": self.status,
+            "trust_tier": self.trust_tier,
+            "stale": self.stale,
+            "score": self.score,
+            "matched": list(self.matched),
+            "snippet": self.snippet,
+        }
+
+
+class SearchResults(Sequence[SearchHit]):
+    """The hits of one search, best first, with what the filters hid.
+
+    ``hidden`` maps a filter name (``deprecated``, ``stale``, ``type``...) to the number
+    of matches it removed that would otherwise have ranked within these results (all of
+    them when fewer than ``limit`` hits came back); ``notice`` says it in one sentence.
+    """
+
+    __slots__ = ("query", "hits", "hidden", "notice")
+
+    def __init__(
+        self, query: str, hits: Sequence[SearchHit], hidden: Mapping[str, int], notice: str
+    ) -> None:
+        self.query = query
+        self.hits = tuple(hits)
+        self.hidden = dict(hidden)
+        self.notice = notice
+
+    @overload
+    def __getitem__(self, index: int) -> SearchHit: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[SearchHit]: ...
+    def __getitem__(self, index: int | slice) -> SearchHit | Sequence[SearchHit]:
+        return self.hits[index]
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __iter__(self) -> Iterator[SearchHit]:
+        return iter(self.hits)
+
+    def __repr__(self) -> str:
+        return f"<SearchResults {self.query!r} hits={len(self.hits)} hidden={self.hidden}>"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "hits": [hit.to_dict() for hit in self.hits],
+            "hidden": dict(self.hidden),
+            "notice": self.notice,
+        }
+
+
+def _fields(concept: ConceptLike) -> dict[str, str]:
+    # The file name is the concept's handle in links and index listings
+    # ("revenue-ytd"), so it is searchable as part of the title.
+    stem = concept.path.rsplit("/", 1)[-1].removesuffix(".md")
+    return {
+        "title": f"{concept.title} {stem}",
+        "tags": " ".join(concept.tags),
+        "description": concept.description,
+        "body": concept.body,
+    }
+
+
+class SearchIndex:
+    """A BM25F index over concepts of one or more bundles. Immutable; thread-safe."""
+
+    __slots__ = ("entries", "postings", "multipliers")
+
+    def __init__(
+        self,
+        entries: Sequence[tuple[str, ConceptLike]],
+        postings: Postings,
+        multipliers: Sequence[float],
+    ) -> None:
+        self.entries = entries
+        self.postings = postings
+        self.multipliers = multipliers
+
+    @classmethod
+    def build(
+        cls,
+        entries: Iterable[tuple[str, ConceptLike]],
+        *,
+        weights: Mapping[str, float] | None = None,
+    ) -> SearchIndex:
+        """Index ``(bundle name, concept)`` pairs; ties later break by (bundle, path).
+
+        ``weights`` overrides :data:`~okfx.bm25f.FIELD_WEIGHTS` (tests, baselines).
+        Reserved ``index.md``/``log.md`` files are skipped if an iterable yields them.
+        """
+        kept = [
+            (bundle, concept)
+            for bundle, concept in entries
+            if concept.path.rsplit("/", 1)[-1] not in _RESERVED
+        ]
+        # Doc ids in (bundle, path) order make "lower doc id" the documented tie-break.
+        kept.sort(key=lambda entry: (entry[0], entry[1].path))
+        postings = build_postings((_fields(c) for _, c in kept), weights=weights)
+        multipliers = [STATUS_MULTIPLIERS.get(c.status, 1.0) for _, c in kept]
+        return cls(kept, postings, multipliers)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def bundles(self) -> tuple[str, ...]:
+        """The bundle names in this index, sorted."""
+        return tuple(sorted({bundle for bundle, _ in self.entries}))
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        directory: str | None = None,
+        trust_tier: str | None = None,
+        include_deprecated: bool = False,
+        include_stale: bool = True,
+        bundle: str | None = None,
+        now: datetime | None = None,
+    ) -> SearchResults:
+        """Rank concepts for ``query`` (any text: OR semantics, BM25F sums).
+
+        Args:
+            query: Free text; punctuation and identifiers are fine.
+            limit: Number of hits, clamped to 1..50.
+            type: Only concepts of this type (case-insensitive).
+            tags: Only concepts carrying every one of these tags (case-insensitive).
+            directory: Only concepts under this directory, e.g. ``/tables``.
+            trust_tier: Only concepts of this tier (unverified, machine-confirmed,
+                human-reviewed).
+            include_deprecated: Also return deprecated concepts (ranked x0.5).
+            include_stale: Return stale concepts (marked ``stale``); False hides them.
+            bundle: Only concepts of this bundle (multi-bundle indexes).
+            now: The instant that decides staleness; defaults to the current UTC time.
+        """
+        if not isinstance(query, str):
+            raise InvalidArgument(f"query must be a string, got {query.__class__.__name__}")
+        k = clamp_limit(limit, MAX_LIMIT)
+        spec = ConceptFilter.create(
+            bundle=bundle,
+            directory=directory,
+            type=type,
+            tags=tags,
+            trust_tier=trust_tier,
+            include_deprecated=include_deprecated,
+            include_stale=include_stale,
+            now=now,
+        )
+        terms = analyze_query(query)
+        groups = [self._forms(term) for term in terms]
+        if not any(groups):
+            notice = "" if terms else "The query has no searchable words."
+            return SearchResults(query, [], {}, notice)
+        entries = self.entries
+
+        def accept(doc: int) -> str | None:
+            return spec.reason(*entries[doc])
+
+        ranked = top_k(self.postings, groups, k, accept, self.multipliers)
+        # Order by the score as shown, so equal-looking scores list by (bundle, path).
+        order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in ranked.hits)
+        snippet_terms = _Needles(self.postings, terms, groups, query)
+        hits = [self._hit(doc, -neg, snippet_terms, spec.now) for neg, doc in order]
+        return SearchResults(query, hits, ranked.hidden, hidden_notice(ranked.hidden))
+
+    def _forms(self, term: QueryTerm) -> list[tuple[int, float]]:
+        """``(term id, weight)`` of the term's forms present in the index.
+
+        A variant counts at the *typed* form's idf (its weight is rescaled by the idf
+        ratio): "tables" must not outweigh "table" just because it is rarer.
+        """
+        ids, idfs = self.postings.terms, self.postings.idfs
+        typed = ids.get(term.text)
+        forms = []
+        for form, weight in term.forms:
+            tid = ids.get(form)
+            if tid is not None:
+                if typed is not None and tid != typed:
+                    weight *= idfs[typed] / idfs[tid]
+                forms.append((tid, weight))
+        return forms
+
+    def _hit(self, doc: int, score: float, needles: _Needles, now: datetime) -> SearchHit:
+        bundle, concept = self.entries[doc]
+        matched, words = needles.of(doc)
+        return SearchHit(
+            bundle=bundle,
+            path=concept.path,
+            id=concept.id,
+            type=concept.type,
+            title=concept.title,
+            description=concept.description,
+            status=concept.status,
+            trust_tier=concept.trust_tier,
+            stale=concept.is_stale(now),
+            score=score,
+            matched=matched,
+            snippet=best_line(concept.body, words),
+        )
+
+
+class _Needles:
+    """Per query: which terms a hit matched, and the words its snippet should show."""
+
+    def __init__(
+        self,
+        postings: Postings,
+        terms: Sequence[QueryTerm],
+        groups: Sequence[Sequence[tuple[int, float]]],
+        query: str,
+    ) -> None:
+        self.postings = postings
+        self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
+        self.names = {
+            tid: form
+            for term in terms
+            for form, _ in term.forms
+            if (tid := postings.terms.get(form)) is not None
+        }
+        # An identifier as typed ("n_day_active_users") finds its line best.
+        self.typed: list[tuple[str, float]] = []
+        for chunk in split_chunks(query):
+            word = chunk.strip("._-'").casefold()
+            if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
+                self.typed.append((word, 1.0))
+
+    def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float]]]:
+        postings = self.postings
+        matched: list[str] = []
+        words: list[tuple[str, float]] = []
+        for text, group in self.terms:
+            present = [tid for tid, _ in group if postings.impact(tid, doc) > 0.0]
+            if present:
+                matched.append(text)
+                words.extend(
+                    (self.names[tid], postings.idfs[tid])
+                    for tid in present
+                    if len(self.names[tid]) > 1
+                )
+        return tuple(matched), words + self.typed

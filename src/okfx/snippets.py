@@ -1,0 +1,90 @@
+"""Short, bounded excerpts: the best-matching body line of a hit, and long-line cutting.
+
+Both search and grep show one line of text per match; a line can be a 100k-character
+table row or minified blob, so every excerpt is cut to :data:`EXCERPT_CHARS` around the
+match, with ``…`` marking what was cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["EXCERPT_CHARS", "best_line", "cut_line"]
+
+#: The longest excerpt returned, ellipses included.
+EXCERPT_CHARS = 200
+# Occurrences of one needle looked at per body: enough to find a good line, bounded.
+_MAX_OCCURRENCES = 8
+_ELLIPSIS = "…"
+
+
+def cut_line(line: str, start: int = 0, end: int = 0, width: int = EXCERPT_CHARS) -> str:
+    """``line`` stripped, or at most ``width`` characters of it centred on
+    ``line[start:end]``, with ``…`` where text was cut."""
+    text = line.strip()
+    if len(text) <= width:
+        return text
+    indent = len(line) - len(line.lstrip())
+    start = max(0, min(start - indent, len(text)))
+    end = max(start, min(end - indent, len(text)))
+    left = start - max(0, (width - 2 - (end - start)) // 2)
+    if left <= 0:
+        return text[: width - 1] + _ELLIPSIS
+    if left + width - 1 >= len(text):
+        return _ELLIPSIS + text[len(text) - (width - 1) :]
+    return _ELLIPSIS + text[left : left + width - 2] + _ELLIPSIS
+
+
+def _fold(text: str) -> str:
+    # lower() keeps offsets on ASCII; casefold() may not (ß -> ss), so it is only used
+    # on non-ASCII text, and then lines are mapped back by number rather than offset.
+    return text.lower() if text.isascii() else text.casefold()
+
+
+def _first_prose_line(body: str, width: int) -> str:
+    """The first line with letters or digits, preferring one that is not markup."""
+    fallback = ""
+    for line in body.split("\n"):
+        if any(ch.isalnum() for ch in line):
+            if not line.lstrip().startswith(("#", "```", "|", "---")):
+                return cut_line(line, width=width)
+            fallback = fallback or cut_line(line, width=width)
+    return fallback
+
+
+def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCERPT_CHARS) -> str:
+    """The body line holding the most needle weight, cut to ``width`` around a match.
+
+    ``needles`` are casefolded strings with weights (the query terms' idf); a line scores
+    the weight of each distinct needle it contains. Without any match, the first line
+    with letters or digits stands in.
+    """
+    low = _fold(body)
+    lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
+    for needle, _weight in needles:
+        pos = low.find(needle)
+        seen = 0
+        while pos >= 0 and seen < _MAX_OCCURRENCES:
+            start = low.rfind("\n", 0, pos) + 1
+            lines.setdefault(start, pos)
+            seen += 1
+            newline = low.find("\n", pos)
+            if newline < 0:
+                break
+            pos = low.find(needle, newline + 1)
+    best_start, best_score = -1, 0.0
+    for start in sorted(lines):
+        end = low.find("\n", start)
+        text = low[start:] if end < 0 else low[start:end]
+        score = sum(weight for needle, weight in needles if needle in text)
+        if score > best_score:
+            best_start, best_score = start, score
+    if best_start < 0:
+        return _first_prose_line(body, width)
+    if len(low) == len(body):
+        end = body.find("\n", best_start)
+        line = body[best_start:] if end < 0 else body[best_start:end]
+        hit = lines[best_start] - best_start
+        return cut_line(line, hit, hit + 1, width)
+    number = low.count("\n", 0, best_start)
+    return cut_line(body.split("\n")[number], width=width)

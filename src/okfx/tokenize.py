@@ -1,0 +1,264 @@
+"""Text analysis for search: one analyzer shared by documents and queries.
+
+Text is NFKC-normalised and casefolded. Whitespace and ASCII punctuation split the text
+into chunks; a chunk that is an identifier (``user_pseudo_id``, ``userPseudoId``,
+``a.b.c``, ``n-day``, ``BIP-0030``, ``ga4``) yields its parts *and* its joined form
+(``user``, ``pseudo``, ``id``, ``userpseudoid``), so every spelling of an identifier
+meets every other one. Queries add English singular/plural variants (s, es, ies) that
+count at :data:`VARIANT_WEIGHT`; there is no general stemmer.
+
+Speed: documents are split with ``str.translate`` + ``str.split`` (C loops) and each
+distinct chunk is analysed once per build through a cache (:class:`ChunkCache`), because
+a corpus has far fewer distinct chunks than tokens (performance.md §2).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "MAX_QUERY_TERMS",
+    "STOPWORDS",
+    "VARIANT_WEIGHT",
+    "ChunkCache",
+    "QueryTerm",
+    "analyze_chunk",
+    "analyze_query",
+    "count_terms",
+    "plural_variants",
+    "split_chunks",
+    "tokenize",
+]
+
+#: Score multiplier for a singular/plural form the user did not type.
+VARIANT_WEIGHT = 0.95
+#: A query keeps at most this many distinct terms, so a pasted page stays a fast query.
+MAX_QUERY_TERMS = 64
+
+# Function words dropped from *queries* only (documents keep every token). Natural
+# questions ("how do I ...") otherwise score rare filler words in small bundles.
+STOPWORDS = frozenset(
+    "a an and are as at be by can do does for from how i in is it me my of on or "
+    "show that the there this to was what when where which who why with you".split()
+)
+
+# ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
+_JOINERS = "_-.'"
+_SPLIT_TABLE = str.maketrans({c: " " for c in string.punctuation if c not in _JOINERS})
+# Inside a chunk: anything that is neither a word character nor a joiner separates pieces
+# that are *not* joined (non-ASCII punctuation such as "↔" or "—" lands here).
+_PIECE_SEP = re.compile(r"[^\w.\-'\u2019]+")
+_WORD_SEP = re.compile(r"[_\-'\u2019]+")
+_RUNS = re.compile(r"[^\W\d_]+|\d+")
+_VOWELS = frozenset("aeiou")
+
+
+def _normalize(text: str) -> str:
+    # NFKC is the identity on ASCII, and the isascii() check is far cheaper than NFKC.
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def split_chunks(text: str) -> list[str]:
+    """Whitespace/punctuation-separated chunks of ``text``, NFKC-normalised, case kept."""
+    return _normalize(text).translate(_SPLIT_TABLE).split()
+
+
+def _camel_parts(run: str) -> list[str]:
+    """Split a letter run at case changes: ``userID`` -> user, ID; ``HTTPServer``."""
+    if run.islower() or run.isupper() or run.istitle():
+        return [run]
+    parts: list[str] = []
+    start = 0
+    last = len(run) - 1
+    for i in range(1, len(run)):
+        prev, cur = run[i - 1], run[i]
+        if cur.isupper() and (
+            prev.islower() or (prev.isupper() and i < last and run[i + 1].islower())
+        ):
+            parts.append(run[start:i])
+            start = i
+    parts.append(run[start:])
+    return parts
+
+
+def _word_parts(word: str) -> list[str]:
+    parts: list[str] = []
+    for run in _RUNS.findall(word):
+        if run.isdigit():
+            # "BIP-0030" and "BIP30" must meet: numbers lose their leading zeros.
+            parts.append(run.lstrip("0") or "0")
+        else:
+            parts.extend(p.casefold() for p in _camel_parts(run))
+    return parts
+
+
+def _strip_possessive(piece: str) -> str:
+    if len(piece) > 2 and piece[-1] in "sS" and piece[-2] in "'\u2019":
+        return piece[:-2]
+    return piece
+
+
+def analyze_chunk(chunk: str) -> tuple[str, ...]:
+    """Index terms of one chunk: its parts, then the joined form of each compound.
+
+    A dotted chunk (``event_params.value``) also yields the joined form of each dotted
+    segment (``eventparams``). Purely numeric compounds (``1.5``, ``2026-07-01``) keep
+    their parts only, so a version or date never collides with a bigger number.
+    """
+    out: list[str] = []
+    for piece in _PIECE_SEP.split(chunk):
+        piece = _strip_possessive(piece)
+        all_parts: list[str] = []
+        segments = 0
+        for segment in piece.split("."):
+            seg_parts: list[str] = []
+            for word in _WORD_SEP.split(segment):
+                seg_parts.extend(_word_parts(word))
+            if not seg_parts:
+                continue
+            segments += 1
+            out.extend(seg_parts)
+            if len(seg_parts) > 1 and not all(p.isdigit() for p in seg_parts):
+                out.append("".join(seg_parts))
+            all_parts.extend(seg_parts)
+        if segments > 1 and not all(p.isdigit() for p in all_parts):
+            out.append("".join(all_parts))
+    return tuple(out)
+
+
+class ChunkCache(dict[str, "str | tuple[str, ...]"]):
+    """``chunk -> its terms``, analysed on first use (``dict.__missing__``).
+
+    A chunk with exactly one term maps to that string, any other to a tuple; the tuples
+    are also kept in :attr:`compounds`, so :func:`count_terms` can find the few compound
+    chunks of a document with one set intersection instead of a Python loop.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.compounds: set[tuple[str, ...]] = set()
+
+    def __missing__(self, chunk: str) -> str | tuple[str, ...]:
+        value: str | tuple[str, ...] | None = _simple_term(chunk)
+        if value is None:
+            terms = analyze_chunk(chunk)
+            if len(terms) == 1:
+                value = terms[0]
+            else:
+                value = terms
+                self.compounds.add(terms)
+        self[chunk] = value
+        return value
+
+
+def _simple_term(chunk: str) -> str | None:
+    """The single term of a plain word ("Users", "users."), else None (the fast path)."""
+    if chunk[-1] == "." and len(chunk) > 1:
+        chunk = chunk[:-1]
+    if chunk.isalpha() and (chunk.islower() or chunk.istitle() or chunk.isupper()):
+        return chunk.casefold()
+    return None
+
+
+def count_terms(text: str, cache: ChunkCache) -> tuple[dict[str, int], int]:
+    """Term frequencies of ``text`` and its length in terms.
+
+    Chunks are mapped through the cache and counted in C (``map`` + ``Counter``); only
+    the compound chunks (identifiers) are then expanded in Python.
+    """
+    chunks = split_chunks(text)
+    counts: dict[Any, int] = Counter(map(cache.__getitem__, chunks))
+    length = len(chunks)
+    for compound in cache.compounds.intersection(counts):
+        n = counts.pop(compound)
+        length += n * (len(compound) - 1)
+        for term in compound:
+            counts[term] = counts.get(term, 0) + n
+    return counts, length
+
+
+def tokenize(text: str) -> list[str]:
+    """Every index term of ``text`` in order, identifier parts before joined forms."""
+    return [term for chunk in split_chunks(text) for term in analyze_chunk(chunk)]
+
+
+def plural_variants(word: str) -> list[str]:
+    """English singular/plural forms of ``word`` by the s / es / ies rules.
+
+    Forms that do not exist in an index are harmless: the index ignores them. Words
+    shorter than 3 letters, and anything that is not purely alphabetic, get none.
+    """
+    if len(word) < 3 or not word.isalpha():
+        return []
+    out: list[str] = []
+    plural_looking = word.endswith("s") and not word.endswith(("ss", "us", "is"))
+    if plural_looking and len(word) > 3:
+        out.append(word[:-1])
+        if word.endswith("es") and len(word) > 4:
+            out.append(word[:-2])
+        if word.endswith("ies") and len(word) > 4:
+            out.append(word[:-3] + "y")
+    else:
+        if word.endswith("y") and word[-2] not in _VOWELS:
+            out.append(word[:-1] + "ies")
+        elif word.endswith(("s", "x", "z", "ch", "sh")):
+            out.append(word + "es")
+        else:
+            out.append(word + "s")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class QueryTerm:
+    """One query term: the form the user typed and the forms that count for it.
+
+    A document scores the best of its forms, each times its weight (1.0 typed,
+    :data:`VARIANT_WEIGHT` for a singular/plural variant), so having both "user" and
+    "users" is not counted twice.
+    """
+
+    text: str
+    forms: tuple[tuple[str, float], ...]
+
+
+def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[QueryTerm]:
+    """Query terms of any string, in order of first appearance; never raises.
+
+    Terms sharing a form ("user users") merge into one. Stopwords are dropped unless
+    the query has nothing else. At most :data:`MAX_QUERY_TERMS` terms are kept.
+    """
+    if not isinstance(query, str):
+        return []
+    typed: list[str] = []
+    seen: set[str] = set()
+    for chunk in split_chunks(query):
+        for term in analyze_chunk(chunk):
+            if term not in seen:
+                seen.add(term)
+                typed.append(term)
+    kept = [t for t in typed if t not in stopwords] or typed
+    terms: list[QueryTerm] = []
+    owner: dict[str, int] = {}  # form -> index of the term that holds it
+    for text in kept:
+        forms = {text: 1.0}
+        for variant in plural_variants(text):
+            forms.setdefault(variant, VARIANT_WEIGHT)
+        merged = next((owner[f] for f in forms if f in owner), None)
+        if merged is None:
+            if len(terms) >= MAX_QUERY_TERMS:
+                continue
+            owner.update(dict.fromkeys(forms, len(terms)))
+            terms.append(QueryTerm(text, tuple(forms.items())))
+            continue
+        old = terms[merged]
+        combined = dict(old.forms)
+        for form, weight in forms.items():
+            combined[form] = max(weight, combined.get(form, 0.0))
+        owner.update(dict.fromkeys(forms, merged))
+        terms[merged] = QueryTerm(old.text, tuple(combined.items()))
+    return terms

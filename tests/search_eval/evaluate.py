@@ -1,0 +1,137 @@
+"""Score a search function on the evaluation set (``queries.yaml``).
+
+Metrics, per query kind and overall (answerable queries only):
+
+- nDCG@5: graded gains ``2**grade - 1``, ideal order from the judged grades.
+- MRR@10: 1 / rank of the first *primary* (grade 2) concept within the top 10, else 0.
+- hit@1, hit@3: a primary concept is at rank 1 / within the top 3.
+
+No-answer queries have no relevant concept, so they are scored on confidence: a query
+"abstains" when it returns nothing or its top score is below the 10th percentile of the
+top scores of the answerable queries (a threshold a caller could have picked from
+labelled queries). ``abstain`` is the share of no-answer queries that abstain; by
+construction about 10% of answerable queries fall below the same threshold.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+QUERIES = Path(__file__).with_name("queries.yaml")
+KINDS = ("keyword", "paraphrase", "column-name", "plural", "identifier-variant")
+
+# query text, extra search options -> ranked [(bundle:/path, score)], best first
+SearchFn = Callable[[str, dict[str, Any]], Sequence[tuple[str, float]]]
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    id: str
+    kind: str
+    query: str
+    relevant: dict[str, int]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def load_queries(path: Path = QUERIES) -> list[EvalQuery]:
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [
+        EvalQuery(
+            id=q["id"],
+            kind=q["kind"],
+            query=q["query"],
+            relevant=dict(q.get("relevant") or {}),
+            options=dict(q.get("options") or {}),
+        )
+        for q in raw
+    ]
+
+
+def ndcg(ranked: Sequence[str], relevant: dict[str, int], k: int = 5) -> float:
+    gains = [2 ** relevant.get(doc, 0) - 1 for doc in ranked[:k]]
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gains))
+    ideal = sorted((2**g - 1 for g in relevant.values()), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def reciprocal_rank(ranked: Sequence[str], relevant: dict[str, int], k: int = 10) -> float:
+    for i, doc in enumerate(ranked[:k]):
+        if relevant.get(doc, 0) >= 2:
+            return 1.0 / (i + 1)
+    return 0.0
+
+
+def hit(ranked: Sequence[str], relevant: dict[str, int], k: int) -> float:
+    return 1.0 if any(relevant.get(doc, 0) >= 2 for doc in ranked[:k]) else 0.0
+
+
+@dataclass
+class Report:
+    by_kind: dict[str, dict[str, float]]  # kind (and "all") -> metric -> value
+    abstain: float  # share of no-answer queries that abstain
+    threshold: float  # the abstain threshold on top scores
+    misses: list[str]  # ids of answerable queries whose primary concept is not top 3
+
+
+def evaluate(search: SearchFn, queries: Sequence[EvalQuery]) -> Report:
+    rows: dict[str, list[dict[str, float]]] = {}
+    tops: list[float] = []
+    none_tops: list[float | None] = []
+    misses: list[str] = []
+    for q in queries:
+        results = list(search(q.query, q.options))
+        top = results[0][1] if results else None
+        if q.kind == "no-answer":
+            none_tops.append(top)
+            continue
+        tops.append(top if top is not None else 0.0)
+        ranked = [doc for doc, _ in results]
+        row = {
+            "ndcg@5": ndcg(ranked, q.relevant),
+            "mrr@10": reciprocal_rank(ranked, q.relevant),
+            "hit@1": hit(ranked, q.relevant, 1),
+            "hit@3": hit(ranked, q.relevant, 3),
+        }
+        if not row["hit@3"]:
+            misses.append(q.id)
+        rows.setdefault(q.kind, []).append(row)
+        rows.setdefault("all", []).append(row)
+    by_kind = {
+        kind: {m: statistics.fmean(r[m] for r in kind_rows) for m in kind_rows[0]}
+        | {"n": float(len(kind_rows))}
+        for kind, kind_rows in rows.items()
+    }
+    threshold = statistics.quantiles(tops, n=10)[0] if len(tops) >= 2 else 0.0
+    abstained = [t is None or t < threshold for t in none_tops]
+    abstain = statistics.fmean(abstained) if abstained else 0.0
+    return Report(by_kind, abstain, threshold, misses)
+
+
+def format_report(name: str, report: Report) -> str:
+    lines = [
+        f"{name}",
+        f"  {'kind':20s} {'n':>3s} {'nDCG@5':>7s} {'MRR@10':>7s} {'hit@1':>6s} {'hit@3':>6s}",
+    ]
+    for kind in (*KINDS, "all"):
+        m = report.by_kind.get(kind)
+        if m is None:
+            continue
+        lines.append(
+            f"  {kind:20s} {int(m['n']):3d} {m['ndcg@5']:7.3f} {m['mrr@10']:7.3f} "
+            f"{m['hit@1']:6.3f} {m['hit@3']:6.3f}"
+        )
+    lines.append(
+        f"  no-answer: abstain {report.abstain:.3f} (top score < {report.threshold:.3f}, "
+        "the 10th percentile of answerable top scores)"
+    )
+    if report.misses:
+        lines.append(f"  primary not in top 3: {', '.join(report.misses)}")
+    return "\n".join(lines)

@@ -1,0 +1,244 @@
+import json
+from datetime import timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest_search import NOW, FakeConcept, entries
+from okfx.errors import InvalidArgument
+from okfx.search import HIT_KEYS, MAX_LIMIT, SearchIndex
+from okfx.tokenize import VARIANT_WEIGHT
+
+
+def twin(path, **changes):
+    """The same text at another path: any score difference comes from ``changes``."""
+    fields = {"title": "Revenue", "description": "Recognized revenue.", "body": "revenue rules"}
+    return FakeConcept(path, **(fields | changes))
+
+
+def search(index, query, **kwargs):
+    return index.search(query, now=NOW, **kwargs)
+
+
+def test_title_match_outranks_a_body_only_match():
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/a.md", title="Orders", body="rows of data"),
+            FakeConcept("/b.md", title="Customers", body="joins with orders"),
+        )
+    )
+    assert [h.path for h in search(index, "orders")] == ["/a.md", "/b.md"]
+
+
+def test_all_spellings_of_an_identifier_find_the_concept():
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/metrics/n_day_active_users.md", title="N-Day Active Users Metric"),
+            FakeConcept("/metrics/revenue.md", title="Revenue", body="active customers"),
+        )
+    )
+    for query in ("n day active users", "N-Day active users", "n_day_active_users", "nDayActive"):
+        assert search(index, query)[0].path == "/metrics/n_day_active_users.md", query
+
+
+def test_file_name_is_searchable():
+    index = SearchIndex.build(
+        entries(FakeConcept("/computations/revenue-ytd.md", title="Revenue for a fiscal year"))
+    )
+    assert search(index, "revenue_ytd")[0].matched == ("revenue", "ytd", "revenueytd")
+
+
+def test_plural_form_counts_at_the_variant_weight():
+    index = SearchIndex.build(entries(FakeConcept("/a.md", title="Users"), FakeConcept("/b.md")))
+    typed = search(index, "users")[0].score
+    variant = search(index, "user")[0].score
+    assert variant == pytest.approx(VARIANT_WEIGHT * typed, abs=1e-4)
+
+
+def test_words_are_or_ed_not_and_ed():
+    index = SearchIndex.build(
+        entries(FakeConcept("/a.md", title="apples"), FakeConcept("/b.md", title="pears"))
+    )
+    assert {h.path for h in search(index, "apples pears kiwis")} == {"/a.md", "/b.md"}
+
+
+def test_draft_scores_eight_tenths_of_an_identical_stable_concept():
+    index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="draft")))
+    stable, draft = search(index, "revenue")
+    assert (stable.path, draft.path) == ("/a.md", "/b.md")
+    assert draft.score == pytest.approx(0.8 * stable.score, abs=1e-4)
+
+
+def test_deprecated_concepts_are_hidden_and_counted_by_default():
+    index = SearchIndex.build(entries(twin("/a.md"), twin("/old.md", status="deprecated")))
+    results = search(index, "revenue")
+    assert [h.path for h in results] == ["/a.md"]
+    assert results.hidden == {"deprecated": 1}
+    assert results.notice == (
+        "1 deprecated match hidden; pass include_deprecated=true to see them."
+    )
+
+
+def test_included_deprecated_concepts_rank_at_half_score_and_show_their_status():
+    index = SearchIndex.build(entries(twin("/a.md"), twin("/old.md", status="deprecated")))
+    stable, old = search(index, "revenue", include_deprecated=True)
+    assert old.status == "deprecated"
+    assert old.score == pytest.approx(0.5 * stable.score, abs=1e-4)
+
+
+def test_stale_concepts_are_returned_and_marked_unless_excluded():
+    index = SearchIndex.build(
+        entries(twin("/a.md"), twin("/b.md", stale_after=NOW - timedelta(days=1)))
+    )
+    results = search(index, "revenue")
+    assert [(h.path, h.stale) for h in results] == [("/a.md", False), ("/b.md", True)]
+    assert results[0].score == results[1].score  # staleness never changes the score
+    hiding = search(index, "revenue", include_stale=False)
+    assert [h.path for h in hiding] == ["/a.md"]
+    assert hiding.hidden == {"stale": 1}
+
+
+def test_trust_tier_is_shown_but_never_scored():
+    index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", trust_tier="human-reviewed")))
+    a, b = search(index, "revenue")
+    assert a.score == b.score
+    assert (a.trust_tier, b.trust_tier) == ("unverified", "human-reviewed")
+
+
+def test_ties_break_by_bundle_then_path():
+    index = SearchIndex.build(
+        [("zeta", twin("/a.md")), ("alpha", twin("/c.md")), ("alpha", twin("/b.md"))]
+    )
+    assert [(h.bundle, h.path) for h in search(index, "revenue")] == [
+        ("alpha", "/b.md"),
+        ("alpha", "/c.md"),
+        ("zeta", "/a.md"),
+    ]
+
+
+def test_type_and_tag_filters_ignore_case_and_need_every_tag():
+    index = SearchIndex.build(
+        entries(
+            twin("/a.md", type="Metric", tags=("Finance", "KPI")),
+            twin("/b.md", type="Policy", tags=("finance",)),
+        )
+    )
+    assert [h.path for h in search(index, "revenue", type="metric")] == ["/a.md"]
+    assert [h.path for h in search(index, "revenue", tags=["finance", "kpi"])] == ["/a.md"]
+    assert search(index, "revenue", tags=["finance", "kpi"]).hidden == {"tags": 1}
+    assert [h.path for h in search(index, "revenue", tags="FINANCE")] == ["/a.md", "/b.md"]
+
+
+def test_directory_filter_keeps_one_subtree():
+    index = SearchIndex.build(
+        entries(twin("/metrics/a.md"), twin("/metrics/old/b.md"), twin("/policies/c.md"))
+    )
+    paths = [h.path for h in search(index, "revenue", directory="metrics")]
+    assert paths == ["/metrics/a.md", "/metrics/old/b.md"]
+
+
+def test_one_index_spans_bundles_with_shared_statistics():
+    index = SearchIndex.build(
+        [("acme", twin("/a.md")), ("ga4", twin("/a.md")), ("ga4", FakeConcept("/x.md"))]
+    )
+    assert index.bundles == ("acme", "ga4")
+    both = search(index, "revenue")
+    assert [h.bundle for h in both] == ["acme", "ga4"]
+    only = search(index, "revenue", bundle="ga4")
+    assert [h.bundle for h in only] == ["ga4"]
+    assert only[0].score == both[1].score  # idf comes from all three concepts
+
+
+def test_reserved_index_and_log_files_are_never_indexed():
+    index = SearchIndex.build(
+        entries(twin("/index.md"), twin("/tables/log.md"), twin("/tables/orders.md"))
+    )
+    assert len(index) == 1
+    assert [h.path for h in search(index, "revenue")] == ["/tables/orders.md"]
+
+
+def test_limit_is_clamped_to_one_through_fifty():
+    index = SearchIndex.build(entries(*(twin(f"/c{i:02d}.md") for i in range(60))))
+    assert len(search(index, "revenue", limit=0)) == 1
+    assert len(search(index, "revenue", limit=500)) == MAX_LIMIT
+
+
+@pytest.mark.parametrize("limit", ["5", 2.5, None, True])
+def test_non_integer_limit_is_an_invalid_argument(limit):
+    index = SearchIndex.build(entries(twin("/a.md")))
+    with pytest.raises(InvalidArgument, match="limit"):
+        search(index, "revenue", limit=limit)
+
+
+def test_non_string_query_is_an_invalid_argument():
+    index = SearchIndex.build(entries(twin("/a.md")))
+    with pytest.raises(InvalidArgument, match="query"):
+        index.search(None)  # type: ignore[arg-type]
+
+
+def test_query_without_words_returns_nothing_and_says_so():
+    index = SearchIndex.build(entries(twin("/a.md")))
+    results = search(index, "  ?!  ")
+    assert len(results) == 0
+    assert results.notice == "The query has no searchable words."
+
+
+def test_hit_reports_matched_terms_and_best_body_line():
+    body = "# Schema\n\nOne row per order.\n\nThe net amount excludes tax and shipping.\n"
+    index = SearchIndex.build(entries(FakeConcept("/orders.md", title="Orders", body=body)))
+    (hit,) = search(index, "net amount tax")
+    assert hit.matched == ("net", "amount", "tax")
+    assert hit.snippet == "The net amount excludes tax and shipping."
+
+
+def test_snippet_of_a_huge_line_is_cut_around_the_match():
+    body = "x " * 5000 + "needle " + "y " * 5000
+    index = SearchIndex.build(entries(FakeConcept("/a.md", body=body)))
+    snippet = search(index, "needle")[0].snippet
+    assert len(snippet) <= 200
+    assert "needle" in snippet
+
+
+def test_results_serialise_to_plain_json():
+    index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
+    data = search(index, "revenue").to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert list(data["hits"][0]) == list(HIT_KEYS)
+    assert data["hidden"] == {"deprecated": 1}
+
+
+def test_empty_index_searches_to_nothing():
+    assert len(search(SearchIndex.build([]), "anything")) == 0
+
+
+CORPUS = SearchIndex.build(
+    entries(
+        *(
+            FakeConcept(
+                f"/c{i:02d}.md",
+                title=["Orders", "Users", "Revenue", "Events"][i % 4],
+                body=" ".join(["orders", "users", "revenue", "n_day", "BIP-30"][: 1 + i % 5]),
+                status=["stable", "draft", "deprecated"][i % 3],
+            )
+            for i in range(40)
+        )
+    )
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=200), st.integers(-5, 80))
+def test_any_query_string_gives_sorted_bounded_results(query, limit):
+    results = search(CORPUS, query, limit=limit)
+    assert len(results) <= max(1, min(limit, MAX_LIMIT))
+    keys = [(-h.score, h.bundle, h.path) for h in results]
+    assert keys == sorted(keys)
+    assert all(h.score > 0 and h.status != "deprecated" for h in results)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(alphabet="orders users revenue_nday BIP-30 ", max_size=60))
+def test_search_is_deterministic(query):
+    first = search(CORPUS, query, include_deprecated=True).to_dict()
+    assert search(CORPUS, query, include_deprecated=True).to_dict() == first

@@ -1,0 +1,206 @@
+"""BM25F arithmetic, the compact postings, and exactness of the pruned top-k."""
+
+import math
+import random
+import struct
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest_search import FakeConcept, entries
+from okfx.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
+from okfx.search import SearchIndex
+from okfx.topk import split_terms, top_k
+
+THREE_DOCS = [
+    {"title": "red apple", "body": "apple pie recipe"},
+    {"title": "green pear", "body": "apple apple tart"},
+    {"title": "fruit", "body": "pear"},
+]
+
+
+def test_bm25f_matches_a_hand_computed_three_document_example():
+    # Default weights: title 3, body 0.5; no description or tags anywhere, so those
+    # fields have no average length and add nothing. k1 = 1.2, b = 0.75.
+    postings = build_postings(THREE_DOCS)
+    apple, pear = postings.terms["apple"], postings.terms["pear"]
+
+    # N = 3; "apple" is in d0 and d1, "pear" in d1 and d2: df = 2 for both.
+    # idf = ln(1 + (3 - 2 + 0.5) / (2 + 0.5)) = ln(1.6) = 0.4700036
+    assert idf(3, 2) == pytest.approx(math.log(1.6))
+    # Average lengths: title (2 + 2 + 1) / 3 = 5/3, body (3 + 3 + 1) / 3 = 7/3.
+    # Length norms 1 - b + b * len / avg:
+    #   title len 2: 0.25 + 0.75 * 2 / (5/3) = 1.15
+    #   body len 3:  0.25 + 0.75 * 3 / (7/3) = 1.2142857
+    #   body len 1:  0.25 + 0.75 * 1 / (7/3) = 0.5714286
+    # apple in d0: x = 3 * 1 / 1.15 + 0.5 * 1 / 1.2142857 = 2.6086957 + 0.4117647 = 3.0204604
+    #   score = 0.4700036 * 2.2 * 3.0204604 / (1.2 + 3.0204604) = 0.7400094
+    assert postings.impact(apple, 0) == pytest.approx(0.7400094, abs=1e-6)
+    # apple in d1 (body only, tf 2): x = 0.5 * 2 / 1.2142857 = 0.8235294
+    #   score = 0.4700036 * 2.2 * 0.8235294 / 2.0235294 = 0.4208172
+    assert postings.impact(apple, 1) == pytest.approx(0.4208172, abs=1e-6)
+    # pear in d1 (title only): x = 3 / 1.15 = 2.6086957 -> 0.4700036 * 2.2 * 2.6086957 / 3.8086957
+    assert postings.impact(pear, 1) == pytest.approx(0.7082246, abs=1e-6)
+    # pear in d2 (body only, len 1): x = 0.5 / 0.5714286 = 0.875 -> ... * 0.875 / 2.075
+    assert postings.impact(pear, 2) == pytest.approx(0.4360275, abs=1e-6)
+    assert postings.impact(apple, 2) == 0.0
+    # A query sums its terms: "apple pear" ranks d1 (0.4208 + 0.7082 = 1.1290) first.
+    ranked = top_k(postings, [[(apple, 1.0)], [(pear, 1.0)]], 3, lambda d: None, [1.0] * 3)
+    assert [doc for _, doc in ranked.hits] == [1, 0, 2]
+    assert ranked.hits[0][0] == pytest.approx(1.1290418, abs=1e-6)
+
+
+def reference_bm25(docs, query, k1=1.2, b=0.75):
+    """Textbook BM25 (Robertson & Zaragoza 2009, with the (k1 + 1) numerator and
+    Lucene's idf), written without any okfx code."""
+    tokenized = [d.split() for d in docs]
+    n = len(docs)
+    avg = sum(len(t) for t in tokenized) / n
+    scores = []
+    for tokens in tokenized:
+        tf = Counter(tokens)
+        score = 0.0
+        for term in set(query.split()):
+            df = sum(1 for t in tokenized if term in t)
+            if not tf[term]:
+                continue
+            term_idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            norm = 1 - b + b * len(tokens) / avg
+            score += term_idf * tf[term] * (k1 + 1) / (tf[term] + k1 * norm)
+        scores.append(score)
+    return scores
+
+
+# Words without plural relations or stopwords, so okfx analyses them as plain tokens.
+VOCAB = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split()
+
+
+def random_corpus(rng, n_docs, longest=40):
+    weights = [1 / (rank + 1) for rank in range(len(VOCAB))]
+    return [" ".join(rng.choices(VOCAB, weights, k=rng.randint(1, longest))) for _ in range(n_docs)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_one_field_bm25f_equals_reference_bm25(seed):
+    rng = random.Random(seed)
+    docs = random_corpus(rng, rng.randint(1, 40))
+    query = " ".join(rng.sample(VOCAB, rng.randint(1, 4)))
+    concepts = [FakeConcept(f"/d{i:03d}.md", body=text) for i, text in enumerate(docs)]
+    index = SearchIndex.build(entries(*concepts), weights={"body": 1.0})
+    expected = reference_bm25(docs, query)
+    results = index.search(query, limit=50)
+    got = {hit.path: hit.score for hit in results}
+    for i, score in enumerate(expected):
+        if score > 0:
+            assert got[f"/d{i:03d}.md"] == pytest.approx(score, abs=2e-4)
+    assert len(results) == min(50, sum(1 for s in expected if s > 0))
+
+
+def brute_force(postings, groups, k, accept, multiplier):
+    scored = []
+    for doc in range(postings.n_docs):
+        total = sum(
+            max((w * postings.impact(t, doc) for t, w in group), default=0.0) for group in groups
+        )
+        score = multiplier[doc] * total
+        if score > 0:
+            scored.append((score, doc))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    admitted = [item for item in scored if accept(item[1]) is None]
+    top = admitted[:k]
+    theta = top[-1][0] if len(top) == k else 0.0
+    hidden = Counter(accept(d) for s, d in scored if accept(d) is not None and s >= theta)
+    return top, dict(hidden)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 1_000_000))
+def test_pruned_top_k_equals_exhaustive_scoring(seed):
+    rng = random.Random(seed)
+    n_docs = rng.choice([5, 60, 400])
+    # Short documents hold one query term but not the others: the case pruning must
+    # not lose (a doc scoring on the "cheap" terms alone).
+    longest = rng.choice([3, 8, 40])
+    docs = [
+        {"title": " ".join(rng.sample(VOCAB, rng.randint(0, 2))), "body": text}
+        for text in random_corpus(rng, n_docs, longest)
+    ]
+    postings = build_postings(docs)
+    multiplier = [rng.choice([1.0, 1.0, 1.0, 0.8, 0.5]) for _ in range(n_docs)]
+    hiding = {d: rng.choice([None, None, None, "deprecated", "stale"]) for d in range(n_docs)}
+    groups = []
+    for word in rng.sample(VOCAB, rng.randint(1, 4)):
+        forms = [(postings.terms[word], 1.0)] if word in postings.terms else []
+        other = rng.choice(VOCAB)
+        if rng.random() < 0.3 and other in postings.terms and other != word:
+            forms.append((postings.terms[other], 0.95))
+        groups.append(forms)
+    k = rng.choice([1, 3, 10])
+    # read_all=0 forces the pruned path (seeds, cuts, completion) on small corpora too.
+    read_all = rng.choice([0, 0, 0, 10**9])
+    got = top_k(postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all)
+    want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier)
+    assert [doc for _, doc in got.hits] == [doc for _, doc in want]
+    for (score, _), (expected, _) in zip(got.hits, want, strict=True):
+        assert score == pytest.approx(expected, rel=1e-12)
+    assert got.hidden == want_hidden
+
+
+def test_at_least_returns_exactly_the_postings_at_or_above_the_cut():
+    rng = random.Random(7)
+    postings = build_postings({"body": text} for text in random_corpus(rng, 500))
+    for word in VOCAB[:6]:
+        tid = postings.terms[word]
+        docs, impacts = postings.postings(tid)
+        values = sorted(set(impacts))
+        cuts = [0.0, values[0], values[len(values) // 2], values[-1], values[-1] * 1.01]
+        cuts += [rng.uniform(0, values[-1]) for _ in range(5)]
+        for cut in cuts:
+            want = [(d, v) for d, v in zip(docs, impacts, strict=True) if v >= cut]
+            got_docs, got_impacts = postings.at_least(tid, cut)
+            assert list(zip(got_docs, got_impacts, strict=True)) == want, cut
+
+
+def test_best_samples_high_impact_postings():
+    rng = random.Random(3)
+    postings = build_postings({"body": text} for text in random_corpus(rng, 300))
+    tid = postings.terms["alpha"]
+    sample = postings.best(tid, 5)
+    assert len(sample) == 5
+    top = max(postings.postings(tid)[1])
+    assert max(postings.impact(tid, d) for d in sample) == top
+
+
+@given(st.floats(min_value=0.0, max_value=1e30, allow_nan=False))
+def test_float32_key_never_exceeds_the_key_of_a_larger_value(value):
+    from okfx.bm25f import _float32_floor_key
+
+    key = _float32_floor_key(value)
+    # Any float32 at or above ``value`` has a key at least as large.
+    bits = struct.unpack("<I", struct.pack("<f", min(value * 1.0000001, 3.4e38)))[0]
+    above = struct.unpack("<f", struct.pack("<I", bits))[0]
+    if above >= value:
+        assert bits >> 16 >= key
+
+
+def test_field_weights_are_the_documented_ones():
+    assert FIELD_WEIGHTS == {"title": 3.0, "tags": 2.5, "description": 2.0, "body": 0.5}
+    assert K1 == 1.2
+
+
+def test_unknown_field_weight_names_the_known_fields():
+    with pytest.raises(ValueError, match="body"):
+        build_postings([{"body": "x"}], weights={"summary": 1.0})
+
+
+def test_terms_whose_bounds_sum_below_theta_are_non_essential():
+    # Bounds 1.0 + 1.2 = 2.2 < 2.5: a doc with only those two terms cannot reach 2.5.
+    assert split_terms([3.0, 1.0, 1.2], 2.5) == ([1, 2], [0], 2.2)
+    # 1.0 + 1.2 = 2.2 reaches 2.2, so the second term must be read.
+    assert split_terms([3.0, 1.0, 1.2], 2.2) == ([1], [2, 0], 1.0)
+    assert split_terms([3.0, 1.0], 0.0) == ([], [1, 0], 0.0)
+    # Even when rounding makes every bound look too small, one term stays essential.
+    assert split_terms([1.0, 1.0], 5.0) == ([0], [1], 1.0)

@@ -1,0 +1,80 @@
+"""Search quality on the evaluation set over the sample bundles (see docs/search.md).
+
+The floors sit a little under what the analyzer reaches today (run
+``bench/search_quality.py`` for the figures), so a change that makes ranking worse on
+these queries fails here.
+"""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from conftest_search import SAMPLE_NAMES, require_samples
+from okfx import Bundle
+from okfx.search import SearchIndex
+from search_eval.baseline import PlainBM25
+from search_eval.evaluate import evaluate, load_queries
+
+NOW = datetime(2026, 7, 15, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def sample_entries():
+    root = require_samples()
+    bundles = [Bundle.load(root / name) for name in SAMPLE_NAMES]
+    return [(bundle.name, concept) for bundle in bundles for concept in bundle]
+
+
+@pytest.fixture(scope="module")
+def reports(sample_entries):
+    index = SearchIndex.build(sample_entries)
+    baseline = PlainBM25(sample_entries)
+    queries = load_queries()
+
+    def ours(query, options):
+        hits = index.search(query, limit=10, now=NOW, **options)
+        return [(f"{h.bundle}:{h.path}", h.score) for h in hits]
+
+    def plain(query, options):
+        return baseline.search(query, 10, **options)
+
+    return evaluate(ours, queries), evaluate(plain, queries)
+
+
+def test_eval_set_covers_every_kind_with_enough_queries():
+    queries = load_queries()
+    kinds = {q.kind for q in queries}
+    assert kinds == {
+        "keyword",
+        "paraphrase",
+        "column-name",
+        "plural",
+        "identifier-variant",
+        "no-answer",
+    }
+    assert len(queries) >= 40
+    assert len({q.id for q in queries}) == len(queries)
+
+
+def test_every_judged_concept_exists_in_the_samples(sample_entries):
+    known = {f"{bundle}:{concept.path}" for bundle, concept in sample_entries}
+    for query in load_queries():
+        assert set(query.relevant) <= known, query.id
+
+
+def test_ranking_quality_stays_above_its_floors(reports):
+    ours, _ = reports
+    overall = ours.by_kind["all"]
+    assert overall["ndcg@5"] >= 0.93
+    assert overall["mrr@10"] >= 0.90
+    assert overall["hit@3"] >= 0.95
+    assert ours.by_kind["identifier-variant"]["hit@3"] >= 0.9
+    assert ours.abstain >= 0.8
+
+
+def test_fields_identifiers_and_plurals_beat_plain_bm25(reports):
+    ours, plain = reports
+    assert ours.by_kind["all"]["ndcg@5"] >= plain.by_kind["all"]["ndcg@5"] + 0.1
+    assert (
+        ours.by_kind["identifier-variant"]["ndcg@5"] > plain.by_kind["identifier-variant"]["ndcg@5"]
+    )
