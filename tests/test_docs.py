@@ -49,7 +49,8 @@ def test_readme_quick_start_runs() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "True" in proc.stdout
+    assert "/metrics/dock-availability.md" in proc.stdout
+    assert "trip_id" in proc.stdout
 
 
 def test_every_cli_command_is_documented() -> None:

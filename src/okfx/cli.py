@@ -1,40 +1,136 @@
 """The ``okfx`` command line: thin wrappers over the library.
 
-Exit codes: 0 ok, 1 not found / not conformant, 2 usage error.
+Each read command calls one :class:`~okfx.tools.Toolbox` tool: ``--json`` prints the tool's
+payload unchanged (the stable, scriptable form), otherwise :mod:`okfx.render` formats it.
+Exit codes: 0 ok, 1 not found / not conformant / failed, 2 usage error (a bad option or
+argument, an unsafe path).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
 
-from . import __version__
+from . import __version__, render
 from .bundle import Bundle
+from .errors import OKFError
+from .manager import KnowledgeManager
+from .progress import status
+from .tools import Toolbox
+from .trust import TRUST_TIERS
 from .validate import validate as validate_bundle
 
-__all__ = ["main"]
+__all__ = ["cli", "main"]
+
+#: Tool error codes that mean the caller asked for something malformed: exit 2, like click.
+USAGE_CODES = frozenset({"invalid_argument", "invalid_regex", "unsafe_path", "too_large"})
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
+# -- loading -----------------------------------------------------------------------------------
 def _load(source: str) -> Bundle:
     try:
-        return Bundle.load(source)
+        with status(f"loading {source}"):
+            return Bundle.load(source)
     except FileNotFoundError as exc:
         raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
-    except (ValueError, RuntimeError, TimeoutError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:
+        raise click.ClickException(f"cannot load {source}: {exc}") from exc
 
 
-def _emit_json(payload: Any) -> None:
-    click.echo(json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=False))
+def _manager(sources: Sequence[str]) -> KnowledgeManager:
+    manager = KnowledgeManager()
+    for source in sources:
+        try:
+            manager.add(_load(source))
+        except ValueError as exc:  # two bundles with one name
+            raise click.UsageError(str(exc)) from exc
+    return manager
 
 
+def _toolbox(sources: Sequence[str], bundle_name: str | None = None) -> Toolbox:
+    manager = _manager(sources)
+    if bundle_name is None and len(manager) > 1:
+        raise click.UsageError(
+            f"{len(manager)} bundles are loaded; choose one with --bundle NAME "
+            f"(one of {', '.join(manager.names)})"
+        )
+    return Toolbox(manager)
+
+
+def _finish(payload: dict[str, Any], as_json: bool, show: Callable[[dict[str, Any]], str]) -> None:
+    """Print a tool payload and exit with the code its error (if any) calls for."""
+    err = payload.get("error")
+    code = 0 if not err else 2 if err.get("code") in USAGE_CODES else 1
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    elif err:
+        click.echo(render.error(payload), err=True)
+    else:
+        click.echo(show(payload))
+    sys.exit(code)
+
+
+# -- shared options ----------------------------------------------------------------------------
+def _sources(func: F) -> F:
+    return click.argument("sources", metavar="BUNDLE...", nargs=-1, required=True)(func)
+
+
+def _json(func: F) -> F:
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print the tool's payload as stable JSON."
+    )(func)
+
+
+def _bundle_name(func: F) -> F:
+    return click.option(
+        "-b",
+        "--bundle",
+        "bundle_name",
+        metavar="NAME",
+        help="The loaded bundle to use, by name (needed when several are given).",
+    )(func)
+
+
+def _filters(func: F) -> F:
+    for option in reversed(
+        [
+            click.option("--type", "type_", metavar="TYPE", help="Only concepts of this type."),
+            click.option(
+                "--tag", "tags", multiple=True, help="Only concepts with this tag (repeatable)."
+            ),
+            click.option("--dir", "directory", metavar="DIR", help="Only concepts under DIR."),
+            click.option(
+                "--include-deprecated", is_flag=True, help="Also show deprecated concepts."
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def _trust(func: F) -> F:
+    func = click.option(
+        "--exclude-stale", is_flag=True, help="Leave out concepts past their stale_after."
+    )(func)
+    return click.option(
+        "--trust-tier", type=click.Choice(TRUST_TIERS), help="Only this trust tier."
+    )(func)
+
+
+# -- commands ----------------------------------------------------------------------------------
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="okfx")
 def cli() -> None:
-    """Read, search and validate Open Knowledge Format (OKF v0.2) bundles."""
+    """Read, search, validate and serve Open Knowledge Format (OKF v0.2) bundles.
+
+    BUNDLE is a folder, a git URL or an archive; most commands take several.
+    """
 
 
 @cli.command()
@@ -49,28 +145,279 @@ def validate(bundle: str, as_json: bool) -> None:
 
     Example:
 
+    \b
         okfx validate examples/knowledge --json
     """
     report = validate_bundle(_load(bundle))
     if as_json:
-        _emit_json(report.to_dict())
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
-        mark = click.style("✓", fg="green") if report.conformant else click.style("✗", fg="red")
-        verdict = "conformant" if report.conformant else "NOT conformant"
-        version = f", declares okf_version {report.okf_version}" if report.okf_version else ""
-        click.echo(
-            f"{mark} {report.bundle}: {verdict} with OKF v0.2 "
-            f"({report.concepts} concepts, {len(report.errors)} errors, "
-            f"{len(report.warnings)} warnings{version})"
-        )
-        for label, problems, colour in (
-            ("error", report.errors, "red"),
-            ("warning", report.warnings, "yellow"),
-        ):
-            for problem in problems:
-                tag = click.style(f"{label}[{problem.code}]", fg=colour)
-                click.echo(f"  {tag} {problem.path}: {problem.message}")
+        click.echo(render.report(report))
     sys.exit(0 if report.conformant else 1)
+
+
+@cli.command()
+@_sources
+@_json
+def bundles(sources: tuple[str, ...], as_json: bool) -> None:
+    """List the loaded bundles.
+
+    One row per BUNDLE: its name, concept count, declared OKF version and warnings.
+
+    Example:
+
+    \b
+        okfx bundles examples/knowledge ../other-bundle --json
+    """
+    _finish(Toolbox(_manager(sources)).list_bundles(), as_json, render.bundles)
+
+
+@cli.command("index")
+@_sources
+@_bundle_name
+@_filters
+@_trust
+@click.option("--limit", type=click.IntRange(1, 200), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@_json
+def index_cmd(
+    sources: tuple[str, ...],
+    bundle_name: str | None,
+    type_: str | None,
+    tags: tuple[str, ...],
+    directory: str | None,
+    include_deprecated: bool,
+    trust_tier: str | None,
+    exclude_stale: bool,
+    limit: int,
+    offset: int,
+    as_json: bool,
+) -> None:
+    """List concepts as frontmatter rows.
+
+    One row per concept (path, type, title, trust tier, status, staleness), no bodies,
+    a page at a time; filters narrow the list.
+
+    Example:
+
+    \b
+        okfx index examples/knowledge --dir /metrics --trust-tier human-reviewed
+    """
+    payload = _toolbox(sources, bundle_name).list_concepts(
+        bundle=bundle_name,
+        directory=directory,
+        type=type_,
+        tags=list(tags) or None,
+        trust_tier=trust_tier,
+        include_deprecated=include_deprecated,
+        include_stale=not exclude_stale,
+        limit=limit,
+        offset=offset,
+    )
+    _finish(payload, as_json, render.index)
+
+
+@cli.command()
+@_sources
+@click.argument("path")
+@_bundle_name
+@click.option("--section", metavar="HEADING", help="Read only the section under this heading.")
+@click.option("--offset", type=click.IntRange(0), default=0, help="Start at this body character.")
+@click.option("--max-chars", type=click.IntRange(1), help="Body characters to show [8000].")
+@_json
+def read(
+    sources: tuple[str, ...],
+    path: str,
+    bundle_name: str | None,
+    section: str | None,
+    offset: int,
+    max_chars: int | None,
+    as_json: bool,
+) -> None:
+    """Read one concept: its header, then its body.
+
+    The header gives provenance, trust and freshness. PATH may omit the leading
+    slash and the .md; a folder path reads its index.md.
+
+    Example:
+
+    \b
+        okfx read examples/knowledge metrics/dock-availability --section Definition
+    """
+    payload = _toolbox(sources, bundle_name).read_concept(
+        path=path, bundle=bundle_name, section=section, offset=offset, max_chars=max_chars
+    )
+    _finish(payload, as_json, render.concept)
+
+
+@cli.command()
+@_sources
+@click.argument("query")
+@_bundle_name
+@click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True)
+@_filters
+@_trust
+@_json
+def search(
+    sources: tuple[str, ...],
+    query: str,
+    bundle_name: str | None,
+    limit: int,
+    type_: str | None,
+    tags: tuple[str, ...],
+    directory: str | None,
+    include_deprecated: bool,
+    trust_tier: str | None,
+    exclude_stale: bool,
+    as_json: bool,
+) -> None:
+    """Rank concepts by relevance to QUERY.
+
+    BM25F over title, tags, description and body, across every BUNDLE given (or one,
+    with --bundle). Deprecated concepts are left out unless asked for.
+
+    Example:
+
+    \b
+        okfx search examples/knowledge "dock availability" --limit 5 --tag stations
+    """
+    payload = Toolbox(_manager(sources)).search_concepts(
+        query=query,
+        bundle=bundle_name,
+        limit=limit,
+        type=type_,
+        tags=list(tags) or None,
+        directory=directory,
+        trust_tier=trust_tier,
+        include_deprecated=include_deprecated,
+        include_stale=not exclude_stale,
+    )
+    _finish(payload, as_json, render.search)
+
+
+@cli.command()
+@_sources
+@click.argument("pattern")
+@_bundle_name
+@click.option("--regex", is_flag=True, help="PATTERN is an RE2 regular expression.")
+@click.option("-i", "--ignore-case", is_flag=True, help="Match regardless of case.")
+@click.option("--limit", type=click.IntRange(1, 200), default=50, show_default=True)
+@_filters
+@_json
+def grep(
+    sources: tuple[str, ...],
+    pattern: str,
+    bundle_name: str | None,
+    regex: bool,
+    ignore_case: bool,
+    limit: int,
+    type_: str | None,
+    tags: tuple[str, ...],
+    directory: str | None,
+    include_deprecated: bool,
+    as_json: bool,
+) -> None:
+    """Find text or a regex in concepts, by line.
+
+    PATTERN is plain text, or an RE2 regular expression with --regex.
+
+    Example:
+
+    \b
+        okfx grep examples/knowledge "docks_available" -i
+    """
+    payload = Toolbox(_manager(sources)).grep_concepts(
+        pattern=pattern,
+        bundle=bundle_name,
+        regex=regex,
+        ignore_case=ignore_case,
+        type=type_,
+        tags=list(tags) or None,
+        directory=directory,
+        include_deprecated=include_deprecated,
+        limit=limit,
+    )
+    _finish(payload, as_json, render.grep)
+
+
+@cli.command()
+@_sources
+@click.argument("path")
+@_bundle_name
+@_json
+def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_json: bool) -> None:
+    """Show a concept's links and backlinks.
+
+    What the concept at PATH links to, what links to it, and its unresolved links.
+
+    Example:
+
+    \b
+        okfx neighbors examples/knowledge metrics/dock-availability
+    """
+    payload = _toolbox(sources, bundle_name).get_neighbors(path=path, bundle=bundle_name)
+    _finish(payload, as_json, render.neighbors)
+
+
+@cli.command()
+@_sources
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+    help="HTTP: port to bind (0 picks a free one).",
+)  # fmt: skip
+@click.option(
+    "--token", envvar="OKFX_TOKEN", metavar="TOKEN",
+    help="HTTP: require 'Authorization: Bearer TOKEN' on every request [env OKFX_TOKEN]; "
+    "needed to bind any non-loopback address.",
+)  # fmt: skip
+def serve(
+    sources: tuple[str, ...], transport: str, host: str, port: int, token: str | None
+) -> None:
+    """Serve the bundles as an MCP server.
+
+    Needs the mcp extra: pip install 'okfx[mcp]'. stdio (the default) is for a
+    client that starts okfx itself; stdout then carries only the protocol. http
+    serves stateless streamable HTTP at /mcp, on 127.0.0.1 unless --host says
+    otherwise, and prints the URL and a client config to stderr.
+
+    Example:
+
+    \b
+        okfx serve examples/knowledge --transport http --port 8765
+    """
+    from .adapters import mcp as adapter
+
+    if transport == "http" and not adapter.is_loopback(host) and not token:
+        raise click.UsageError(
+            f"refusing to serve on {host}: any address other than loopback needs a bearer "
+            "token, so that no one else on the network can read the bundles. Pass --token "
+            "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
+            "print(secrets.token_urlsafe(32))')."
+        )
+    manager = _manager(sources)
+    try:
+        server = adapter.build_server(manager)
+    except ImportError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        if transport == "stdio":
+            adapter.serve_stdio(server)
+            return
+        try:
+            sock = adapter.bind(host, port)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+        url = adapter.url_for(sock)
+        # the token goes into the pasteable config only on a terminal, never into a log
+        shown = token if token and sys.stderr.isatty() else "<OKFX_TOKEN>" if token else None
+        click.echo(render.serve_banner(manager, url, shown), err=True)
+        adapter.serve_http(adapter.http_app(server, host=host, token=token), sock)
+    except KeyboardInterrupt:  # Ctrl+C is how a server is stopped, not an error
+        click.echo("okfx: stopped", err=True)
 
 
 def main() -> None:

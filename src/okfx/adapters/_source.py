@@ -1,0 +1,101 @@
+"""What every adapter starts from: a source turned into a manager, and guarded tool callables.
+
+``source`` is a :class:`~okfx.Bundle`, a :class:`~okfx.KnowledgeManager`, a
+:class:`~okfx.Toolbox` (to keep its settings, e.g. ``now=``), or whatever
+:meth:`KnowledgeManager.from_paths` takes: one folder, git URL or archive, a list of them,
+or a ``{name: source}`` mapping.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..bundle import Bundle
+from ..manager import KnowledgeManager
+from ..tools import Toolbox
+
+__all__ = [
+    "Source",
+    "Tool",
+    "guarded",
+    "guarded_tools",
+    "internal_error",
+    "to_json",
+    "to_manager",
+    "toolbox",
+]
+
+logger = logging.getLogger("okfx")
+
+#: Anything an adapter accepts as its knowledge source.
+Source = Bundle | KnowledgeManager | Toolbox | Any
+
+#: A tool callable: keyword arguments in, a JSON-able dict out.
+Tool = Callable[..., dict[str, Any]]
+
+
+def to_manager(source: Source) -> KnowledgeManager:
+    """The :class:`KnowledgeManager` serving ``source`` (loading paths and URLs)."""
+    if isinstance(source, KnowledgeManager):
+        return source
+    if isinstance(source, Toolbox):
+        return source.manager
+    if isinstance(source, Bundle):
+        return KnowledgeManager([source])
+    if isinstance(source, Mapping | list | tuple):
+        return KnowledgeManager.from_paths(source)
+    # A str is iterable too, so everything else counts as one source, never a sequence.
+    return KnowledgeManager.from_paths([source])
+
+
+def toolbox(source: Source) -> Toolbox:
+    """The :class:`Toolbox` over ``source`` (``source`` itself when it is one)."""
+    return source if isinstance(source, Toolbox) else Toolbox(to_manager(source))
+
+
+def guarded(tool: Tool) -> Tool:
+    """``tool`` with the same name, signature and docstring, that can never raise.
+
+    Toolbox methods already turn errors into results; this second net is here so a bug
+    between the Toolbox and the framework still reaches the model as a result instead of
+    an exception that would end the agent run.
+    """
+
+    @functools.wraps(tool)
+    def run(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return tool(*args, **kwargs)
+        except Exception:
+            logger.exception("okfx adapter call to %s failed", tool.__name__)
+            return internal_error(tool.__name__)
+
+    return run
+
+
+def internal_error(name: str) -> dict[str, Any]:
+    """The result a model gets when a tool failed for a reason that is not its fault."""
+    return {
+        "error": {
+            "code": "internal_error",
+            "message": f"{name} failed unexpectedly; the error was logged. "
+            "Try another path or query.",
+        }
+    }
+
+
+def guarded_tools(box: Toolbox) -> list[Tool]:
+    """The Toolbox tools in :data:`~okfx.TOOL_NAMES` order, each wrapped by :func:`guarded`."""
+    return [guarded(tool) for tool in box.tools()]
+
+
+def to_json(result: dict[str, Any]) -> str:
+    """``result`` as JSON text, for frameworks that hand the model a string.
+
+    ``default=str`` because a stray non-JSON value (a date, say) must degrade to text,
+    not raise after the guarded call has already returned.
+    """
+    return json.dumps(result, ensure_ascii=False, default=str)

@@ -1,0 +1,316 @@
+"""An MCP server over okfx bundles, on the official `mcp` SDK (1.x FastMCP, 2.x MCPServer).
+
+``build_server(source)`` registers every :class:`~okfx.tools.Toolbox` tool unchanged (the SDK
+reads each schema from the tool's signature), the ``<knowledge>`` block as the server
+instructions and as the ``knowledge`` prompt, and the bundles as ``text/markdown`` resources:
+``okf://<bundle>/index`` plus one ``okf://<bundle>/<path>`` per concept. Concept resources are
+registered one by one rather than as a template because v1 templates cannot match ``/``.
+
+The SDK is imported by module name (:func:`_sdk`), so one file serves both majors and mypy
+needs no ignores for the module that is absent.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import importlib
+import ipaddress
+import logging
+import socket
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import yaml
+
+from ..manager import KnowledgeManager
+from ..model import Concept
+from ..payloads import jsonable
+from ..prompt import index_summary
+from ._optional import require
+from ._source import toolbox
+
+__all__ = [
+    "PROMPT_NAME",
+    "bearer_auth",
+    "bind",
+    "build_server",
+    "concept_markdown",
+    "concept_uri",
+    "http_app",
+    "index_uri",
+    "is_loopback",
+    "serve_http",
+    "serve_stdio",
+    "url_for",
+]
+
+logger = logging.getLogger("okfx")
+
+PROMPT_NAME = "knowledge"
+MIME = "text/markdown"
+HTTP_PATH = "/mcp"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class _SDK:
+    major: int
+    server_cls: Any
+    function_resource: Any
+    tool_annotations: Any
+    transport_security: Any
+
+
+@functools.cache
+def _sdk() -> _SDK:
+    require("mcp", extra="mcp")
+    types = importlib.import_module("mcp.types")
+    security = importlib.import_module("mcp.server.transport_security")
+    try:
+        server = importlib.import_module("mcp.server.mcpserver")
+        resources = importlib.import_module("mcp.server.mcpserver.resources")
+        return _SDK(
+            2,
+            server.MCPServer,
+            resources.FunctionResource,
+            types.ToolAnnotations,
+            security.TransportSecuritySettings,
+        )
+    except ModuleNotFoundError:  # mcp 1.x: FastMCP was renamed MCPServer in 2.0
+        server = importlib.import_module("mcp.server.fastmcp")
+        resources = importlib.import_module("mcp.server.fastmcp.resources")
+        return _SDK(
+            1,
+            server.FastMCP,
+            resources.FunctionResource,
+            types.ToolAnnotations,
+            security.TransportSecuritySettings,
+        )
+
+
+# -- resources ---------------------------------------------------------------------------------
+def index_uri(bundle: str) -> str:
+    """``okf://<bundle>/index``: the bundle's root index."""
+    return f"okf://{quote(bundle, safe='')}/index"
+
+
+def concept_uri(bundle: str, path: str) -> str:
+    """``okf://<bundle>/<path without the leading slash>``, percent-encoded."""
+    return f"okf://{quote(bundle, safe='')}/{quote(path.lstrip('/'), safe='/')}"
+
+
+def concept_markdown(concept: Concept) -> str:
+    """The concept as the bundle wrote it: YAML frontmatter, then the body.
+
+    The frontmatter is re-serialised from the parsed mapping (dates as ISO 8601 text), so
+    comments and key quoting in the file are not kept; what it says is.
+    """
+    front = yaml.safe_dump(
+        jsonable(concept.frontmatter), sort_keys=False, allow_unicode=True, width=1_000_000
+    )
+    return f"---\n{front}---\n{concept.body}"
+
+
+def _guarded(what: str, build: Callable[[], str]) -> Callable[[], str]:
+    """A resource reader that logs a failure and returns a note instead of raising."""
+
+    def read() -> str:
+        try:
+            return build()
+        except Exception:  # a bug must not surface as a protocol error to the agent
+            logger.exception("okfx MCP resource %s failed", what)
+            return f"[okfx could not render {what}; the error was logged]"
+
+    return read
+
+
+def _add_resources(server: Any, sdk: _SDK, manager: KnowledgeManager) -> None:
+    for bundle in manager.bundles.values():
+        server.add_resource(
+            sdk.function_resource(
+                uri=index_uri(bundle.name),
+                name=f"{bundle.name}/index",
+                title=f"{bundle.name}: index",
+                description=f"The root index of bundle {bundle.name!r} ({len(bundle)} concepts).",
+                mime_type=MIME,
+                fn=_guarded(
+                    f"the index of {bundle.name}",
+                    functools.partial(index_summary, bundle, sys.maxsize),
+                ),
+            )
+        )
+        for concept in bundle:
+            server.add_resource(
+                sdk.function_resource(
+                    uri=concept_uri(bundle.name, concept.path),
+                    name=f"{bundle.name}{concept.path}",
+                    title=concept.title,
+                    description=concept.description or None,
+                    mime_type=MIME,
+                    fn=_guarded(concept.path, functools.partial(concept_markdown, concept)),
+                )
+            )
+
+
+# -- the server --------------------------------------------------------------------------------
+def build_server(source: Any, *, name: str = "okfx") -> Any:
+    """An MCP server (2.x ``MCPServer`` / 1.x ``FastMCP``) exposing okfx over ``source``.
+
+    ``source`` is a :class:`Bundle`, a :class:`KnowledgeManager`, a :class:`Toolbox`, or
+    paths/URLs as :meth:`KnowledgeManager.from_paths` takes them (one path, a list, or a
+    ``{name: path}`` mapping).
+    """
+    sdk = _sdk()
+    box = toolbox(source)
+    manager = box.manager
+    prompt = manager.prompt()
+    # WARNING: the SDK logs every request at INFO, which floods a client's stderr pane.
+    server = sdk.server_cls(name, instructions=prompt, log_level="WARNING")
+    read_only = sdk.tool_annotations(
+        readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
+    )
+    for tool in box.tools():
+        server.add_tool(tool, name=tool.__name__, annotations=read_only)
+
+    def knowledge() -> str:
+        return prompt
+
+    server.prompt(
+        name=PROMPT_NAME,
+        title="okfx knowledge",
+        description="The <knowledge> block: how to use the okfx tools and each bundle's index.",
+    )(knowledge)
+    _add_resources(server, sdk, manager)
+    return server
+
+
+# -- transports --------------------------------------------------------------------------------
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def bearer_auth(app: ASGIApp, token: str) -> ASGIApp:
+    """Wrap ``app`` so every HTTP request needs ``Authorization: Bearer <token>``."""
+    if not token:
+        raise ValueError("the bearer token must not be empty")
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            # compare_digest: the time taken must not reveal how much of the token matched
+            if not hmac.compare_digest(given, expected):
+                await _unauthorized(scope, send)
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+async def _unauthorized(scope: Scope, send: Send) -> None:
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    body = b'{"error": "unauthorized: send the header Authorization: Bearer <token>"}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b'Bearer realm="okfx"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None) -> ASGIApp:
+    """The server as a stateless streamable-HTTP ASGI app at ``/mcp``.
+
+    With ``token`` every request must carry it as a bearer token. On loopback the SDK's
+    DNS-rebinding guard accepts only loopback ``Host`` headers (and ``host`` itself); off
+    loopback it is turned off, since clients reach the server under names it cannot know,
+    and the token is what guards it there.
+    """
+    sdk = _sdk()
+    security = _transport_security(sdk, host)
+    if sdk.major >= 2:
+        app: ASGIApp = server.streamable_http_app(
+            streamable_http_path=HTTP_PATH,
+            stateless_http=True,
+            json_response=True,
+            transport_security=security,
+            host=host,
+        )
+    else:  # 1.x reads these from its settings, filled at construction
+        settings = server.settings
+        settings.streamable_http_path = HTTP_PATH
+        settings.stateless_http = True
+        settings.json_response = True
+        settings.transport_security = security
+        app = server.streamable_http_app()
+    return bearer_auth(app, token) if token else app
+
+
+def _transport_security(sdk: _SDK, host: str) -> Any:
+    if not is_loopback(host):
+        return sdk.transport_security(enable_dns_rebinding_protection=False)
+    bare = host.strip("[]")
+    names = ["127.0.0.1", "localhost", "[::1]", f"[{bare}]" if ":" in bare else bare]
+    names = list(dict.fromkeys(names))
+    return sdk.transport_security(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"{name}:*" for name in names],
+        allowed_origins=[f"http://{name}:*" for name in names],
+    )
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (port 0 picks a free one)."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        # listening before uvicorn starts lets a client connect at once: it waits in the backlog
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def url_for(sock: socket.socket) -> str:
+    """The client URL of a bound socket."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{HTTP_PATH}"
+
+
+def serve_http(app: ASGIApp, sock: socket.socket) -> None:
+    """Serve ``app`` with uvicorn on the already bound ``sock`` until interrupted."""
+    uvicorn = require("uvicorn", extra="mcp")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def serve_stdio(server: Any) -> None:
+    """Serve over stdin/stdout until the client closes the pipe."""
+    server.run("stdio")

@@ -1,0 +1,278 @@
+"""Readable terminal output for the ``okfx`` commands: tool payloads as text.
+
+Each function takes the dict a :class:`~okfx.tools.Toolbox` tool returned and gives back
+lines; ``click.echo`` drops the colours when the output is not a terminal. Payload keys are
+read with ``.get`` so a renderer never fails on a field another tool version left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from .manager import KnowledgeManager
+    from .validate import ConformanceReport
+
+__all__ = [
+    "badges",
+    "bundles",
+    "concept",
+    "error",
+    "grep",
+    "index",
+    "neighbors",
+    "report",
+    "search",
+    "serve_banner",
+    "table",
+]
+
+TIER_COLOURS = {"human-reviewed": "green", "machine-confirmed": "cyan", "unverified": "yellow"}
+STATUS_COLOURS = {"deprecated": "red", "draft": "yellow"}
+MAX_CELL = 48
+
+
+def _dim(text: str) -> str:
+    return click.style(text, dim=True)
+
+
+def badges(row: dict[str, Any]) -> str:
+    """Trust and lifecycle flags, e.g. ``[human-reviewed] [DEPRECATED] [STALE]``."""
+    out: list[str] = []
+    tier = row.get("trust_tier")
+    if tier:
+        out.append(click.style(f"[{tier}]", fg=TIER_COLOURS.get(tier)))
+    status = row.get("status")
+    if status and status != "stable":
+        out.append(click.style(f"[{str(status).upper()}]", fg=STATUS_COLOURS.get(status, "red")))
+    if row.get("stale"):
+        out.append(click.style("[STALE]", fg="red", bold=True))
+    return " ".join(out)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[str] = ()) -> str:
+    """Columns aligned by hand; ``last`` (already styled) is appended unpadded to each row."""
+    cells = [[_cut(" ".join(str(c).split()), MAX_CELL) for c in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    head = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
+    lines = [click.style(head.rstrip(), bold=True)]
+    for i, row in enumerate(cells):
+        text = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True))
+        tail = last[i] if i < len(last) else ""
+        lines.append(f"{text}  {tail}".rstrip())
+    return "\n".join(lines)
+
+
+def error(payload: dict[str, Any]) -> str:
+    """``error[code]: message`` plus close matches."""
+    err = payload.get("error") or {}
+    line = click.style(f"error[{err.get('code', 'error')}]", fg="red") + f": {err.get('message')}"
+    if err.get("did_you_mean"):
+        line += "\n  did you mean: " + ", ".join(map(str, err["did_you_mean"]))
+    return line
+
+
+def _several_bundles(items: Sequence[dict[str, Any]]) -> bool:
+    """Whether rows come from more than one bundle (then each names its bundle)."""
+    return len({item.get("bundle") for item in items}) > 1
+
+
+#: The tools' notices name tool arguments; on the command line they are options.
+CLI_WORDS = {
+    "pass include_deprecated=true": "add --include-deprecated",
+    "pass include_stale=true": "drop --exclude-stale",
+}
+
+
+def _notice(payload: dict[str, Any]) -> list[str]:
+    notice = str(payload.get("notice") or "")
+    for tool_words, cli_words in CLI_WORDS.items():
+        notice = notice.replace(tool_words, cli_words)
+    return [click.style(notice, fg="yellow")] if notice else []
+
+
+def bundles(payload: dict[str, Any]) -> str:
+    rows = payload.get("bundles") or []
+    body = table(
+        ["BUNDLE", "CONCEPTS", "OKF", "WARNINGS"],
+        [
+            [str(b.get("name")), str(b.get("concepts")), str(b.get("okf_version") or "-"),
+             str(b.get("warnings"))]
+            for b in rows
+        ],
+    )  # fmt: skip
+    return body
+
+
+def index(payload: dict[str, Any]) -> str:
+    rows = payload.get("concepts") or []
+    if not rows:
+        return "\n".join(["No concepts match.", *_notice(payload)])
+    body = table(
+        ["PATH", "TYPE", "TITLE"],
+        [[str(r.get("path")), str(r.get("type")), str(r.get("title"))] for r in rows],
+        [badges(r) for r in rows],
+    )
+    start = int(payload.get("offset") or 0)
+    footer = f"{start + 1}-{start + len(rows)} of {payload.get('total')} concepts"
+    if payload.get("next_offset") is not None:
+        footer += f"; next page: --offset {payload['next_offset']}"
+    return "\n".join([body, _dim(footer), *_notice(payload)])
+
+
+def search(payload: dict[str, Any]) -> str:
+    hits = payload.get("hits") or []
+    if not hits:
+        return "\n".join([f"No hits for {payload.get('query')!r}.", *_notice(payload)])
+    lines: list[str] = []
+    several = _several_bundles(hits)
+    for rank, hit in enumerate(hits, 1):
+        title = click.style(str(hit.get("title")), bold=True)
+        lines.append(f"{rank:>2}. {title}  {badges(hit)}".rstrip())
+        score = hit.get("score")
+        where = f"{hit.get('path')}  ({hit.get('type')}"
+        where += f", score {score:.2f})" if isinstance(score, int | float) else ")"
+        if several:
+            where = f"{hit.get('bundle')}:{where}"
+        lines.append("    " + _dim(where))
+        if hit.get("snippet"):
+            lines.append("    " + _cut(" ".join(str(hit["snippet"]).split()), 100))
+    return "\n".join(lines + _notice(payload))
+
+
+def grep(payload: dict[str, Any]) -> str:
+    matches = payload.get("matches") or []
+    if not matches:
+        return "\n".join([f"No matches for {payload.get('pattern')!r}.", *_notice(payload)])
+    lines = []
+    several = _several_bundles(matches)
+    for m in matches:
+        field = m.get("field", "body")
+        spot = f"{m.get('path')}:{m.get('line')}" if field == "body" else f"{m.get('path')} {field}"
+        if several:
+            spot = f"{m.get('bundle')}:{spot}"
+        text = m.get("text", m.get("snippet", ""))
+        lines.append(f"{click.style(spot, fg='magenta')}: {_cut(str(text).strip(), 160)}")
+    if payload.get("truncated") and not payload.get("notice"):
+        lines.append(_dim("[more matches: raise --limit]"))
+    return "\n".join(lines + _notice(payload))
+
+
+def concept(payload: dict[str, Any]) -> str:
+    """A read_concept result: a header of provenance and trust, then the body."""
+    title = payload.get("title") or payload.get("path")
+    lines = [f"{click.style(str(title), bold=True)}  {badges(payload)}".rstrip()]
+    kind = payload.get("type") or payload.get("kind")
+    lines.append(_dim(f"{payload.get('bundle')}:{payload.get('path')}  ({kind})"))
+    if payload.get("description"):
+        lines.append(str(payload["description"]))
+    facts = [
+        ("tags", ", ".join(payload.get("tags") or [])),
+        ("stale after", payload.get("stale_after")),
+        ("last verified", payload.get("last_verified")),
+        ("verified by", ", ".join(str(v.get("by")) for v in payload.get("verified") or [])),
+    ]
+    generated = payload.get("generated") or {}
+    if generated:
+        facts.append(("generated", f"{generated.get('by')} at {generated.get('at')}"))
+    for label, value in facts:
+        if value:
+            lines.append(f"{_dim(f'{label}:'.ljust(14))} {value}")
+    for source in payload.get("sources") or []:
+        label = source.get("title") or source.get("resource")
+        lines.append(f"{_dim('source:'.ljust(14))} {label} <{source.get('resource')}>")
+    for notice in payload.get("notices") or []:
+        lines.append(click.style(str(notice), fg="yellow"))
+    if payload.get("section"):
+        lines.append(_dim(f"section: {payload['section']}"))
+    lines.append("")
+    lines.append(str(payload.get("body", "")).strip("\n").rstrip())
+    if payload.get("truncated"):
+        lines.append(
+            click.style(
+                f"[cut: {payload.get('body_chars', 0) - (payload.get('next_offset') or 0)} more "
+                f"characters; continue with --offset {payload.get('next_offset')}]",
+                fg="yellow",
+            )
+        )
+    return "\n".join(lines)
+
+
+def neighbors(payload: dict[str, Any]) -> str:
+    title = payload.get("title") or payload.get("path")
+    lines = [f"{click.style(str(title), bold=True)}  {_dim(str(payload.get('path')))}"]
+    for key, label in (
+        ("outbound", "Links to"),
+        ("backlinks", "Linked from"),
+        ("unresolved", "Unresolved links"),
+    ):
+        edges = payload.get(key) or []
+        lines.append("")
+        lines.append(click.style(f"{label} ({len(edges)})", bold=True))
+        if not edges:
+            lines.append(_dim("  none"))
+            continue
+        body = table(
+            ["PATH", "TITLE", "VIA"],
+            [[str(e.get("path")), str(e.get("title") or e.get("text") or ""),
+              f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
+             for e in edges],
+            [badges(e) for e in edges],
+        )  # fmt: skip
+        lines.extend("  " + line for line in body.splitlines())
+    return "\n".join(lines)
+
+
+def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
+    """What ``okfx serve --transport http`` prints to stderr before serving.
+
+    ``token`` is the text to show in the client config (the caller hides the real one when
+    stderr is not a terminal), ``None`` when the server takes no token.
+    """
+    names = ", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values())
+    server: dict[str, Any] = {"type": "http", "url": url}
+    add = f"claude mcp add --transport http okfx {url}"
+    if token is not None:
+        server["headers"] = {"Authorization": f"Bearer {token}"}
+        add += f' --header "Authorization: Bearer {token}"'
+    config = json.dumps({"mcpServers": {"okfx": server}}, indent=2)
+    lines = [
+        f"okfx: serving {names} over streamable HTTP (stateless)",
+        f"URL: {url}",
+    ]
+    if "://0.0.0.0:" in url or "://[::]:" in url:
+        lines.append(_dim("(listening on every interface: clients use this machine's address)"))
+    lines += [
+        "MCP client config (Claude Code .mcp.json, Cursor mcp.json; see docs/mcp.md):",
+        config,
+        f"Claude Code: {add}",
+        "Stop with Ctrl+C.",
+    ]
+    return "\n".join(lines)
+
+
+def report(result: ConformanceReport) -> str:
+    """A :class:`~okfx.validate.ConformanceReport`: the verdict, then one line per problem."""
+    mark = click.style("✓", fg="green") if result.conformant else click.style("✗", fg="red")
+    verdict = "conformant" if result.conformant else "NOT conformant"
+    version = f", declares okf_version {result.okf_version}" if result.okf_version else ""
+    lines = [
+        f"{mark} {result.bundle}: {verdict} with OKF v0.2 ({result.concepts} concepts, "
+        f"{len(result.errors)} errors, {len(result.warnings)} warnings{version})"
+    ]
+    for label, problems, colour in (
+        ("error", result.errors, "red"),
+        ("warning", result.warnings, "yellow"),
+    ):
+        for problem in problems:
+            tag = click.style(f"{label}[{problem.code}]", fg=colour)
+            lines.append(f"  {tag} {problem.path}: {problem.message}")
+    return "\n".join(lines)

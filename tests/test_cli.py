@@ -1,0 +1,221 @@
+"""The ``okfx`` read commands: JSON is the tool payload, text is readable, exit codes hold."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from conftest import PROJECT_ROOT, MakeBundle, concept
+from okfx import Bundle, Toolbox, progress
+from okfx.cli import cli
+
+EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
+DOCK = "/metrics/dock-availability.md"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.fixture(scope="module")
+def box() -> Toolbox:
+    return Toolbox(Bundle.load(EXAMPLE))
+
+
+@pytest.mark.parametrize(
+    ("args", "tool", "kwargs"),
+    [
+        (["bundles", EXAMPLE], "list_bundles", {}),
+        (
+            ["index", EXAMPLE, "--dir", "/metrics", "--limit", "3", "--offset", "1"],
+            "list_concepts",
+            {"directory": "/metrics", "limit": 3, "offset": 1},
+        ),
+        (["read", EXAMPLE, "metrics/dock-availability"], "read_concept", {"path": DOCK}),
+        (
+            ["read", EXAMPLE, DOCK, "--section", "Definition", "--max-chars", "50"],
+            "read_concept",
+            {"path": DOCK, "section": "Definition", "max_chars": 50},
+        ),
+        (
+            ["search", EXAMPLE, "dock availability", "--limit", "3", "--tag", "stations"],
+            "search_concepts",
+            {"query": "dock availability", "limit": 3, "tags": ["stations"]},
+        ),
+        (
+            ["grep", EXAMPLE, "DOCKS_AVAILABLE", "-i", "--limit", "5"],
+            "grep_concepts",
+            {"pattern": "DOCKS_AVAILABLE", "ignore_case": True, "limit": 5},
+        ),
+        (["neighbors", EXAMPLE, DOCK], "get_neighbors", {"path": DOCK}),
+    ],
+    ids=lambda value: value if isinstance(value, str) else None,
+)
+def test_json_output_is_the_payload_of_the_matching_tool(
+    box: Toolbox, args: list[str], tool: str, kwargs: dict[str, Any]
+) -> None:
+    result = run(*args, "--json")
+    assert result.exit_code == 0, result.output
+    expected = getattr(box, tool)(**kwargs)
+    assert "error" not in expected, expected
+    assert json.loads(result.stdout) == expected
+    assert result.stderr == ""  # no progress line when not on a terminal
+
+
+def test_read_shows_the_header_badges_and_a_truncation_marker() -> None:
+    result = run("read", EXAMPLE, "metrics/dock-availability", "--max-chars", "120")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Dock availability  [human-reviewed]"
+    assert "knowledge:/metrics/dock-availability.md  (Metric)" in lines
+    assert any(line.startswith("last verified: ") for line in lines)
+    assert lines[-1].startswith("[cut: ") and lines[-1].endswith("continue with --offset 120]")
+    assert "\x1b[" not in result.stdout  # colours are dropped when not on a terminal
+
+
+def test_lifecycle_and_staleness_badges_show_everywhere(make_bundle: MakeBundle) -> None:
+    root = str(
+        make_bundle(
+            {
+                "old.md": concept(
+                    title="Old fares", status="deprecated", stale_after="2001-01-01T00:00:00Z"
+                ),
+                "new.md": concept(title="New fares", body="Replaces [old](/old.md).\n"),
+            }
+        )
+    )
+    read = run("read", root, "old")
+    assert read.exit_code == 0, read.output
+    assert read.stdout.splitlines()[0] == "Old fares  [unverified] [DEPRECATED] [STALE]"
+    assert "DEPRECATED: kept for links" in read.stdout
+    around = run("neighbors", root, "new")
+    assert "[unverified] [DEPRECATED] [STALE]" in around.stdout
+    found = run("search", root, "fares", "--include-deprecated")
+    assert "Old fares  [unverified] [DEPRECATED] [STALE]" in found.stdout
+    hidden = run("search", root, "fares")
+    assert "Old fares" not in hidden.stdout
+    # the tool's notice, in command-line words
+    assert hidden.stdout.splitlines()[-1].endswith("add --include-deprecated to see them.")
+
+
+def test_index_lists_rows_and_says_how_to_get_the_next_page() -> None:
+    result = run("index", EXAMPLE, "--limit", "2")
+    assert result.exit_code == 0, result.output
+    header, first, second, footer = result.stdout.splitlines()[:4]
+    assert header.split() == ["PATH", "TYPE", "TITLE"]
+    assert first.startswith("/") and second.startswith("/")
+    assert footer.startswith("1-2 of ") and footer.endswith("next page: --offset 2")
+
+
+def test_a_missing_concept_exits_1_with_the_error_on_stderr() -> None:
+    result = run("read", EXAMPLE, "metrics/dock-availabilty")
+    assert result.exit_code == 1, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith("error[not_found]: no concept at /metrics/dock-availabilty")
+    as_json = run("neighbors", EXAMPLE, "nope", "--json")
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stdout)["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["read", EXAMPLE, "../outside.md"],  # unsafe_path
+        ["grep", EXAMPLE, "(unclosed", "--regex"],  # invalid_regex
+        ["search", EXAMPLE, "x" * 5000],  # too_large
+        ["search", EXAMPLE, "dock", "--limit", "0"],  # click range check
+        ["index", EXAMPLE, "--trust-tier", "gold"],  # click choice
+        ["read", EXAMPLE],  # missing PATH (the one argument is taken as PATH)
+    ],
+)
+def test_bad_arguments_exit_2(args: list[str]) -> None:
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+
+
+def test_several_bundles_are_listed_and_read_with_bundle(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(EXAMPLE, other)
+    listed = run("bundles", EXAMPLE, str(other), "--json")
+    assert listed.exit_code == 0, listed.output
+    assert [b["name"] for b in json.loads(listed.stdout)["bundles"]] == ["knowledge", "other"]
+    assert run("read", EXAMPLE, str(other), DOCK).exit_code == 2
+    chosen = run("read", EXAMPLE, str(other), DOCK, "--bundle", "other", "--json")
+    assert chosen.exit_code == 0, chosen.output
+    assert json.loads(chosen.stdout)["bundle"] == "other"
+    hits = run("search", EXAMPLE, str(other), "dock availability", "--json")
+    assert {hit["bundle"] for hit in json.loads(hits.stdout)["hits"]} == {"knowledge", "other"}
+    same_name = run("bundles", EXAMPLE, EXAMPLE)
+    assert same_name.exit_code == 2
+    assert "two bundles are named 'knowledge'" in same_name.output
+
+
+def test_serve_refuses_a_non_loopback_address_without_a_token() -> None:
+    result = CliRunner().invoke(
+        cli,
+        ["serve", EXAMPLE, "--transport", "http", "--host", "0.0.0.0"],
+        env={"OKFX_TOKEN": ""},
+    )
+    assert result.exit_code == 2, result.output
+    assert "refusing to serve on 0.0.0.0" in result.stderr
+    assert "needs a bearer token" in result.stderr and "OKFX_TOKEN" in result.stderr
+
+
+class FakeTerminal(io.StringIO):
+    """A stderr that says it is a terminal and signals each write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wrote = threading.Event()
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.wrote.set()
+        return super().write(text)
+
+
+def test_the_loading_line_spins_on_a_terminal_and_says_how_long_it_took(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(progress, "QUIET", 0.0)
+    terminal = FakeTerminal()
+    with progress.status("loading kb", terminal):
+        assert terminal.wrote.wait(timeout=10)  # the spinner drew a frame while we waited
+    text = terminal.getvalue()
+    assert text.startswith("\r") and "loading kb… " in text
+    assert text.endswith("loading kb: done in " + text.rsplit(" ", 1)[-1])
+    with pytest.raises(RuntimeError), progress.status("loading bad", terminal):
+        raise RuntimeError("load failed")
+    assert "loading bad: failed after " in terminal.getvalue()
+
+
+def test_the_loading_line_stays_off_a_pipe() -> None:
+    piped = io.StringIO()
+    with progress.status("loading kb", piped):
+        pass
+    assert piped.getvalue() == ""
+
+
+def test_okfx_search_runs_as_a_real_subprocess() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "okfx", "search", EXAMPLE, "dock availability", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    paths = [hit["path"] for hit in json.loads(proc.stdout)["hits"]]
+    assert DOCK in paths
