@@ -1,0 +1,58 @@
+"""Google ADK adapter: :class:`OkfToolset`, the knowledge tools as an ADK toolset.
+
+Install with ``pip install 'okfx[adk]'``. Importing this module without ADK raises an
+ImportError that names that command.
+
+>>> agent = LlmAgent(name="analyst", model="gemini-2.5-flash",
+...                  tools=[OkfToolset("examples/knowledge")])
+
+The toolset also adds the ``<knowledge>`` prompt block to every model request, so the
+agent's own ``instruction`` does not need to mention the bundle.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._optional import require
+from ._source import Source, guarded_tools, toolbox
+
+__all__ = ["OkfToolset"]
+
+# Framework classes come in through require() so a missing extra fails with the pip line.
+# They are typed Any (ADK is not installed where mypy runs), hence the ignore on the base.
+_BaseToolset: Any = require("google.adk.tools.base_toolset", "adk").BaseToolset
+_FunctionTool: Any = require("google.adk.tools.function_tool", "adk").FunctionTool
+
+
+class OkfToolset(_BaseToolset):  # type: ignore[misc]
+    """The read-only OKF knowledge tools, plus the ``<knowledge>`` block as instructions.
+
+    Args:
+        source: A Bundle, KnowledgeManager or Toolbox, or paths/URLs as
+            ``KnowledgeManager.from_paths`` takes them.
+        tool_name_prefix: Expose tools as ``<prefix>_<name>`` (ADK adds the ``_``).
+        tool_filter: Tool names to keep, or an ADK ``ToolPredicate``.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        tool_name_prefix: str | None = None,
+        tool_filter: Any = None,
+    ) -> None:
+        super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
+        self.toolbox = toolbox(source)
+        # Built once: FunctionTool parses the signature, and the tools never change.
+        self._tools = [_FunctionTool(tool) for tool in guarded_tools(self.toolbox)]
+
+    async def get_tools(self, readonly_context: Any = None) -> list[Any]:
+        """The tools the filter selects, in ``TOOL_NAMES`` order."""
+        return [tool for tool in self._tools if self._is_tool_selected(tool, readonly_context)]
+
+    async def process_llm_request(self, *, tool_context: Any, llm_request: Any) -> None:
+        """Append the ``<knowledge>`` block to the request's system instruction."""
+        # append_instructions adds plain text; unlike an agent's string `instruction`,
+        # it is not templated, so braces in bundle text cannot break it.
+        llm_request.append_instructions([self.toolbox.manager.prompt()])

@@ -1,0 +1,125 @@
+"""The OpenAI Agents adapter through ``Runner.run`` with the SDK's ScriptedModel, offline."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("agents")
+
+from adapter_contract import (  # noqa: E402
+    BODY_TEXT,
+    CONCEPT,
+    CONCEPT_PATH,
+    FRONTMATTER_TEXT,
+    KNOWLEDGE,
+    MISSING,
+    PARAMS,
+    TITLE,
+    raising,
+    run_doc_snippet,
+)
+from agents import Agent, Runner, set_tracing_disabled  # noqa: E402
+from agents.testing import ScriptedModel, assistant_message, function_call  # noqa: E402
+
+from okfx import TOOL_NAMES, KnowledgeManager, Toolbox  # noqa: E402
+from okfx.adapters.openai_agents import instructions, tools  # noqa: E402
+
+# The default trace exporter would try to reach the OpenAI API.
+set_tracing_disabled(True)
+
+
+def run(calls: list[tuple[str, Any]], source: Any = KNOWLEDGE) -> ScriptedModel:
+    """Run an agent whose model makes each call in turn, then answers; return the model."""
+    manager = KnowledgeManager.from_paths([source])
+    steps: list[Any] = [
+        [function_call(name, args, call_id=f"call-{i}")] for i, (name, args) in enumerate(calls)
+    ]
+    model = ScriptedModel([*steps, [assistant_message(f"See {CONCEPT_PATH}.")]])
+    agent = Agent(
+        name="analyst", instructions=instructions(manager), model=model, tools=tools(manager)
+    )
+    result = asyncio.run(Runner.run(agent, "What is dock availability?"))
+    model.assert_complete()
+    assert result.final_output == f"See {CONCEPT_PATH}."
+    return model
+
+
+def outputs(model: ScriptedModel) -> list[str]:
+    """The tool outputs the model received in its last call."""
+    last = model.calls[-1].input
+    return [item["output"] for item in last if item.get("type") == "function_call_output"]
+
+
+def test_model_is_offered_every_tool_with_the_toolbox_parameters() -> None:
+    offered = run([]).calls[0].tools
+
+    assert [t.name for t in offered] == list(TOOL_NAMES)
+    for tool in offered:
+        assert list(tool.params_json_schema["properties"]) == PARAMS[tool.name], tool.name
+    read = next(t for t in offered if t.name == "read_concept")
+    # Not strict mode: only `path` is required, the filters keep their defaults.
+    assert read.strict_json_schema is False
+    assert read.params_json_schema["required"] == ["path"]
+    assert "untrusted data" in read.description
+
+
+def test_knowledge_block_reaches_the_model_as_system_instructions() -> None:
+    system = run([]).calls[0].system_instructions or ""
+
+    assert "<knowledge>" in system
+    assert '<bundle name="knowledge"' in system
+
+
+def test_read_concept_result_reaches_the_model_as_json() -> None:
+    (output,) = outputs(run([("read_concept", {"path": CONCEPT})]))
+
+    result = json.loads(output)
+    assert result["path"] == CONCEPT_PATH
+    assert result["title"] == TITLE
+    assert result["trust_tier"] == FRONTMATTER_TEXT
+    assert result["frontmatter"]["type"] == "Metric"
+    assert BODY_TEXT in result["body"]
+
+
+def test_missing_concept_reaches_the_model_as_not_found_result() -> None:
+    (output,) = outputs(run([("read_concept", {"path": MISSING})]))
+
+    assert json.loads(output)["error"]["code"] == "not_found"
+
+
+def test_invalid_arguments_reach_the_model_as_invalid_argument_result() -> None:
+    (output,) = outputs(run([("read_concept", {"path": CONCEPT, "offset": -1})]))
+
+    assert json.loads(output)["error"]["code"] == "invalid_argument"
+
+
+def test_a_raising_tool_becomes_an_internal_error_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Toolbox, "read_concept", raising(Toolbox.read_concept))
+
+    (output,) = outputs(run([("read_concept", {"path": CONCEPT})]))
+
+    assert json.loads(output)["error"]["code"] == "internal_error"
+    assert "secret detail" not in output
+
+
+def test_importing_without_openai_agents_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "agents", None)
+    monkeypatch.delitem(sys.modules, "okfx.adapters.openai_agents")
+
+    with pytest.raises(ImportError, match=r"pip install 'okfx\[openai-agents\]'"):
+        importlib.import_module("okfx.adapters.openai_agents")
+
+
+def test_docs_page_snippet_is_current_and_runs_offline() -> None:
+    proc = run_doc_snippet("openai-agents", "openai_agents_quickstart.py")
+
+    assert proc.returncode == 0, proc.stderr
+    assert '"path": "/metrics/dock-availability.md"' in proc.stdout

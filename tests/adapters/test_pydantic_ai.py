@@ -1,0 +1,211 @@
+"""The pydantic-ai adapter through a real Agent run with TestModel and FunctionModel."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+import pydantic_ai.models  # noqa: E402
+from adapter_contract import (  # noqa: E402
+    BODY_TEXT,
+    CONCEPT,
+    CONCEPT_PATH,
+    FRONTMATTER_TEXT,
+    KNOWLEDGE,
+    MISSING,
+    PARAMS,
+    PROJECT_ROOT,
+    TITLE,
+    raising,
+    run_doc_snippet,
+    run_script,
+)
+from pydantic_ai import Agent  # noqa: E402
+from pydantic_ai.messages import (  # noqa: E402
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.models.test import TestModel  # noqa: E402
+
+from conftest import concept  # noqa: E402
+from okfx import TOOL_NAMES, Bundle, Toolbox  # noqa: E402
+from okfx.adapters.pydantic_ai import toolset  # noqa: E402
+
+# The guard: any model that would reach a real provider raises instead.
+pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
+
+
+class Script:
+    """A FunctionModel script: call each planned tool in turn, then answer; record the info."""
+
+    def __init__(self, calls: list[tuple[str, dict[str, Any]]]) -> None:
+        self.calls = calls
+        self.infos: list[AgentInfo] = []
+        self.returns: list[Any] = []
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.infos.append(info)
+        self.returns = [
+            part.content
+            for message in messages
+            if isinstance(message, ModelRequest)
+            for part in message.parts
+            if isinstance(part, ToolReturnPart)
+        ]
+        step = len(self.infos) - 1
+        if step < len(self.calls):
+            name, args = self.calls[step]
+            return ModelResponse(parts=[ToolCallPart(name, args, tool_call_id=f"call-{step}")])
+        return ModelResponse(parts=[TextPart(f"See {CONCEPT_PATH}.")])
+
+
+def run_agent(agent: Agent[Any, Any], prompt: str) -> Any:
+    # Not run_sync: it leaves its event loop installed, and the next asyncio.run() (another
+    # test's) drops it unclosed; the ResourceWarning then surfaces at a random GC point.
+    return asyncio.run(agent.run(prompt))
+
+
+def run(calls: list[tuple[str, dict[str, Any]]], source: Any = KNOWLEDGE) -> Script:
+    script = Script(calls)
+    run_agent(
+        Agent(FunctionModel(script), toolsets=[toolset(source)]), "What is dock availability?"
+    )
+    return script
+
+
+def test_model_is_offered_every_tool_with_the_toolbox_parameters() -> None:
+    info = run([]).infos[0]
+
+    assert [t.name for t in info.function_tools] == list(TOOL_NAMES)
+    for tool in info.function_tools:
+        assert list(tool.parameters_json_schema["properties"]) == PARAMS[tool.name], tool.name
+    read = next(t for t in info.function_tools if t.name == "read_concept")
+    assert read.parameters_json_schema["required"] == ["path"]
+    assert "untrusted data" in (read.description or "")
+
+
+def test_knowledge_block_reaches_the_model_as_instructions() -> None:
+    info = run([]).infos[0]
+
+    assert info.instructions is not None
+    assert "<knowledge>" in info.instructions
+    assert '<bundle name="knowledge"' in info.instructions
+
+
+def test_read_concept_result_reaches_the_model() -> None:
+    script = run([("read_concept", {"path": CONCEPT})])
+
+    (result,) = script.returns
+    assert result["path"] == CONCEPT_PATH
+    assert result["title"] == TITLE
+    assert result["trust_tier"] == FRONTMATTER_TEXT
+    assert result["frontmatter"]["type"] == "Metric"
+    assert BODY_TEXT in result["body"]
+
+
+def test_missing_concept_reaches_the_model_as_not_found_result() -> None:
+    (result,) = run([("read_concept", {"path": MISSING})]).returns
+
+    assert result["error"]["code"] == "not_found"
+
+
+def test_test_model_calls_every_tool_and_gets_a_result_from_each() -> None:
+    # TestModel makes up arguments from each schema, so this proves every schema is
+    # callable end to end (results may be errors: the made-up paths do not exist).
+    agent = Agent(TestModel(), toolsets=[toolset(Bundle.load(KNOWLEDGE))])
+
+    result = run_agent(agent, "anything")
+
+    returned = [
+        part
+        for message in result.all_messages()
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    ]
+    assert sorted(p.tool_name for p in returned) == sorted(TOOL_NAMES)
+    assert all(isinstance(p.content, dict) for p in returned)
+    assert json.loads(result.output)  # TestModel answers with the JSON of the results
+
+
+def test_prefixed_toolset_keeps_the_instructions() -> None:
+    script = Script([("okf_read_concept", {"path": CONCEPT})])
+    agent = Agent(FunctionModel(script), toolsets=[toolset(KNOWLEDGE).prefixed("okf")])
+
+    run_agent(agent, "q")
+
+    assert [t.name for t in script.infos[0].function_tools] == [f"okf_{n}" for n in TOOL_NAMES]
+    assert "<knowledge>" in (script.infos[0].instructions or "")
+    assert script.returns[0]["title"] == TITLE
+
+
+def test_a_raising_tool_becomes_an_internal_error_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Toolbox, "read_concept", raising(Toolbox.read_concept))
+
+    (result,) = run([("read_concept", {"path": CONCEPT})]).returns
+
+    assert result["error"]["code"] == "internal_error"
+    assert "secret detail" not in json.dumps(result)
+
+
+def test_importing_without_pydantic_ai_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "pydantic_ai", None)
+    monkeypatch.delitem(sys.modules, "okfx.adapters.pydantic_ai")
+    for name in [m for m in sys.modules if m.startswith("pydantic_ai.")]:
+        monkeypatch.delitem(sys.modules, name)
+
+    with pytest.raises(ImportError, match=r"pip install 'okfx\[pydantic-ai\]'"):
+        importlib.import_module("okfx.adapters.pydantic_ai")
+
+
+def test_example_agent_answers_offline_citing_the_concept_path() -> None:
+    proc = run_script(PROJECT_ROOT / "examples" / "knowledge_agent.py")
+
+    assert proc.returncode == 0, proc.stderr
+    assert "Sources:" in proc.stdout
+    assert CONCEPT_PATH in proc.stdout
+    assert "docs.spokeway.example/contracts" in proc.stdout  # a source from its frontmatter
+
+
+def test_example_agent_reads_the_bundle_named_by_okfx_knowledge(make_bundle: Any) -> None:
+    root = make_bundle(
+        {
+            "widgets/flux-capacitor.md": concept(
+                "Component",
+                body="Stores 1.21 gigawatts.\n",
+                title="Flux capacitor",
+                description="The part that makes time travel possible.",
+            )
+        }
+    )
+
+    proc = run_script(
+        PROJECT_ROOT / "examples" / "knowledge_agent.py",
+        "What is the flux capacitor?",
+        OKFX_KNOWLEDGE=str(root),
+    )
+
+    assert proc.returncode == 0, proc.stderr
+    assert "/widgets/flux-capacitor.md" in proc.stdout
+    assert "time travel" in proc.stdout
+
+
+def test_docs_page_snippet_is_current_and_runs_offline() -> None:
+    proc = run_doc_snippet("pydantic-ai", "pydantic_ai_quickstart.py")
+
+    assert proc.returncode == 0, proc.stderr
+    assert '"knowledge"' in proc.stdout  # list_bundles' result, echoed by TestModel

@@ -1,0 +1,71 @@
+"""The adapters' shared plumbing: what a source may be, and the never-raising wrapper."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+from datetime import date
+
+import pytest
+from adapter_contract import KNOWLEDGE, PARAMS, raising
+
+from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Toolbox
+from okfx.adapters._source import guarded, guarded_tools, to_json, to_manager, toolbox
+
+
+def test_a_manager_is_used_as_is() -> None:
+    manager = KnowledgeManager.from_paths([KNOWLEDGE])
+
+    assert to_manager(manager) is manager
+
+
+def test_a_toolbox_is_used_as_is_and_lends_its_manager() -> None:
+    box = Toolbox(Bundle.load(KNOWLEDGE))
+
+    assert toolbox(box) is box
+    assert to_manager(box) is box.manager
+
+
+def test_a_bundle_is_served_alone() -> None:
+    bundle = Bundle.load(KNOWLEDGE)
+
+    assert to_manager(bundle).bundles == {"knowledge": bundle}
+
+
+@pytest.mark.parametrize("source", [str(KNOWLEDGE), KNOWLEDGE, [KNOWLEDGE], (str(KNOWLEDGE),)])
+def test_a_path_or_a_list_of_paths_is_loaded(source: object) -> None:
+    assert to_manager(source).names == ["knowledge"]
+
+
+def test_a_mapping_names_the_bundles() -> None:
+    assert to_manager({"bikes": KNOWLEDGE}).names == ["bikes"]
+
+
+def test_guarded_tools_keep_the_toolbox_names_and_signatures() -> None:
+    tools = guarded_tools(Toolbox(Bundle.load(KNOWLEDGE)))
+
+    assert [tool.__name__ for tool in tools] == list(TOOL_NAMES)
+    for tool in tools:
+        assert list(inspect.signature(tool).parameters) == PARAMS[tool.__name__]
+        assert tool.__doc__ == getattr(Toolbox, tool.__name__).__doc__
+
+
+def test_guarded_turns_an_exception_into_a_logged_internal_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    box = Toolbox(Bundle.load(KNOWLEDGE))
+    broken = guarded(raising(Toolbox.read_concept).__get__(box))
+
+    with caplog.at_level(logging.ERROR, logger="okfx"):
+        result = broken(path="metrics/dock-availability")
+
+    assert result["error"]["code"] == "internal_error"
+    assert "secret detail" not in json.dumps(result)
+    assert "secret detail" in caplog.text
+
+
+def test_to_json_keeps_unicode_and_degrades_odd_values_to_text() -> None:
+    text = to_json({"title": "Zürich", "day": date(2026, 1, 2)})
+
+    assert json.loads(text) == {"title": "Zürich", "day": "2026-01-02"}
