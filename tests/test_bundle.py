@@ -364,3 +364,15 @@ def test_loading_twice_gives_the_same_result(make_bundle: MakeBundle) -> None:
     one, two = Bundle.load(root), Bundle.load(root)
     assert [(c.path, c.links) for c in one] == [(c.path, c.links) for c in two]
     assert one.warnings == two.warnings
+
+
+def test_concepts_copy_and_pickle_as_immutable_values(make_bundle: MakeBundle) -> None:
+    import copy
+    import pickle
+
+    c = Bundle.load(make_bundle({"a.md": concept(title="A", body="[b](b.md)")})).concept("a")
+    assert copy.copy(c) is c and copy.deepcopy(c) is c
+    restored = pickle.loads(pickle.dumps(c))
+    assert (restored.path, restored.title, restored.links) == (c.path, c.title, c.links)
+    with pytest.raises(AttributeError):
+        c.title = "changed"  # type: ignore[misc]

@@ -166,6 +166,20 @@ class Concept:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Concept is read-only")
 
+    # Immutable: copies are the object itself; pickling restores the slots directly.
+    def __copy__(self) -> Concept:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Concept:
+        return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
     def __repr__(self) -> str:
         return f"<Concept {self.path} type={self.type!r}>"
 

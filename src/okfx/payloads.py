@@ -18,6 +18,7 @@ __all__ = [
     "concept_header",
     "concept_row",
     "error_payload",
+    "internal_error",
     "iso",
     "jsonable",
     "link_payload",
@@ -168,6 +169,17 @@ def link_payload(link: Link, target_meta: dict[str, Any] | None, other_end: str)
     if target_meta:
         out.update(target_meta)
     return out
+
+
+def internal_error(tool: str) -> dict[str, Any]:
+    """The result a model gets when a tool failed for a reason that is not its fault."""
+    return {
+        "error": {
+            "code": "internal_error",
+            "message": f"{tool} failed unexpectedly; the error was logged. "
+            "Try another path or query.",
+        }
+    }
 
 
 def error_payload(exc: OKFError) -> dict[str, Any]:

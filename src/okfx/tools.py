@@ -23,7 +23,7 @@ from . import views
 from .bundle import Bundle
 from .errors import InvalidArgument, OKFError
 from .manager import KnowledgeManager
-from .payloads import error_payload
+from .payloads import error_payload, internal_error
 
 __all__ = ["TOOL_NAMES", "Toolbox"]
 
@@ -103,13 +103,7 @@ def _tool(func: F) -> F:
             result = error_payload(exc)
         except Exception:  # a bug must not crash the agent loop
             logger.exception("okfx tool %s failed", name)
-            result = {
-                "error": {
-                    "code": "internal_error",
-                    "message": f"{name} failed unexpectedly; the error was logged. "
-                    "Try another path or query.",
-                }
-            }
+            result = internal_error(name)
         finally:
             views.EVENT.reset(token)
         self.manager.emit(event)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..bundle import Bundle
 from ..manager import KnowledgeManager
+from ..payloads import internal_error
 from ..tools import Toolbox
 
 __all__ = [
@@ -74,17 +75,6 @@ def guarded(tool: Tool) -> Tool:
             return internal_error(tool.__name__)
 
     return run
-
-
-def internal_error(name: str) -> dict[str, Any]:
-    """The result a model gets when a tool failed for a reason that is not its fault."""
-    return {
-        "error": {
-            "code": "internal_error",
-            "message": f"{name} failed unexpectedly; the error was logged. "
-            "Try another path or query.",
-        }
-    }
 
 
 def guarded_tools(box: Toolbox) -> list[Tool]:
