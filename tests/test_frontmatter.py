@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from okfx.frontmatter import FrontmatterError, parse, split
+from okfx.frontmatter import FrontmatterError, load_yaml, parse, split
 from okfx.limits import Limits
 
 LIMITS = Limits()
@@ -120,3 +123,59 @@ def test_nan_and_infinity_load_as_floats() -> None:
     data = parse("---\ntype: A\nx: .nan\ny: -.inf\n---\n", LIMITS).data
     assert data["x"] != data["x"]
     assert data["y"] == float("-inf")
+
+
+def _reference(yaml_text: str) -> object:
+    """PyYAML's own constructor on the same loader (timestamps as text)."""
+    from okfx.frontmatter import _FastLoader
+
+    loader = _FastLoader(yaml_text)
+    loader.duplicate_keys = []
+    try:
+        return loader.construct_document(loader.get_single_node())
+    finally:
+        loader.dispose()
+
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    st.sampled_from(["yes", "no", "on", "0x1f", "010", "1:30", "2026-02-30", "~", ".inf"]),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=10), _values, max_size=6))
+@settings(max_examples=200, deadline=None)
+def test_fast_builder_matches_pyyaml_constructor(data: dict[str, object]) -> None:
+    text = yaml.safe_dump(data, default_flow_style=None, allow_unicode=True)
+    assert load_yaml(text, LIMITS)[0] == _reference(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x [1, 2]\nb: *x\nc: {k: *x}\n",
+        "base: &b {x: 1, y: 2}\nderived:\n  <<: *b\n  y: 3\n",
+        "s: !!set {a, b}\n",
+        "p: !!omap [a: 1, b: 2]\n",
+        "t: 2026-06-30T14:00:00Z\nd: !!timestamp 2026-01-01\n",
+        "b: !!binary aGVsbG8=\n",
+    ],
+)
+def test_fast_builder_matches_pyyaml_on_anchors_merges_and_tags(text: str) -> None:
+    assert load_yaml(text, LIMITS)[0] == _reference(text)
+
+
+def test_aliases_share_one_value() -> None:
+    data, _ = load_yaml("a: &x [1]\nb: *x\n", LIMITS)
+    assert data["a"] is data["b"]

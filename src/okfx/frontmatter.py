@@ -144,6 +144,55 @@ def _node_stats(root: Any, max_nodes: int, max_depth: int) -> str | None:
     return None
 
 
+_TAG = "tag:yaml.org,2002:"
+_STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
+_CONVERTERS = {
+    _TAG + "int": "construct_yaml_int",
+    _TAG + "float": "construct_yaml_float",
+    _TAG + "bool": "construct_yaml_bool",
+    _TAG + "null": "construct_yaml_null",
+    _TIMESTAMP_TAG: "construct_yaml_str",
+}
+
+
+class _Unusual(Exception):
+    """The node graph holds something the fast builder leaves to PyYAML's constructor."""
+
+
+def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
+    """Python values for a composed node graph: PyYAML's safe semantics, about twice as
+    fast as its generic constructor for the plain mappings, lists and scalars of
+    frontmatter. Merge keys, sets, pairs and custom tags raise :class:`_Unusual`."""
+    tag = node.tag
+    if tag == _STR:
+        return node.value
+    key = id(node)
+    if key in memo:  # an alias: share the value, as PyYAML does
+        return memo[key]
+    if tag == _MAP:
+        out: dict[Any, Any] = {}
+        memo[key] = out
+        for k_node, v_node in node.value:
+            if k_node.tag == _TAG + "merge":
+                raise _Unusual
+            k = _build(loader, k_node, memo)
+            if k in out and k_node.value not in loader.duplicate_keys:
+                loader.duplicate_keys.append(str(k_node.value))
+            out[k] = _build(loader, v_node, memo)
+        return out
+    if tag == _SEQ:
+        items: list[Any] = []
+        memo[key] = items
+        items.extend(_build(loader, item, memo) for item in node.value)
+        return items
+    method = _CONVERTERS.get(tag)
+    if method is None or not isinstance(node, yaml.ScalarNode):
+        raise _Unusual
+    value = getattr(loader, method)(node)
+    memo[key] = value
+    return value
+
+
 def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
     """Parse one YAML document within ``limits``; raises :class:`FrontmatterError`."""
     if len(yaml_text) > limits.max_frontmatter_bytes:
@@ -170,7 +219,11 @@ def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
             problem = _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
             if problem:
                 raise FrontmatterError("malformed_yaml", problem)
-        data = loader.construct_document(node)
+        try:
+            data = _build(loader, node, {})
+        except _Unusual:
+            loader.duplicate_keys = []
+            data = loader.construct_document(node)
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
