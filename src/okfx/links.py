@@ -22,7 +22,9 @@ RawLink = tuple[str, str, int]  # (href, text, offset in the body)
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
-_TEXT = r"(?:[^\[\]\\]|\\.|\[[^\[\]\n]{0,200}\]){0,1000}"
+# Link text: possessive runs of ordinary characters, escapes, one level of [brackets].
+# Each run stops at the next bracket, so scanning from every "[" stays linear overall.
+_TEXT = r"(?:[^\[\]\\]++|\\.|\[[^\[\]\n]{0,200}\]){0,32}"
 _DEST = r"(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*){0,8})"
 _TITLE = r"(?:\s++(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
 # No optional prefix before ``\[``: a literal first character lets the regex engine skip
@@ -31,12 +33,12 @@ _TITLE = r"(?:\s++(?:\"[^\"]*\"|'[^']*'|\([^()]*\)))?"
 # "[a](" followed by many blanks cannot backtrack quadratically.
 _INLINE = re.compile(r"\[(" + _TEXT + r")\]\(\s*+" + _DEST + _TITLE + r"\s*+\)")
 _REFDEF = re.compile(
-    r"\n {0,3}\[(?!\^)((?:[^\[\]\\]|\\.){1,999})\]:[ \t]*+(?:\n[ \t]*+)?(<[^<>\n]*>|\S+)"
+    r"\n {0,3}\[(?!\^)((?:[^\[\]\\]++|\\.){1,32})\]:[ \t]*+(?:\n[ \t]*+)?(<[^<>\n]*>|\S+)"
     r"(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$",
     re.MULTILINE,
 )
-_FULLREF = re.compile(r"\[(" + _TEXT + r")\]\[((?:[^\[\]\\]|\\.){0,999})\]")
-_SHORTREF = re.compile(r"\[((?:[^\[\]\\]|\\.){1,999})\](?![\[(:])")
+_FULLREF = re.compile(r"\[(" + _TEXT + r")\]\[((?:[^\[\]\\]++|\\.){0,32})\]")
+_SHORTREF = re.compile(r"\[((?:[^\[\]\\]++|\\.){1,32})\](?![\[(:])")
 # Line-start patterns begin with a literal newline (searched in "\n" + body) rather than
 # ``^``: a literal first character lets the regex engine skip ahead, ~5x faster.
 _FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
