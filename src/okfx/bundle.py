@@ -92,7 +92,8 @@ class Bundle:
             if os.path.isdir(source):
                 return cls(source, name, limits)._load()
             text = os.fspath(source)
-            if not os.path.exists(text) and "://" not in text and not text.startswith("git@"):
+            remote = "://" in text or "::" in text or text.startswith("git@")
+            if not os.path.exists(text) and not remote:
                 raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
         from .sources import open_source  # only needed for git URLs and archives
 

@@ -25,6 +25,8 @@ from .limits import Limits
 __all__ = ["FrontmatterError", "Parsed", "parse", "split"]
 
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_MAX_INT_CHARS = 4000
+_MAX_INT_BITS = 14_000  # about 4,200 decimal digits: str() (4,300 at most) always works
 _FAST_BASE: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
 
@@ -51,6 +53,17 @@ class _CheckedMixin:
                 seen.add(key)
         return super().construct_mapping(node, deep)  # type: ignore[misc]
 
+    def construct_yaml_int(self, node: Any) -> int:
+        # Python refuses str() of ints over 4,300 digits, and PyYAML's base-60 ints
+        # ("1:2:3...") cost quadratic time: bound both before and after building.
+        text = str(node.value)
+        if len(text) > _MAX_INT_CHARS or (":" in text and len(text) > 100):
+            raise ValueError(f"an integer of {len(text)} characters is too long")
+        value: int = super().construct_yaml_int(node)  # type: ignore[misc]
+        if value.bit_length() > _MAX_INT_BITS:
+            raise ValueError("an integer is too large")
+        return value
+
 
 class _FastLoader(_CheckedMixin, _FAST_BASE):  # type: ignore[misc]
     pass
@@ -62,6 +75,7 @@ class _PureLoader(_CheckedMixin, yaml.SafeLoader):
 
 _loader: Any
 for _loader in (_FastLoader, _PureLoader):
+    _loader.add_constructor("tag:yaml.org,2002:int", _CheckedMixin.construct_yaml_int)
     _loader.yaml_implicit_resolvers = _without_timestamps(_loader)
     # An explicit ``!!timestamp`` tag must not reach datetime parsing either.
     _loader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_yaml_str)
@@ -86,8 +100,9 @@ class Parsed:
 
 _CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _OPEN = re.compile(r"---[ \t]*(?:\n|$)")
-# "- -", "- ?", "? -" ... start a nested block collection on the same line.
-_COMPACT_NEST = re.compile(r"[-?][ \t]+[-?\[{]")
+# A run of "- " / "? " at a line start opens one nested block collection per marker.
+_COMPACT_NEST = re.compile(r"^(?:[ \t]*[-?][ \t]+)+", re.MULTILINE)
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def split(text: str) -> tuple[str | None, str, int]:
@@ -159,7 +174,7 @@ class _Unusual(Exception):
     """The node graph holds something the fast builder leaves to PyYAML's constructor."""
 
 
-def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
+def _build(loader: Any, node: Any, memo: dict[int, Any], depth: int, max_depth: int) -> Any:
     """Python values for a composed node graph: PyYAML's safe semantics, about twice as
     fast as its generic constructor for the plain mappings, lists and scalars of
     frontmatter. Merge keys, sets, pairs and custom tags raise :class:`_Unusual`."""
@@ -169,21 +184,25 @@ def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
     key = id(node)
     if key in memo:  # an alias: share the value, as PyYAML does
         return memo[key]
+    if depth > max_depth:
+        raise FrontmatterError(
+            "malformed_yaml", f"frontmatter is nested deeper than {max_depth} levels"
+        )
     if tag == _MAP:
         out: dict[Any, Any] = {}
         memo[key] = out
         for k_node, v_node in node.value:
             if k_node.tag == _TAG + "merge":
                 raise _Unusual
-            k = _build(loader, k_node, memo)
+            k = _build(loader, k_node, memo, depth + 1, max_depth)
             if k in out and k_node.value not in loader.duplicate_keys:
                 loader.duplicate_keys.append(str(k_node.value))
-            out[k] = _build(loader, v_node, memo)
+            out[k] = _build(loader, v_node, memo, depth + 1, max_depth)
         return out
     if tag == _SEQ:
         items: list[Any] = []
         memo[key] = items
-        items.extend(_build(loader, item, memo) for item in node.value)
+        items.extend(_build(loader, item, memo, depth + 1, max_depth) for item in node.value)
         return items
     method = _CONVERTERS.get(tag)
     if method is None or not isinstance(node, yaml.ScalarNode):
@@ -191,6 +210,31 @@ def _build(loader: Any, node: Any, memo: dict[int, Any]) -> Any:
     value = getattr(loader, method)(node)
     memo[key] = value
     return value
+
+
+def _nesting_bound(yaml_text: str) -> int:
+    """An upper bound on the nesting libyaml would have to recurse through, found in
+    linear time *before* parsing (libyaml's composer can crash the process on ~100k
+    nested brackets). Brackets inside quoted text count too: over-counting only
+    refuses absurd documents, never lets a deep one through."""
+    depth = deepest = 0
+    if "[" in yaml_text or "{" in yaml_text:
+        for match in _BRACKETS.finditer(yaml_text):
+            if match.group() in "[{":
+                depth += 1
+                deepest = max(deepest, depth)
+            elif depth:
+                depth -= 1
+    compact = 0
+    if "- " in yaml_text or "? " in yaml_text or "-\t" in yaml_text:
+        compact = max(
+            (
+                m.group().count("-") + m.group().count("?")
+                for m in _COMPACT_NEST.finditer(yaml_text)
+            ),
+            default=0,
+        )
+    return deepest + compact
 
 
 def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
@@ -201,27 +245,28 @@ def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
             f"frontmatter is {len(yaml_text)} characters, over the "
             f"max_frontmatter_bytes={limits.max_frontmatter_bytes} bound",
         )
-    # An upper bound on nesting that libyaml could reach without indentation; when it is
-    # over the bound, use the pure-Python loader, whose recursion fails cleanly.
-    nest_bound = (
-        yaml_text.count("[")
-        + yaml_text.count("{")
-        + (len(_COMPACT_NEST.findall(yaml_text)) if "-" in yaml_text else 0)
-    )
-    loader_cls: Any = _FastLoader if nest_bound <= limits.max_yaml_depth else _PureLoader
-    loader = loader_cls(yaml_text)
-    loader.duplicate_keys = []
+    if _nesting_bound(yaml_text) > limits.max_yaml_depth:
+        raise FrontmatterError(
+            "malformed_yaml",
+            f"frontmatter is nested deeper than max_yaml_depth={limits.max_yaml_depth}",
+        )
+    loader: Any = None
     try:
+        loader = _FastLoader(yaml_text)
+        loader.duplicate_keys = []
         node = loader.get_single_node()
         if node is None:
             return None, []
-        if nest_bound > limits.max_yaml_depth or "&" in yaml_text or len(yaml_text) > 16_384:
+        if "&" in yaml_text or len(yaml_text) > 16_384:
             problem = _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
             if problem:
                 raise FrontmatterError("malformed_yaml", problem)
         try:
-            data = _build(loader, node, {})
+            data = _build(loader, node, {}, 1, limits.max_yaml_depth)
         except _Unusual:
+            problem = _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
+            if problem:
+                raise FrontmatterError("malformed_yaml", problem) from None
             loader.duplicate_keys = []
             data = loader.construct_document(node)
     except FrontmatterError:
@@ -235,7 +280,8 @@ def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
         raise FrontmatterError("malformed_yaml", f"YAML error: {exc}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return data, loader.duplicate_keys
 
 

@@ -192,6 +192,7 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
     footnotes: list[str] = []
     segments = _prose_segments(body)
     definitions: dict[str, str] = {}
+    has_footnotes = "[^" in body
     if "]:" in body:
         for start, end in segments:
             for m in _REFDEF.finditer("\n" + body, start, end + 1):
@@ -228,7 +229,7 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                         found.append((href, m.group(1), at))
                 taken = sorted(taken + added)
                 taken_starts = [s for s, _ in taken]
-        if "[^" in body:
+        if has_footnotes:
             for m in _FOOTNOTE.finditer(body, start, end):
                 if not _inside(spans, starts, m.start()) and m.group(1) not in footnotes:
                     footnotes.append(m.group(1))

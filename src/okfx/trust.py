@@ -89,7 +89,10 @@ def parse_instant(value: object) -> tuple[datetime | None, str | None]:
     if isinstance(value, datetime):
         if value.tzinfo is None:
             return None, "has no timezone offset (write e.g. 2026-06-30T14:00:00Z)"
-        return value.astimezone(UTC), None
+        try:
+            return value.astimezone(UTC), None
+        except OverflowError:
+            return None, "is outside the representable range of dates"
     if not isinstance(value, str):
         return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
     text = value.strip()
@@ -101,4 +104,7 @@ def parse_instant(value: object) -> tuple[datetime | None, str | None]:
         return None, f"{text!r} is not a valid ISO 8601 datetime"
     if parsed.tzinfo is None:
         return None, f"{text!r} has no timezone offset (write e.g. {text}Z)"
-    return parsed.astimezone(UTC), None
+    try:
+        return parsed.astimezone(UTC), None
+    except OverflowError:
+        return None, f"{text!r} is outside the representable range of dates"

@@ -112,6 +112,7 @@ def list_rows(
             kept.append(concept)
         else:
             hidden[reason] = hidden.get(reason, 0) + 1
+    offset_ = min(offset_, len(kept))
     page = kept[offset_ : offset_ + limit_]
     rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in page]
     next_offset = offset_ + len(page)
@@ -247,6 +248,7 @@ def read(
     cap = _int(max_chars, "max_chars", 1, MAX_READ_CHARS) if max_chars is not None else default
     heading = _text(section, "section", optional=True)
     text = _section(doc.body, heading) if heading else doc.body
+    start = min(start, len(text))
     chunk = text[start : start + cap]
     rest = max(len(text) - start - len(chunk), 0)
     payload: dict[str, Any]

@@ -67,6 +67,11 @@ def walk(real_root: str, limits: Limits, warn: Warn) -> Walk:
                 warn(bpath, "unsafe_path", "name contains a backslash or control character")
                 continue
             try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:  # undecodable bytes arrive as lone surrogates
+                warn(bpath.encode("utf-8", "replace").decode(), "unsafe_path", "name is not UTF-8")
+                continue
+            try:
                 if entry.is_symlink():
                     real = os.path.realpath(entry.path)
                     if not is_inside(real_root, real):

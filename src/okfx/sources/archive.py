@@ -300,6 +300,8 @@ class _Writer:
             fd = os.open(target, flags, 0o644)
         except (FileExistsError, IsADirectoryError):
             raise ArchiveError(f"refusing entry {name!r}: duplicate of an earlier entry") from None
+        except OSError as exc:  # a name too long or too deep for this file system
+            raise ArchiveError(f"refusing entry {name[:200]!r}: {exc.strerror}") from None
         with os.fdopen(fd, "wb") as out:
             while chunk := stream.read(_CHUNK):
                 self.budget.add_bytes(len(chunk))
@@ -317,6 +319,8 @@ class _Writer:
             raise ArchiveError(
                 f"refusing entry {name!r}: a file is in the way of its folder"
             ) from None
+        except OSError as exc:  # a name too long or too deep for this file system
+            raise ArchiveError(f"refusing entry {name[:200]!r}: {exc.strerror}") from None
 
 
 def _pick_root(tree: Path, stem: str) -> tuple[Path, str]:
