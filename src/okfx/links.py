@@ -248,7 +248,7 @@ class Resolver:
 
     @staticmethod
     def is_external(href: str) -> bool:
-        return href.startswith("//") or _SCHEME.match(href) is not None
+        return href.startswith("//") or (":" in href and _SCHEME.match(href) is not None)
 
     def _finish(self, target: str, trailing_slash: bool) -> str:
         if trailing_slash or (target in self.dirs and target not in self.files):

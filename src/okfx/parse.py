@@ -86,9 +86,11 @@ class DocumentParser:
         for href, text, offset in raw:
             line += body.count("\n", newline_at, offset)
             newline_at = offset
-            if is_external(href) or is_external(href.strip().strip("<>")):
-                externals.append(href.strip().strip("<>"))
-                continue
+            if ":" in href or href.startswith(("//", "<")):
+                bare = href.strip().strip("<>")
+                if is_external(bare):
+                    externals.append(bare)
+                    continue
             if len(links) >= cap:
                 self.warn(
                     path, "too_many_links", f"more than max_links_per_concept={cap}; rest ignored"
