@@ -1,5 +1,6 @@
 import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -146,3 +147,13 @@ def test_results_serialise_to_plain_json():
     data = grep(entries(ORDERS), "net_amount", now=NOW).to_dict()
     assert json.loads(json.dumps(data)) == data
     assert data["matches"][0]["field"] == "description"
+
+
+def test_body_matches_report_file_line_numbers_on_real_concepts(tmp_path: Path) -> None:
+    from okfx import Bundle
+
+    (tmp_path / "a.md").write_text(
+        "---\ntype: Note\ntitle: T\n---\nfirst\nsecond needle\n", encoding="utf-8"
+    )
+    (match,) = Bundle.load(tmp_path).grep("needle")
+    assert (match.field, match.line) == ("body", 6)

@@ -274,7 +274,10 @@ def grep(
                     concepts += 1
                     truncated = True
             continue
-        found = _concept_matches(matcher, name, concept.path, texts, room)
+        # Body matches report file line numbers (as links and warnings do) when the
+        # concept knows where its body starts.
+        first_line = getattr(concept, "body_line", 1)
+        found = _concept_matches(matcher, name, concept.path, texts, room, first_line)
         if found:
             concepts += 1
             matches.extend(found)
@@ -282,7 +285,12 @@ def grep(
 
 
 def _concept_matches(
-    matcher: _Substring | _Regex, bundle: str, path: str, texts: Sequence[str], room: int
+    matcher: _Substring | _Regex,
+    bundle: str,
+    path: str,
+    texts: Sequence[str],
+    room: int,
+    first_line: int = 1,
 ) -> list[GrepMatch]:
     out: list[GrepMatch] = []
     for field, text in zip(_FIELDS, texts, strict=True):
@@ -297,7 +305,7 @@ def _concept_matches(
                     bundle=bundle,
                     path=path,
                     field=field,
-                    line=number + 1 if field == "body" else None,
+                    line=number + first_line if field == "body" else None,
                     column=start + 1,
                     text=cut_line(lines[number], start, end, EXCERPT_CHARS),
                 )
