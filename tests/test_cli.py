@@ -200,6 +200,25 @@ def test_the_loading_line_spins_on_a_terminal_and_says_how_long_it_took(
     assert "loading bad: failed after " in terminal.getvalue()
 
 
+def test_the_loading_line_becomes_a_bar_fed_by_bundle_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(progress, "QUIET", 0.0)
+    terminal = FakeTerminal()
+    seen: list[tuple[int, int]] = []
+    with progress.status("loading kb", terminal) as bar:
+
+        def record(done: int, total: int) -> None:
+            seen.append((done, total))
+            bar.update(done, total)
+
+        Bundle.load(EXAMPLE, progress=record)
+        terminal.wrote.clear()
+        assert terminal.wrote.wait(timeout=10)
+    assert seen[0] == (0, 38) and seen[-1] == (38, 38)
+    assert "[" + "█" * progress.BAR + "] 38/38 files" in terminal.getvalue()
+
+
 def test_the_loading_line_stays_off_a_pipe() -> None:
     piped = io.StringIO()
     with progress.status("loading kb", piped):

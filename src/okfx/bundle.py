@@ -11,7 +11,7 @@ import difflib
 import gc
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,15 +82,17 @@ class Bundle:
         refresh: bool = False,
         timeout: float = 30.0,
         source_limits: SourceLimits | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> Bundle:
         """Load a bundle from a folder, a git URL / :class:`GitSource`, or an archive.
 
         ``name`` defaults to the folder name (for git: the subdirectory's last part, else
         the repository name). Raises ``FileNotFoundError`` when the folder is missing.
+        ``progress(done, total)`` is called as markdown files are read (for a progress bar).
         """
         if isinstance(source, str | os.PathLike):
             if os.path.isdir(source):
-                return cls(source, name, limits)._load()
+                return cls(source, name, limits)._load(progress)
             text = os.fspath(source)
             remote = "://" in text or "::" in text or text.startswith("git@")
             if not os.path.exists(text) and not remote:
@@ -100,7 +102,7 @@ class Bundle:
         with open_source(
             source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
         ) as (root, default_name):
-            return cls(root, name or default_name, limits)._load()
+            return cls(root, name or default_name, limits)._load(progress)
 
     @classmethod
     def from_git(
@@ -135,28 +137,29 @@ class Bundle:
                 Problem("/", "too_many_warnings", "further warnings were not recorded")
             )
 
-    def _load(self) -> Bundle:
+    def _load(self, progress: Callable[[int, int], None] | None = None) -> Bundle:
         if not os.path.isdir(self.root):
             raise FileNotFoundError(f"bundle folder not found: {self.root}")
         gc_was_enabled = gc.isenabled()
         gc.disable()  # the cyclic GC costs ~20% of a large load and finds nothing to free
         try:
-            self._read_all()
+            self._read_all(progress)
         finally:
             if gc_was_enabled:
                 gc.enable()
         return self
 
-    def _read_all(self) -> None:
+    def _read_all(self, progress: Callable[[int, int], None] | None = None) -> None:
         limits = self.limits
         listing = walk(self.guard.real_root, limits, self._warn)
         self._files = frozenset(f.path for f in listing.files)
         self._dirs = frozenset(listing.dirs)
         parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, self._warn)
         total = 0
-        for entry in listing.files:
-            if not entry.path.endswith(".md"):
-                continue
+        markdown = [entry for entry in listing.files if entry.path.endswith(".md")]
+        for done, entry in enumerate(markdown):
+            if progress is not None and done % 256 == 0:
+                progress(done, len(markdown))
             try:
                 data = read_bytes(entry.host, limits.max_file_bytes)
             except ValueError as exc:
@@ -189,6 +192,8 @@ class Bundle:
                 concept = parser.concept(entry.path, text)
                 if concept is not None:
                     self._concepts[concept.path] = concept
+        if progress is not None:
+            progress(len(markdown), len(markdown))
         root_index = self._indexes.get("/")
         if root_index is not None and root_index.frontmatter.get("okf_version") is not None:
             self.okf_version = str(root_index.frontmatter["okf_version"])

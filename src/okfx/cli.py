@@ -35,8 +35,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 # -- loading -----------------------------------------------------------------------------------
 def _load(source: str) -> Bundle:
     try:
-        with status(f"loading {source}"):
-            return Bundle.load(source)
+        with status(f"loading {source}") as progress:
+            return Bundle.load(source, progress=progress.update)
     except FileNotFoundError as exc:
         raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
     except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:

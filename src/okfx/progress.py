@@ -1,8 +1,8 @@
-"""A "loading…" status line with a spinner and the elapsed time, on a terminal only.
+"""A loading progress bar (files read of total, elapsed time), on a terminal only.
 
-``Bundle.load`` reports no progress, so this only shows that work is going on and for how
-long. It writes to stderr and only when stderr is a terminal: piped output and the stdio
-MCP transport (whose stdout is the protocol) stay clean.
+``Bundle.load(progress=bar.update)`` reports ``(done, total)``; until the first report the
+line is a spinner. It writes to stderr and only when stderr is a terminal: piped output
+and the stdio MCP transport (whose stdout is the protocol) stay clean.
 """
 
 from __future__ import annotations
@@ -16,22 +16,44 @@ from typing import TextIO
 
 import click
 
-__all__ = ["status"]
+__all__ = ["Progress", "status"]
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.1
 QUIET = 0.5  # a load faster than this leaves no line behind
 
 
+BAR = 24
+
+
+class Progress:
+    """What the bar shows; ``update`` is the ``Bundle.load(progress=...)`` callback."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.total = 0
+
+    def update(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def render(self, frame: str, label: str, elapsed: float) -> str:
+        if not self.total:
+            return f"{frame} {label}… {elapsed:.1f}s"
+        filled = BAR * self.done // self.total
+        bar = "█" * filled + "·" * (BAR - filled)
+        return f"{label} [{bar}] {self.done:,}/{self.total:,} files {elapsed:.1f}s"
+
+
 @contextmanager
-def status(label: str, stream: TextIO | None = None) -> Iterator[None]:
+def status(label: str, stream: TextIO | None = None) -> Iterator[Progress]:
     """Show ``⠋ label… 1.2s`` while the block runs, then ``label: done in 1.3s``.
 
     A block faster than ``QUIET`` seconds leaves nothing behind.
     """
     out = stream if stream is not None else sys.stderr
+    progress = Progress()
     if not out.isatty():
-        yield
+        yield progress
         return
     done = threading.Event()
     start = time.monotonic()
@@ -41,14 +63,15 @@ def status(label: str, stream: TextIO | None = None) -> Iterator[None]:
         # Event.wait is the tick: it returns at once when the block finishes
         while not done.wait(TICK):
             elapsed = time.monotonic() - start
-            click.echo(f"\r{FRAMES[frame % len(FRAMES)]} {label}… {elapsed:.1f}s", out, nl=False)
+            line = progress.render(FRAMES[frame % len(FRAMES)], label, elapsed)
+            click.echo(f"\r{line}", out, nl=False)
             frame += 1
 
     thread = threading.Thread(target=spin, name="okfx-status", daemon=True)
     thread.start()
     outcome = "failed after"
     try:
-        yield
+        yield progress
         outcome = "done in"
     finally:
         done.set()
