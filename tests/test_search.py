@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from conftest_search import NOW, FakeConcept, entries
 from okfx.errors import InvalidArgument
 from okfx.search import HIT_KEYS, MAX_LIMIT, SearchIndex
-from okfx.tokenize import VARIANT_WEIGHT
+from okfx.tokenize import VARIANT_WEIGHT, analyze_query
+from okfx.topk import top_k
 
 
 def twin(path, **changes):
@@ -242,3 +243,30 @@ def test_any_query_string_gives_sorted_bounded_results(query, limit):
 def test_search_is_deterministic(query):
     first = search(CORPUS, query, include_deprecated=True).to_dict()
     assert search(CORPUS, query, include_deprecated=True).to_dict() == first
+
+
+def test_long_lists_take_the_dense_walk_and_agree_with_reading_everything():
+    # 1,500 concepts put "alpha" and "bravo" over the dense threshold (1,024 postings).
+    words = ["alpha", "bravo", "charlie", "delta", "echo"]
+    concepts = [
+        FakeConcept(
+            f"/c{i:04d}.md",
+            title=words[i % 5] if i % 7 == 0 else "",
+            body=" ".join(words[j % 5] for j in range(i % 11 + 1)) + f" w{i % 97}",
+            status="deprecated" if i % 13 == 0 else "stable",
+        )
+        for i in range(1500)
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert index.dense.eligible(index.postings.terms["alpha"])
+
+    def accept(doc):
+        return "deprecated" if index.entries[doc][1].status == "deprecated" else None
+
+    for query in ("alpha bravo", "charlie w5", "echo delta alpha"):
+        got = search(index, query, limit=10)
+        groups = [index._forms(term) for term in analyze_query(query)]
+        exact = top_k(index.postings, groups, 10, accept, index.multipliers, read_all=10**9)
+        shown = sorted(exact.hits, key=lambda item: (-round(item[0], 4), item[1]))
+        assert [h.path for h in got] == [index.entries[doc][1].path for _, doc in shown]
+        assert got.hidden == exact.hidden

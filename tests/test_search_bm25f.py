@@ -2,7 +2,6 @@
 
 import math
 import random
-import struct
 from collections import Counter
 
 import pytest
@@ -11,8 +10,10 @@ from hypothesis import strategies as st
 
 from conftest_search import FakeConcept, entries
 from okfx.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
+from okfx.dense import DenseVectors
 from okfx.search import SearchIndex
-from okfx.topk import split_terms, top_k
+from okfx.tokenize import analyze_query
+from okfx.topk import top_k
 
 THREE_DOCS = [
     {"title": "red apple", "body": "apple pie recipe"},
@@ -99,6 +100,26 @@ def test_one_field_bm25f_equals_reference_bm25(seed):
     assert len(results) == min(50, sum(1 for s in expected if s > 0))
 
 
+def test_term_frequencies_above_255_are_counted_exactly():
+    docs = ["alpha " * 300 + "bravo", "alpha bravo bravo", "charlie " * 700]
+    concepts = [FakeConcept(f"/d{i}.md", body=text) for i, text in enumerate(docs)]
+    index = SearchIndex.build(entries(*concepts), weights={"body": 1.0})
+    for query in ("alpha", "charlie", "alpha bravo"):
+        expected = reference_bm25(docs, query)
+        ranked = top_k(
+            index.postings,
+            [index._forms(t) for t in analyze_query(query)],
+            3,
+            lambda d: None,
+            index.multipliers,
+        )
+        got = {index.entries[doc][1].path: score for score, doc in ranked.hits}
+        for i, score in enumerate(expected):
+            if score > 0:
+                # Float32 impacts: 2e-6 relative, tighter than one tf of 300 (2e-5).
+                assert got[f"/d{i}.md"] == pytest.approx(score, rel=2e-6), query
+
+
 def brute_force(postings, groups, k, accept, multiplier):
     scored = []
     for doc in range(postings.n_docs):
@@ -116,9 +137,9 @@ def brute_force(postings, groups, k, accept, multiplier):
     return top, dict(hidden)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.integers(0, 1_000_000))
-def test_pruned_top_k_equals_exhaustive_scoring(seed):
+def test_top_k_equals_exhaustive_scoring(seed):
     rng = random.Random(seed)
     n_docs = rng.choice([5, 60, 400])
     # Short documents hold one query term but not the others: the case pruning must
@@ -136,54 +157,20 @@ def test_pruned_top_k_equals_exhaustive_scoring(seed):
         forms = [(postings.terms[word], 1.0)] if word in postings.terms else []
         other = rng.choice(VOCAB)
         if rng.random() < 0.3 and other in postings.terms and other != word:
-            forms.append((postings.terms[other], 0.95))
+            # Variant weights can exceed 1 (rescaled to the typed form's idf).
+            forms.append((postings.terms[other], rng.choice([0.95, 1.3, 2.2])))
         groups.append(forms)
     k = rng.choice([1, 3, 10])
-    # read_all=0 forces the pruned path (seeds, cuts, completion) on small corpora too.
+    # read_all=0 forces the dense walk on small corpora too (with min_df=1 every term
+    # has a vector; with 30 only the longer lists do, the rest are summed exactly).
     read_all = rng.choice([0, 0, 0, 10**9])
-    got = top_k(postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all)
+    dense = rng.choice([None, DenseVectors(postings, min_df=rng.choice([1, 30]))])
+    got = top_k(postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all, dense=dense)
     want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier)
     assert [doc for _, doc in got.hits] == [doc for _, doc in want]
     for (score, _), (expected, _) in zip(got.hits, want, strict=True):
         assert score == pytest.approx(expected, rel=1e-12)
     assert got.hidden == want_hidden
-
-
-def test_at_least_returns_exactly_the_postings_at_or_above_the_cut():
-    rng = random.Random(7)
-    postings = build_postings({"body": text} for text in random_corpus(rng, 500))
-    for word in VOCAB[:6]:
-        tid = postings.terms[word]
-        docs, impacts = postings.postings(tid)
-        values = sorted(set(impacts))
-        cuts = [0.0, values[0], values[len(values) // 2], values[-1], values[-1] * 1.01]
-        cuts += [rng.uniform(0, values[-1]) for _ in range(5)]
-        for cut in cuts:
-            want = [(d, v) for d, v in zip(docs, impacts, strict=True) if v >= cut]
-            got_docs, got_impacts = postings.at_least(tid, cut)
-            assert list(zip(got_docs, got_impacts, strict=True)) == want, cut
-
-
-def test_best_samples_high_impact_postings():
-    rng = random.Random(3)
-    postings = build_postings({"body": text} for text in random_corpus(rng, 300))
-    tid = postings.terms["alpha"]
-    sample = postings.best(tid, 5)
-    assert len(sample) == 5
-    top = max(postings.postings(tid)[1])
-    assert max(postings.impact(tid, d) for d in sample) == top
-
-
-@given(st.floats(min_value=0.0, max_value=1e30, allow_nan=False))
-def test_float32_key_never_exceeds_the_key_of_a_larger_value(value):
-    from okfx.bm25f import _float32_floor_key
-
-    key = _float32_floor_key(value)
-    # Any float32 at or above ``value`` has a key at least as large.
-    bits = struct.unpack("<I", struct.pack("<f", min(value * 1.0000001, 3.4e38)))[0]
-    above = struct.unpack("<f", struct.pack("<I", bits))[0]
-    if above >= value:
-        assert bits >> 16 >= key
 
 
 def test_field_weights_are_the_documented_ones():
@@ -196,11 +183,59 @@ def test_unknown_field_weight_names_the_known_fields():
         build_postings([{"body": "x"}], weights={"summary": 1.0})
 
 
-def test_terms_whose_bounds_sum_below_theta_are_non_essential():
-    # Bounds 1.0 + 1.2 = 2.2 < 2.5: a doc with only those two terms cannot reach 2.5.
-    assert split_terms([3.0, 1.0, 1.2], 2.5) == ([1, 2], [0], 2.2)
-    # 1.0 + 1.2 = 2.2 reaches 2.2, so the second term must be read.
-    assert split_terms([3.0, 1.0, 1.2], 2.2) == ([1], [2, 0], 1.0)
-    assert split_terms([3.0, 1.0], 0.0) == ([], [1, 0], 0.0)
-    # Even when rounding makes every bound look too small, one term stays essential.
-    assert split_terms([1.0, 1.0], 5.0) == ([0], [1], 1.0)
+def test_dense_walk_finds_a_lower_bound_doc_that_beats_an_overestimated_one():
+    # One anchor impact of 2046 makes a dense level worth exactly 1.0. Doc 0 holds three
+    # terms whose rounded-up levels sum to 86 + 86 + 84 = 256 (high byte 1) while its
+    # exact total is 254.1; doc 1 holds one term at 254.5, level 255 (high byte 0). The
+    # walk meets doc 0 first, and must still read doc 1 from the lower level.
+    from array import array
+
+    from okfx.bm25f import Postings
+
+    impacts = [85.05, 85.05, 84.0, 254.5, 2046.0]
+    postings = Postings(
+        terms={"a": 0, "b": 1, "c": 2, "d": 3, "anchor": 4},
+        starts=array("q", [0, 1, 2, 3, 4, 5]),
+        docs=array("i", [0, 0, 0, 1, 2]),
+        impacts=array("f", impacts),
+        upper=array("d", array("f", impacts)),
+        idfs=array("d", [1.0] * 5),
+        n_docs=3,
+    )
+    dense = DenseVectors(postings, min_df=1)
+    assert dense.step == 1.0
+    groups = [[(0, 1.0)], [(1, 1.0)], [(2, 1.0)], [(3, 1.0)]]
+    ranked = top_k(postings, groups, 1, lambda d: None, [1.0] * 3, read_all=0, dense=dense)
+    assert [doc for _, doc in ranked.hits] == [1]
+    assert ranked.hits[0][0] == 254.5
+
+
+def test_dense_fields_select_by_high_byte_and_low_byte_range():
+    from okfx.dense import Fields
+
+    values = [0, 5, 300, 511, 256, 70000 % 65536, 260]
+    vector = sum(v << (16 * doc) for doc, v in enumerate(values))
+    fields = Fields(vector, len(values))
+    assert [fields.value(d) for d in range(len(values))] == values
+    assert fields.has_level(1) and not fields.has_level(3)
+    assert fields.count_level(1) == 4
+    assert fields.between(1, 0, 255) == [(300, 2), (511, 3), (256, 4), (260, 6)]
+    assert fields.between(1, 4, 44) == [(300, 2), (260, 6)]
+    assert fields.between(0, 1, 255) == [(5, 1)]
+
+
+def test_dense_vectors_round_impacts_up_and_skip_short_lists():
+    rng = random.Random(11)
+    postings = build_postings({"body": text} for text in random_corpus(rng, 300))
+    dense = DenseVectors(postings, min_df=50)
+    from okfx.dense import Fields
+
+    for word in VOCAB:
+        tid = postings.terms[word]
+        docs, impacts = postings.postings(tid)
+        if len(docs) < 50:
+            assert not dense.eligible(tid)
+            continue
+        fields = Fields(dense.vector(tid), postings.n_docs)
+        for doc, impact in zip(docs, impacts, strict=True):
+            assert impact <= dense.step * fields.value(doc) < impact + 2 * dense.step

@@ -21,14 +21,11 @@ from __future__ import annotations
 
 import gc
 import math
-import struct
-import sys
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import compress, repeat
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import repeat
 from operator import and_, mul, rshift
-from typing import Any
 
 from .tokenize import ChunkCache, count_terms
 
@@ -67,29 +64,10 @@ def saturate(x: float, k1: float = K1) -> float:
     return (k1 + 1.0) * x / (k1 + x)
 
 
-# Non-negative IEEE-754 floats order like their bit patterns, so the top two bytes of
-# each float32 impact (sign + exponent + 7 mantissa bits) form an order-preserving key.
-_HI, _LO = (3, 2) if sys.byteorder == "little" else (0, 1)
-_GREATER = [bytes(1 if v > t else 0 for v in range(256)) for t in range(256)]
-_EQUAL = [bytes(1 if v == t else 0 for v in range(256)) for t in range(256)]
-_AT_LEAST = [bytes(1 if v >= t else 0 for v in range(256)) for t in range(256)]
-# Above this share of a list, one C pass (compress) beats finding flags one by one.
-_DENSE = 0.125
-
-
-def _float32_floor_key(value: float) -> int:
-    """Top 16 bits of the largest float32 <= ``value`` (``value`` >= 0)."""
-    bits: int = struct.unpack("<I", struct.pack("<f", value))[0]
-    rounded: float = struct.unpack("<f", struct.pack("<I", bits))[0]
-    if rounded > value:  # pack() rounds to nearest; step down one ulp to stay below
-        bits -= 1
-    return bits >> 16
-
-
 class Postings:
     """Precomputed per-term impacts in compact arrays; immutable once built."""
 
-    __slots__ = ("terms", "starts", "docs", "impacts", "upper", "idfs", "n_docs", "_bytes")
+    __slots__ = ("terms", "starts", "docs", "impacts", "upper", "idfs", "n_docs")
 
     def __init__(
         self,
@@ -108,22 +86,6 @@ class Postings:
         self.upper = upper
         self.idfs = idfs
         self.n_docs = n_docs
-        self._bytes = memoryview(impacts).cast("B")
-
-    def __getstate__(self) -> tuple[object, ...]:
-        # The memoryview is derived; arrays and the dict pickle compactly.
-        return (
-            self.terms,
-            self.starts,
-            self.docs,
-            self.impacts,
-            self.upper,
-            self.idfs,
-            self.n_docs,
-        )
-
-    def __setstate__(self, state: tuple[Any, ...]) -> None:
-        self.__init__(*state)  # type: ignore[misc]
 
     def span(self, tid: int) -> tuple[int, int]:
         """The ``[start, end)`` slice of term ``tid`` in ``docs`` and ``impacts``."""
@@ -142,98 +104,16 @@ class Postings:
         start, end = self.starts[tid], self.starts[tid + 1]
         return self.docs[start:end], self.impacts[start:end]
 
-    def above(self, tid: int, cut: float) -> tuple[Sequence[int], Sequence[float]]:
-        """``(docs, impacts)`` of term ``tid`` holding every posting whose impact is >=
-        ``cut`` (and possibly a few just below it), in doc order.
 
-        The float32 bit patterns narrow the list with ``bytes.translate`` and big-int
-        masks, and a dense selection is copied out with ``compress``: C loops, no Python
-        per posting skipped.
-        """
-        start, end = self.starts[tid], self.starts[tid + 1]
-        docs, impacts = self.docs, self.impacts
-        if cut <= 0.0:
-            return docs[start:end], impacts[start:end]
-        if cut > self.upper[tid]:
-            return (), ()
-        flags = self._flags(start, end, cut)
-        count = flags.count(1)
-        if count > _DENSE * (end - start):
-            return (
-                list(compress(docs[start:end], flags)),
-                list(compress(impacts[start:end], flags)),
-            )
-        keep = self._positions(flags, start, None)
-        return [docs[i] for i in keep], [impacts[i] for i in keep]
-
-    def at_least(
-        self, tid: int, cut: float, limit: int | None = None
-    ) -> tuple[list[int], list[float]]:
-        """Exactly the ``(docs, impacts)`` of term ``tid`` with impact >= ``cut``, doc
-        order. With ``limit``, only the first ``limit`` candidates are looked at."""
-        start, end = self.starts[tid], self.starts[tid + 1]
-        if limit is None:
-            docs, impacts = self.above(tid, cut)
-            pairs = [(d, v) for d, v in zip(docs, impacts, strict=True) if v >= cut]
-            return [d for d, _ in pairs], [v for _, v in pairs]
-        if cut > self.upper[tid]:
-            return [], []
-        if cut <= 0.0:
-            keep = list(range(start, min(end, start + limit)))
-        else:
-            keep = self._positions(self._flags(start, end, cut), start, limit)
-        out_docs: list[int] = []
-        out_impacts: list[float] = []
-        for i in keep:
-            value = self.impacts[i]
-            if value >= cut:
-                out_docs.append(self.docs[i])
-                out_impacts.append(value)
-        return out_docs, out_impacts
-
-    def best(self, tid: int, n: int) -> list[int]:
-        """Docs of (about) the ``n`` highest impacts of term ``tid``: a cheap sample."""
-        start, end = self.starts[tid], self.starts[tid + 1]
-        if end - start <= n:
-            return list(self.docs[start:end])
-        top = self.upper[tid]
-        for share in (0.75, 0.5, 0.25):
-            docs, impacts = self.at_least(tid, share * top, limit=8 * n)
-            if len(docs) >= n:
-                ranked = sorted(zip(impacts, docs, strict=True), reverse=True)[:n]
-                return [doc for _, doc in ranked]
-        return self.at_least(tid, 0.0, limit=n)[0]
-
-    def _flags(self, start: int, end: int, cut: float) -> bytes:
-        """One byte per posting, 1 where the impact may be >= ``cut`` (a superset)."""
-        key = _float32_floor_key(cut)
-        high, low = key >> 8, key & 0xFF
-        raw = self._bytes
-        hi = raw[4 * start + _HI : 4 * end : 4].tobytes()
-        mask = int.from_bytes(hi.translate(_GREATER[high]), "little")
-        equal = hi.translate(_EQUAL[high])
-        if 1 in equal:
-            lo = raw[4 * start + _LO : 4 * end : 4].tobytes()
-            mask |= int.from_bytes(equal, "little") & int.from_bytes(
-                lo.translate(_AT_LEAST[low]), "little"
-            )
-        return mask.to_bytes(end - start, "little")
-
-    @staticmethod
-    def _positions(flags: bytes, start: int, limit: int | None) -> list[int]:
-        keep: list[int] = []
-        i = flags.find(1)
-        while i >= 0:
-            keep.append(start + i)
-            if limit is not None and len(keep) >= limit:
-                break
-            i = flags.find(1, i + 1)
-        return keep
-
-
-# Pass one stores a posting as one int, ``doc << 16 | tf``: one append instead of two.
-_TF_BITS = 16
-_TF_MAX = (1 << _TF_BITS) - 1
+# Pass one stores a posting as one 32-bit int, ``doc << 8 | tf``: one append instead of
+# two, half the memory of two arrays. A tf above 255 keeps 255 there, and the rest
+# goes to the term's extras (as do title, tags and description counts).
+_TF_BITS = 8
+_TF_CAP = (1 << _TF_BITS) - 1
+_MAX_DOCS = 1 << (32 - _TF_BITS)
+# An extra is ``position << 32 | field << 24 | tf``; field _MAIN means "more main tf".
+_MAIN = 255
+_TF_MASK = (1 << 24) - 1
 
 
 class _Appenders(dict[str, "Callable[[int], None]"]):
@@ -244,7 +124,7 @@ class _Appenders(dict[str, "Callable[[int], None]"]):
     """
 
     def __missing__(self, term: str) -> Callable[[int], None]:
-        append = array("q").append
+        append = array("I").append
         self[term] = append
         return append
 
@@ -266,28 +146,45 @@ class _Builder:
         self.k1, self.b = k1, b
         self.cache = ChunkCache()
         self.appenders = _Appenders()
-        # term -> [(position in its postings, index into self.others, tf), ...]
-        self.extras: dict[str, list[tuple[int, int, int]]] = {}
+        self.extras: dict[str, array[int]] = {}
         self.lengths: dict[str, array[int]] = {f: array("i") for f in self.fields}
 
+    def _extra(self, term: str, position: int, field: int, tf: int) -> None:
+        extras = self.extras.get(term)
+        if extras is None:
+            extras = self.extras[term] = array("Q")
+        extras.append(position << 32 | field << 24 | min(tf, _TF_MASK))
+
     def add(self, doc: int, texts: Mapping[str, str]) -> None:
+        if doc >= _MAX_DOCS:
+            raise ValueError(f"an index holds at most {_MAX_DOCS} documents")
         counts, length = count_terms(texts.get(self.main, ""), self.cache)
         self.lengths[self.main].append(length)
         appenders = self.appenders
         base = doc << _TF_BITS
-        if counts and max(counts.values()) > _TF_MAX:
-            counts = {t: min(n, _TF_MAX) for t, n in counts.items()}
+        if counts and max(counts.values()) > _TF_CAP:
+            heavy = {t: n for t, n in counts.items() if n > _TF_CAP}
+            counts = {t: min(n, _TF_CAP) for t, n in counts.items()}
+        else:
+            heavy = {}
         for term, tf in counts.items():
             appenders[term](base + tf)
+        for term, tf in heavy.items():
+            postings: array[int] = appenders[term].__self__  # type: ignore[attr-defined]
+            self._extra(term, len(postings) - 1, _MAIN, tf - _TF_CAP)
         for field, name in enumerate(self.others):
             counts, length = count_terms(texts.get(name, ""), self.cache)
             self.lengths[name].append(length)
             for term, tf in counts.items():
-                postings: array[int] = appenders[term].__self__  # type: ignore[attr-defined]
+                postings = appenders[term].__self__  # type: ignore[attr-defined]
                 if not postings or postings[-1] >> _TF_BITS != doc:
                     postings.append(base)  # the term is not in the main field: tf 0
-                entry = (len(postings) - 1, field, tf)
-                self.extras.setdefault(term, []).append(entry)
+                self._extra(term, len(postings) - 1, field, tf)
+
+    def _packed(self) -> Iterator[tuple[str, array[int]]]:
+        """``(term, packed postings)`` in term-id order."""
+        for term, append in self.appenders.items():
+            yield term, append.__self__  # type: ignore[attr-defined]
 
     def _field_factors(self, n_docs: int) -> dict[str, list[float]]:
         """Per field and doc: ``w_f / length_norm``; a tf times this is its share of x."""
@@ -304,31 +201,40 @@ class _Builder:
 
     def finish(self, n_docs: int) -> Postings:
         factors = self._field_factors(n_docs)
-        main = factors[self.main].__getitem__
-        others = [factors[f] for f in self.others]
+        main_factor = factors[self.main]
+        main = main_factor.__getitem__
+        sources = [factors[f] for f in self.others]
         k1 = self.k1
-        shift, mask = repeat(_TF_BITS), repeat(_TF_MAX)
+        shift, mask = repeat(_TF_BITS), repeat(_TF_CAP)
+        total = sum(len(packed) for _, packed in self._packed())
+        # Preallocated, so the big arrays never grow by copying.
+        all_docs: array[int] = array("i", bytes(4 * total))
+        all_impacts: array[float] = array("f", bytes(4 * total))
+        n_terms = len(self.appenders)
+        starts: array[int] = array("q", bytes(8 * (n_terms + 1)))
+        upper: array[float] = array("d", bytes(8 * n_terms))
+        idfs: array[float] = array("d", bytes(8 * n_terms))
         terms: dict[str, int] = {}
-        starts = array("q", [0])
-        all_docs: array[int] = array("i")
-        all_impacts: array[float] = array("f")
-        upper: array[float] = array("d")
-        idfs: array[float] = array("d")
-        for term, append in self.appenders.items():
-            packed: array[int] = append.__self__  # type: ignore[attr-defined]
+        start = 0
+        for tid, (term, packed) in enumerate(self._packed()):
+            end = start + len(packed)
             docs = array("i", map(rshift, packed, shift))
             term_idf = idf(n_docs, len(docs))
             a = term_idf * (k1 + 1.0)
             x = list(map(mul, map(and_, packed, mask), map(main, docs)))
-            for pos, field, tf in self.extras.get(term, ()):
-                x[pos] += tf * others[field][docs[pos]]
+            del packed[:]  # give the memory back as we go
+            for entry in self.extras.pop(term, ()):
+                pos, field = entry >> 32, entry >> 24 & 0xFF
+                source = main_factor if field == _MAIN else sources[field]
+                x[pos] += (entry & _TF_MASK) * source[docs[pos]]
             impacts = array("f", [a * v / (k1 + v) for v in x])
-            terms[term] = len(upper)
-            all_docs += docs
-            all_impacts += impacts
-            starts.append(len(all_docs))
-            upper.append(max(impacts))
-            idfs.append(term_idf)
+            all_docs[start:end] = docs
+            all_impacts[start:end] = impacts
+            terms[term] = tid
+            starts[tid + 1] = end
+            upper[tid] = max(impacts)
+            idfs[tid] = term_idf
+            start = end
         return Postings(terms, starts, all_docs, all_impacts, upper, idfs, n_docs)
 
 

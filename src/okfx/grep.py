@@ -1,8 +1,10 @@
 """Deterministic grep over concepts: substring or RE2 regular-expression matches.
 
 Matches are reported per line: the title and description as their own fields, body
-lines numbered from 1 within the body. Output is bounded (matches in total and per
-concept, characters per line) and sorted by (bundle, path, field, line).
+lines numbered as in the file when the concept has ``body_line`` (where its body
+starts, as ``okfx.model.Concept`` has), else from 1 within the body. Output is bounded
+(matches in total and per concept, characters per line) and sorted by (bundle, path,
+field, line).
 
 Regular expressions run on RE2 (``google-re2``), whose matching time is linear in the
 text, so a hostile pattern like ``(a+)+$`` against a 100k-character line cannot hang
@@ -36,7 +38,8 @@ _FIELDS = ("title", "description", "body")
 
 @dataclass(frozen=True, slots=True)
 class GrepMatch:
-    """One matching line. ``line`` is 1-based within the body, None for the title and
+    """One matching line. ``line`` is the body line's number in the file (1-based
+    within the body for concepts without ``body_line``), None for the title and
     description; ``column`` is the 1-based character where the first match starts."""
 
     bundle: str

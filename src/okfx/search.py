@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any, overload
 
 from .bm25f import STATUS_MULTIPLIERS, Postings, build_postings
+from .dense import DenseVectors
 from .errors import InvalidArgument
 from .filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
 from .snippets import best_line
@@ -150,7 +151,7 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
 class SearchIndex:
     """A BM25F index over concepts of one or more bundles. Immutable; thread-safe."""
 
-    __slots__ = ("entries", "postings", "multipliers")
+    __slots__ = ("entries", "postings", "multipliers", "dense")
 
     def __init__(
         self,
@@ -161,6 +162,7 @@ class SearchIndex:
         self.entries = entries
         self.postings = postings
         self.multipliers = multipliers
+        self.dense = DenseVectors(postings)
 
     @classmethod
     def build(
@@ -244,7 +246,7 @@ class SearchIndex:
         def accept(doc: int) -> str | None:
             return spec.reason(*entries[doc])
 
-        ranked = top_k(self.postings, groups, k, accept, self.multipliers)
+        ranked = top_k(self.postings, groups, k, accept, self.multipliers, dense=self.dense)
         # Order by the score as shown, so equal-looking scores list by (bundle, path).
         order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in ranked.hits)
         snippet_terms = _Needles(self.postings, terms, groups, query)

@@ -1,27 +1,21 @@
-"""Exact top-k retrieval over :class:`~okfx.bm25f.Postings` with threshold pruning.
+"""Exact top-k retrieval over :class:`~okfx.bm25f.Postings`.
 
 A document's score is ``multiplier(doc) * sum over query terms of contribution``, where a
-term's contribution is the best of its forms, ``weight * impact``. Multipliers are <= 1,
-so per-term upper bounds (the largest impact) bound every score.
+term's contribution is the best of its forms, ``weight * impact``, and multipliers are
+<= 1. Two paths give the same, exact answer:
 
-Small queries (few postings in total) are read whole: dict building and merging run in
-C, which beats any Python-level pruning. Larger ones run in three steps, in the spirit of
-MaxScore (Turtle & Flood, "Query evaluation: strategies and optimizations", IP&M 1995)
-and the threshold algorithm (Fagin, Lotem & Naor, PODS 2001):
+- **Read all** (queries with few postings): every posting is read into dicts, merged
+  with C-level set and update operations, and the best totals are taken with
+  ``heapq.nlargest``.
+- **Dense walk** (queries touching long posting lists): the long lists are summed as
+  dense vectors (:mod:`okfx.dense`), one big-integer addition per list, the short lists
+  exactly; documents are then visited by decreasing upper bound, in the spirit of the
+  threshold algorithm (Fagin, Lotem & Naor, PODS 2001), and each is scored exactly
+  by binary search in the postings. The walk stops when no remaining bound reaches the
+  k-th exact score; it gives up (for read-all) after :data:`DENSE_CANDIDATES` docs,
+  which only very selective filters cause.
 
-1. **Seed.** Score the highest-impact postings of the most selective terms exactly
-   (random access by binary search). Their k-th best admissible score is a threshold
-   ``theta`` that the final k-th score can only exceed.
-2. **Cut.** Terms whose upper bounds together stay below ``theta`` are *non-essential*:
-   a document having only those cannot reach ``theta``. The rest of ``theta`` is shared
-   among the essential terms as per-term cuts ``c``: a document below ``c`` in every
-   essential term scores below ``theta``. Only postings at or above a cut are read
-   (:meth:`Postings.above`, C loops).
-3. **Complete.** Candidates whose upper bound still reaches ``theta`` get their missing
-   contributions, by binary search when they are few, else from one read of the term.
-
-With ``theta == 0`` (fewer admissible matches than k) everything is read, so hidden
-counts then cover every match.
+Every exact total is summed in query-term order, so both paths and ties agree to the bit.
 """
 
 from __future__ import annotations
@@ -29,11 +23,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from math import ceil
 from operator import itemgetter
 
 from .bm25f import Postings
+from .dense import FIELD_MAX, DenseVectors, Fields
 
-__all__ = ["READ_ALL_POSTINGS", "Ranked", "split_terms", "top_k"]
+__all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "top_k"]
 
 # One query term as (term id, weight) forms; its contribution is the best form.
 Group = Sequence[tuple[int, float]]
@@ -41,9 +37,12 @@ Group = Sequence[tuple[int, float]]
 Accept = Callable[[int], "str | None"]
 
 #: Queries with at most this many postings in total are read whole.
-READ_ALL_POSTINGS = 8192
-# Completing c candidates by binary search costs about this many postings read in bulk.
-_BISECT_COST = 16
+READ_ALL_POSTINGS = 1024
+#: The dense walk gives up (for reading all) after scoring this many candidates.
+DENSE_CANDIDATES = 2048
+# A crowded high-byte level is read in low-byte bands, best first, to stop early.
+_BANDS = ((192, 255), (128, 191), (64, 127), (0, 63))
+_CROWDED = 512
 
 
 @dataclass
@@ -52,10 +51,6 @@ class Ranked:
 
     hits: list[tuple[float, int]]  # (score, doc), best first, ties by doc id
     hidden: dict[str, int] = field(default_factory=dict)  # filter name -> matches hidden
-
-
-def _length(postings: Postings, group: Group) -> int:
-    return sum(postings.starts[t + 1] - postings.starts[t] for t, _ in group)
 
 
 def _contribution(postings: Postings, group: Group, doc: int) -> float:
@@ -67,11 +62,11 @@ def _contribution(postings: Postings, group: Group, doc: int) -> float:
     return best
 
 
-def _read(postings: Postings, group: Group, cut: float) -> dict[int, float]:
-    """``doc -> contribution`` for (at least) the docs contributing >= ``cut``."""
+def _read(postings: Postings, group: Group) -> dict[int, float]:
+    """``doc -> contribution`` of one query term, every posting read."""
     found: dict[int, float] = {}
     for tid, weight in group:
-        docs, impacts = postings.above(tid, cut / weight)
+        docs, impacts = postings.postings(tid)
         values = impacts if weight == 1.0 else [weight * v for v in impacts]
         if not found:
             found = dict(zip(docs, values, strict=True))
@@ -83,7 +78,11 @@ def _read(postings: Postings, group: Group, cut: float) -> dict[int, float]:
 
 
 def _add(total: dict[int, float], found: dict[int, float]) -> dict[int, float]:
-    """``total + found`` per doc; the key intersection and update run in C."""
+    """``total + found`` per doc (the key intersection and the update run in C).
+
+    Each sum is ``found + total``: addition commutes, so totals built term by term equal
+    ``sum()`` over the terms in order.
+    """
     if not total:
         return found
     if len(found) > len(total):
@@ -108,68 +107,130 @@ def _select(
         top = heapq.nlargest(size, totals.items(), key=itemgetter(1))
         # (-score, doc) ascending is the documented order: score desc, then doc id.
         ranked = sorted((-multiplier[doc] * total, doc) for doc, total in top)
-        hits: list[tuple[float, int]] = []
-        hidden: list[tuple[float, str]] = []
+        walk = _Walk(k, accept, multiplier)
         for negative, doc in ranked:
-            score = -negative
-            if len(hits) == k and score < hits[-1][0]:
+            if -negative < walk.theta:
                 break
-            verdict = accept(doc)
-            if verdict is not None:
-                hidden.append((score, verdict))
-            elif len(hits) < k:
-                hits.append((score, doc))
-        theta = hits[-1][0] if len(hits) == k else 0.0
-        if len(top) < size or top[-1][1] < theta:
-            break
+            walk.offer_score(doc, -negative)
+        if len(top) < size or top[-1][1] < walk.theta:
+            return walk.ranked()
         size *= 4
-    counts: dict[str, int] = {}
-    for score, verdict in hidden:
-        if score >= theta and score > 0.0:
-            counts[verdict] = counts.get(verdict, 0) + 1
-    return Ranked(hits, counts)
 
 
-def _seed_theta(
+class _Walk:
+    """The k best admissible docs seen so far (a min-heap of ``(score, -doc)``), and the
+    inadmissible ones that might rank at or above the final k-th."""
+
+    def __init__(self, k: int, accept: Accept, multiplier: Sequence[float]) -> None:
+        self.k, self.accept, self.multiplier = k, accept, multiplier
+        self.heap: list[tuple[float, int]] = []
+        self.hidden: list[tuple[float, str]] = []
+
+    @property
+    def theta(self) -> float:
+        return self.heap[0][0] if len(self.heap) == self.k else 0.0
+
+    def offer(self, doc: int, total: float) -> None:
+        self.offer_score(doc, self.multiplier[doc] * total)
+
+    def offer_score(self, doc: int, score: float) -> None:
+        # A score equal to the k-th still counts as hidden: compare scores only here.
+        if score <= 0.0 or (len(self.heap) == self.k and score < self.heap[0][0]):
+            return
+        verdict = self.accept(doc)
+        item = (score, -doc)
+        if verdict is not None:
+            self.hidden.append((score, verdict))
+        elif len(self.heap) < self.k:
+            heapq.heappush(self.heap, item)
+        elif item > self.heap[0]:
+            heapq.heapreplace(self.heap, item)
+
+    def ranked(self) -> Ranked:
+        theta = self.theta
+        counts: dict[str, int] = {}
+        for score, verdict in self.hidden:
+            if score >= theta:
+                counts[verdict] = counts.get(verdict, 0) + 1
+        hits = [(score, -neg) for score, neg in sorted(self.heap, reverse=True)]
+        return Ranked(hits, counts)
+
+
+def _dense(
     postings: Postings,
+    dense: DenseVectors,
     groups: Sequence[Group],
-    upper: Sequence[float],
     k: int,
     accept: Accept,
     multiplier: Sequence[float],
-    exact: dict[int, float],
-) -> float:
-    """Exact totals of the best postings of the two most selective terms; returns the
-    k-th best admissible score among them (0.0 when fewer than k are admissible)."""
-    order = sorted(range(len(groups)), key=lambda i: -upper[i])[:2]
-    for i in order:
-        for tid, _ in groups[i]:
-            for doc in postings.best(tid, k):
-                if doc not in exact:
-                    exact[doc] = sum(_contribution(postings, g, doc) for g in groups)
-    scores = sorted(((multiplier[doc] * total, doc) for doc, total in exact.items()), reverse=True)
-    admitted = 0
-    for score, doc in scores:
-        if accept(doc) is None:
-            admitted += 1
-            if admitted == k:
-                return score
-    return 0.0
+) -> Ranked | None:
+    """Walk candidates by an upper bound from dense vectors (long lists) plus exact sums
+    of the short lists; score each exactly. None when it cannot apply or gives up."""
+    vector, top, forms = 0, 0, 0
+    extra: dict[int, float] = {}
+    for group in groups:
+        short: list[tuple[int, float]] = []
+        for tid, weight in group:
+            if not dense.eligible(tid):
+                short.append((tid, weight))
+                continue
+            times = 1 if weight <= 1.0 else ceil(weight)  # keeps the bound an upper one
+            vector += times * dense.vector(tid)
+            top += times * ceil(postings.upper[tid] * dense.scale)
+            forms += times
+        if short:
+            extra = _add(extra, _read(postings, short))
+    if not forms or top > FIELD_MAX:
+        return None
+    # One level of slack covers float rounding in the quantised levels.
+    step = dense.step
+    fields = Fields(vector, postings.n_docs)
+    walk = _Walk(k, accept, multiplier)
+    queue = sorted(((step * (fields.value(d) + 1) + e, d) for d, e in extra.items()), reverse=True)
+    position, scored = 0, 0
 
+    def score(doc: int) -> None:
+        nonlocal scored
+        walk.offer(doc, sum(_contribution(postings, g, doc) for g in groups))
+        scored += 1
 
-def split_terms(upper: Sequence[float], theta: float) -> tuple[list[int], list[int], float]:
-    """``(non-essential, essential, sum of non-essential bounds)`` term indexes.
+    def drain(bound: float) -> None:
+        """Score the short-list docs whose bound is at least ``bound``."""
+        nonlocal position
+        while position < len(queue) and queue[position][0] >= bound:
+            ub, doc = queue[position]
+            position += 1
+            if ub >= walk.theta:
+                score(doc)
 
-    Cheapest bounds first, terms are non-essential while their bounds sum below
-    ``theta``: a document holding only those cannot reach it. At least one term stays
-    essential, whatever the rounding of the sums.
-    """
-    order = sorted(range(len(upper)), key=upper.__getitem__)
-    spare, split = 0.0, 0
-    while split < len(order) - 1 and spare + upper[order[split]] < theta:
-        spare += upper[order[split]]
-        split += 1
-    return order[:split], order[split:], spare
+    for level in range(min(top >> 8, 255), -1, -1):
+        if level and not fields.has_level(level):
+            continue
+        # A sparse level is read whole; a crowded one (or level 0) in low-byte bands.
+        crowded = level == 0 or fields.count_level(level) > _CROWDED
+        for first, last in _BANDS if crowded else ((0, 255),):
+            bound = step * ((level << 8 | last) + 1)
+            drain(bound)
+            theta = walk.theta
+            if bound < theta:
+                return walk.ranked()
+            # Only fields whose bound can reach theta (one level below, to be safe).
+            need = max(first, int(theta / step) - 1 - (level << 8), 1 if level == 0 else 0)
+            if need > last:
+                continue
+            batch = fields.between(level, need, last)
+            candidates = sorted(
+                ((step * (v + 1), d) for v, d in batch if d not in extra), reverse=True
+            )
+            for ub, doc in candidates:
+                drain(ub)
+                if ub < walk.theta:
+                    return walk.ranked()
+                score(doc)
+            if scored > DENSE_CANDIDATES:
+                return None
+    drain(walk.theta)
+    return walk.ranked()
 
 
 def top_k(
@@ -180,57 +241,25 @@ def top_k(
     multiplier: Sequence[float],
     *,
     read_all: int = READ_ALL_POSTINGS,
+    dense: DenseVectors | None = None,
 ) -> Ranked:
     """The ``k`` best admissible docs for ``groups``, and what the filters hid.
 
     ``hidden`` counts inadmissible docs scoring at least the k-th best admissible score
-    (every inadmissible match when fewer than k admissible docs match). ``accept`` may
-    be called more than once per doc; callers memoise it if it is costly. Queries with
-    at most ``read_all`` postings skip pruning.
+    (every inadmissible match when fewer than k admissible docs match). ``accept`` is
+    called once per doc examined. Queries over more than ``read_all`` postings take
+    the dense walk when ``dense`` is given.
     """
     groups = [g for g in groups if g]
     if not groups or k <= 0:
         return Ranked([])
-    lengths = [_length(postings, g) for g in groups]
-    if sum(lengths) <= read_all:
-        totals: dict[int, float] = {}
-        for group in groups:
-            totals = _add(totals, _read(postings, group, 0.0))
-        return _select(totals, k, accept, multiplier)
-
-    upper = [max(w * postings.upper[t] for t, w in g) for g in groups]
-    exact: dict[int, float] = {}
-    theta = _seed_theta(postings, groups, upper, k, accept, multiplier, exact)
-
-    lazy, essential, spare = split_terms(upper, theta)
-    budget = max(theta - spare, 0.0)
-    share = sum(upper[i] for i in essential)
-    cuts = {i: budget * upper[i] / share for i in essential}
-
-    partial: dict[int, float] = {}
-    seen: dict[int, dict[int, float]] = {}
-    for i in essential:
-        found = _read(postings, groups[i], cuts[i])
-        if cuts[i] > 0.0:
-            lazy.append(i)
-            seen[i] = dict.fromkeys(found, 0.0)
-        partial = _add(partial, found)
-
-    # Complete the candidates, tightening their bound one term at a time.
-    slack = spare + sum(cuts[i] for i in seen)
-    candidates = {d: v for d, v in partial.items() if v + slack >= theta and d not in exact}
-    for i in sorted(lazy, key=lambda j: -upper[j]):
-        bound = cuts[i] if i in seen else upper[i]
-        slack -= bound
-        todo = [d for d in candidates if d not in seen.get(i, ())]
-        if todo:
-            if len(todo) * _BISECT_COST > lengths[i]:
-                values = _read(postings, groups[i], 0.0)
-                for doc in todo:
-                    candidates[doc] += values.get(doc, 0.0)
-            else:
-                for doc in todo:
-                    candidates[doc] += _contribution(postings, groups[i], doc)
-        candidates = {d: v for d, v in candidates.items() if v + slack >= theta}
-    exact.update(candidates)
-    return _select(exact, k, accept, multiplier)
+    if dense is not None:
+        size = sum(postings.starts[t + 1] - postings.starts[t] for g in groups for t, _ in g)
+        if size > read_all:
+            walked = _dense(postings, dense, groups, k, accept, multiplier)
+            if walked is not None:
+                return walked
+    totals: dict[int, float] = {}
+    for group in groups:
+        totals = _add(totals, _read(postings, group))
+    return _select(totals, k, accept, multiplier)
