@@ -311,3 +311,30 @@ def test_no_path_argument_raises_or_leaks(hostile: Toolbox, path: str) -> None:
         result = call()
         assert isinstance(result, dict)
         assert SECRET not in json.dumps(result)
+
+
+def test_a_plugged_in_ranker_reaches_the_search_tool() -> None:
+    manager = KnowledgeManager([Bundle.load(EXAMPLE)])
+
+    class Fixed:
+        def search(self, query: str, *, bundle: str | None = None, limit: int = 10, **_: Any):
+            hit = {
+                "bundle": "knowledge",
+                "path": "/tables/trips.md",
+                "id": "tables/trips",
+                "type": "BigQuery Table",
+                "title": "Trips",
+                "description": "",
+                "status": "stable",
+                "trust_tier": "human-reviewed",
+                "stale": False,
+                "score": 1.0,
+                "matched": [query],
+                "snippet": "",
+            }
+            return [hit]
+
+    manager.ranker = Fixed()
+    result = Toolbox(manager).search_concepts(query="anything")
+    assert [h["path"] for h in result["hits"]] == ["/tables/trips.md"]
+    assert result["content_is_untrusted_data"] is True

@@ -13,6 +13,8 @@ from .errors import (
     Unreadable,
     UnsafePath,
 )
+from .filters import ConceptFilter
+from .grep import GrepMatch, GrepResults
 from .limits import Limits
 from .manager import KnowledgeManager
 from .model import (
@@ -32,6 +34,8 @@ from .model import (
     Verification,
 )
 from .prompt import INSTRUCTIONS
+from .ranking import BM25Ranker, Ranker
+from .search import SearchHit, SearchIndex, SearchResults
 from .sources import GitSource, SourceLimits
 from .tools import TOOL_NAMES, Toolbox
 from .trust import TRUST_TIERS
@@ -40,13 +44,17 @@ from .validate import ConformanceReport, validate
 __version__ = "0.1.0"
 
 __all__ = [
+    "BM25Ranker",
     "Bundle",
     "Computation",
     "Concept",
+    "ConceptFilter",
     "ConformanceReport",
     "Document",
     "Generated",
     "GitSource",
+    "GrepMatch",
+    "GrepResults",
     "INSTRUCTIONS",
     "IndexEntry",
     "IndexFile",
@@ -63,6 +71,10 @@ __all__ = [
     "OKFError",
     "Parameter",
     "Problem",
+    "Ranker",
+    "SearchHit",
+    "SearchIndex",
+    "SearchResults",
     "Source",
     "SourceLimits",
     "TOOL_NAMES",

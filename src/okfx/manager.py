@@ -141,7 +141,7 @@ class KnowledgeManager:
         within ``bundle`` (that bundle's own index).
 
         The override seam: set ``manager.ranker`` to an object with the same ``search``
-        signature (a :class:`okfx.search.Ranker`) to plug in embeddings or hybrid retrieval.
+        signature (a :class:`okfx.ranking.Ranker`) to plug in embeddings or hybrid retrieval.
         """
         if self.ranker is not None:
             from .ranking import check_hits
