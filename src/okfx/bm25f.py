@@ -200,6 +200,7 @@ class _Builder:
         return factors
 
     def finish(self, n_docs: int) -> Postings:
+        self.cache.clear()  # no more text to analyse: free it before the big arrays
         factors = self._field_factors(n_docs)
         main_factor = factors[self.main]
         main = main_factor.__getitem__
