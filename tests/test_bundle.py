@@ -180,6 +180,9 @@ def test_get_accepts_every_path_form(make_bundle: MakeBundle) -> None:
     assert isinstance(bundle.get("/metrics"), IndexFile)
     assert isinstance(bundle.get("metrics/"), IndexFile)
     assert bundle.get("/nothing") is None
+    assert isinstance(bundle.document("metrics/"), IndexFile)
+    with pytest.raises(NotFound):
+        bundle.document("/nothing")
     assert "/metrics/active-users.md" in bundle and "/nothing" not in bundle
     with pytest.raises(UnsafePath):
         bundle.get("../etc/passwd")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import NotFound
+from .errors import NotFound, UnsafePath
 from .limits import Limits
 from .links import Resolver
 from .model import Concept, IndexFile, Link, LogFile, Problem
@@ -211,7 +211,7 @@ class Bundle:
     def __contains__(self, path: object) -> bool:
         try:
             return isinstance(self.get(path), Concept)
-        except Exception:
+        except UnsafePath:
             return False
 
     def __repr__(self) -> str:
@@ -275,13 +275,23 @@ class Bundle:
             return self._logs.get(directory or "/")
         return None
 
+    def document(self, path: object) -> Document:
+        """Like :meth:`get`, but raises :class:`~okfx.errors.NotFound` with suggestions."""
+        found = self.get(path)
+        if found is None:
+            raise self._not_found(path)
+        return found
+
     def concept(self, path: object) -> Concept:
         """The concept at ``path``; raises :class:`~okfx.errors.NotFound` with suggestions."""
         found = self.get(path)
-        if isinstance(found, Concept):
-            return found
+        if not isinstance(found, Concept):
+            raise self._not_found(path)
+        return found
+
+    def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)
-        raise NotFound(
+        return NotFound(
             f"no concept at {canon} in bundle {self.name!r}",
             path=canon,
             suggestions=self.suggest(canon),
@@ -304,14 +314,7 @@ class Bundle:
     # -- link graph ----------------------------------------------------------------------
     def neighbors(self, path: object) -> Neighbors:
         """Outbound links, backlinks and unresolved links of the document at ``path``."""
-        doc = self.get(path)
-        if doc is None:
-            canon = normalize(path)
-            raise NotFound(
-                f"nothing at {canon} in bundle {self.name!r}",
-                path=canon,
-                suggestions=self.suggest(canon),
-            )
+        doc = self.document(path)
         return Neighbors(
             path=doc.path,
             outbound=tuple(link for link in doc.links if link.exists),

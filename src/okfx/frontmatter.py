@@ -257,14 +257,18 @@ def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
         node = loader.get_single_node()
         if node is None:
             return None, []
-        if "&" in yaml_text or len(yaml_text) > 16_384:
+        checked = "&" in yaml_text or len(yaml_text) > 16_384
+        if checked:
             problem = _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
             if problem:
                 raise FrontmatterError("malformed_yaml", problem)
         try:
             data = _build(loader, node, {}, 1, limits.max_yaml_depth)
         except _Unusual:
-            problem = _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
+            # PyYAML's constructor does not bound depth itself: check once if not yet done.
+            problem = (
+                None if checked else _node_stats(node, limits.max_yaml_nodes, limits.max_yaml_depth)
+            )
             if problem:
                 raise FrontmatterError("malformed_yaml", problem) from None
             loader.duplicate_keys = []

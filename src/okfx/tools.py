@@ -24,6 +24,7 @@ from .bundle import Bundle
 from .errors import InvalidArgument, OKFError
 from .manager import KnowledgeManager
 from .payloads import error_payload, internal_error
+from .trust import utcnow
 
 __all__ = ["TOOL_NAMES", "Toolbox"]
 
@@ -127,8 +128,6 @@ class Toolbox:
         self._now = now
 
     def now(self) -> datetime:
-        from .trust import utcnow
-
         return self._now() if self._now is not None else utcnow()
 
     def tools(self) -> list[Callable[..., dict[str, Any]]]:

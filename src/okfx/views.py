@@ -206,20 +206,6 @@ def grep(
 
 
 # -- L2 --------------------------------------------------------------------------------------
-def _document(b: Bundle, path: Any) -> Concept | IndexFile | LogFile:
-    raw = _text(path, "path")
-    assert raw is not None
-    doc = b.get(raw)
-    if doc is None:
-        canon = raw if raw.startswith("/") else "/" + raw
-        raise NotFound(
-            f"no concept at {canon} in bundle {b.name!r}",
-            path=canon,
-            suggestions=b.suggest(canon),
-        )
-    return doc
-
-
 def _section(body: str, heading: str) -> str:
     wanted = " ".join(heading.strip().lstrip("#").split()).casefold()
     headings = list(_HEADING.finditer(body))
@@ -241,7 +227,7 @@ def read(
     box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
 ) -> dict[str, Any]:
     b = _bundle(box, bundle)
-    doc = _document(b, path)
+    doc = b.document(_text(path, "path"))
     _event(path=doc.path)
     start = _int(offset, "offset", 0)
     default = box.manager.max_body_chars
@@ -284,7 +270,7 @@ def read(
 
 def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
     b = _bundle(box, bundle)
-    doc = _document(b, path)
+    doc = b.document(_text(path, "path"))
     _event(path=doc.path)
     around = b.neighbors(doc.path)
     now = box.now()
