@@ -12,6 +12,10 @@ they lean towards long posting lists). Each size runs in its own process, so pea
 4. the same for a naive baseline: dict-of-lists postings of (doc, impact) with the same
    analyzer and BM25F impacts, scored term-at-a-time over every posting, no pruning.
 
+Then, unless ``--no-restart``, two more processes use ``Bundle.load(state_cache=...)``
+(okfx.persist) with a fresh cache folder: the first fills it (cold load, build, store),
+the second is a restart on the unchanged bundle (state read back, no parsing).
+
 Usage::
 
     .venv/bin/python bench/search.py                 # 10k and 100k
@@ -33,6 +37,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -211,6 +216,35 @@ def run_one(size: int, n_queries: int, naive: bool) -> dict[str, Any]:
     return result
 
 
+def run_restart(size: int, n_queries: int, cache: str, prime: bool) -> dict[str, Any]:
+    """A start with ``state_cache``: ``prime`` fills it (a cold load, build and store);
+    otherwise the state is read back, as when a server restarts on an unchanged bundle."""
+    path = bundle_dir(size)
+    queries = generator().sample_queries(n_queries)
+    w0 = time.perf_counter()
+    bundle = Bundle.load(path, state_cache=cache)
+    load_s = time.perf_counter() - w0
+    bundle.search(queries[0])
+    result: dict[str, Any] = {
+        "load_s": load_s,
+        "ready_s": time.perf_counter() - w0,
+        "peak_rss_mb": peak_rss_mb(),
+    }
+    if not prime:
+        result["okfx"] = measure(lambda q: bundle.search(q, limit=10), queries)
+    return result
+
+
+def report_restart(prime: dict[str, Any], warm: dict[str, Any]) -> None:
+    print(
+        f"with --state-cache: first start (load, build, store) {prime['ready_s']:7.2f} s; "
+        f"restart: load {warm['load_s']:.2f} s, first search ready {warm['ready_s']:.2f} s, "
+        f"peak RSS {warm['peak_rss_mb']:.0f} MB"
+    )
+    m = warm["okfx"]["warm"]
+    print(f"  after a restart, warm p50 / p95     {m['p50']:8.3f}  {m['p95']:8.3f} ms")
+
+
 def report(r: dict[str, Any]) -> None:
     size = r["size"]
     print(f"\n== {size:,} concepts, {r['queries']} sample_queries, limit 10, k1 {K1} ==")
@@ -246,18 +280,33 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
+    parser.add_argument(
+        "--no-restart", action="store_true", help="skip the state-cache restart runs"
+    )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process mode
+    parser.add_argument("--restart", nargs=2, help=argparse.SUPPRESS)  # child: DIR prime|warm
     args = parser.parse_args()
+    if args.one and args.restart:
+        cache, phase = args.restart
+        print(json.dumps(run_restart(args.one, args.queries, cache, phase == "prime")))
+        return
     if args.one:
         print(json.dumps(run_one(args.one, args.queries, not args.no_naive)))
         return
+
+    def child(*extra: str) -> dict[str, Any]:
+        cmd = [sys.executable, __file__, "--queries", str(args.queries), *extra]
+        done = subprocess.run(cmd, check=True, capture_output=True, text=True)
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
     for size in args.sizes:
         bundle_dir(size)
-        cmd = [sys.executable, __file__, "--one", str(size), "--queries", str(args.queries)]
-        if args.no_naive:
-            cmd.append("--no-naive")
-        done = subprocess.run(cmd, check=True, capture_output=True, text=True)
-        report(json.loads(done.stdout.strip().splitlines()[-1]))
+        report(child("--one", str(size), *(["--no-naive"] if args.no_naive else [])))
+        if not args.no_restart:
+            with tempfile.TemporaryDirectory(prefix="okfx-state-") as cache:
+                prime = child("--one", str(size), "--restart", cache, "prime")
+                report_restart(prime, child("--one", str(size), "--restart", cache, "warm"))
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """Source audit: the parsers, the model and the tool layer are read-only and run nothing.
 
-Only ``okfx.sources`` may run ``git`` and write into its cache; the CLI and the adapters
+Only ``okfx.sources`` may run ``git`` and write into its cache, and only ``okfx.persist``
+writes (and reads back) the opt-in state cache; the CLI and the adapters
 (servers) sit outside the audited core.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,9 @@ import pytest
 import okfx
 
 PACKAGE = Path(okfx.__file__).resolve().parent
-OUTSIDE_THE_CORE = {"cli.py", "__main__.py", "render.py", "progress.py"}
+# persist.py is the opt-in state cache: it writes its own cache directory and reads
+# pickles back only from a private one (tests/test_persist.py); nothing else may.
+OUTSIDE_THE_CORE = {"cli.py", "__main__.py", "render.py", "progress.py", "persist.py"}
 
 FORBIDDEN_MODULES = {
     "subprocess",
@@ -121,6 +125,15 @@ def violations(path: Path) -> list[str]:
                 if any(f in flags for f in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND")):
                     found.append(f"line {node.lineno}: os.open for writing")
     return found
+
+
+def test_only_the_state_cache_touches_pickle() -> None:
+    users = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if re.search(r"^\s*(import|from) (pickle|marshal)\b", path.read_text("utf-8"), re.M)
+    )
+    assert users == ["persist.py"]
 
 
 def test_the_audit_covers_the_core() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import gc
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -22,7 +23,8 @@ from .links import Resolver
 from .model import Concept, IndexFile, Link, LogFile, Problem
 from .parse import DocumentParser
 from .paths import PathGuard, normalize
-from .walk import decode_text, read_bytes, walk
+from .persist import StateCache, default_dir, fingerprint
+from .walk import Walk, decode_text, read_bytes, walk
 
 if TYPE_CHECKING:
     from .grep import GrepResults
@@ -69,6 +71,8 @@ class Bundle:
         self._backlinks: dict[str, list[Link]] = {}
         self._lock = threading.Lock()
         self._search_index: SearchIndex | None = None
+        # (cache, key, fingerprint, newest mtime) when loaded with a state cache
+        self._state: tuple[StateCache, str, str, int] | None = None
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -83,16 +87,21 @@ class Bundle:
         timeout: float = 30.0,
         source_limits: SourceLimits | None = None,
         progress: Callable[[int, int], None] | None = None,
+        state_cache: str | os.PathLike[str] | bool | None = None,
     ) -> Bundle:
         """Load a bundle from a folder, a git URL / :class:`GitSource`, or an archive.
 
         ``name`` defaults to the folder name (for git: the subdirectory's last part, else
         the repository name). Raises ``FileNotFoundError`` when the folder is missing.
         ``progress(done, total)`` is called as markdown files are read (for a progress bar).
+        ``state_cache`` (a directory, or True for :func:`okfx.persist.default_dir`) keeps
+        the parsed state and search index between runs (:mod:`okfx.persist`): an unchanged
+        bundle then loads without parsing a file.
         """
+        state = _state_cache(state_cache)
         if isinstance(source, str | os.PathLike):
             if os.path.isdir(source):
-                return cls(source, name, limits)._load(progress)
+                return cls(source, name, limits)._load(progress, state)
             text = os.fspath(source)
             remote = "://" in text or "::" in text or text.startswith("git@")
             if not os.path.exists(text) and not remote:
@@ -102,7 +111,7 @@ class Bundle:
         with open_source(
             source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
         ) as (root, default_name):
-            return cls(root, name or default_name, limits)._load(progress)
+            return cls(root, name or default_name, limits)._load(progress, state)
 
     @classmethod
     def from_git(
@@ -137,23 +146,37 @@ class Bundle:
                 Problem("/", "too_many_warnings", "further warnings were not recorded")
             )
 
-    def _load(self, progress: Callable[[int, int], None] | None = None) -> Bundle:
+    def _load(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        state: StateCache | None = None,
+    ) -> Bundle:
         if not os.path.isdir(self.root):
             raise FileNotFoundError(f"bundle folder not found: {self.root}")
         gc_was_enabled = gc.isenabled()
         gc.disable()  # the cyclic GC costs ~20% of a large load and finds nothing to free
         try:
-            self._read_all(progress)
+            self._read_all(progress, state)
         finally:
             if gc_was_enabled:
                 gc.enable()
         return self
 
-    def _read_all(self, progress: Callable[[int, int], None] | None = None) -> None:
+    def _read_all(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        state: StateCache | None = None,
+    ) -> None:
         limits = self.limits
         listing = walk(self.guard.real_root, limits, self._warn)
         self._files = frozenset(f.path for f in listing.files)
         self._dirs = frozenset(listing.dirs)
+        if state is not None:
+            self._state = self._fingerprint(state, listing)
+            if self._restore():
+                if progress is not None:
+                    progress(len(self._concepts), len(self._concepts))
+                return
         parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, self._warn)
         total = 0
         markdown = [entry for entry in listing.files if entry.path.endswith(".md")]
@@ -200,6 +223,52 @@ class Bundle:
         for concept in self._concepts.values():
             for link in concept.links:
                 self._backlinks.setdefault(link.target, []).append(link)
+        self._persist("bundle", self._parsed_state())
+
+    # -- persisted state (okfx.persist) -------------------------------------------------------
+    def _fingerprint(self, state: StateCache, listing: Walk) -> tuple[StateCache, str, str, int]:
+        """What the cached state must match: every file's stat, the folders, and what
+        the walk reported (so a new FIFO or symlink warning is not lost)."""
+        stats = []
+        for entry in listing.files:
+            try:
+                stats.append((entry.path, os.stat(entry.host)))
+            except OSError:
+                pass  # gone since the walk: the parse reports it, the digest differs
+        digest, newest = fingerprint(stats)
+        extra = repr((sorted(listing.dirs), self.warnings)).encode("utf-8", "surrogateescape")
+        digest = hashlib.sha256(digest.encode() + extra).hexdigest()
+        return state, state.key(self.guard.real_root, self.limits), digest, newest
+
+    def _parsed_state(self) -> dict[str, Any]:
+        return {
+            "concepts": self._concepts,
+            "indexes": self._indexes,
+            "logs": self._logs,
+            "backlinks": self._backlinks,
+            "warnings": self.warnings,
+            "okf_version": self.okf_version,
+        }
+
+    def _restore(self) -> bool:
+        if self._state is None:
+            return False
+        cache, key, digest, _ = self._state
+        saved = cache.fetch(key, "bundle", digest)
+        if not isinstance(saved, dict) or saved.keys() != self._parsed_state().keys():
+            return False
+        self._concepts = saved["concepts"]
+        self._indexes = saved["indexes"]
+        self._logs = saved["logs"]
+        self._backlinks = saved["backlinks"]
+        self.warnings = saved["warnings"]
+        self.okf_version = saved["okf_version"]
+        return True
+
+    def _persist(self, kind: str, value: Any) -> None:
+        if self._state is not None:
+            cache, key, digest, newest = self._state
+            cache.store(key, kind, digest, newest, value)
 
     # -- container protocol --------------------------------------------------------------
     def __len__(self) -> int:
@@ -345,8 +414,20 @@ class Bundle:
             if self._search_index is None:
                 from .search import SearchIndex
 
-                self._search_index = SearchIndex.build((self.name, c) for c in self)
+                self._search_index = self._restore_index()
+                if self._search_index is None:
+                    index = SearchIndex.build((self.name, c) for c in self)
+                    self._persist("search", index.state())
+                    self._search_index = index
             return self._search_index
+
+    def _restore_index(self) -> SearchIndex | None:
+        if self._state is None:
+            return None
+        from .search import SearchIndex
+
+        cache, key, digest, _ = self._state
+        return SearchIndex.restore(cache.fetch(key, "search", digest), self.name, self._concepts)
 
     def search(
         self,
@@ -367,3 +448,9 @@ class Bundle:
         from .grep import grep
 
         return grep(((self.name, c) for c in self), pattern, regex=regex, **options)
+
+
+def _state_cache(option: str | os.PathLike[str] | bool | None) -> StateCache | None:
+    if option is None or option is False:
+        return None
+    return StateCache(default_dir() if option is True else option)

@@ -34,9 +34,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # -- loading -----------------------------------------------------------------------------------
 def _load(source: str) -> Bundle:
+    ctx = click.get_current_context(silent=True)
+    state_cache = (ctx.find_root().obj or {}).get("state_cache") if ctx else None
     try:
         with status(f"loading {source}") as progress:
-            return Bundle.load(source, progress=progress.update)
+            return Bundle.load(source, progress=progress.update, state_cache=state_cache)
     except FileNotFoundError as exc:
         raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
     except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:
@@ -126,11 +128,21 @@ def _trust(func: F) -> F:
 # -- commands ----------------------------------------------------------------------------------
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="okfx")
-def cli() -> None:
+@click.option(
+    "--state-cache",
+    metavar="DIR",
+    envvar="OKFX_STATE_CACHE",
+    type=click.Path(file_okay=False),
+    help="Keep parsed bundles and their search indexes in DIR (a private folder) so "
+    "unchanged bundles load without parsing. Also OKFX_STATE_CACHE.",
+)
+@click.pass_context
+def cli(ctx: click.Context, state_cache: str | None) -> None:
     """Read, search, validate and serve Open Knowledge Format (OKF v0.2) bundles.
 
     BUNDLE is a folder, a git URL or an archive; most commands take several.
     """
+    ctx.obj = {"state_cache": state_cache}
 
 
 @cli.command()

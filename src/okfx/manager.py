@@ -56,11 +56,13 @@ class KnowledgeManager:
         index_char_budget: int = 4000,
         cache_dir: str | os.PathLike[str] | None = None,
         timeout: float = 30.0,
+        state_cache: str | os.PathLike[str] | bool | None = None,
     ) -> KnowledgeManager:
         """Load every source: folders, git URLs, :class:`GitSource`s, archives or Bundles.
 
         Pass a mapping ``{name: source}`` (or ``(name, source)`` pairs) to name bundles
         yourself; otherwise each takes its default name (the folder name).
+        ``state_cache`` is passed to :meth:`Bundle.load` (see :mod:`okfx.persist`).
         """
         manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
         items = sources.items() if isinstance(sources, Mapping) else sources
@@ -70,7 +72,12 @@ class KnowledgeManager:
                 manager.add(source, name=name)
                 continue
             bundle = Bundle.load(
-                source, name, cache_dir=cache_dir, refresh=refresh, timeout=timeout
+                source,
+                name,
+                cache_dir=cache_dir,
+                refresh=refresh,
+                timeout=timeout,
+                state_cache=state_cache,
             )
             manager.add(bundle)
         return manager

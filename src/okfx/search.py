@@ -187,6 +187,34 @@ class SearchIndex:
         multipliers = [STATUS_MULTIPLIERS.get(c.status, 1.0) for _, c in kept]
         return cls(kept, postings, multipliers)
 
+    def state(self) -> dict[str, Any]:
+        """What :meth:`restore` needs to rebuild this index of one bundle (for
+        :mod:`okfx.persist`): the entry paths in doc-id order, postings, multipliers."""
+        return {
+            "paths": [concept.path for _, concept in self.entries],
+            "postings": self.postings,
+            "multipliers": list(self.multipliers),
+        }
+
+    @classmethod
+    def restore(
+        cls, state: Any, bundle: str, concepts: Mapping[str, ConceptLike]
+    ) -> SearchIndex | None:
+        """The index :meth:`state` described, over ``concepts`` (path -> concept) of
+        ``bundle``; None when ``state`` does not fit them."""
+        if not isinstance(state, dict) or not isinstance(state.get("postings"), Postings):
+            return None
+        paths, postings, multipliers = state["paths"], state["postings"], state["multipliers"]
+        if not isinstance(paths, list) or not isinstance(multipliers, list):
+            return None
+        if not len(paths) == len(multipliers) == postings.n_docs:
+            return None
+        try:
+            entries = [(bundle, concepts[path]) for path in paths]
+        except (KeyError, TypeError):
+            return None
+        return cls(entries, postings, multipliers)
+
     def __len__(self) -> int:
         return len(self.entries)
 

@@ -1,0 +1,266 @@
+"""The opt-in state cache (okfx.persist): warm loads equal cold ones, any change or
+doubt means a normal load, and only a private directory is ever read."""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import MakeBundle
+from okfx import Bundle, Limits
+from okfx import persist as persist_module
+from okfx.search import SearchIndex
+
+FILES = {
+    "index.md": (
+        "---\nokf_version: '0.2'\n---\n# Shop\n\n## Tables\n"
+        "- [Orders](tables/orders.md) - all orders\n"
+    ),
+    "log.md": "# Log\n\n## 2026-01-02\nAdded orders.\n",
+    "tables/orders.md": (
+        "---\ntype: table\ntitle: Orders\ntags: [sales]\n"
+        "verified: {by: human:ana, at: 2026-01-01}\n"
+        "---\nOne row per order; see [revenue](/metrics/revenue.md) and [gone](/nope.md).\n"
+    ),
+    "metrics/revenue.md": (
+        "---\ntype: metric\ntitle: Revenue\nstatus: draft\n---\n"
+        "Sum of [orders](../tables/orders.md).\n"
+    ),
+    "bad.md": "no frontmatter here\n",
+}
+
+
+def aged(root: Path, seconds: float = 60.0) -> Path:
+    """Set every file's mtime in the past, as for a bundle that is not being edited."""
+    past = time.time() - seconds
+    for path in root.rglob("*"):
+        os.utime(path, (past, past), follow_symlinks=False)
+    return root
+
+
+def snapshot(bundle: Bundle) -> tuple:
+    return (
+        [(c.path, c.title, c.body, c.trust_tier, c.status, c.links) for c in bundle],
+        list(bundle.warnings),
+        bundle.okf_version,
+        bundle.neighbors("/tables/orders.md"),
+        bundle.index,
+        sorted(bundle.files),
+        [(h.path, h.score) for h in bundle.search("orders revenue")],
+    )
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path) -> Path:
+    return tmp_path / "state"
+
+
+@pytest.fixture(autouse=True)
+def no_racy_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    # aged() moves mtimes back, but the ctime it leaves is "now": tests do not wait.
+    monkeypatch.setattr(persist_module, "RACY_SECONDS", 0.0)
+
+
+def forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed or indexed although the state was cached")
+
+    monkeypatch.setattr("okfx.parse.DocumentParser.concept", refuse)
+    monkeypatch.setattr(SearchIndex, "build", refuse)
+
+
+def test_a_warm_load_equals_the_cold_one_without_parsing(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = aged(make_bundle(FILES))
+    cold = Bundle.load(root, state_cache=cache_dir)
+    expected = snapshot(cold)  # builds the search index, which is stored too
+    assert sorted(p.name.split(".", 1)[1] for p in cache_dir.iterdir()) == [
+        "bundle.pickle",
+        "search.pickle",
+    ]
+    forbid_parsing(monkeypatch)
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert snapshot(warm) == expected
+    assert warm.search("orders").hits[0].path == "/tables/orders.md"
+
+
+def test_no_state_cache_by_default(
+    make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = aged(make_bundle(FILES))
+    Bundle.load(root).search("orders")
+    assert not (tmp_path / "xdg").exists()
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["edit", "add", "remove", "rename", "new_dir"],
+)
+def test_any_change_to_the_files_means_a_fresh_load(
+    make_bundle: MakeBundle, cache_dir: Path, change: str
+) -> None:
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=cache_dir).search("orders")
+    target = root / "metrics" / "revenue.md"
+    if change == "edit":
+        target.write_text(target.read_text().replace("Revenue", "Income"))
+    elif change == "add":
+        (root / "metrics" / "margin.md").write_text("---\ntype: metric\n---\nMargin.\n")
+    elif change == "remove":
+        target.unlink()
+    elif change == "rename":
+        target.rename(root / "metrics" / "income.md")
+    else:
+        (root / "empty").mkdir()
+    aged(root)
+    fresh = Bundle.load(root)
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert snapshot(warm) == snapshot(fresh)
+    assert sorted(warm.directories) == sorted(fresh.directories)
+
+
+def test_same_size_same_second_edits_are_still_seen(
+    make_bundle: MakeBundle, cache_dir: Path
+) -> None:
+    # An edit that keeps the size and (after utime) even the mtime still changes the
+    # ctime, which is part of the fingerprint.
+    root = aged(make_bundle(FILES))
+    target = root / "metrics" / "revenue.md"
+    before = os.stat(target)
+    Bundle.load(root, state_cache=cache_dir)
+    target.write_text(target.read_text().replace("Revenue", "Rxvenue"))
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    time.sleep(0.01)
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert warm.get("/metrics/revenue.md").title == "Rxvenue"
+
+
+def test_files_edited_just_now_are_not_stored(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_bundle(FILES)  # every mtime is "now": the next edit might not change it
+    monkeypatch.setattr(persist_module, "RACY_SECONDS", 3600.0)
+    Bundle.load(root, state_cache=cache_dir).search("orders")
+    assert not list(cache_dir.glob("*.pickle"))
+    monkeypatch.setattr(persist_module, "RACY_SECONDS", 0.0)
+    Bundle.load(root, state_cache=cache_dir)
+    assert len(list(cache_dir.glob("*.bundle.pickle"))) == 1
+
+
+def test_other_limits_or_versions_do_not_share_a_state(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=cache_dir)
+    strict = Bundle.load(root, state_cache=cache_dir, limits=Limits(max_links_per_concept=1))
+    assert len(strict.get("/tables/orders.md").links) == 1
+    assert len(list(cache_dir.glob("*.bundle.pickle"))) == 2
+    monkeypatch.setattr(persist_module, "FORMAT", persist_module.FORMAT + 1)
+    forbid_parsing(monkeypatch)
+    with pytest.raises(AssertionError, match="parsed"):
+        Bundle.load(root, state_cache=cache_dir)
+
+
+@pytest.mark.parametrize("damage", [b"", b"okfx-state 1 abc\n", b"garbage" * 100, "truncate"])
+def test_a_damaged_state_file_is_ignored_and_replaced(
+    make_bundle: MakeBundle, cache_dir: Path, damage: bytes | str
+) -> None:
+    root = aged(make_bundle(FILES))
+    expected = snapshot(Bundle.load(root, state_cache=cache_dir))
+    for path in cache_dir.glob("*.pickle"):
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] if damage == "truncate" else damage)
+    assert snapshot(Bundle.load(root, state_cache=cache_dir)) == expected
+    # ... and written again, so the next load is warm
+    assert all(p.stat().st_size > 1000 for p in cache_dir.glob("*.pickle"))
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
+def test_a_state_anyone_else_could_write_is_never_read(
+    make_bundle: MakeBundle,
+    cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=cache_dir).search("orders")
+    assert (cache_dir.stat().st_mode & 0o777) == 0o700
+    forbid_parsing(monkeypatch)
+    os.chmod(cache_dir, 0o777)
+    with caplog.at_level(logging.WARNING, logger="okfx"), pytest.raises(AssertionError):
+        Bundle.load(root, state_cache=cache_dir)
+    assert "writable by no one else" in caplog.text
+    os.chmod(cache_dir, 0o700)
+    for path in cache_dir.glob("*.bundle.pickle"):
+        os.chmod(path, 0o666)
+    with pytest.raises(AssertionError, match="parsed"):
+        Bundle.load(root, state_cache=cache_dir)
+
+
+def test_a_symlinked_state_file_is_refused(
+    make_bundle: MakeBundle, cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=cache_dir)
+    (state,) = cache_dir.glob("*.bundle.pickle")
+    elsewhere = tmp_path / "elsewhere.pickle"
+    state.rename(elsewhere)
+    state.symlink_to(elsewhere)
+    forbid_parsing(monkeypatch)
+    with pytest.raises(AssertionError, match="parsed"):
+        Bundle.load(root, state_cache=cache_dir)
+
+
+def test_an_unusable_cache_directory_never_fails_a_load(
+    make_bundle: MakeBundle, tmp_path: Path
+) -> None:
+    root = aged(make_bundle(FILES))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    bundle = Bundle.load(root, state_cache=blocker / "state")
+    assert len(bundle) == 2
+    assert bundle.search("orders").hits
+
+
+def test_walk_warnings_survive_a_warm_load(make_bundle: MakeBundle, cache_dir: Path) -> None:
+    root = make_bundle(FILES)
+    (root / "escape.md").symlink_to("/etc/hostname")
+    aged(root)
+    cold = Bundle.load(root, state_cache=cache_dir)
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert any(w.code == "unsafe_path" for w in warm.warnings)
+    assert warm.warnings == cold.warnings
+
+
+def test_state_cache_true_uses_the_xdg_cache_home(
+    make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=True)
+    assert list((tmp_path / "xdg" / "okfx" / "state").glob("*.bundle.pickle"))
+
+
+def test_the_cli_uses_the_state_cache_option_and_variable(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from okfx.cli import cli
+
+    root = aged(make_bundle(FILES))
+    args = ["search", str(root), "orders", "--json"]
+    first = CliRunner().invoke(cli, ["--state-cache", str(cache_dir), *args])
+    assert first.exit_code == 0, first.output
+    assert list(cache_dir.glob("*.search.pickle"))
+    forbid_parsing(monkeypatch)
+    monkeypatch.setenv("OKFX_STATE_CACHE", str(cache_dir))
+    second = CliRunner().invoke(cli, args)
+    assert second.exit_code == 0, second.output
+    assert second.output == first.output
