@@ -239,3 +239,57 @@ def test_dense_vectors_round_impacts_up_and_skip_short_lists():
         fields = Fields(dense.vector(tid), postings.n_docs)
         for doc, impact in zip(docs, impacts, strict=True):
             assert impact <= dense.step * fields.value(doc) < impact + 2 * dense.step
+
+
+def reference_bm25f(docs, weights=FIELD_WEIGHTS, k1=1.2, b=0.75):
+    """``{(term, doc): impact}`` computed field by field from :func:`tokenize`, the
+    way the module docstring states BM25F, with none of the builder's packing."""
+    from okfx.tokenize import tokenize
+
+    fields = [f for f, w in weights.items() if w > 0]
+    counts = [{f: Counter(tokenize(d.get(f, ""))) for f in fields} for d in docs]
+    n = len(docs)
+    avg = {f: sum(sum(c[f].values()) for c in counts) / n for f in fields}
+    df = Counter(t for c in counts for t in set().union(*(c[f] for f in fields)))
+    out = {}
+    for doc, c in enumerate(counts):
+        x = Counter()
+        for f in fields:
+            if avg[f] <= 0:
+                continue
+            norm = 1 - b + b * sum(c[f].values()) / avg[f]
+            for term, tf in c[f].items():
+                x[term] += weights[f] * tf / norm
+        for term in set().union(*(c[f] for f in fields)):
+            term_idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+            out[term, doc] = term_idf * (k1 + 1) * x[term] / (k1 + x[term])
+    return out
+
+
+FIELD_WORDS = VOCAB + ["user_id", "userId", "BIP-0030", "n-day", "Straße", "a.b.c", "x", "!"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 1_000_000))
+def test_postings_equal_a_reference_bm25f_for_any_fields(seed):
+    rng = random.Random(seed)
+    docs = []
+    for _ in range(rng.randint(1, 30)):
+        doc = {}
+        for field in FIELD_WEIGHTS:
+            if rng.random() < 0.7:
+                words = rng.choices(FIELD_WORDS, k=rng.randint(0, 12))
+                if rng.random() < 0.05:
+                    words += ["alpha"] * rng.randint(250, 600)  # tf over the packed cap
+                doc[field] = " ".join(words)
+        docs.append(doc)
+    postings = build_postings(docs)
+    want = reference_bm25f(docs)
+    got = {}
+    for term, tid in postings.terms.items():
+        for doc, impact in zip(*postings.postings(tid), strict=True):
+            got[term, doc] = impact
+    assert got.keys() == want.keys()
+    for key, impact in want.items():
+        assert got[key] == pytest.approx(impact, rel=1e-6, abs=1e-7), key
+        assert got[key] <= postings.upper[postings.terms[key[0]]]

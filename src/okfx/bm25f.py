@@ -25,7 +25,7 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
-from operator import and_, mul, rshift
+from operator import add, and_, mul, rshift, truediv
 
 from .tokenize import ChunkCache, count_terms
 
@@ -228,7 +228,8 @@ class _Builder:
                 pos, field = entry >> 32, entry >> 24 & 0xFF
                 source = main_factor if field == _MAIN else sources[field]
                 x[pos] += (entry & _TF_MASK) * source[docs[pos]]
-            impacts = array("f", [a * v / (k1 + v) for v in x])
+            # a * x / (k1 + x) for every posting, evaluated in C.
+            impacts = array("f", map(truediv, map(mul, repeat(a), x), map(add, repeat(k1), x)))
             all_docs[start:end] = docs
             all_impacts[start:end] = impacts
             terms[term] = tid
