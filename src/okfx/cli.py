@@ -427,9 +427,14 @@ def serve(
         # the token goes into the pasteable config only on a terminal, never into a log
         shown = token if token and sys.stderr.isatty() else "<OKFX_TOKEN>" if token else None
         click.echo(render.serve_banner(manager, url, shown), err=True)
-        adapter.serve_http(adapter.http_app(server, host=host, token=token), sock)
+        try:
+            adapter.serve_http(adapter.http_app(server, host=host, token=token), sock)
+        finally:
+            # uvicorn may swallow the Ctrl+C it handled or re-raise it: say so either way
+            click.echo("okfx: stopped", err=True)
     except KeyboardInterrupt:  # Ctrl+C is how a server is stopped, not an error
-        click.echo("okfx: stopped", err=True)
+        if transport == "stdio":
+            click.echo("okfx: stopped", err=True)
 
 
 def main() -> None:
