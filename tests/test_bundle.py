@@ -379,3 +379,87 @@ def test_concepts_copy_and_pickle_as_immutable_values(make_bundle: MakeBundle) -
     assert (restored.path, restored.title, restored.links) == (c.path, c.title, c.links)
     with pytest.raises(AttributeError):
         c.title = "changed"  # type: ignore[misc]
+
+
+# Files whose warnings come from every stage of a load: reading, frontmatter, fields,
+# links, reserved files; several per file, in a fixed order within each file.
+NOISY = {
+    "a.md": concept(body="[gone](/gone.md) [up](../../x.md) [^f1]\n", status="odd"),
+    "b.md": "---\ntype: A\ntype: B\ntags: 7\n---\n[a](a.md) [b](/nope.md)\n",
+    "c.md": b"\xff\xfe not utf-8",
+    "d.md": "no frontmatter here\n",
+    "e/index.md": "---\nokf_version: 1\n---\n* [A](../a.md) - a\n* [Gone](gone.md) - g\n",
+    "e/f.md": concept(verified="[{by: nobody}]", body="[x](/x.md)\n"),
+    "e/log.md": "# Log\n\n## not a date\n\n* entry [z](/z.md)\n",
+    "g.md": concept(body="x" * 3000),
+    "h.md": concept(tags="[a, b]", body="[h](h.md) [^zz]\n"),
+    "i.md": "---\ntype: [A\n---\n",
+}
+
+
+def _everything(bundle: Bundle) -> object:
+    return (
+        [[(name, getattr(c, name)) for name in c.__slots__] for c in bundle],
+        bundle.indexes,
+        bundle.logs,
+        bundle.warnings,
+        dict(bundle._backlinks),
+    )
+
+
+@pytest.mark.parametrize("batch", [2, 3, 256])
+@pytest.mark.parametrize("max_total_bytes", [None, 250])
+def test_batched_loading_equals_reading_one_file_after_the_other(
+    make_bundle: MakeBundle,
+    monkeypatch: pytest.MonkeyPatch,
+    batch: int,
+    max_total_bytes: int | None,
+) -> None:
+    import okfx.bundle
+
+    root = make_bundle(NOISY)
+    limits = Limits(max_file_bytes=2500)
+    if max_total_bytes is not None:  # stops in the middle of a batch
+        limits = Limits(max_file_bytes=2500, max_total_bytes=max_total_bytes)
+    monkeypatch.setattr(okfx.bundle, "_BATCH", 1)
+    one_by_one = Bundle.load(root, limits=limits)
+    monkeypatch.setattr(okfx.bundle, "_BATCH", batch)
+    batched = Bundle.load(root, limits=limits)
+    assert len(one_by_one.warnings) > 10
+    assert _everything(batched) == _everything(one_by_one)
+    assert repr(batched.warnings) == repr(one_by_one.warnings)
+
+
+def test_warnings_keep_file_order_and_their_order_within_a_file(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle(NOISY), limits=Limits(max_file_bytes=2500))
+    paths = [w.path for w in bundle.warnings]
+    assert paths == sorted(paths)
+    assert codes(bundle, "/a.md") == ["unknown_status", "broken_link", "unsafe_link"] + [
+        "unknown_footnote"
+    ]
+    assert codes(bundle, "/b.md") == ["duplicate_key", "invalid_field", "broken_link"]
+
+
+def test_progress_is_told_every_256_files_and_at_the_end(make_bundle: MakeBundle) -> None:
+    root = make_bundle({f"c{i:03}.md": concept() for i in range(600)})
+    calls: list[tuple[int, int]] = []
+    Bundle.load(root, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(0, 600), (256, 600), (512, 600), (600, 600)]
+
+
+def test_links_and_index_entries_share_the_bundle_path_strings(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "a.md": concept(body="[b](/b.md) [b again](./b.md) [gone](/gone.md)"),
+            "b.md": concept(),
+            "index.md": "* [B](b.md) - b\n",
+        }
+    )
+    bundle = Bundle.load(root)
+    paths = {path: path for path in bundle.files}
+    first, second, gone = bundle.concept("a").links
+    assert first.target is second.target is paths["/b.md"] is bundle.concept("b").path
+    assert first.href is first.target  # an absolute link: one string for both
+    assert gone.target == "/gone.md" and not gone.exists
+    entry = bundle.index.sections[0].entries[0] if bundle.index else None
+    assert entry is not None and entry.target is paths["/b.md"]

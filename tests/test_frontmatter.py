@@ -1,11 +1,24 @@
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from yaml.resolver import BaseResolver
 
-from okfx.frontmatter import FrontmatterError, load_yaml, parse, split
+from okfx.frontmatter import (
+    FrontmatterError,
+    _FastLoader,
+    _markers,
+    _nesting_bound,
+    _QuickResolveMixin,
+    load_yaml,
+    parse,
+    split,
+)
 from okfx.limits import Limits
 
 LIMITS = Limits()
@@ -125,11 +138,17 @@ def test_nan_and_infinity_load_as_floats() -> None:
     assert data["y"] == float("-inf")
 
 
-def _reference(yaml_text: str) -> object:
-    """PyYAML's own constructor on the same loader (timestamps as text)."""
-    from okfx.frontmatter import _FastLoader
+class _ReferenceLoader(_FastLoader):
+    """Our loader with PyYAML's own resolver methods back: the reference for ours."""
 
-    loader = _FastLoader(yaml_text)
+    resolve = BaseResolver.resolve
+    descend_resolver = BaseResolver.descend_resolver
+    ascend_resolver = BaseResolver.ascend_resolver
+
+
+def _reference(yaml_text: str) -> object:
+    """PyYAML's own resolver and constructor on the same loader (timestamps as text)."""
+    loader = _ReferenceLoader(yaml_text)
     loader.duplicate_keys = []
     try:
         return loader.construct_document(loader.get_single_node())
@@ -179,3 +198,195 @@ def test_fast_builder_matches_pyyaml_on_anchors_merges_and_tags(text: str) -> No
 def test_aliases_share_one_value() -> None:
     data, _ = load_yaml("a: &x [1]\nb: *x\n", LIMITS)
     assert data["a"] is data["b"]
+
+
+# -- the quick resolver: the same tag as PyYAML's for every scalar --------------------------
+
+# Plain scalars at every edge of PyYAML's implicit resolvers (YAML 1.1 ints, floats, bools,
+# nulls, timestamps, merge and value keys), and near misses of each.
+_RESOLVER_EDGES = [
+    *("0 -1 +1 1_000 0x1F -0x1f 0b101 0b 017 08 1:30 -1:30:59 190:20:30 1:60 0o17".split()),
+    *("1.5 -1.5 .5 1. 1e3 1.0e+3 1.0e3 6.8523015e+5 1:30.5 .inf -.Inf +.INF .nan .NaN".split()),
+    *("yes Yes YES no No NO on On ON off Off OFF true True TRUE false False FALSE".split()),
+    *("y Y n N yES tRUE nO oN".split()),
+    *("~ null Null NULL nULL none None".split()),
+    *("2026-01-01 2026-1-1 2026-01-01T10:00:00Z 2026-01-01t10:00:00.5+02:00".split()),
+    "2001-12-14 21:59:43.10 -5",
+    *("<< < <<< = == ! & * a 0a a0 -- +-1 - + . ..".split()),
+    "",
+    " ",
+]
+_scalar_text = st.one_of(
+    st.sampled_from(_RESOLVER_EDGES),
+    st.sampled_from(_RESOLVER_EDGES).map(lambda v: v + "\n"),  # ``$`` matches before "\n"
+    st.sampled_from(_RESOLVER_EDGES).map(lambda v: " " + v),
+    st.text(max_size=12),
+    st.text(alphabet="0123456789_:.+-eExXbBoOaAfFnNyYtT~<=!&* \n", max_size=10),
+)
+_implicit = st.tuples(st.booleans(), st.booleans())
+
+
+class _FullTable(_QuickResolveMixin, yaml.CSafeLoader):  # type: ignore[misc]
+    """The quick resolver over PyYAML's complete table (timestamps included)."""
+
+
+_FullTable.index_resolvers()
+
+
+@pytest.mark.parametrize("loader_class", [_FastLoader, _FullTable])
+@given(value=_scalar_text, implicit=_implicit)
+@settings(max_examples=400, deadline=None)
+def test_quick_resolver_gives_pyyaml_tag_for_every_scalar(
+    loader_class: type, value: str, implicit: tuple[bool, bool]
+) -> None:
+    loader = loader_class("")
+    try:
+        expected = BaseResolver.resolve(loader, yaml.ScalarNode, value, implicit)
+        assert loader.resolve(yaml.ScalarNode, value, implicit) == expected
+    finally:
+        loader.dispose()
+
+
+@pytest.mark.parametrize("kind", [yaml.SequenceNode, yaml.MappingNode])
+@pytest.mark.parametrize("implicit", [True, False])
+def test_quick_resolver_gives_pyyaml_tag_for_collections(kind: type, implicit: bool) -> None:
+    loader = _FastLoader("")
+    try:
+        expected = BaseResolver.resolve(loader, kind, None, implicit)
+        assert loader.resolve(kind, None, implicit) == expected
+    finally:
+        loader.dispose()
+
+
+def test_quick_resolver_table_drops_only_timestamps() -> None:
+    assert "tag:yaml.org,2002:timestamp" not in {
+        tag for entries in _FastLoader._by_first.values() for tag, _ in entries
+    }
+    assert _FullTable._by_first["2"][-1][0] == "tag:yaml.org,2002:timestamp"
+
+
+def test_quick_resolver_refuses_path_resolvers() -> None:
+    class WithPaths(_QuickResolveMixin, yaml.CSafeLoader):  # type: ignore[misc]
+        pass
+
+    WithPaths.add_path_resolver("tag:yaml.org,2002:str", ["x"], str)
+    with pytest.raises(TypeError):
+        WithPaths.index_resolvers()
+
+
+def _tags(node: yaml.Node) -> list[object]:
+    if isinstance(node, yaml.ScalarNode):
+        return [node.tag]
+    if isinstance(node, yaml.MappingNode):
+        return [node.tag, [_tags(k) + _tags(v) for k, v in node.value]]
+    return [node.tag, [_tags(item) for item in node.value]]
+
+
+def _outcome(load: Callable[[], object]) -> object:
+    try:
+        return load()
+    except yaml.YAMLError as exc:
+        return type(exc).__name__
+
+
+# Whole documents with plain (unquoted) scalars as keys, values and list items, in block
+# and flow style, including explicit tags and quoted look-alikes.
+_plain = st.sampled_from([v for v in _RESOLVER_EDGES if v.strip() and "\n" not in v])
+_documents = st.lists(
+    st.tuples(
+        _plain,
+        st.one_of(
+            _plain,
+            _plain.map(lambda v: f"'{v}'"),
+            _plain.map(lambda v: f"! {v}"),
+            _plain.map(lambda v: f"!!str {v}"),
+            st.lists(_plain, max_size=3).map(lambda vs: "[" + ", ".join(vs) + "]"),
+            st.lists(_plain, min_size=1, max_size=3).map(
+                lambda vs: "".join(f"\n  - {v}" for v in vs)
+            ),
+            st.just(""),
+        ),
+    ),
+    min_size=1,
+    max_size=6,
+).map(lambda pairs: "".join(f"{k}: {v}\n" for k, v in pairs))
+
+
+def _reference_tags(text: str) -> object:
+    loader = _ReferenceLoader(text)
+    try:
+        return _tags(loader.get_single_node())
+    finally:
+        loader.dispose()
+
+
+def _quick_tags(text: str) -> object:
+    loader = _FastLoader(text)
+    try:
+        return _tags(loader.get_single_node())
+    finally:
+        loader.dispose()
+
+
+@given(_documents)
+@settings(max_examples=300, deadline=None)
+def test_quick_resolver_tags_whole_documents_like_pyyaml(text: str) -> None:
+    assert _outcome(lambda: _quick_tags(text)) == _outcome(lambda: _reference_tags(text))
+    try:
+        expected = _reference(text)
+    except (yaml.YAMLError, ValueError, TypeError):
+        with pytest.raises(FrontmatterError):
+            load_yaml(text, LIMITS)
+    else:
+        assert load_yaml(text, LIMITS)[0] == expected
+
+
+# -- cheap bounds and the closing line ------------------------------------------------------
+
+
+@given(st.text(alphabet="[]{}-? \t\na:#'\"", max_size=200))
+@settings(max_examples=300, deadline=None)
+def test_marker_count_never_underestimates_the_nesting_bound(text: str) -> None:
+    assert _markers(text) >= _nesting_bound(text)
+
+
+_OLD_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+
+
+def _split_with_a_line_start_regex(text: str) -> object:
+    """``split`` as written with ``^---`` (tried at every position), for comparison."""
+    text = text.removeprefix("\ufeff")
+    opened = re.match(r"---[ \t]*(?:\n|$)", text)
+    if not opened:
+        return None, text, 1
+    close = _OLD_CLOSE.search(text, opened.end())
+    if close is None:
+        return "unterminated"
+    yaml_text = text[opened.end() : close.start()]
+    body_start = close.end() + 1 if close.end() < len(text) else close.end()
+    return yaml_text, text[body_start:], yaml_text.count("\n") + 3
+
+
+@given(st.lists(st.sampled_from(["---", "-", "\n", " ", "\t", "a", "\ufeff", "\r"])).map("".join))
+@settings(max_examples=500, deadline=None)
+def test_split_finds_the_closing_line_like_a_line_start_regex(text: str) -> None:
+    try:
+        got: object = split(text)
+    except FrontmatterError:
+        got = "unterminated"
+    assert got == _split_with_a_line_start_regex(text)
+
+
+# -- shared strings ---------------------------------------------------------------------------
+
+
+def test_keys_and_short_values_are_shared_across_documents() -> None:
+    strings: dict[str, str] = {}
+    long = "a description long enough that it is unlikely to repeat anywhere"
+    first = load_yaml(f"type: Metric\ntags: [kpi]\nd: {long}\n", LIMITS, strings)[0]
+    second = load_yaml(f"type: Metric\ntags: [kpi]\nd: {long}\n", LIMITS, strings)[0]
+    assert first == second == load_yaml(f"type: Metric\ntags: [kpi]\nd: {long}\n", LIMITS)[0]
+    (key_1, type_1), (key_2, type_2) = next(iter(first.items())), next(iter(second.items()))
+    assert key_1 is key_2 and type_1 is type_2
+    assert first["tags"][0] is second["tags"][0]
+    assert first["d"] is not second["d"]  # long values are not kept in the table

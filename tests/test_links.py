@@ -7,7 +7,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okfx.errors import UnsafePath
-from okfx.links import Resolver, scan_markdown
+from okfx.links import (
+    _FENCE_LINE,
+    _INDENTED_AFTER_BLANK,
+    Resolver,
+    _fence_lines,
+    _masked_spans,
+    _may_hold_indented_code,
+    scan_markdown,
+)
 
 
 def hrefs(body: str) -> list[str]:
@@ -172,3 +180,46 @@ def test_resolution_is_canonical_or_unsafe(href: str, base: str) -> None:
         assert target.startswith("/")
         assert "/../" not in target + "/" and not target.endswith("/..")
         assert "//" not in target
+
+
+# -- fast paths against the plain definitions they replace ---------------------------------
+
+_fence_text = st.lists(
+    st.sampled_from(["```", "~~~", "`", "~", " ", "    ", "\n", "a", "```a`", "\t"]), max_size=40
+).map("".join)
+
+
+@given(_fence_text)
+@settings(max_examples=500, deadline=None)
+def test_fence_lines_are_those_the_line_regex_finds(body: str) -> None:
+    expected = [
+        (m.start(), m.end() - 1, m.group(1), m.group(2)) for m in _FENCE_LINE.finditer("\n" + body)
+    ]
+    assert _fence_lines(body) == expected
+
+
+def _single_tick_spans(body: str) -> list[tuple[int, int]]:
+    """Code spans of a text with single backticks only: each one closes the previous."""
+    ticks = [i for i, ch in enumerate(body) if ch == "`"]
+    return [(ticks[i], ticks[i + 1] + 1) for i in range(0, len(ticks) - 1, 2)]
+
+
+@given(st.text(alphabet="`a \n", max_size=60).filter(lambda body: "``" not in body))
+@settings(max_examples=300, deadline=None)
+def test_single_backticks_pair_up_as_code_spans(body: str) -> None:
+    assert _masked_spans(body, 0, len(body)) == _single_tick_spans(body)
+
+
+@given(st.text(alphabet=" \t\na", max_size=40), st.integers(0, 40), st.integers(0, 40))
+@settings(max_examples=500, deadline=None)
+def test_indented_code_precheck_agrees_with_the_regex(body: str, start: int, end: int) -> None:
+    start, end = min(start, len(body)), min(end, len(body))
+    expected = _INDENTED_AFTER_BLANK.search(body, max(start - 1, 0), end) is not None
+    assert _may_hold_indented_code(body, start, end) == expected
+
+
+def test_long_runs_of_fence_markers_on_one_line_scan_in_linear_time() -> None:
+    body = "a``` " * 40_000 + "\n" + "`" * 200_000 + "x"
+    start = time.process_time()
+    scan_markdown("[a](b.md)\n" + body)
+    assert time.process_time() - start < 2.0

@@ -70,6 +70,7 @@ def forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("parsed or indexed although the state was cached")
 
     monkeypatch.setattr("okfx.parse.DocumentParser.concept", refuse)
+    monkeypatch.setattr("okfx.parse.DocumentParser.concepts", refuse)  # Bundle.load's batches
     monkeypatch.setattr(SearchIndex, "build", refuse)
 
 

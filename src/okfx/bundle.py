@@ -24,7 +24,7 @@ from .model import Concept, IndexFile, Link, LogFile, Problem
 from .parse import DocumentParser
 from .paths import PathGuard, normalize
 from .persist import StateCache, default_dir, fingerprint
-from .walk import Walk, decode_text, read_bytes, walk
+from .walk import FileEntry, Walk, decode_text, read_bytes, walk
 
 if TYPE_CHECKING:
     from .grep import GrepResults
@@ -45,6 +45,71 @@ class Neighbors:
     outbound: tuple[Link, ...]  # links whose target exists in the bundle
     backlinks: tuple[Link, ...]  # links from concepts pointing at ``path``
     unresolved: tuple[Link, ...]  # links whose target does not exist
+
+
+_BATCH = 256  # files parsed together; also how often ``progress`` is told
+
+
+class _HeldWarnings:
+    """Warnings held back while a batch of files is parsed, to replay in file order."""
+
+    def __init__(self) -> None:
+        self._by_path: dict[str, list[tuple[str, str]]] = {}
+
+    def add(self, path: str, code: str, message: str) -> None:
+        self._by_path.setdefault(path, []).append((code, message))
+
+    def replay(self, paths: list[str], warn: Callable[[str, str, str], None]) -> None:
+        """Warnings of ``paths``, in that order, then any others (none are expected)."""
+        for path in [*paths, *self._by_path]:
+            for code, message in self._by_path.pop(path, ()):
+                warn(path, code, message)
+
+
+class _Reader:
+    """Reads markdown files as text within the limits, reporting the ones it skips."""
+
+    def __init__(self, limits: Limits, warn: Callable[[str, str, str], None]) -> None:
+        self.limits = limits
+        self.warn = warn
+        self.total = 0  # bytes read so far
+        self.stopped = False  # max_total_bytes reached: read nothing more
+
+    def batch(self, entries: list[FileEntry]) -> list[tuple[str, str]]:
+        """``(path, text)`` of the readable files of ``entries``, in order."""
+        texts: list[tuple[str, str]] = []
+        for entry in entries:
+            text = self.text(entry)
+            if self.stopped:
+                break
+            if text is not None:
+                texts.append((entry.path, text))
+        return texts
+
+    def text(self, entry: FileEntry) -> str | None:
+        limits = self.limits
+        try:
+            data = read_bytes(entry.host, limits.max_file_bytes)
+        except ValueError as exc:
+            self.warn(entry.path, "file_too_large", f"{exc}; skipped")
+            return None
+        except OSError as exc:
+            self.warn(entry.path, "unreadable", f"cannot read: {exc.strerror or exc}")
+            return None
+        self.total += len(data)
+        if self.total > limits.max_total_bytes:
+            self.warn(
+                entry.path,
+                "bundle_too_large",
+                f"stopped reading at max_total_bytes={limits.max_total_bytes}",
+            )
+            self.stopped = True
+            return None
+        try:
+            return decode_text(data)
+        except UnicodeDecodeError as exc:
+            self.warn(entry.path, "invalid_encoding", f"not UTF-8 ({exc.reason}); skipped")
+            return None
 
 
 class Bundle:
@@ -177,44 +242,21 @@ class Bundle:
                 if progress is not None:
                     progress(len(self._concepts), len(self._concepts))
                 return
-        parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, self._warn)
-        total = 0
+        held = _HeldWarnings()
+        parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, held.add)
         markdown = [entry for entry in listing.files if entry.path.endswith(".md")]
-        for done, entry in enumerate(markdown):
-            if progress is not None and done % 256 == 0:
-                progress(done, len(markdown))
-            try:
-                data = read_bytes(entry.host, limits.max_file_bytes)
-            except ValueError as exc:
-                self._warn(entry.path, "file_too_large", f"{exc}; skipped")
-                continue
-            except OSError as exc:
-                self._warn(entry.path, "unreadable", f"cannot read: {exc.strerror or exc}")
-                continue
-            total += len(data)
-            if total > limits.max_total_bytes:
-                self._warn(
-                    entry.path,
-                    "bundle_too_large",
-                    f"stopped reading at max_total_bytes={limits.max_total_bytes}",
-                )
+        read = _Reader(limits, held.add)
+        # Files go through in batches, each parsed stage by stage (see
+        # DocumentParser.concepts); the warnings held meanwhile are then replayed in file
+        # order, so the result is the same as reading one file after the other.
+        for first in range(0, len(markdown), _BATCH):
+            if progress is not None:
+                progress(first, len(markdown))
+            batch = markdown[first : first + _BATCH]
+            self._parse_batch(parser, read.batch(batch))
+            held.replay([entry.path for entry in batch], self._warn)
+            if read.stopped:
                 break
-            try:
-                text = decode_text(data)
-            except UnicodeDecodeError as exc:
-                self._warn(entry.path, "invalid_encoding", f"not UTF-8 ({exc.reason}); skipped")
-                continue
-            basename = entry.path.rsplit("/", 1)[-1]
-            if basename == "index.md":
-                index = parser.index(entry.path, text)
-                self._indexes[index.directory] = index
-            elif basename == "log.md":
-                log = parser.log(entry.path, text)
-                self._logs[log.directory] = log
-            else:
-                concept = parser.concept(entry.path, text)
-                if concept is not None:
-                    self._concepts[concept.path] = concept
         if progress is not None:
             progress(len(markdown), len(markdown))
         root_index = self._indexes.get("/")
@@ -224,6 +266,22 @@ class Bundle:
             for link in concept.links:
                 self._backlinks.setdefault(link.target, []).append(link)
         self._persist("bundle", self._parsed_state())
+
+    def _parse_batch(self, parser: DocumentParser, texts: list[tuple[str, str]]) -> None:
+        concepts: list[tuple[str, str]] = []
+        for path, text in texts:
+            basename = path.rsplit("/", 1)[-1]
+            if basename == "index.md":
+                index = parser.index(path, text)
+                self._indexes[index.directory] = index
+            elif basename == "log.md":
+                log = parser.log(path, text)
+                self._logs[log.directory] = log
+            else:
+                concepts.append((path, text))
+        for concept in parser.concepts(concepts):
+            if concept is not None:
+                self._concepts[concept.path] = concept
 
     # -- persisted state (okfx.persist) -------------------------------------------------------
     def _fingerprint(self, state: StateCache, listing: Walk) -> tuple[StateCache, str, str, int]:

@@ -24,7 +24,10 @@ from .limits import Limits
 
 __all__ = ["FrontmatterError", "Parsed", "parse", "split"]
 
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_TAG = "tag:yaml.org,2002:"
+_STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
+_MERGE = _TAG + "merge"
+_TIMESTAMP_TAG = _TAG + "timestamp"
 _MAX_INT_CHARS = 4000
 _MAX_INT_BITS = 14_000  # about 4,200 decimal digits: str() (4,300 at most) always works
 _FAST_BASE: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
@@ -65,7 +68,56 @@ class _CheckedMixin:
         return value
 
 
-class _FastLoader(_CheckedMixin, _FAST_BASE):  # type: ignore[misc]
+class _QuickResolveMixin:
+    """PyYAML's ``BaseResolver.resolve`` for loaders without path resolvers, faster.
+
+    libyaml's composer calls ``resolve`` (pure Python) for every node and
+    ``descend_resolver`` / ``ascend_resolver`` around it: about a quarter of the YAML
+    time of a frontmatter block. The result is the same tag: the same (tag, regexp)
+    pairs are tried in the same order, looked up once per first character instead of
+    concatenating two lists on every call.
+    """
+
+    yaml_implicit_resolvers: dict[Any, list[tuple[str, Any]]]
+    yaml_path_resolvers: dict[Any, Any]
+    _by_first: dict[str, tuple[tuple[str, Any], ...]]
+    _wildcard: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def index_resolvers(cls) -> None:
+        """Precompute the per-first-character table; call after changing the resolvers."""
+        if cls.yaml_path_resolvers:
+            raise TypeError("the quick resolver does not support path resolvers")
+        table = cls.yaml_implicit_resolvers
+        wildcard = list(table.get(None, []))
+        cls._by_first = {
+            first: tuple(entries + wildcard)
+            for first, entries in table.items()
+            if first is not None
+        }
+        cls._wildcard = tuple(wildcard)
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str | None:
+        if kind is yaml.ScalarNode:
+            if implicit[0]:
+                # value[:1] is "" for an empty value, the key PyYAML uses for it too.
+                for tag, regexp in self._by_first.get(value[:1], self._wildcard):
+                    if regexp.match(value):
+                        return tag
+            return _STR
+        if kind is yaml.MappingNode:
+            return _MAP
+        return _SEQ if kind is yaml.SequenceNode else None
+
+    # Without path resolvers PyYAML's versions return at once: skip even the lookup.
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
+
+class _FastLoader(_QuickResolveMixin, _CheckedMixin, _FAST_BASE):  # type: ignore[misc]
     pass
 
 
@@ -79,6 +131,7 @@ for _loader in (_FastLoader, _PureLoader):
     _loader.yaml_implicit_resolvers = _without_timestamps(_loader)
     # An explicit ``!!timestamp`` tag must not reach datetime parsing either.
     _loader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_yaml_str)
+_FastLoader.index_resolvers()
 
 
 class FrontmatterError(Exception):
@@ -98,7 +151,9 @@ class Parsed:
     duplicate_keys: list[str] = field(default_factory=list)
 
 
-_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+# The closing line, matched from the newline before it: a literal first character lets
+# the regex engine jump ahead, where ``^`` would be tried at every position.
+_CLOSE = re.compile(r"\n---[ \t]*$", re.MULTILINE)
 _OPEN = re.compile(r"---[ \t]*(?:\n|$)")
 # A run of "- " / "? " at a line start opens one nested block collection per marker.
 _COMPACT_NEST = re.compile(r"^(?:[ \t]*[-?][ \t]+)+", re.MULTILINE)
@@ -117,13 +172,13 @@ def split(text: str) -> tuple[str | None, str, int]:
     if not opened:
         return None, text, 1
     start = opened.end()
-    close = _CLOSE.search(text, start)
+    close = _CLOSE.search(text, start - 1)  # the opening line ends with that newline
     if close is None:
         raise FrontmatterError(
             "unterminated_frontmatter",
             "frontmatter opened with '---' on line 1 but has no closing '---' line",
         )
-    yaml_text = text[start : close.start()]
+    yaml_text = text[start : close.start() + 1]
     body_start = close.end() + 1 if close.end() < len(text) else close.end()
     body_line = yaml_text.count("\n") + 3
     return yaml_text, text[body_start:], body_line
@@ -159,8 +214,6 @@ def _node_stats(root: Any, max_nodes: int, max_depth: int) -> str | None:
     return None
 
 
-_TAG = "tag:yaml.org,2002:"
-_STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
 _CONVERTERS = {
     _TAG + "int": "construct_yaml_int",
     _TAG + "float": "construct_yaml_float",
@@ -168,6 +221,11 @@ _CONVERTERS = {
     _TAG + "null": "construct_yaml_null",
     _TIMESTAMP_TAG: "construct_yaml_str",
 }
+
+
+# Strings up to this length (statuses, authors, tags, ids) repeat across a bundle; the
+# builder makes one object of each (``load_yaml(strings=...)``). Longer ones rarely repeat.
+_SHARED_MAX = 32
 
 
 class _Unusual(Exception):
@@ -191,18 +249,21 @@ def _build(loader: Any, node: Any, memo: dict[int, Any], depth: int, max_depth: 
     if tag == _MAP:
         out: dict[Any, Any] = {}
         memo[key] = out
-        for k_node, v_node in node.value:
-            if k_node.tag == _TAG + "merge":
-                raise _Unusual
-            k = _build(loader, k_node, memo, depth + 1, max_depth)
-            if k in out and k_node.value not in loader.duplicate_keys:
-                loader.duplicate_keys.append(str(k_node.value))
-            out[k] = _build(loader, v_node, memo, depth + 1, max_depth)
+        _fill_mapping(loader, node, out, memo, depth + 1, max_depth)
         return out
     if tag == _SEQ:
         items: list[Any] = []
         memo[key] = items
-        items.extend(_build(loader, item, memo, depth + 1, max_depth) for item in node.value)
+        share = loader.strings.setdefault
+        for item in node.value:
+            # Plain strings (most items) are read inline: a call per item costs more.
+            if item.tag == _STR:
+                value = item.value
+                if type(value) is str and len(value) <= _SHARED_MAX:
+                    value = share(value, value)
+                items.append(value)
+            else:
+                items.append(_build(loader, item, memo, depth + 1, max_depth))
         return items
     method = _CONVERTERS.get(tag)
     if method is None or not isinstance(node, yaml.ScalarNode):
@@ -210,6 +271,32 @@ def _build(loader: Any, node: Any, memo: dict[int, Any], depth: int, max_depth: 
     value = getattr(loader, method)(node)
     memo[key] = value
     return value
+
+
+def _fill_mapping(
+    loader: Any, node: Any, out: dict[Any, Any], memo: dict[int, Any], depth: int, max_depth: int
+) -> None:
+    """The pairs of a mapping node into ``out`` (``depth`` is the pairs' depth)."""
+    share = loader.strings.setdefault
+    for k_node, v_node in node.value:
+        k_tag = k_node.tag
+        if k_tag == _STR:
+            k = k_node.value
+            if type(k) is str:
+                k = share(k, k)  # the same few keys in every concept
+        elif k_tag == _MERGE:
+            raise _Unusual
+        else:
+            k = _build(loader, k_node, memo, depth, max_depth)
+        if k in out and k_node.value not in loader.duplicate_keys:
+            loader.duplicate_keys.append(str(k_node.value))
+        if v_node.tag == _STR:
+            value = v_node.value
+            if type(value) is str and len(value) <= _SHARED_MAX:
+                value = share(value, value)
+        else:
+            value = _build(loader, v_node, memo, depth, max_depth)
+        out[k] = value
 
 
 def _nesting_bound(yaml_text: str) -> int:
@@ -237,15 +324,31 @@ def _nesting_bound(yaml_text: str) -> int:
     return deepest + compact
 
 
-def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
-    """Parse one YAML document within ``limits``; raises :class:`FrontmatterError`."""
+def _markers(yaml_text: str) -> int:
+    """A coarser bound than :func:`_nesting_bound`, never below it: each bracket and
+    each "-" / "?" marker it counts is one character counted here. Four single-character
+    counts (C loops) spare the exact scan for almost every frontmatter."""
+    count = yaml_text.count
+    return count("[") + count("{") + count("-") + count("?")
+
+
+def load_yaml(
+    yaml_text: str, limits: Limits, strings: dict[str, str] | None = None
+) -> tuple[Any, list[str]]:
+    """Parse one YAML document within ``limits``; raises :class:`FrontmatterError`.
+
+    ``strings`` maps strings already built to themselves: keys and short values equal to
+    one of them reuse it (pass the same dict for every file of a bundle to share them).
+    """
     if len(yaml_text) > limits.max_frontmatter_bytes:
         raise FrontmatterError(
             "malformed_yaml",
             f"frontmatter is {len(yaml_text)} characters, over the "
             f"max_frontmatter_bytes={limits.max_frontmatter_bytes} bound",
         )
-    if _nesting_bound(yaml_text) > limits.max_yaml_depth:
+    if _markers(yaml_text) > limits.max_yaml_depth and (
+        _nesting_bound(yaml_text) > limits.max_yaml_depth
+    ):
         raise FrontmatterError(
             "malformed_yaml",
             f"frontmatter is nested deeper than max_yaml_depth={limits.max_yaml_depth}",
@@ -254,6 +357,7 @@ def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
     try:
         loader = _FastLoader(yaml_text)
         loader.duplicate_keys = []
+        loader.strings = {} if strings is None else strings
         node = loader.get_single_node()
         if node is None:
             return None, []
@@ -289,8 +393,9 @@ def load_yaml(yaml_text: str, limits: Limits) -> tuple[Any, list[str]]:
     return data, loader.duplicate_keys
 
 
-def parse(text: str, limits: Limits) -> Parsed:
-    """Split and parse; the frontmatter must be a mapping (an empty block is not)."""
+def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> Parsed:
+    """Split and parse; the frontmatter must be a mapping (an empty block is not).
+    ``strings`` as for :func:`load_yaml`."""
     yaml_text, body, body_line = split(text)
     if yaml_text is None:
         raise FrontmatterError(
@@ -298,7 +403,7 @@ def parse(text: str, limits: Limits) -> Parsed:
             "no YAML frontmatter: a concept must start with a '---' line, "
             "a 'type: ...' line and a closing '---' line",
         )
-    data, duplicates = load_yaml(yaml_text, limits)
+    data, duplicates = load_yaml(yaml_text, limits, strings)
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         raise FrontmatterError(

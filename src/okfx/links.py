@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from operator import itemgetter
 from urllib.parse import unquote
 
 from .errors import UnsafePath
@@ -46,6 +47,9 @@ _FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
 _INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?: {4}| {0,3}\t)[ \t]*\S")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,200})\]")
 _BACKTICKS = re.compile(r"`+")
+_TILDES = re.compile(r"~+")
+# A code span when the text has single backticks only: each one closes the previous.
+_SINGLE_TICK_SPAN = re.compile(r"`[^`]*+`")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _SIMPLE = re.compile(r"(/|\./|(?:\.\./)+)?([\w\-]+(?:/[\w\-]+)*\.md)")
 
@@ -62,14 +66,51 @@ def _indent(line: str) -> int:
     return width
 
 
+def _line_start(body: str, at: int) -> int:
+    """The start of the line holding ``at`` when only 0-3 spaces precede ``at`` on it,
+    else -1 (found without scanning back further than four characters)."""
+    lead = body[max(at - 4, 0) : at]
+    first = at - (len(lead) - len(lead.rstrip(" ")))
+    if at - first > 3 or (first > 0 and body[first - 1] != "\n"):
+        return -1
+    return first
+
+
+def _fence_lines(body: str) -> list[tuple[int, int, str, str]]:
+    """``(line start, line end, marker, info)`` of each line that opens with 0-3 spaces
+    and a run of 3+ backticks or tildes, as ``_FENCE_LINE`` finds them.
+
+    With one kind of marker in the body (the usual case) ``str.find`` jumps from marker
+    to marker instead of trying the regex at every line start.
+    """
+    # "~" first: looking for one character is much faster than for "~~~".
+    if "~" in body and "~~~" in body and "```" in body:
+        return [
+            (m.start(), m.end() - 1, m.group(1), m.group(2))
+            for m in _FENCE_LINE.finditer("\n" + body)
+        ]
+    marker, run = ("```", _BACKTICKS) if "```" in body else ("~~~", _TILDES)
+    lines: list[tuple[int, int, str, str]] = []
+    at = body.find(marker)
+    while at >= 0:
+        run_end = run.match(body, at).end()  # type: ignore[union-attr]  # body[at] is in it
+        next_at = run_end  # a run inside a line: look further on
+        start = _line_start(body, at)
+        if start >= 0:
+            line_end = body.find("\n", run_end)
+            line_end = len(body) if line_end < 0 else line_end
+            lines.append((start, line_end, body[at:run_end], body[run_end:line_end]))
+            next_at = line_end
+        at = body.find(marker, next_at)
+    return lines
+
+
 def _fenced_segments(body: str) -> list[tuple[int, int]]:
     """Prose segments when the only code blocks are fenced (the common case)."""
     segments: list[tuple[int, int]] = []
     seg_start = 0
     fence: tuple[str, int] | None = None
-    for m in _FENCE_LINE.finditer("\n" + body):
-        marker, info = m.group(1), m.group(2)
-        line_start = m.start()  # offset in body: the "\n" prefix shifts by one
+    for line_start, line_end, marker, info in _fence_lines(body):
         if fence is None:
             if marker[0] == "`" and "`" in info:
                 continue  # not a fence: an info string may not hold backticks
@@ -77,10 +118,22 @@ def _fenced_segments(body: str) -> list[tuple[int, int]]:
             fence = (marker[0], len(marker))
         elif marker[0] == fence[0] and len(marker) >= fence[1] and not info.strip():
             fence = None
-            seg_start = min(m.end(), len(body))
+            seg_start = min(line_end + 1, len(body))
     if fence is None:
         segments.append((seg_start, len(body)))
     return [(a, b) for a, b in segments if b > a]
+
+
+def _may_hold_indented_code(body: str, start: int, end: int) -> bool:
+    """Whether ``body[start:end]`` has a line indented 4+ columns after a blank line.
+
+    Such a line needs "\\n" + four spaces, or a tab: two C-speed scans rule out most
+    segments before the regex tries every line start.
+    """
+    lo = max(start - 1, 0)
+    if body.find("\n    ", lo, end) < 0 and body.find("\t", lo, end) < 0:
+        return False
+    return _INDENTED_AFTER_BLANK.search(body, lo, end) is not None
 
 
 def _prose_segments(body: str) -> list[tuple[int, int]]:
@@ -89,7 +142,7 @@ def _prose_segments(body: str) -> list[tuple[int, int]]:
         return [(0, len(body))]
     fenced = _fenced_segments(body)
     if not body.startswith(("    ", "\t")) and not any(
-        _INDENTED_AFTER_BLANK.search(body, max(a - 1, 0), b) for a, b in fenced
+        _may_hold_indented_code(body, a, b) for a, b in fenced
     ):
         return fenced
     segments: list[tuple[int, int]] = []
@@ -148,12 +201,7 @@ def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
     first = body.find("`", start, end)
     if first >= 0 and body.find("``", first, end) < 0:
         # Only single backticks: each one closes the span the previous one opened.
-        ticks = []
-        at = first
-        while at >= 0:
-            ticks.append(at)
-            at = body.find("`", at + 1, end)
-        spans.extend((ticks[i], ticks[i + 1] + 1) for i in range(0, len(ticks) - 1, 2))
+        spans += [m.span() for m in _SINGLE_TICK_SPAN.finditer(body, first, end)]
     elif first >= 0:
         runs = [m.span() for m in _BACKTICKS.finditer(body, start, end)]
         # Pair each run with the next run of the same length, in one backwards pass.
@@ -190,26 +238,31 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
         return [], []
     found: list[RawLink] = []
     footnotes: list[str] = []
+    seen_footnotes: set[str] = set()
     segments = _prose_segments(body)
     definitions: dict[str, str] = {}
     has_footnotes = "[^" in body
     if "]:" in body:
+        lines = "\n" + body
         for start, end in segments:
-            for m in _REFDEF.finditer("\n" + body, start, end + 1):
+            for m in _REFDEF.finditer(lines, start, end + 1):
                 href = m.group(2)
                 if href.startswith("<") and href.endswith(">"):
                     href = href[1:-1]
                 definitions.setdefault(_label(m.group(1)), href)
+    by_reference = False
     for start, end in segments:
         spans = _masked_spans(body, start, end)
         starts = [s for s, _ in spans]
         taken: list[tuple[int, int]] = []
         for m in _INLINE.finditer(body, start, end):
-            taken.append(m.span())
+            if definitions:  # only reference links need to know what inline ones took
+                taken.append(m.span())
             at = m.start()
-            if (at and body[at - 1] == "!") or _inside(spans, starts, at):
+            if (at and body[at - 1] == "!") or (spans and _inside(spans, starts, at)):
                 continue
-            found.append((m.group(2), m.group(1), at))
+            href, text = m.group(2, 1)
+            found.append((href, text, at))
         if definitions:
             taken_starts = [s for s, _ in taken]
             for rx in (_FULLREF, _SHORTREF):
@@ -227,24 +280,31 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                     at = m.start()
                     if not (at and body[at - 1] == "!"):
                         found.append((href, m.group(1), at))
+                        by_reference = True
                 taken = sorted(taken + added)
                 taken_starts = [s for s, _ in taken]
         if has_footnotes:
             for m in _FOOTNOTE.finditer(body, start, end):
-                if not _inside(spans, starts, m.start()) and m.group(1) not in footnotes:
-                    footnotes.append(m.group(1))
-    found.sort(key=lambda item: item[2])
+                label = m.group(1)
+                if label not in seen_footnotes and not _inside(spans, starts, m.start()):
+                    seen_footnotes.add(label)
+                    footnotes.append(label)
+    if by_reference:  # inline links come out in order; reference links need a sort
+        found.sort(key=itemgetter(2))
     return found, footnotes
 
 
 class Resolver:
     """Resolves hrefs against the set of files and directories of one bundle."""
 
-    __slots__ = ("files", "dirs")
+    __slots__ = ("files", "dirs", "canonical")
 
     def __init__(self, files: set[str], dirs: set[str]) -> None:
         self.files = files
         self.dirs = dirs
+        # Each file path mapped to itself: a link to an existing file can then hold the
+        # bundle's own path string instead of a fresh copy per link.
+        self.canonical: dict[str, str] = {path: path for path in files}
 
     @staticmethod
     def is_external(href: str) -> bool:
@@ -257,9 +317,10 @@ class Resolver:
             return target + ".md"
         return target
 
-    def _fast(self, href: str, base_dir: str, frontmatter: bool) -> str | None:
-        """The common shapes (``/a/b.md``, ``./b.md``, ``../a/b.md``, ``b.md``) without
-        dot segments, escapes or special characters; None means "take the general path"."""
+    def resolve_simple(self, href: str, base_dir: str, frontmatter: bool) -> str | None:
+        """:meth:`resolve` for the common shapes (``/a/b.md``, ``./b.md``, ``../a/b.md``,
+        ``b.md``) without dot segments, escapes or special characters, which never raise;
+        None means "ask :meth:`resolve`"."""
         match = _SIMPLE.fullmatch(href)
         if match is None:
             return None
@@ -288,7 +349,7 @@ class Resolver:
         (the published samples included) write frontmatter paths root-relative. For
         frontmatter fields a bare ``a/b`` is tried root-relative first.
         """
-        fast = self._fast(href, base_dir, frontmatter)
+        fast = self.resolve_simple(href, base_dir, frontmatter)
         if fast is not None:
             return fast
         href = href.strip()

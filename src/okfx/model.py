@@ -160,8 +160,8 @@ class Concept:
     body_line: int
 
     def __init__(self, **values: Any) -> None:
-        for name in self.__slots__:
-            object.__setattr__(self, name, values[name])
+        for name, set_slot in _CONCEPT_SLOTS:
+            set_slot(self, values[name])
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Concept is read-only")
@@ -204,6 +204,11 @@ class Concept:
             if source.id == footnote:
                 return source
         return None
+
+
+# Each slot's own setter: bypasses the read-only __setattr__ without looking the name up
+# on every assignment (a bundle builds one Concept per file).
+_CONCEPT_SLOTS = [(name, vars(Concept)[name].__set__) for name in Concept.__slots__]
 
 
 @dataclass(frozen=True, slots=True)

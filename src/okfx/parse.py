@@ -7,12 +7,13 @@ links can be resolved and checked for existence as they are found.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from .errors import UnsafePath
 from .fields import normalize
-from .frontmatter import FrontmatterError, load_yaml, parse, split
+from .frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from .limits import Limits
 from .links import Resolver, scan_markdown
 from .model import Concept, IndexFile, Link, LogFile
@@ -25,6 +26,9 @@ __all__ = ["DocumentParser"]
 Warn = Callable[[str, str, str], None]
 
 _WS = re.compile(r"\s")
+# Builds a Link from a 7-tuple without the Python-level NamedTuple constructor (the
+# load makes one per edge).
+_new_link = partial(tuple.__new__, Link)
 
 
 def _derived_title(path: str) -> str:
@@ -45,6 +49,8 @@ class DocumentParser:
         self.resolver = resolver
         self.limits = limits
         self.warn = warn
+        # Frontmatter keys and short values, one object per distinct string of the bundle.
+        self.strings: dict[str, str] = {}
 
     # -- links ---------------------------------------------------------------------------
     def _edge(
@@ -66,11 +72,18 @@ class DocumentParser:
             return None
         if target is None:
             return None
-        exists = target in self.resolver.files
-        if not exists:
+        return self._link(path, target, href, text, field, line)
+
+    def _link(self, path: str, target: str, href: str, text: str, field: str, line: int) -> Link:
+        """The edge to a resolved ``target``; reports it when the file does not exist."""
+        known = self.resolver.canonical.get(target)
+        if known is None:
             where = f" (line {line})" if line else ""
             self.warn(path, "broken_link", f"{field} link to {target}{where} does not exist")
-        return Link(path, target, href, text, field, line, exists)
+            return _new_link((path, target, href, text, field, line, False))
+        if href == known:
+            href = known  # an absolute link: one string for both
+        return _new_link((path, known, href, text, field, line, True))
 
     def body_links(
         self, path: str, body: str, body_line: int
@@ -83,6 +96,7 @@ class DocumentParser:
         cap = self.limits.max_links_per_concept
         base = parent_dir(path)
         is_external = self.resolver.is_external
+        resolve_simple = self.resolver.resolve_simple
         for href, text, offset in raw:
             line += body.count("\n", newline_at, offset)
             newline_at = offset
@@ -97,6 +111,11 @@ class DocumentParser:
                 )
                 break
             label = text if "\n" not in text and "  " not in text else " ".join(text.split())
+            # Most hrefs have a simple shape: resolve those without the general path.
+            target = resolve_simple(href, base, False)
+            if target is not None:
+                links.append(self._link(path, target, href, label, "body", line))
+                continue
             link = self._edge(path, base, href, label, "body", line, False)
             if link is not None:
                 links.append(link)
@@ -129,13 +148,35 @@ class DocumentParser:
 
     # -- documents -----------------------------------------------------------------------
     def concept(self, path: str, text: str) -> Concept | None:
+        """The concept in ``text``, or None (with a warning) when it cannot be one."""
+        return self.concepts([(path, text)])[0]
+
+    def concepts(self, documents: Sequence[tuple[str, str]]) -> list[Concept | None]:
+        """:meth:`concept` for each ``(path, text)``, run one stage at a time over all of
+        them: frontmatter, then fields, then links. That is about 20% faster than one
+        document after the other, since each stage's code and data stay in the CPU caches.
+
+        Warnings come out stage by stage, so those of different documents interleave;
+        :class:`~okfx.bundle.Bundle` replays them in document order.
+        """
+        heads = [self._head(path, text) for path, text in documents]
+        fields = [
+            None if head is None else self._fields(path, *head)
+            for (path, _), head in zip(documents, heads, strict=True)
+        ]
+        return [
+            None if head is None or values is None else self._assemble(path, *head, values)
+            for (path, _), head, values in zip(documents, heads, fields, strict=True)
+        ]
+
+    def _head(self, path: str, text: str) -> tuple[Parsed, str] | None:
+        """Stage 1: the parsed frontmatter and the concept type, or None if it has none."""
         try:
-            parsed = parse(text, self.limits)
+            parsed = parse(text, self.limits, self.strings)
         except FrontmatterError as exc:
             self.warn(path, exc.code, exc.message)
             return None
-        fm = parsed.data
-        raw_type = fm.get("type")
+        raw_type = parsed.data.get("type")
         if raw_type is None or (isinstance(raw_type, str) and not raw_type.strip()):
             self.warn(path, "missing_type", "frontmatter has no non-empty 'type' (spec §4.1)")
             return None
@@ -147,16 +188,26 @@ class DocumentParser:
             self.warn(
                 path, "duplicate_key", f"frontmatter key {key!r} appears twice; last one kept"
             )
-        type_ = raw_type.strip()
-        values, report = normalize(fm, type_, parsed.body)
+        return parsed, raw_type.strip()
+
+    def _fields(self, path: str, parsed: Parsed, type_: str) -> dict[str, Any]:
+        """Stage 2: the normalised optional fields."""
+        values, report = normalize(parsed.data, type_, parsed.body)
         for code, message in report:
             self.warn(path, code, message)
+        return values
+
+    def _assemble(self, path: str, parsed: Parsed, type_: str, values: dict[str, Any]) -> Concept:
+        """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
         links.extend(self._field_links(path, values))
-        source_ids = {s.id for s in values["sources"] if s.id}
-        for label in footnotes:
-            if label not in source_ids:
-                self.warn(path, "unknown_footnote", f"footnote [^{label}] matches no sources[].id")
+        if footnotes:
+            source_ids = {s.id for s in values["sources"] if s.id}
+            for label in footnotes:
+                if label not in source_ids:
+                    self.warn(
+                        path, "unknown_footnote", f"footnote [^{label}] matches no sources[].id"
+                    )
         identifier = path[1:-3] if path.endswith(".md") else path[1:]
         return Concept(
             path=path,
@@ -166,7 +217,7 @@ class DocumentParser:
             links=tuple(links),
             external_links=tuple(externals),
             citations=tuple(footnotes),
-            frontmatter=fm,
+            frontmatter=parsed.data,
             body=parsed.body,
             body_line=parsed.body_line,
             trust_tier=trust_tier(v.by for v in values["verified"]),
@@ -184,7 +235,7 @@ class DocumentParser:
         if yaml_text is None:
             return {}, body, body_line
         try:
-            data, _ = load_yaml(yaml_text, self.limits)
+            data, _ = load_yaml(yaml_text, self.limits, self.strings)
         except FrontmatterError as exc:
             self.warn(
                 path, "reserved_frontmatter", f"unparseable frontmatter ignored: {exc.message}"
@@ -202,11 +253,14 @@ class DocumentParser:
         return data, body, body_line
 
     def _resolve_quiet(self, base: str) -> Callable[[str], str | None]:
+        canonical = self.resolver.canonical
+
         def resolve(href: str) -> str | None:
             try:
-                return self.resolver.resolve(href, base)
+                target = self.resolver.resolve(href, base)
             except UnsafePath:
                 return None
+            return target if target is None else canonical.get(target, target)
 
         return resolve
 
