@@ -485,7 +485,14 @@ class Bundle:
         from .search import SearchIndex
 
         cache, key, digest, _ = self._state
-        return SearchIndex.restore(cache.fetch(key, "search", digest), self.name, self._concepts)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # a big index is millions of objects: rescanning them finds nothing
+        try:
+            saved = cache.fetch(key, "search", digest)
+            return SearchIndex.restore(saved, self.name, self._concepts)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
 
     def search(
         self,

@@ -20,6 +20,7 @@ change the mtime), and a file edited mid-load changes the fingerprint taken befo
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import os
 import pickle
@@ -27,6 +28,7 @@ import stat
 import sys
 import tempfile
 import time
+from array import array
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -36,10 +38,11 @@ __all__ = ["FORMAT", "RACY_SECONDS", "StateCache", "default_dir", "fingerprint"]
 logger = logging.getLogger("okfx")
 
 #: Bumped whenever what is stored changes shape.
-FORMAT = 1
+FORMAT = 2
 #: Files modified this recently make a state too young to store.
 RACY_SECONDS = 2.0
 _MAGIC = b"okfx-state"
+_TYPECODES = frozenset("bBhHiIlLqQfd")
 
 
 def default_dir() -> Path:
@@ -59,10 +62,21 @@ def fingerprint(stats: Iterable[tuple[str, os.stat_result]]) -> tuple[str, int]:
     return digest.hexdigest(), newest
 
 
+def _read_array(handle: io.BufferedReader, typecode: str, length: int) -> array[Any]:
+    """``length`` items of ``typecode`` read into a preallocated array."""
+    if typecode not in _TYPECODES or not isinstance(length, int) or length < 0:
+        raise ValueError(f"bad array layout {typecode!r} x {length!r}")
+    out = array(typecode, [0]) * length
+    view = memoryview(out).cast("B")
+    if handle.readinto(view) != len(view):
+        raise ValueError("state file ends early")
+    return out
+
+
 def _version_key(*parts: object) -> str:
     from . import __version__
 
-    text = repr((FORMAT, __version__, sys.version_info[:2], *parts))
+    text = repr((FORMAT, __version__, sys.version_info[:2], sys.byteorder, *parts))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -119,7 +133,10 @@ class StateCache:
                 header = handle.readline(256).split()
                 if header != [_MAGIC, str(FORMAT).encode(), digest.encode()]:
                     return None  # another version, or the bundle changed since
-                return pickle.load(handle)
+                value, layout = pickle.load(handle)
+                for name, typecode, length in layout:
+                    value[name] = _read_array(handle, typecode, length)
+                return value
         except Exception as exc:  # a damaged file must never fail a load
             logger.warning("okfx state cache file %s ignored: %s", path, exc)
             return None
@@ -138,7 +155,16 @@ class StateCache:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(b" ".join([_MAGIC, str(FORMAT).encode(), digest.encode()]))
                     handle.write(b"\n")
-                    pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                    # Top-level arrays of a dict go raw after the pickle: read back
+                    # straight into place, without a second copy of each in memory.
+                    raw = {}
+                    if isinstance(value, dict):
+                        raw = {k: v for k, v in value.items() if isinstance(v, array)}
+                        value = {k: v for k, v in value.items() if k not in raw}
+                    layout = [(k, a.typecode, len(a)) for k, a in raw.items()]
+                    pickle.dump((value, layout), handle, protocol=pickle.HIGHEST_PROTOCOL)
+                    for a in raw.values():
+                        a.tofile(handle)
                 os.replace(tmp, self._path(key, kind))
             except BaseException:
                 os.unlink(tmp)

@@ -13,6 +13,7 @@ Typical use::
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -53,6 +54,8 @@ HIT_KEYS = (
     "snippet",
 )
 _RESERVED = frozenset({"index.md", "log.md"})
+_POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
+_STATE_KEYS = {"paths", "multipliers", "terms", "n_docs", *_POSTING_ARRAYS}
 _SCORE_DIGITS = 4
 
 
@@ -189,11 +192,15 @@ class SearchIndex:
 
     def state(self) -> dict[str, Any]:
         """What :meth:`restore` needs to rebuild this index of one bundle (for
-        :mod:`okfx.persist`): the entry paths in doc-id order, postings, multipliers."""
+        :mod:`okfx.persist`): entry paths in doc-id order, multipliers, and the postings'
+        arrays as top-level values (stored raw, read back without a copy)."""
+        p = self.postings
         return {
             "paths": [concept.path for _, concept in self.entries],
-            "postings": self.postings,
             "multipliers": list(self.multipliers),
+            "terms": p.terms,
+            "n_docs": p.n_docs,
+            **{name: getattr(p, name) for name in _POSTING_ARRAYS},
         }
 
     @classmethod
@@ -202,17 +209,25 @@ class SearchIndex:
     ) -> SearchIndex | None:
         """The index :meth:`state` described, over ``concepts`` (path -> concept) of
         ``bundle``; None when ``state`` does not fit them."""
-        if not isinstance(state, dict) or not isinstance(state.get("postings"), Postings):
+        if not isinstance(state, dict) or set(state) != _STATE_KEYS:
             return None
-        paths, postings, multipliers = state["paths"], state["postings"], state["multipliers"]
+        paths, multipliers, n_docs = state["paths"], state["multipliers"], state["n_docs"]
+        arrays = [state[name] for name in _POSTING_ARRAYS]
         if not isinstance(paths, list) or not isinstance(multipliers, list):
             return None
-        if not len(paths) == len(multipliers) == postings.n_docs:
+        if not all(isinstance(a, array) for a in arrays) or not isinstance(state["terms"], dict):
+            return None
+        starts, docs, impacts, upper, idfs = arrays
+        n_terms = len(state["terms"])
+        if not len(paths) == len(multipliers) == n_docs or len(docs) != len(impacts):
+            return None
+        if not len(starts) == n_terms + 1 or not len(upper) == len(idfs) == n_terms:
             return None
         try:
             entries = [(bundle, concepts[path]) for path in paths]
         except (KeyError, TypeError):
             return None
+        postings = Postings(state["terms"], starts, docs, impacts, upper, idfs, n_docs)
         return cls(entries, postings, multipliers)
 
     def __len__(self) -> int:
