@@ -238,3 +238,17 @@ def test_okfx_search_runs_as_a_real_subprocess() -> None:
     assert proc.stderr == ""
     paths = [hit["path"] for hit in json.loads(proc.stdout)["hits"]]
     assert DOCK in paths
+
+
+def test_serve_freezes_the_loaded_bundles_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+    import gc
+
+    from okfx.adapters import mcp as adapter
+
+    seen: list[str] = []
+    monkeypatch.setattr(gc, "freeze", lambda: seen.append("freeze"))
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: seen.append("serve"))
+    result = run("serve", EXAMPLE)
+    assert result.exit_code == 0, result.output
+    assert seen == ["freeze", "serve"]

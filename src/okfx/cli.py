@@ -8,6 +8,7 @@ argument, an unsafe path).
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -411,6 +412,9 @@ def serve(
             "print(secrets.token_urlsafe(32))')."
         )
     manager = _manager(sources)
+    # The bundles live as long as the server and hold no cycles: keep the cyclic GC from
+    # walking them again and again (its first passes after a large load take seconds).
+    gc.freeze()
     try:
         server = adapter.build_server(manager)
     except ImportError as exc:
