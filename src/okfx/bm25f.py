@@ -19,7 +19,6 @@ bound stays valid.
 
 from __future__ import annotations
 
-import gc
 import math
 from array import array
 from bisect import bisect_left
@@ -27,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import repeat
 from operator import add, and_, mul, rshift, truediv
 
+from .gcpause import gc_paused
 from .tokenize import ChunkCache, count_terms
 
 __all__ = [
@@ -253,14 +253,9 @@ def build_postings(
     none of them form cycles.
     """
     builder = _Builder(FIELD_WEIGHTS if weights is None else weights, k1, b)
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         n_docs = 0
         for doc, texts in enumerate(documents):
             builder.add(doc, texts)
             n_docs = doc + 1
         return builder.finish(n_docs)
-    finally:
-        if gc_was_enabled:
-            gc.enable()

@@ -8,8 +8,6 @@ cannot be reached (a missing folder, a failed clone).
 from __future__ import annotations
 
 import difflib
-import gc
-import hashlib
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import NotFound, UnsafePath
+from .gcpause import gc_paused
 from .limits import Limits
 from .links import Resolver
 from .model import Concept, IndexFile, Link, LogFile, Problem
@@ -218,13 +217,8 @@ class Bundle:
     ) -> Bundle:
         if not os.path.isdir(self.root):
             raise FileNotFoundError(f"bundle folder not found: {self.root}")
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # the cyclic GC costs ~20% of a large load and finds nothing to free
-        try:
+        with gc_paused():
             self._read_all(progress, state)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         return self
 
     def _read_all(
@@ -293,9 +287,7 @@ class Bundle:
                 stats.append((entry.path, os.stat(entry.host)))
             except OSError:
                 pass  # gone since the walk: the parse reports it, the digest differs
-        digest, newest = fingerprint(stats)
-        extra = repr((sorted(listing.dirs), self.warnings)).encode("utf-8", "surrogateescape")
-        digest = hashlib.sha256(digest.encode() + extra).hexdigest()
+        digest, newest = fingerprint(stats, extra=(sorted(listing.dirs), self.warnings))
         return state, state.key(self.guard.real_root, self.limits), digest, newest
 
     def _parsed_state(self) -> dict[str, Any]:
@@ -485,14 +477,9 @@ class Bundle:
         from .search import SearchIndex
 
         cache, key, digest, _ = self._state
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # a big index is millions of objects: rescanning them finds nothing
-        try:
+        with gc_paused():
             saved = cache.fetch(key, "search", digest)
             return SearchIndex.restore(saved, self.name, self._concepts)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
 
     def search(
         self,

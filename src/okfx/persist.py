@@ -51,9 +51,12 @@ def default_dir() -> Path:
     return Path(base) / "okfx" / "state"
 
 
-def fingerprint(stats: Iterable[tuple[str, os.stat_result]]) -> tuple[str, int]:
-    """A digest of ``(bundle path, stat)`` pairs and the newest mtime among them."""
-    digest = hashlib.sha256()
+def fingerprint(
+    stats: Iterable[tuple[str, os.stat_result]], extra: object = None
+) -> tuple[str, int]:
+    """A digest of ``(bundle path, stat)`` pairs plus ``repr(extra)``, and the newest
+    mtime or ctime among them."""
+    digest = hashlib.sha256(repr(extra).encode("utf-8", "surrogateescape"))
     newest = 0
     for path, st in stats:
         newest = max(newest, st.st_mtime_ns, st.st_ctime_ns)
