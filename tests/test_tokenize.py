@@ -7,8 +7,10 @@ from okfx.tokenize import (
     MAX_QUERY_TERMS,
     VARIANT_WEIGHT,
     ChunkCache,
+    analyze_chunk,
     analyze_query,
     count_terms,
+    folded_chunks,
     plural_variants,
     tokenize,
 )
@@ -66,6 +68,7 @@ def test_non_ascii_punctuation_separates_without_joining():
 
 def test_possessive_s_is_dropped():
     assert tokenize("Acme's policy") == ["acme", "policy"]
+    assert tokenize("It is Acme's.") == ["it", "is", "acme"]
 
 
 def test_sentence_punctuation_is_not_part_of_a_word():
@@ -84,6 +87,37 @@ def test_count_terms_agrees_with_tokenize_for_any_text(text):
     tokens = tokenize(text)
     assert counts == Counter(tokens)
     assert length == len(tokens)
+
+
+def test_folded_chunks_lowercase_plain_ascii_and_drop_sentence_dots():
+    assert folded_chunks("The users. The USERS of GA4.\nDone.") == (
+        "the users the users of ga4 done.".split()
+    )
+
+
+def test_folded_chunks_refuse_mixed_case_runs_and_non_ascii():
+    for text in ("userId", "HTTPServer", "aB", "Straße", "café users"):
+        assert folded_chunks(text) is None, text
+    assert folded_chunks("Ga4Users O'Brien BIP-0030 n_day") is not None
+
+
+# ASCII pieces that stress case, dots, joiners, digits and possessives.
+_ASCII_PIECES = st.sampled_from(
+    "The the THE. the. 'the' Acme's Acme's. user_id USER_ID userId HTTPServer aB Ab AB "
+    "a.b.c a.b. ... . - -x x- 0030 30 ga4 Ga4Users n-day e.g. x's.y 1.5 2026-07-01 "
+    "(see: revenue!) \n \t".split(" ")
+    + [" ", "\n", ". ", ".\n"]
+)
+
+
+@given(st.lists(_ASCII_PIECES | st.text(st.characters(max_codepoint=127), max_size=8)))
+def test_folded_chunks_give_the_same_terms_as_the_text(pieces):
+    text = "".join(pieces)
+    chunks = folded_chunks(text)
+    if chunks is None:
+        return
+    folded = [term for chunk in chunks for term in analyze_chunk(chunk)]
+    assert Counter(folded) == Counter(tokenize(text))
 
 
 def test_plural_rules_cover_s_es_and_ies_both_ways():

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import repeat
-from operator import add, and_, mul, rshift, truediv
+from itertools import chain, compress, count, islice, repeat
+from operator import add, and_, call, eq, mul, rshift, truediv
 
 from .gcpause import gc_paused
-from .tokenize import ChunkCache, count_terms
+from .tokenize import ChunkCache, count_terms, folded_chunks
 
 __all__ = [
     "B",
@@ -114,6 +115,8 @@ _MAX_DOCS = 1 << (32 - _TF_BITS)
 # An extra is ``position << 32 | field << 24 | tf``; field _MAIN means "more main tf".
 _MAIN = 255
 _TF_MASK = (1 << 24) - 1
+# finish() computes impacts for runs of terms holding about this many postings at once.
+_FINISH_BATCH = 1 << 18
 
 
 class _Appenders(dict[str, "Callable[[int], None]"]):
@@ -127,6 +130,48 @@ class _Appenders(dict[str, "Callable[[int], None]"]):
         append = array("I").append
         self[term] = append
         return append
+
+
+class _Spread:
+    """The sink of a chunk that is not its own single term (``user_id``, ``'x'``,
+    ``0030``): one packed posting becomes a posting of each of its terms.
+
+    Its terms may already hold a posting of the same document (from "user" beside
+    "user_id"), so they are marked for merging in :meth:`_Builder.finish`.
+    """
+
+    __slots__ = ("appends", "extra_length", "builder")
+
+    def __init__(self, builder: _Builder, terms: tuple[str, ...]) -> None:
+        self.appends = [builder.appenders[term] for term in terms]
+        self.extra_length = len(terms) - 1
+        self.builder = builder
+        builder.merge.update(terms)
+
+    def __call__(self, packed: int) -> None:
+        for append in self.appends:
+            append(packed)
+        self.builder.length_delta += (packed & _TF_CAP) * self.extra_length
+
+
+class _Sinks(dict[str, "Callable[[int], None]"]):
+    """``lowercase chunk -> sink`` of its packed postings, created on first use: the
+    term's own ``append`` when the chunk is its term, else a :class:`_Spread`."""
+
+    def __init__(self, builder: _Builder) -> None:
+        super().__init__()
+        self.builder = builder
+
+    def __missing__(self, chunk: str) -> Callable[[int], None]:
+        builder = self.builder
+        terms = builder.cache[chunk]
+        sink: Callable[[int], None]
+        if terms == chunk:
+            sink = builder.appenders[chunk]
+        else:
+            sink = _Spread(builder, (terms,) if isinstance(terms, str) else terms)
+        self[chunk] = sink
+        return sink
 
 
 class _Builder:
@@ -146,6 +191,10 @@ class _Builder:
         self.k1, self.b = k1, b
         self.cache = ChunkCache()
         self.appenders = _Appenders()
+        self.sinks = _Sinks(self)
+        # Terms that may hold two postings of one document (see _Spread).
+        self.merge: set[str] = set()
+        self.length_delta = 0
         self.extras: dict[str, array[int]] = {}
         self.lengths: dict[str, array[int]] = {f: array("i") for f in self.fields}
 
@@ -158,7 +207,35 @@ class _Builder:
     def add(self, doc: int, texts: Mapping[str, str]) -> None:
         if doc >= _MAX_DOCS:
             raise ValueError(f"an index holds at most {_MAX_DOCS} documents")
-        counts, length = count_terms(texts.get(self.main, ""), self.cache)
+        text = texts.get(self.main, "")
+        chunks = folded_chunks(text)
+        counts = Counter(chunks) if chunks else None
+        if counts and max(counts.values()) <= _TF_CAP:
+            self.lengths[self.main].append(self._add_folded(doc, counts, len(chunks)))  # type: ignore[arg-type]
+        else:
+            self._add_main(doc, text)
+        base = doc << _TF_BITS
+        appenders = self.appenders
+        for field, name in enumerate(self.others):
+            counts_, length = count_terms(texts.get(name, ""), self.cache)
+            self.lengths[name].append(length)
+            for term, tf in counts_.items():
+                postings = appenders[term].__self__  # type: ignore[attr-defined]
+                if not postings or postings[-1] >> _TF_BITS != doc:
+                    postings.append(base)  # the term is not in the main field: tf 0
+                self._extra(term, len(postings) - 1, field, tf)
+
+    def _add_folded(self, doc: int, counts: Counter[str], n_chunks: int) -> int:
+        """The main field from its lowercase chunk counts (each <= 255), in C loops:
+        every chunk's sink gets ``doc << 8 | count``. Returns the field's length."""
+        self.length_delta = 0
+        base = doc << _TF_BITS
+        any(map(call, map(self.sinks.__getitem__, counts), map(base.__add__, counts.values())))
+        return n_chunks + self.length_delta
+
+    def _add_main(self, doc: int, text: str) -> None:
+        """The main field of any text, term by term (non-ASCII, camelCase, tf > 255)."""
+        counts, length = count_terms(text, self.cache)
         self.lengths[self.main].append(length)
         appenders = self.appenders
         base = doc << _TF_BITS
@@ -172,19 +249,48 @@ class _Builder:
         for term, tf in heavy.items():
             postings: array[int] = appenders[term].__self__  # type: ignore[attr-defined]
             self._extra(term, len(postings) - 1, _MAIN, tf - _TF_CAP)
-        for field, name in enumerate(self.others):
-            counts, length = count_terms(texts.get(name, ""), self.cache)
-            self.lengths[name].append(length)
-            for term, tf in counts.items():
-                postings = appenders[term].__self__  # type: ignore[attr-defined]
-                if not postings or postings[-1] >> _TF_BITS != doc:
-                    postings.append(base)  # the term is not in the main field: tf 0
-                self._extra(term, len(postings) - 1, field, tf)
+
+    def _merge(self, term: str, packed: array[int]) -> array[int]:
+        """``packed`` with the postings of each document summed into one (they are
+        adjacent), the term's extras moved to the new positions.
+
+        Repeats are found in C passes; only they are handled in Python.
+        """
+        docs = array("i", map(rshift, packed, repeat(_TF_BITS)))
+        repeats = list(compress(count(1), map(eq, islice(docs, 1, None), docs)))
+        if not repeats:
+            return packed
+        totals: dict[int, int] = {}  # position of a run's first posting -> summed tf
+        head, previous = -1, -2
+        for i in repeats:
+            if i != previous + 1:
+                head = i - 1
+                totals[head] = packed[head] & _TF_CAP
+            totals[head] += packed[i] & _TF_CAP
+            previous = i
+        keep = bytearray(b"\x01") * len(packed)
+        for i in repeats:
+            keep[i] = 0
+        heads = array("I", packed)
+        extras = array("Q")
+        for position, tf in totals.items():
+            heads[position] = docs[position] << _TF_BITS | min(tf, _TF_CAP)
+            if tf > _TF_CAP:
+                extras.append(position << 32 | _MAIN << 24 | min(tf - _TF_CAP, _TF_MASK))
+        extras.extend(self.extras.get(term, ()))
+        if extras:
+            # Old position p moves down by the number of repeats up to p.
+            self.extras[term] = array(
+                "Q", (e - (bisect_right(repeats, e >> 32) << 32) for e in extras)
+            )
+        return array("I", compress(heads, keep))
 
     def _packed(self) -> Iterator[tuple[str, array[int]]]:
-        """``(term, packed postings)`` in term-id order."""
+        """``(term, packed postings)`` in term-id order, one posting per document."""
+        merge = self.merge
         for term, append in self.appenders.items():
-            yield term, append.__self__  # type: ignore[attr-defined]
+            packed: array[int] = append.__self__  # type: ignore[attr-defined]
+            yield term, self._merge(term, packed) if term in merge else packed
 
     def _field_factors(self, n_docs: int) -> dict[str, list[float]]:
         """Per field and doc: ``w_f / length_norm``; a tf times this is its share of x."""
@@ -201,43 +307,78 @@ class _Builder:
 
     def finish(self, n_docs: int) -> Postings:
         self.cache.clear()  # no more text to analyse: free it before the big arrays
+        self.sinks.clear()
+        packed_lists = list(self._packed())
+        self.appenders.clear()
+        total = sum(len(packed) for _, packed in packed_lists)
+        # Preallocated, so the big arrays never grow by copying.
+        self.all_docs: array[int] = array("i", bytes(4 * total))
+        self.all_impacts: array[float] = array("f", bytes(4 * total))
+        n_terms = len(packed_lists)
+        self.starts: array[int] = array("q", bytes(8 * (n_terms + 1)))
+        self.upper: array[float] = array("d", bytes(8 * n_terms))
+        self.idfs: array[float] = array("d", bytes(8 * n_terms))
         factors = self._field_factors(n_docs)
+        terms: dict[str, int] = {}
+        batch: list[tuple[str, array[int]]] = []
+        size = start = 0
+        for tid, (term, packed) in enumerate(packed_lists):
+            terms[term] = tid
+            batch.append((term, packed))
+            size += len(packed)
+            self.starts[tid + 1] = start + size
+            if size >= _FINISH_BATCH:
+                self._impacts(batch, tid + 1 - len(batch), start, factors, n_docs)
+                start += size
+                batch, size = [], 0
+        if batch:
+            self._impacts(batch, n_terms - len(batch), start, factors, n_docs)
+        return Postings(
+            terms, self.starts, self.all_docs, self.all_impacts, self.upper, self.idfs, n_docs
+        )
+
+    def _impacts(
+        self,
+        batch: list[tuple[str, array[int]]],
+        first_tid: int,
+        start: int,
+        factors: dict[str, list[float]],
+        n_docs: int,
+    ) -> None:
+        """Impacts of a run of terms in C passes over all their postings at once."""
         main_factor = factors[self.main]
-        main = main_factor.__getitem__
         sources = [factors[f] for f in self.others]
         k1 = self.k1
-        shift, mask = repeat(_TF_BITS), repeat(_TF_CAP)
-        total = sum(len(packed) for _, packed in self._packed())
-        # Preallocated, so the big arrays never grow by copying.
-        all_docs: array[int] = array("i", bytes(4 * total))
-        all_impacts: array[float] = array("f", bytes(4 * total))
-        n_terms = len(self.appenders)
-        starts: array[int] = array("q", bytes(8 * (n_terms + 1)))
-        upper: array[float] = array("d", bytes(8 * n_terms))
-        idfs: array[float] = array("d", bytes(8 * n_terms))
-        terms: dict[str, int] = {}
-        start = 0
-        for tid, (term, packed) in enumerate(self._packed()):
-            end = start + len(packed)
-            docs = array("i", map(rshift, packed, shift))
-            term_idf = idf(n_docs, len(docs))
-            a = term_idf * (k1 + 1.0)
-            x = list(map(mul, map(and_, packed, mask), map(main, docs)))
-            del packed[:]  # give the memory back as we go
+        packed = array("I")
+        for _, one in batch:
+            packed += one
+        docs = array("i", map(rshift, packed, repeat(_TF_BITS)))
+        x = list(map(mul, map(and_, packed, repeat(_TF_CAP)), map(main_factor.__getitem__, docs)))
+        del packed
+        scales: list[float] = []
+        lengths = [len(one) for _, one in batch]
+        offset = 0
+        for i, (term, one) in enumerate(batch):
+            n = lengths[i]
+            term_idf = idf(n_docs, n)
+            self.idfs[first_tid + i] = term_idf
+            scales.append(term_idf * (k1 + 1.0))
             for entry in self.extras.pop(term, ()):
-                pos, field = entry >> 32, entry >> 24 & 0xFF
+                pos, field = offset + (entry >> 32), entry >> 24 & 0xFF
                 source = main_factor if field == _MAIN else sources[field]
                 x[pos] += (entry & _TF_MASK) * source[docs[pos]]
-            # a * x / (k1 + x) for every posting, evaluated in C.
-            impacts = array("f", map(truediv, map(mul, repeat(a), x), map(add, repeat(k1), x)))
-            all_docs[start:end] = docs
-            all_impacts[start:end] = impacts
-            terms[term] = tid
-            starts[tid + 1] = end
-            upper[tid] = max(impacts)
-            idfs[tid] = term_idf
-            start = end
-        return Postings(terms, starts, all_docs, all_impacts, upper, idfs, n_docs)
+            offset += n
+            del one[:]  # give the memory back as we go
+        # a * x / (k1 + x) for every posting, evaluated in C.
+        per_posting = chain.from_iterable(map(repeat, scales, lengths))
+        impacts = array("f", map(truediv, map(mul, per_posting, x), map(add, repeat(k1), x)))
+        end = start + len(docs)
+        self.all_docs[start:end] = docs
+        self.all_impacts[start:end] = impacts
+        offset = 0
+        for i, n in enumerate(lengths):
+            self.upper[first_tid + i] = max(impacts[offset : offset + n])
+            offset += n
 
 
 def build_postings(

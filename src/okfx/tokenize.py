@@ -30,6 +30,7 @@ __all__ = [
     "analyze_chunk",
     "analyze_query",
     "count_terms",
+    "folded_chunks",
     "plural_variants",
     "split_chunks",
     "tokenize",
@@ -56,6 +57,8 @@ _PIECE_SEP = re.compile(r"[^\w.\-'\u2019]+")
 _WORD_SEP = re.compile(r"[_\-'\u2019]+")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 _VOWELS = frozenset("aeiou")
+# ASCII letters to their case ("a" lower, "A" upper), everything else to a space.
+_CASE_SHAPES = bytes(97 if 97 <= i <= 122 else 65 if 65 <= i <= 90 else 32 for i in range(256))
 
 
 def _normalize(text: str) -> str:
@@ -66,6 +69,26 @@ def _normalize(text: str) -> str:
 def split_chunks(text: str) -> list[str]:
     """Whitespace/punctuation-separated chunks of ``text``, NFKC-normalised, case kept."""
     return _normalize(text).translate(_SPLIT_TABLE).split()
+
+
+def folded_chunks(text: str) -> list[str] | None:
+    """The chunks of ``text`` lowercased, or None when lowercasing could change a term.
+
+    For ASCII text whose letter runs are each lower, upper or title case, every chunk
+    analyses to the same terms as its lowercase form (ASCII ``lower`` is ``casefold``,
+    and only mixed-case runs split by case, :func:`_camel_parts`). Lowercasing first
+    lets "The" and "the" count as one chunk in C. A run that is not lower, upper or
+    title case holds a lower letter followed by an upper one, or two upper letters
+    followed by a lower one, which the two byte searches find. Sentence-final dots go
+    too: trailing dots never change a chunk's terms (:func:`analyze_chunk`).
+    """
+    if not text.isascii():
+        return None
+    shapes = text.encode("ascii").translate(_CASE_SHAPES)
+    if b"aA" in shapes or b"AAa" in shapes:
+        return None
+    lowered = text.lower().replace(". ", " ").replace(".\n", "\n")
+    return lowered.translate(_SPLIT_TABLE).split()
 
 
 def _camel_parts(run: str) -> list[str]:
@@ -112,7 +135,8 @@ def analyze_chunk(chunk: str) -> tuple[str, ...]:
     """
     out: list[str] = []
     for piece in _PIECE_SEP.split(chunk):
-        piece = _strip_possessive(piece)
+        # Trailing dots end a sentence ("John's."), they never hold a segment.
+        piece = _strip_possessive(piece.rstrip("."))
         all_parts: list[str] = []
         segments = 0
         for segment in piece.split("."):
