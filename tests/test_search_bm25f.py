@@ -2,7 +2,9 @@
 
 import math
 import random
+import threading
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import given, settings
@@ -292,7 +294,8 @@ def test_postings_equal_a_reference_bm25f_for_any_fields(seed):
                     words += ["alpha", "Alpha", "'alpha'"] * rng.randint(90, 200)
                 doc[field] = " ".join(words)
         docs.append(doc)
-    postings = build_postings(docs)
+    # Any eager_df: pending terms compute their impacts when read.
+    postings = build_postings(docs, eager_df=rng.choice([0, 2, 5, 10**9]))
     want = reference_bm25f(docs)
     got = {}
     for term, tid in postings.terms.items():
@@ -302,3 +305,36 @@ def test_postings_equal_a_reference_bm25f_for_any_fields(seed):
     for key, impact in want.items():
         assert got[key] == pytest.approx(impact, rel=1e-6, abs=1e-7), key
         assert got[key] <= postings.upper[postings.terms[key[0]]]
+
+
+def test_pending_terms_compute_once_and_agree_across_threads():
+    rng = random.Random(7)
+    docs = [{"body": " ".join(rng.choices(FOLDED_WORDS, k=40))} for _ in range(200)]
+    eager = build_postings(docs)
+    lazy = build_postings(docs, eager_df=10**9)
+    assert lazy.terms == eager.terms
+    assert lazy.docs != eager.docs  # pending slices still hold packed postings
+    tids = list(lazy.terms.values())
+    barrier = threading.Barrier(4)
+
+    def read_all():
+        barrier.wait()
+        return [(list(d), list(i)) for d, i in map(lazy.postings, tids)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: read_all(), range(4)))
+    want = [(list(d), list(i)) for d, i in map(eager.postings, tids)]
+    assert all(result == want for result in results)
+    assert lazy.docs == eager.docs and lazy.impacts == eager.impacts
+    assert lazy.upper == eager.upper and lazy.idfs == eager.idfs
+
+
+def test_prepare_all_completes_the_arrays_a_state_cache_saves():
+    docs = [{"body": f"alpha bravo w{i % 13}", "title": f"t{i % 3}"} for i in range(100)]
+    eager = build_postings(docs)
+    lazy = build_postings(docs, eager_df=50)
+    some = [lazy.terms["w1"], lazy.terms["t2"]]
+    lazy.prepare(some)
+    assert lazy.docs != eager.docs
+    lazy.prepare_all()
+    assert (lazy.docs, lazy.impacts, lazy.upper) == (eager.docs, eager.impacts, eager.upper)

@@ -20,12 +20,14 @@ bound stays valid.
 from __future__ import annotations
 
 import math
+import threading
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from itertools import chain, compress, count, islice, repeat
-from operator import add, and_, call, eq, mul, rshift, truediv
+from itertools import chain, repeat
+from operator import add, and_, call, mul, rshift, truediv
+from typing import Any
 
 from .gcpause import gc_paused
 from .tokenize import ChunkCache, count_terms, folded_chunks
@@ -66,9 +68,27 @@ def saturate(x: float, k1: float = K1) -> float:
 
 
 class Postings:
-    """Precomputed per-term impacts in compact arrays; immutable once built."""
+    """Precomputed per-term impacts in compact arrays; immutable once built.
 
-    __slots__ = ("terms", "starts", "docs", "impacts", "upper", "idfs", "n_docs")
+    A term with few postings may be *pending* after a build (``build_postings(...,
+    eager_df=)``): its
+    slice of ``docs`` still holds the packed postings, and its impacts and upper bound
+    are computed the first time it is read (:meth:`prepare`, or any read method), under
+    a lock. ``starts`` and ``idfs`` are always complete.
+    """
+
+    __slots__ = (
+        "terms",
+        "starts",
+        "docs",
+        "impacts",
+        "upper",
+        "idfs",
+        "n_docs",
+        "_pending",
+        "_finisher",
+        "_lock",
+    )
 
     def __init__(
         self,
@@ -79,6 +99,8 @@ class Postings:
         upper: array[float],
         idfs: array[float],
         n_docs: int,
+        pending: bytearray | None = None,
+        finisher: _Finisher | None = None,
     ) -> None:
         self.terms = terms
         self.starts = starts
@@ -87,6 +109,37 @@ class Postings:
         self.upper = upper
         self.idfs = idfs
         self.n_docs = n_docs
+        # pending[tid] is 1 while the term's impacts are not computed yet.
+        self._pending = pending if pending is not None and finisher is not None else None
+        self._finisher = finisher
+        self._lock = threading.Lock()
+
+    def prepare(self, tids: Iterable[int]) -> None:
+        """Compute the impacts of any pending term among ``tids``."""
+        pending = self._pending
+        if pending is not None:
+            for tid in tids:
+                if pending[tid]:
+                    self._finish(tid)
+
+    def prepare_all(self) -> None:
+        """Compute every pending term (before the arrays are saved)."""
+        pending = self._pending
+        if pending is not None:
+            tid = pending.find(1)
+            while tid >= 0:
+                self._finish(tid)
+                tid = pending.find(1, tid + 1)
+            self._pending = self._finisher = None
+
+    def _finish(self, tid: int) -> None:
+        with self._lock:
+            pending, finisher = self._pending, self._finisher
+            if pending is not None and finisher is not None and pending[tid]:
+                start, end = self.starts[tid], self.starts[tid + 1]
+                packed = memoryview(self.docs).cast("B").cast("I")[start:end]
+                finisher.compute(self, [tid], packed, start)
+                pending[tid] = 0
 
     def span(self, tid: int) -> tuple[int, int]:
         """The ``[start, end)`` slice of term ``tid`` in ``docs`` and ``impacts``."""
@@ -94,6 +147,9 @@ class Postings:
 
     def impact(self, tid: int, doc: int) -> float:
         """Impact of term ``tid`` in ``doc``, 0.0 when the doc lacks the term."""
+        pending = self._pending
+        if pending is not None and pending[tid]:
+            self._finish(tid)
         start, end = self.starts[tid], self.starts[tid + 1]
         i = bisect_left(self.docs, doc, start, end)
         if i < end and self.docs[i] == doc:
@@ -102,6 +158,9 @@ class Postings:
 
     def postings(self, tid: int) -> tuple[array[int], array[float]]:
         """All ``(docs, impacts)`` of term ``tid``, in doc order."""
+        pending = self._pending
+        if pending is not None and pending[tid]:
+            self._finish(tid)
         start, end = self.starts[tid], self.starts[tid + 1]
         return self.docs[start:end], self.impacts[start:end]
 
@@ -137,21 +196,35 @@ class _Spread:
     ``0030``): one packed posting becomes a posting of each of its terms.
 
     Its terms may already hold a posting of the same document (from "user" beside
-    "user_id"), so they are marked for merging in :meth:`_Builder.finish`.
+    "user_id"), so a spread runs after the document's plain chunks
+    (:meth:`_Builder._add_folded`) and adds to such a posting instead of repeating it.
     """
 
-    __slots__ = ("appends", "extra_length", "builder")
+    __slots__ = ("terms", "arrays", "extra_length", "builder")
 
     def __init__(self, builder: _Builder, terms: tuple[str, ...]) -> None:
-        self.appends = [builder.appenders[term] for term in terms]
+        self.terms = terms
+        self.arrays: list[array[int]] = [
+            builder.appenders[term].__self__  # type: ignore[attr-defined]
+            for term in terms
+        ]
         self.extra_length = len(terms) - 1
         self.builder = builder
-        builder.merge.update(terms)
 
     def __call__(self, packed: int) -> None:
-        for append in self.appends:
-            append(packed)
-        self.builder.length_delta += (packed & _TF_CAP) * self.extra_length
+        self.builder.spread.append((self, packed))
+
+    def apply(self, packed: int) -> None:
+        doc, tf = packed >> _TF_BITS, packed & _TF_CAP
+        for term, postings in zip(self.terms, self.arrays, strict=True):
+            if postings and postings[-1] >> _TF_BITS == doc:
+                total = (postings[-1] & _TF_CAP) + tf
+                if total > _TF_CAP:
+                    self.builder._extra(term, len(postings) - 1, _MAIN, total - _TF_CAP)
+                postings[-1] = doc << _TF_BITS | min(total, _TF_CAP)
+            else:
+                postings.append(packed)
+        self.builder.length_delta += tf * self.extra_length
 
 
 class _Sinks(dict[str, "Callable[[int], None]"]):
@@ -192,8 +265,8 @@ class _Builder:
         self.cache = ChunkCache()
         self.appenders = _Appenders()
         self.sinks = _Sinks(self)
-        # Terms that may hold two postings of one document (see _Spread).
-        self.merge: set[str] = set()
+        # The spread chunks of the current document (see _Spread).
+        self.spread: list[tuple[_Spread, int]] = []
         self.length_delta = 0
         self.extras: dict[str, array[int]] = {}
         self.lengths: dict[str, array[int]] = {f: array("i") for f in self.fields}
@@ -227,10 +300,15 @@ class _Builder:
 
     def _add_folded(self, doc: int, counts: Counter[str], n_chunks: int) -> int:
         """The main field from its lowercase chunk counts (each <= 255), in C loops:
-        every chunk's sink gets ``doc << 8 | count``. Returns the field's length."""
+        every chunk's sink gets ``doc << 8 | count``, the spread ones after the others.
+        Returns the field's length."""
         self.length_delta = 0
         base = doc << _TF_BITS
         any(map(call, map(self.sinks.__getitem__, counts), map(base.__add__, counts.values())))
+        if self.spread:
+            for spread, packed in self.spread:
+                spread.apply(packed)
+            self.spread.clear()
         return n_chunks + self.length_delta
 
     def _add_main(self, doc: int, text: str) -> None:
@@ -250,47 +328,10 @@ class _Builder:
             postings: array[int] = appenders[term].__self__  # type: ignore[attr-defined]
             self._extra(term, len(postings) - 1, _MAIN, tf - _TF_CAP)
 
-    def _merge(self, term: str, packed: array[int]) -> array[int]:
-        """``packed`` with the postings of each document summed into one (they are
-        adjacent), the term's extras moved to the new positions.
-
-        Repeats are found in C passes; only they are handled in Python.
-        """
-        docs = array("i", map(rshift, packed, repeat(_TF_BITS)))
-        repeats = list(compress(count(1), map(eq, islice(docs, 1, None), docs)))
-        if not repeats:
-            return packed
-        totals: dict[int, int] = {}  # position of a run's first posting -> summed tf
-        head, previous = -1, -2
-        for i in repeats:
-            if i != previous + 1:
-                head = i - 1
-                totals[head] = packed[head] & _TF_CAP
-            totals[head] += packed[i] & _TF_CAP
-            previous = i
-        keep = bytearray(b"\x01") * len(packed)
-        for i in repeats:
-            keep[i] = 0
-        heads = array("I", packed)
-        extras = array("Q")
-        for position, tf in totals.items():
-            heads[position] = docs[position] << _TF_BITS | min(tf, _TF_CAP)
-            if tf > _TF_CAP:
-                extras.append(position << 32 | _MAIN << 24 | min(tf - _TF_CAP, _TF_MASK))
-        extras.extend(self.extras.get(term, ()))
-        if extras:
-            # Old position p moves down by the number of repeats up to p.
-            self.extras[term] = array(
-                "Q", (e - (bisect_right(repeats, e >> 32) << 32) for e in extras)
-            )
-        return array("I", compress(heads, keep))
-
     def _packed(self) -> Iterator[tuple[str, array[int]]]:
         """``(term, packed postings)`` in term-id order, one posting per document."""
-        merge = self.merge
         for term, append in self.appenders.items():
-            packed: array[int] = append.__self__  # type: ignore[attr-defined]
-            yield term, self._merge(term, packed) if term in merge else packed
+            yield term, append.__self__  # type: ignore[attr-defined]
 
     def _field_factors(self, n_docs: int) -> dict[str, list[float]]:
         """Per field and doc: ``w_f / length_norm``; a tf times this is its share of x."""
@@ -305,79 +346,105 @@ class _Builder:
                 factors[field] = [weight / length_norm(n, avg, self.b) for n in lengths]
         return factors
 
-    def finish(self, n_docs: int) -> Postings:
+    def finish(self, n_docs: int, eager_df: int) -> Postings:
         self.cache.clear()  # no more text to analyse: free it before the big arrays
         self.sinks.clear()
         packed_lists = list(self._packed())
         self.appenders.clear()
-        total = sum(len(packed) for _, packed in packed_lists)
-        # Preallocated, so the big arrays never grow by copying.
-        self.all_docs: array[int] = array("i", bytes(4 * total))
-        self.all_impacts: array[float] = array("f", bytes(4 * total))
         n_terms = len(packed_lists)
-        self.starts: array[int] = array("q", bytes(8 * (n_terms + 1)))
-        self.upper: array[float] = array("d", bytes(8 * n_terms))
-        self.idfs: array[float] = array("d", bytes(8 * n_terms))
-        factors = self._field_factors(n_docs)
-        terms: dict[str, int] = {}
-        batch: list[tuple[str, array[int]]] = []
-        size = start = 0
+        total = sum(len(packed) for _, packed in packed_lists)
+        extras: dict[int, array[int]] = {}
+        finisher = _Finisher(self._field_factors(n_docs), self.main, self.others, self.k1, extras)
+        # Preallocated, so the big arrays never grow by copying.
+        postings = Postings(
+            terms={},
+            starts=array("q", bytes(8 * (n_terms + 1))),
+            docs=array("i", bytes(4 * total)),
+            impacts=array("f", bytes(4 * total)),
+            upper=array("d", bytes(8 * n_terms)),
+            idfs=array("d", bytes(8 * n_terms)),
+            n_docs=n_docs,
+            pending=bytearray(n_terms),
+            finisher=finisher,
+        )
+        terms, starts, idfs = postings.terms, postings.starts, postings.idfs
+        pending = postings._pending
+        assert pending is not None
+        raw = memoryview(postings.docs).cast("B").cast("I")
+        batch: list[int] = []
+        batch_packed: array[int] = array("I")
+        batch_start = end = 0
         for tid, (term, packed) in enumerate(packed_lists):
             terms[term] = tid
-            batch.append((term, packed))
-            size += len(packed)
-            self.starts[tid + 1] = start + size
-            if size >= _FINISH_BATCH:
-                self._impacts(batch, tid + 1 - len(batch), start, factors, n_docs)
-                start += size
-                batch, size = [], 0
+            start, end = end, end + len(packed)
+            starts[tid + 1] = end
+            idfs[tid] = idf(n_docs, len(packed))
+            term_extras = self.extras.pop(term, None)
+            if term_extras is not None:
+                extras[tid] = term_extras
+            if len(packed) < eager_df:
+                if batch:  # a batch holds consecutive terms only
+                    finisher.compute(postings, batch, batch_packed, batch_start)
+                    batch, batch_packed = [], array("I")
+                raw[start:end] = packed  # pending: impacts on first read
+                pending[tid] = 1
+            else:
+                if not batch:
+                    batch_start = start
+                batch.append(tid)
+                batch_packed += packed
+                if len(batch_packed) >= _FINISH_BATCH:
+                    finisher.compute(postings, batch, batch_packed, batch_start)
+                    batch, batch_packed = [], array("I")
+            del packed[:]  # give the memory back as we go
         if batch:
-            self._impacts(batch, n_terms - len(batch), start, factors, n_docs)
-        return Postings(
-            terms, self.starts, self.all_docs, self.all_impacts, self.upper, self.idfs, n_docs
-        )
+            finisher.compute(postings, batch, batch_packed, batch_start)
+        if pending.find(1) < 0:
+            postings._pending = postings._finisher = None
+        return postings
 
-    def _impacts(
+
+class _Finisher:
+    """Impacts from packed postings: for runs of terms at build, or one pending term."""
+
+    def __init__(
         self,
-        batch: list[tuple[str, array[int]]],
-        first_tid: int,
-        start: int,
         factors: dict[str, list[float]],
-        n_docs: int,
+        main: str,
+        others: list[str],
+        k1: float,
+        extras: dict[int, array[int]],
     ) -> None:
-        """Impacts of a run of terms in C passes over all their postings at once."""
-        main_factor = factors[self.main]
-        sources = [factors[f] for f in self.others]
-        k1 = self.k1
-        packed = array("I")
-        for _, one in batch:
-            packed += one
+        self.main_factor = factors[main]
+        self.sources = [factors[f] for f in others]
+        self.k1 = k1
+        self.extras = extras  # tid -> extras (see _Builder._extra)
+
+    def compute(self, postings: Postings, tids: list[int], packed: Any, start: int) -> None:
+        """Write the docs, impacts and upper bounds of ``tids`` (consecutive term ids
+        whose packed postings, concatenated, are ``packed``, from ``start`` on)."""
+        main_factor, sources, k1 = self.main_factor, self.sources, self.k1
         docs = array("i", map(rshift, packed, repeat(_TF_BITS)))
         x = list(map(mul, map(and_, packed, repeat(_TF_CAP)), map(main_factor.__getitem__, docs)))
-        del packed
-        scales: list[float] = []
-        lengths = [len(one) for _, one in batch]
+        starts, idfs = postings.starts, postings.idfs
+        lengths = [starts[tid + 1] - starts[tid] for tid in tids]
         offset = 0
-        for i, (term, one) in enumerate(batch):
-            n = lengths[i]
-            term_idf = idf(n_docs, n)
-            self.idfs[first_tid + i] = term_idf
-            scales.append(term_idf * (k1 + 1.0))
-            for entry in self.extras.pop(term, ()):
+        for tid, n in zip(tids, lengths, strict=True):
+            for entry in self.extras.pop(tid, ()):
                 pos, field = offset + (entry >> 32), entry >> 24 & 0xFF
                 source = main_factor if field == _MAIN else sources[field]
                 x[pos] += (entry & _TF_MASK) * source[docs[pos]]
             offset += n
-            del one[:]  # give the memory back as we go
-        # a * x / (k1 + x) for every posting, evaluated in C.
+        # idf * (k1 + 1) * x / (k1 + x) for every posting, evaluated in C.
+        scales = [idfs[tid] * (k1 + 1.0) for tid in tids]
         per_posting = chain.from_iterable(map(repeat, scales, lengths))
         impacts = array("f", map(truediv, map(mul, per_posting, x), map(add, repeat(k1), x)))
         end = start + len(docs)
-        self.all_docs[start:end] = docs
-        self.all_impacts[start:end] = impacts
+        postings.docs[start:end] = docs
+        postings.impacts[start:end] = impacts
         offset = 0
-        for i, n in enumerate(lengths):
-            self.upper[first_tid + i] = max(impacts[offset : offset + n])
+        for tid, n in zip(tids, lengths, strict=True):
+            postings.upper[tid] = max(impacts[offset : offset + n])
             offset += n
 
 
@@ -387,9 +454,12 @@ def build_postings(
     weights: Mapping[str, float] | None = None,
     k1: float = K1,
     b: float = B,
+    eager_df: int = 0,
 ) -> Postings:
     """Index ``documents`` (field name -> text, in doc-id order) into :class:`Postings`.
 
+    Terms with fewer than ``eager_df`` postings are left pending: their impacts are
+    computed on first read, so a search is ready sooner (0 computes every term now).
     The cyclic GC is paused while building: millions of small objects are created and
     none of them form cycles.
     """
@@ -399,4 +469,4 @@ def build_postings(
         for doc, texts in enumerate(documents):
             builder.add(doc, texts)
             n_docs = doc + 1
-        return builder.finish(n_docs)
+        return builder.finish(n_docs, eager_df)

@@ -52,10 +52,9 @@ class DenseVectors:
         self.postings = postings
         self.min_df = min_df
         starts, upper = postings.starts, postings.upper
-        top = max(
-            (upper[t] for t in range(len(upper)) if starts[t + 1] - starts[t] >= min_df),
-            default=0.0,
-        )
+        long = [t for t in range(len(upper)) if starts[t + 1] - starts[t] >= min_df]
+        postings.prepare(long)
+        top = max((upper[t] for t in long), default=0.0)
         # LEVELS - 1 leaves room for float rounding: ceil() never exceeds LEVELS.
         self.scale = (LEVELS - 1) / top if top > 0 else 1.0
         self.step = 1.0 / self.scale  # the score one level stands for (an upper bound)

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any, overload
 
 from .bm25f import STATUS_MULTIPLIERS, Postings, build_postings
+from .dense import MIN_DF as DENSE_MIN_DF
 from .dense import DenseVectors
 from .errors import InvalidArgument
 from .filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
@@ -186,7 +187,10 @@ class SearchIndex:
         ]
         # Doc ids in (bundle, path) order make "lower doc id" the documented tie-break.
         kept.sort(key=lambda entry: (entry[0], entry[1].path))
-        postings = build_postings((_fields(c) for _, c in kept), weights=weights)
+        # Short lists wait for their first query; long ones feed the dense vectors now.
+        postings = build_postings(
+            (_fields(c) for _, c in kept), weights=weights, eager_df=DENSE_MIN_DF
+        )
         multipliers = [STATUS_MULTIPLIERS.get(c.status, 1.0) for _, c in kept]
         return cls(kept, postings, multipliers)
 
@@ -195,6 +199,7 @@ class SearchIndex:
         :mod:`okfx.persist`): entry paths in doc-id order, multipliers, and the postings'
         arrays as top-level values (stored raw, read back without a copy)."""
         p = self.postings
+        p.prepare_all()
         return {
             "paths": [concept.path for _, concept in self.entries],
             "multipliers": list(self.multipliers),
@@ -281,6 +286,7 @@ class SearchIndex:
         )
         terms = analyze_query(query)
         groups = [self._forms(term) for term in terms]
+        self.postings.prepare(tid for group in groups for tid, _ in group)
         if not any(groups):
             notice = "" if terms else "The query has no searchable words."
             return SearchResults(query, [], {}, notice)
