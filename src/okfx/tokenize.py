@@ -181,11 +181,14 @@ class ChunkCache(dict[str, "str | tuple[str, ...]"]):
 
 
 def _simple_term(chunk: str) -> str | None:
-    """The single term of a plain word ("Users", "users."), else None (the fast path)."""
+    """The single term of a plain word ("Users", "users.") or number ("0030"), else
+    None (the fast path)."""
     if chunk[-1] == "." and len(chunk) > 1:
         chunk = chunk[:-1]
     if chunk.isalpha() and (chunk.islower() or chunk.istitle() or chunk.isupper()):
         return chunk.casefold()
+    if chunk.isascii() and chunk.isdigit():
+        return chunk.lstrip("0") or "0"  # as _word_parts reads a number
     return None
 
 

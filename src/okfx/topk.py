@@ -175,7 +175,10 @@ def _dense(
                 short.append((tid, weight))
                 continue
             times = 1 if weight <= 1.0 else ceil(weight)  # keeps the bound an upper one
-            vector += times * dense.vector(tid)
+            # Each big-int operation is a pass over 2 bytes per document: skip the
+            # multiplication by 1 and the first addition to 0.
+            term = dense.vector(tid) if times == 1 else times * dense.vector(tid)
+            vector = vector + term if vector else term
             top += times * ceil(postings.upper[tid] * dense.scale)
             forms += times
         if short:
