@@ -120,6 +120,23 @@ def test_folded_chunks_give_the_same_terms_as_the_text(pieces):
     assert Counter(folded) == Counter(tokenize(text))
 
 
+@given(st.text("ab09_-.'A", max_size=14))
+def test_chunk_cache_fast_paths_agree_with_analyze_chunk(chunk):
+    if chunk:
+        cached = ChunkCache()[chunk]
+        got = (cached,) if isinstance(cached, str) else cached
+        assert got == analyze_chunk(chunk)
+
+
+def test_identifier_fast_path_covers_snake_kebab_and_file_names():
+    from okfx.tokenize import _identifier_terms
+
+    assert _identifier_terms("not_a_link.md") == analyze_chunk("not_a_link.md")
+    assert _identifier_terms("zait-0038") == ("zait", "38", "zait38")
+    assert _identifier_terms("int64") is None  # letters and digits in one part
+    assert _identifier_terms("a__b") is None
+
+
 def test_plural_rules_cover_s_es_and_ies_both_ways():
     assert plural_variants("users") == ["user"]
     assert "query" in plural_variants("queries")

@@ -170,7 +170,7 @@ class ChunkCache(dict[str, "str | tuple[str, ...]"]):
     def __missing__(self, chunk: str) -> str | tuple[str, ...]:
         value: str | tuple[str, ...] | None = _simple_term(chunk)
         if value is None:
-            terms = analyze_chunk(chunk)
+            terms = _identifier_terms(chunk) or analyze_chunk(chunk)
             if len(terms) == 1:
                 value = terms[0]
             else:
@@ -178,6 +178,34 @@ class ChunkCache(dict[str, "str | tuple[str, ...]"]):
                 self.compounds.add(terms)
         self[chunk] = value
         return value
+
+
+def _identifier_terms(chunk: str) -> tuple[str, ...] | None:
+    """:func:`analyze_chunk` of a lowercase ASCII identifier or file name whose parts
+    are all letters or all digits (``user_id``, ``zait-38``, ``not_a_link.md``), by
+    plain string splits; None for anything else (the common identifier fast path)."""
+    if not chunk.isascii() or chunk[-1] == "." or "'" in chunk:
+        return None
+    out: list[str] = []
+    joined: list[str] = []
+    segments = chunk.split(".")
+    for segment in segments:
+        parts = segment.replace("-", "_").split("_")
+        seg_parts: list[str] = []
+        for part in parts:
+            if part.isdigit():
+                seg_parts.append(part.lstrip("0") or "0")
+            elif part.isalpha() and part.islower():
+                seg_parts.append(part)
+            else:  # empty, mixed letters and digits, or upper case
+                return None
+        out.extend(seg_parts)
+        if len(seg_parts) > 1 and not all(p.isdigit() for p in seg_parts):
+            out.append("".join(seg_parts))
+        joined.extend(seg_parts)
+    if len(segments) > 1 and not all(p.isdigit() for p in joined):
+        out.append("".join(joined))
+    return tuple(out)
 
 
 def _simple_term(chunk: str) -> str | None:
