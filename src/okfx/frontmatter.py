@@ -2,7 +2,8 @@
 
 Strict on purpose: text without a well-formed ``---`` block is reported, never silently
 treated as body (spec §4). YAML is parsed with PyYAML's C ``CSafeLoader`` when libyaml
-is available, with these differences from ``yaml.safe_load``:
+is available (most frontmatter is read by :mod:`okfx.quickyaml` instead, with the same
+result), with these differences from ``yaml.safe_load``:
 
 - timestamps stay text (PyYAML raises ``ValueError`` on impossible dates such as
   ``2026-02-30``; the model parses and validates them field by field);
@@ -21,6 +22,7 @@ from typing import Any
 import yaml
 
 from .limits import Limits
+from .quickyaml import quick_load
 
 __all__ = ["FrontmatterError", "Parsed", "parse", "split"]
 
@@ -353,6 +355,22 @@ def load_yaml(
             "malformed_yaml",
             f"frontmatter is nested deeper than max_yaml_depth={limits.max_yaml_depth}",
         )
+    quick = quick_load(
+        yaml_text,
+        strings,
+        max_depth=limits.max_yaml_depth,
+        max_nodes=limits.max_yaml_nodes,
+    )
+    if quick is not None:
+        return quick
+    return _load_with_pyyaml(yaml_text, limits, strings)
+
+
+def _load_with_pyyaml(
+    yaml_text: str, limits: Limits, strings: dict[str, str] | None
+) -> tuple[Any, list[str]]:
+    """:func:`load_yaml` for text its limits checks let through, with PyYAML: the path
+    for everything :func:`quick_load` leaves, and the reference it is tested against."""
     loader: Any = None
     try:
         loader = _FastLoader(yaml_text)
