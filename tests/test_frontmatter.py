@@ -312,16 +312,8 @@ _documents = st.lists(
 ).map(lambda pairs: "".join(f"{k}: {v}\n" for k, v in pairs))
 
 
-def _reference_tags(text: str) -> object:
-    loader = _ReferenceLoader(text)
-    try:
-        return _tags(loader.get_single_node())
-    finally:
-        loader.dispose()
-
-
-def _quick_tags(text: str) -> object:
-    loader = _FastLoader(text)
+def _tags_with(loader_class: type, text: str) -> object:
+    loader = loader_class(text)
     try:
         return _tags(loader.get_single_node())
     finally:
@@ -331,7 +323,9 @@ def _quick_tags(text: str) -> object:
 @given(_documents)
 @settings(max_examples=300, deadline=None)
 def test_quick_resolver_tags_whole_documents_like_pyyaml(text: str) -> None:
-    assert _outcome(lambda: _quick_tags(text)) == _outcome(lambda: _reference_tags(text))
+    assert _outcome(lambda: _tags_with(_FastLoader, text)) == _outcome(
+        lambda: _tags_with(_ReferenceLoader, text)
+    )
     try:
         expected = _reference(text)
     except (yaml.YAMLError, ValueError, TypeError):

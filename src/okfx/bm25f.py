@@ -71,10 +71,9 @@ class Postings:
     """Precomputed per-term impacts in compact arrays; immutable once built.
 
     A term with few postings may be *pending* after a build (``build_postings(...,
-    eager_df=)``): its
-    slice of ``docs`` still holds the packed postings, and its impacts and upper bound
-    are computed the first time it is read (:meth:`prepare`, or any read method), under
-    a lock. ``starts`` and ``idfs`` are always complete.
+    eager_df=)``): its slice of ``docs`` still holds the packed postings, and its impacts
+    and upper bound are computed the first time it is read (:meth:`prepare`, or any read
+    method), under a lock. ``starts`` and ``idfs`` are always complete.
     """
 
     __slots__ = (
@@ -137,8 +136,7 @@ class Postings:
             pending, finisher = self._pending, self._finisher
             if pending is not None and finisher is not None and pending[tid]:
                 start, end = self.starts[tid], self.starts[tid + 1]
-                packed = memoryview(self.docs).cast("B").cast("I")[start:end]
-                finisher.compute(self, [tid], packed, start)
+                finisher.compute(self, [tid], _packed_view(self.docs)[start:end])
                 pending[tid] = 0
 
     def span(self, tid: int) -> tuple[int, int]:
@@ -163,6 +161,11 @@ class Postings:
             self._finish(tid)
         start, end = self.starts[tid], self.starts[tid + 1]
         return self.docs[start:end], self.impacts[start:end]
+
+
+def _packed_view(docs: array[int]) -> memoryview:
+    """``docs`` read as the unsigned packed postings a pending term keeps there."""
+    return memoryview(docs).cast("B").cast("I")
 
 
 # Pass one stores a posting as one 32-bit int, ``doc << 8 | tf``: one append instead of
@@ -355,6 +358,7 @@ class _Builder:
         total = sum(len(packed) for _, packed in packed_lists)
         extras: dict[int, array[int]] = {}
         finisher = _Finisher(self._field_factors(n_docs), self.main, self.others, self.k1, extras)
+        pending = bytearray(n_terms)
         # Preallocated, so the big arrays never grow by copying.
         postings = Postings(
             terms={},
@@ -364,16 +368,22 @@ class _Builder:
             upper=array("d", bytes(8 * n_terms)),
             idfs=array("d", bytes(8 * n_terms)),
             n_docs=n_docs,
-            pending=bytearray(n_terms),
+            pending=pending,
             finisher=finisher,
         )
         terms, starts, idfs = postings.terms, postings.starts, postings.idfs
-        pending = postings._pending
-        assert pending is not None
-        raw = memoryview(postings.docs).cast("B").cast("I")
+        raw = _packed_view(postings.docs)
+        # A run of consecutive eager terms, finished together.
         batch: list[int] = []
         batch_packed: array[int] = array("I")
-        batch_start = end = 0
+
+        def flush() -> None:
+            if batch:
+                finisher.compute(postings, batch, batch_packed)
+                batch.clear()
+                del batch_packed[:]
+
+        end = 0
         for tid, (term, packed) in enumerate(packed_lists):
             terms[term] = tid
             start, end = end, end + len(packed)
@@ -383,22 +393,16 @@ class _Builder:
             if term_extras is not None:
                 extras[tid] = term_extras
             if len(packed) < eager_df:
-                if batch:  # a batch holds consecutive terms only
-                    finisher.compute(postings, batch, batch_packed, batch_start)
-                    batch, batch_packed = [], array("I")
+                flush()  # a batch holds consecutive terms only
                 raw[start:end] = packed  # pending: impacts on first read
                 pending[tid] = 1
             else:
-                if not batch:
-                    batch_start = start
                 batch.append(tid)
                 batch_packed += packed
                 if len(batch_packed) >= _FINISH_BATCH:
-                    finisher.compute(postings, batch, batch_packed, batch_start)
-                    batch, batch_packed = [], array("I")
+                    flush()
             del packed[:]  # give the memory back as we go
-        if batch:
-            finisher.compute(postings, batch, batch_packed, batch_start)
+        flush()
         if pending.find(1) < 0:
             postings._pending = postings._finisher = None
         return postings
@@ -420,9 +424,9 @@ class _Finisher:
         self.k1 = k1
         self.extras = extras  # tid -> extras (see _Builder._extra)
 
-    def compute(self, postings: Postings, tids: list[int], packed: Any, start: int) -> None:
-        """Write the docs, impacts and upper bounds of ``tids`` (consecutive term ids
-        whose packed postings, concatenated, are ``packed``, from ``start`` on)."""
+    def compute(self, postings: Postings, tids: list[int], packed: Any) -> None:
+        """Write the docs, impacts and upper bounds of ``tids``: consecutive term ids
+        whose packed postings, concatenated, are ``packed``."""
         main_factor, sources, k1 = self.main_factor, self.sources, self.k1
         docs = array("i", map(rshift, packed, repeat(_TF_BITS)))
         x = list(map(mul, map(and_, packed, repeat(_TF_CAP)), map(main_factor.__getitem__, docs)))
@@ -439,6 +443,7 @@ class _Finisher:
         scales = [idfs[tid] * (k1 + 1.0) for tid in tids]
         per_posting = chain.from_iterable(map(repeat, scales, lengths))
         impacts = array("f", map(truediv, map(mul, per_posting, x), map(add, repeat(k1), x)))
+        start = starts[tids[0]]
         end = start + len(docs)
         postings.docs[start:end] = docs
         postings.impacts[start:end] = impacts

@@ -286,7 +286,6 @@ class SearchIndex:
         )
         terms = analyze_query(query)
         groups = [self._forms(term) for term in terms]
-        self.postings.prepare(tid for group in groups for tid, _ in group)
         if not any(groups):
             notice = "" if terms else "The query has no searchable words."
             return SearchResults(query, [], {}, notice)
