@@ -5,12 +5,14 @@ import random
 import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import FakeConcept, entries
+from okfx import topk
 from okfx.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
 from okfx.dense import DenseVectors
 from okfx.search import SearchIndex
@@ -167,7 +169,11 @@ def test_top_k_equals_exhaustive_scoring(seed):
     # has a vector; with 30 only the longer lists do, the rest are summed exactly).
     read_all = rng.choice([0, 0, 0, 10**9])
     dense = rng.choice([None, DenseVectors(postings, min_df=rng.choice([1, 30]))])
-    got = top_k(postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all, dense=dense)
+    # A small crowding limit sends sparse levels down the banded path too.
+    with patch.object(topk, "_CROWDED", rng.choice([0, 1, 4, 512])):
+        got = top_k(
+            postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all, dense=dense
+        )
     want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier)
     assert [doc for _, doc in got.hits] == [doc for _, doc in want]
     for (score, _), (expected, _) in zip(got.hits, want, strict=True):
@@ -220,7 +226,10 @@ def test_dense_fields_select_by_high_byte_and_low_byte_range():
     fields = Fields(vector, len(values))
     assert [fields.value(d) for d in range(len(values))] == values
     assert fields.has_level(1) and not fields.has_level(3)
-    assert fields.count_level(1) == 4
+    assert fields.values([6, 2, 0]) == [260, 300, 0]
+    assert fields.level(1, limit=4) == [(300, 2), (511, 3), (256, 4), (260, 6)]
+    assert fields.level(1, limit=3) is None  # more than the limit
+    assert fields.level(3, limit=4) == []
     assert fields.between(1, 0, 255) == [(300, 2), (511, 3), (256, 4), (260, 6)]
     assert fields.between(1, 4, 44) == [(300, 2), (260, 6)]
     assert fields.between(0, 1, 255) == [(5, 1)]

@@ -17,6 +17,7 @@ import sys
 import threading
 from array import array
 from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import repeat
 from math import ceil
@@ -95,23 +96,43 @@ class DenseVectors:
 class Fields:
     """The 16-bit fields of a summed vector, searchable by value range (C passes)."""
 
-    __slots__ = ("n_docs", "data", "high", "_low")
+    __slots__ = ("n_docs", "data", "high", "_low", "_values")
 
     def __init__(self, vector: int, n_docs: int) -> None:
         self.n_docs = n_docs
         self.data = vector.to_bytes(2 * n_docs, "little")
         self.high = self.data[1::2]
         self._low: bytes | None = None
+        self._values: Sequence[int] | None = None
 
     def value(self, doc: int) -> int:
         return self.data[2 * doc] | self.data[2 * doc + 1] << 8
+
+    def values(self, docs: Iterable[int]) -> list[int]:
+        """:meth:`value` of each of ``docs`` (one C call per doc on little-endian hosts)."""
+        if self._values is None:
+            if sys.byteorder == "little":
+                self._values = memoryview(self.data).cast("H")
+            else:
+                self._values = [self.value(d) for d in range(self.n_docs)]
+        return list(map(self._values.__getitem__, docs))
 
     def has_level(self, level: int) -> bool:
         """True when some field's high byte is ``level`` (a memchr)."""
         return level in self.high
 
-    def count_level(self, level: int) -> int:
-        return self.high.count(level)
+    def level(self, level: int, limit: int) -> list[tuple[int, int]] | None:
+        """``(value, doc)`` of every field with high byte ``level``, in doc order, or None
+        when there are more than ``limit`` (found with one C scan per field)."""
+        data, base, high = self.data, level << 8, self.high
+        out: list[tuple[int, int]] = []
+        i = high.find(level)
+        while i >= 0:
+            if len(out) == limit:
+                return None
+            out.append((data[2 * i] | base, i))
+            i = high.find(level, i + 1)
+        return out
 
     def between(self, level: int, first: int, last: int) -> list[tuple[int, int]]:
         """``(value, doc)`` of the fields with high byte ``level`` and low byte in

@@ -7,6 +7,7 @@ match, with ``…`` marking what was cut.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 __all__ = ["EXCERPT_CHARS", "best_line", "cut_line"]
@@ -16,6 +17,10 @@ EXCERPT_CHARS = 200
 # Occurrences of one needle looked at per body: enough to find a good line, bounded.
 _MAX_OCCURRENCES = 8
 _ELLIPSIS = "…"
+# A letter or digit: what str.isalnum() accepts ("\w" is those and "_").
+_ALNUM = re.compile(r"[^\W_]")
+# Lines that open with these are markup: a snippet prefers a prose line.
+_MARKUP = ("#", "```", "|", "---")
 
 
 def cut_line(line: str, start: int = 0, end: int = 0, width: int = EXCERPT_CHARS) -> str:
@@ -44,12 +49,22 @@ def _fold(text: str) -> str:
 def _first_prose_line(body: str, width: int) -> str:
     """The first line with letters or digits, preferring one that is not markup."""
     fallback = ""
-    for line in body.split("\n"):
-        if any(ch.isalnum() for ch in line):
-            if not line.lstrip().startswith(("#", "```", "|", "---")):
+    start, size = 0, len(body)
+    while start <= size:
+        end = body.find("\n", start)
+        end = size if end < 0 else end
+        line = body[start:end]
+        if _ALNUM.search(line) is not None:
+            if not line.lstrip().startswith(_MARKUP):
                 return cut_line(line, width=width)
             fallback = fallback or cut_line(line, width=width)
+        start = end + 1
     return fallback
+
+
+def _line(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
 
 
 def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCERPT_CHARS) -> str:
@@ -60,25 +75,37 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
     with letters or digits stands in.
     """
     low = _fold(body)
+    find, rfind = low.find, low.rfind
     lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
     for needle, _weight in needles:
-        pos = low.find(needle)
+        pos = find(needle)
         seen = 0
         while pos >= 0 and seen < _MAX_OCCURRENCES:
-            start = low.rfind("\n", 0, pos) + 1
-            lines.setdefault(start, pos)
+            start = rfind("\n", 0, pos) + 1
+            if start not in lines:
+                lines[start] = pos
             seen += 1
-            newline = low.find("\n", pos)
+            newline = find("\n", pos)
             if newline < 0:
                 break
-            pos = low.find(needle, newline + 1)
+            pos = find(needle, newline + 1)
     best_start, best_score = -1, 0.0
-    for start in sorted(lines):
-        end = low.find("\n", start)
-        text = low[start:] if end < 0 else low[start:end]
-        score = sum(weight for needle, weight in needles if needle in text)
-        if score > best_score:
-            best_start, best_score = start, score
+    if len(lines) == 1 or (lines and len(needles) == 1):
+        # Every candidate line scores the same: the first one wins.
+        best_start = min(lines)
+        best_score = sum(weight for needle, weight in needles if needle in _line(low, best_start))
+    elif lines:
+        # No line can beat one holding every needle (weights are positive).
+        most = sum(weight for _, weight in needles) if all(w > 0 for _, w in needles) else None
+        for start in sorted(lines):
+            text = _line(low, start)
+            score = sum(weight for needle, weight in needles if needle in text)
+            if score > best_score:
+                best_start, best_score = start, score
+                if score == most:
+                    break
+    if best_score <= 0.0:
+        best_start = -1
     if best_start < 0:
         return _first_prose_line(body, width)
     if len(low) == len(body):

@@ -23,8 +23,9 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from math import ceil
-from operator import itemgetter
+from operator import add, itemgetter, mul, neg
 
 from .bm25f import Postings
 from .dense import FIELD_MAX, DenseVectors, Fields
@@ -189,8 +190,14 @@ def _dense(
     step = dense.step
     fields = Fields(vector, postings.n_docs)
     walk = _Walk(k, accept, multiplier)
-    queue = sorted(((step * (fields.value(d) + 1) + e, d) for d, e in extra.items()), reverse=True)
-    position, scored = 0, 0
+    # Short-list docs as a heap of (-bound, doc), bounds computed in C: most queries
+    # stop long before the heap is empty, so it is never sorted whole.
+    docs = list(extra)
+    levels = map(add, fields.values(docs), repeat(1))
+    bounds = map(add, map(mul, levels, repeat(step)), extra.values())
+    queue = list(zip(map(neg, bounds), docs, strict=True))
+    heapq.heapify(queue)
+    scored = 0
 
     def score(doc: int) -> None:
         nonlocal scored
@@ -199,19 +206,18 @@ def _dense(
 
     def drain(bound: float) -> None:
         """Score the short-list docs whose bound is at least ``bound``."""
-        nonlocal position
-        while position < len(queue) and queue[position][0] >= bound:
-            ub, doc = queue[position]
-            position += 1
-            if ub >= walk.theta:
+        while queue and -queue[0][0] >= bound:
+            negative, doc = heapq.heappop(queue)
+            if -negative >= walk.theta:
                 score(doc)
 
     for level in range(min(top >> 8, 255), -1, -1):
         if level and not fields.has_level(level):
             continue
-        # A sparse level is read whole; a crowded one (or level 0) in low-byte bands.
-        crowded = level == 0 or fields.count_level(level) > _CROWDED
-        for first, last in _BANDS if crowded else ((0, 255),):
+        # A sparse level is read whole (one scan); a crowded one (or level 0) in
+        # low-byte bands.
+        whole = None if level == 0 else fields.level(level, _CROWDED)
+        for first, last in _BANDS if whole is None else ((0, 255),):
             bound = step * ((level << 8 | last) + 1)
             drain(bound)
             theta = walk.theta
@@ -221,7 +227,10 @@ def _dense(
             need = max(first, int(theta / step) - 1 - (level << 8), 1 if level == 0 else 0)
             if need > last:
                 continue
-            batch = fields.between(level, need, last)
+            if whole is None:
+                batch = fields.between(level, need, last)
+            else:
+                batch = [(v, d) for v, d in whole if v & 255 >= need] if need else whole
             candidates = sorted(
                 ((step * (v + 1), d) for v, d in batch if d not in extra), reverse=True
             )
