@@ -347,3 +347,61 @@ def test_prepare_all_completes_the_arrays_a_state_cache_saves():
     assert lazy.docs != eager.docs
     lazy.prepare_all()
     assert (lazy.docs, lazy.impacts, lazy.upper) == (eager.docs, eager.impacts, eager.upper)
+
+
+def test_a_stored_state_keeps_pending_terms_pending_and_they_finish_after_restore(tmp_path):
+    from okfx.bm25f import Postings
+    from okfx.persist import StateCache
+
+    rng = random.Random(3)
+    docs = [
+        {
+            "title": " ".join(rng.choices(FOLDED_WORDS, k=3)),
+            "description": rng.choice(FOLDED_WORDS),
+            "body": " ".join(rng.choices(FOLDED_WORDS, k=30))
+            + (" alpha" * 300 if i % 17 == 0 else ""),  # tf over the packed cap
+        }
+        for i in range(120)
+    ]
+    eager = build_postings(docs)
+    lazy = build_postings(docs, eager_df=10**9)
+    lazy.prepare([lazy.terms["alpha"], lazy.terms["bravo"]])  # some finished, most still pending
+    state = lazy.pending_state()
+    assert 0 < state["pending"].count(1) < len(lazy.terms)  # storing finished nothing
+    arrays = {name: getattr(lazy, name) for name in ("starts", "docs", "impacts", "upper", "idfs")}
+    cache = StateCache(tmp_path / "state")
+    assert cache.store("k", "search", "d", 0, {"terms": lazy.terms, **arrays, **state})
+    saved = cache.fetch("k", "search", "d")
+    restored = Postings.restore(saved["terms"], saved, len(docs), saved)
+    assert restored is not None
+    tids = list(restored.terms.values())
+    # Reads finish pending terms exactly as an eager build computes them.
+    assert [restored.postings(t) for t in tids] == [eager.postings(t) for t in tids]
+    assert (restored.docs, restored.impacts, restored.upper) == (
+        eager.docs,
+        eager.impacts,
+        eager.upper,
+    )
+    # Nothing pending: the state says so, and restores as plain postings.
+    done = restored.pending_state()
+    assert len(done["pending"]) == 0
+    assert Postings.restore(saved["terms"], saved, len(docs), done) is not None
+
+
+def test_a_pending_state_that_does_not_fit_is_refused():
+    from okfx.bm25f import Postings
+
+    docs = [{"body": f"alpha w{i % 5}", "title": "t"} for i in range(20)]
+    lazy = build_postings(docs, eager_df=10**9)
+    arrays = {name: getattr(lazy, name) for name in ("starts", "docs", "impacts", "upper", "idfs")}
+    good = lazy.pending_state()
+    assert Postings.restore(lazy.terms, arrays, 20, good) is not None
+    for bad in (
+        {**good, "pending": good["pending"][:-1]},
+        {**good, "factors": good["factors"][:-1]},
+        {**good, "extra_heads": good["extra_heads"][:-1]},
+        {**good, "extras": good["extras"][:-1]},
+        {**good, "k1": "1.2"},
+    ):
+        assert Postings.restore(lazy.terms, arrays, 20, bad) is None
+    assert Postings.restore(lazy.terms, arrays, 21, good) is None  # factors per doc

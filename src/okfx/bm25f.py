@@ -131,6 +131,45 @@ class Postings:
                 tid = pending.find(1, tid + 1)
             self._pending = self._finisher = None
 
+    def pending_state(self) -> dict[str, Any]:
+        """The pending terms and what finishing them takes, as flat arrays and a float
+        (for :mod:`okfx.persist`, so storing never computes them); see :meth:`restore`.
+
+        Call it before the postings are shared between threads: a term finished while
+        the arrays are being written would no longer match the pending flags.
+        """
+        with self._lock:
+            pending, finisher = self._pending, self._finisher
+            if pending is None or finisher is None or pending.find(1) < 0:
+                return {**_Finisher.empty_state(), "pending": array("B")}
+            return {**finisher.state(), "pending": array("B", pending)}
+
+    @classmethod
+    def restore(
+        cls,
+        terms: dict[str, int],
+        arrays: Mapping[str, Any],
+        n_docs: int,
+        pending_state: Mapping[str, Any],
+    ) -> Postings | None:
+        """Postings from :meth:`pending_state` and the five arrays (``starts``, ``docs``,
+        ``impacts``, ``upper``, ``idfs``); None when their shapes do not fit."""
+        starts, docs, impacts = arrays["starts"], arrays["docs"], arrays["impacts"]
+        upper, idfs = arrays["upper"], arrays["idfs"]
+        n_terms = len(terms)
+        if len(docs) != len(impacts) or not len(starts) == n_terms + 1:
+            return None
+        if not len(upper) == len(idfs) == n_terms:
+            return None
+        pending = pending_state["pending"]
+        if not isinstance(pending, array) or len(pending) not in (0, n_terms):
+            return None
+        finisher = _Finisher.from_state(pending_state, n_docs) if len(pending) else None
+        if len(pending) and finisher is None:
+            return None
+        flags = bytearray(pending) if finisher is not None else None
+        return cls(terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher)
+
     def _finish(self, tid: int) -> None:
         with self._lock:
             pending, finisher = self._pending, self._finisher
@@ -423,6 +462,46 @@ class _Finisher:
         self.sources = [factors[f] for f in others]
         self.k1 = k1
         self.extras = extras  # tid -> extras (see _Builder._extra)
+
+    @classmethod
+    def empty_state(cls) -> dict[str, Any]:
+        return {"factors": array("d"), "extra_heads": array("q"), "extras": array("Q"), "k1": 0.0}
+
+    def state(self) -> dict[str, Any]:
+        """The field factors (main field first) and the remaining extras, flattened:
+        ``extra_heads`` holds ``tid, count`` pairs, ``extras`` their entries in turn."""
+        factors = array("d", self.main_factor)
+        for source in self.sources:
+            factors.extend(source)
+        heads: array[int] = array("q")
+        entries: array[int] = array("Q")
+        for tid in sorted(self.extras):
+            heads.extend((tid, len(self.extras[tid])))
+            entries.extend(self.extras[tid])
+        return {"factors": factors, "extra_heads": heads, "extras": entries, "k1": self.k1}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any], n_docs: int) -> _Finisher | None:
+        """The finisher :meth:`state` described; None when the shapes do not fit."""
+        factors, heads, entries = state["factors"], state["extra_heads"], state["extras"]
+        k1 = state["k1"]
+        if not all(isinstance(a, array) for a in (factors, heads, entries)):
+            return None
+        if not isinstance(k1, float) or n_docs <= 0 or len(factors) % n_docs:
+            return None
+        n_fields = len(factors) // n_docs
+        if n_fields < 1 or len(heads) % 2 or sum(heads[1::2]) != len(entries):
+            return None
+        fields = [factors[i * n_docs : (i + 1) * n_docs] for i in range(n_fields)]
+        extras: dict[int, array[int]] = {}
+        at = 0
+        for tid, count in zip(heads[0::2], heads[1::2], strict=True):
+            extras[tid] = entries[at : at + count]
+            at += count
+        finisher = cls.__new__(cls)
+        finisher.main_factor, finisher.sources = fields[0], fields[1:]
+        finisher.k1, finisher.extras = k1, extras
+        return finisher
 
     def compute(self, postings: Postings, tids: list[int], packed: Any) -> None:
         """Write the docs, impacts and upper bounds of ``tids``: consecutive term ids

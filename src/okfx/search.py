@@ -56,7 +56,8 @@ HIT_KEYS = (
 )
 _RESERVED = frozenset({"index.md", "log.md"})
 _POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
-_STATE_KEYS = {"paths", "multipliers", "terms", "n_docs", *_POSTING_ARRAYS}
+_PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
+_STATE_KEYS = {"paths", "multipliers", "terms", "n_docs", *_POSTING_ARRAYS, *_PENDING_KEYS}
 _SCORE_DIGITS = 4
 
 
@@ -197,15 +198,17 @@ class SearchIndex:
     def state(self) -> dict[str, Any]:
         """What :meth:`restore` needs to rebuild this index of one bundle (for
         :mod:`okfx.persist`): entry paths in doc-id order, multipliers, and the postings'
-        arrays as top-level values (stored raw, read back without a copy)."""
+        arrays as top-level values (stored raw, read back without a copy). Terms still
+        pending stay pending (:meth:`Postings.pending_state`): call it before the index
+        is shared between threads."""
         p = self.postings
-        p.prepare_all()
         return {
             "paths": [concept.path for _, concept in self.entries],
             "multipliers": list(self.multipliers),
             "terms": p.terms,
             "n_docs": p.n_docs,
             **{name: getattr(p, name) for name in _POSTING_ARRAYS},
+            **p.pending_state(),
         }
 
     @classmethod
@@ -217,23 +220,21 @@ class SearchIndex:
         if not isinstance(state, dict) or set(state) != _STATE_KEYS:
             return None
         paths, multipliers, n_docs = state["paths"], state["multipliers"], state["n_docs"]
-        arrays = [state[name] for name in _POSTING_ARRAYS]
         if not isinstance(paths, list) or not isinstance(multipliers, list):
             return None
-        if not all(isinstance(a, array) for a in arrays) or not isinstance(state["terms"], dict):
+        if not all(isinstance(state[name], array) for name in _POSTING_ARRAYS):
             return None
-        starts, docs, impacts, upper, idfs = arrays
-        n_terms = len(state["terms"])
-        if not len(paths) == len(multipliers) == n_docs or len(docs) != len(impacts):
+        if not isinstance(state["terms"], dict) or not isinstance(n_docs, int):
             return None
-        if not len(starts) == n_terms + 1 or not len(upper) == len(idfs) == n_terms:
+        if not len(paths) == len(multipliers) == n_docs:
             return None
         try:
             entries = [(bundle, concepts[path]) for path in paths]
         except (KeyError, TypeError):
             return None
-        postings = Postings(state["terms"], starts, docs, impacts, upper, idfs, n_docs)
-        return cls(entries, postings, multipliers)
+        pending = {name: state[name] for name in _PENDING_KEYS}
+        postings = Postings.restore(state["terms"], state, n_docs, pending)
+        return None if postings is None else cls(entries, postings, multipliers)
 
     def __len__(self) -> int:
         return len(self.entries)
