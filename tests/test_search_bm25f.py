@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from conftest_search import FakeConcept, entries
 from okfx import topk
 from okfx.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
-from okfx.dense import DenseVectors
+from okfx.dense import COARSE_LEVELS, DenseVectors
 from okfx.search import SearchIndex
 from okfx.tokenize import analyze_query
 from okfx.topk import top_k
@@ -170,7 +170,12 @@ def test_top_k_equals_exhaustive_scoring(seed):
     read_all = rng.choice([0, 0, 0, 10**9])
     dense = rng.choice([None, DenseVectors(postings, min_df=rng.choice([1, 30]))])
     # A small crowding limit sends sparse levels down the banded path too.
-    with patch.object(topk, "_CROWDED", rng.choice([0, 1, 4, 512])):
+    # A small candidate budget makes the coarse walk hand over to the fine one, and
+    # that one to reading everything.
+    with (
+        patch.object(topk, "_CROWDED", rng.choice([0, 1, 4, 512])),
+        patch.object(topk, "DENSE_CANDIDATES", rng.choice([0, 3, 2048, 2048])),
+    ):
         got = top_k(
             postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all, dense=dense
         )
@@ -248,8 +253,26 @@ def test_dense_vectors_round_impacts_up_and_skip_short_lists():
             assert not dense.eligible(tid)
             continue
         fields = Fields(dense.vector(tid), postings.n_docs)
+        coarse = dense.coarse(tid).to_bytes(postings.n_docs, "little")
         for doc, impact in zip(docs, impacts, strict=True):
             assert impact <= dense.step * fields.value(doc) < impact + 2 * dense.step
+            step = dense.coarse_step
+            assert impact <= step * coarse[doc] < impact + 2 * step
+            assert 1 <= coarse[doc] <= COARSE_LEVELS
+        assert coarse.count(0) == postings.n_docs - len(docs)  # no posting, no level
+
+
+def test_dense_vectors_stay_within_their_byte_budget():
+    rng = random.Random(5)
+    postings = build_postings({"body": text} for text in random_corpus(rng, 400))
+    dense = DenseVectors(postings, min_df=1, budget_bytes=3 * 400)
+    tids = list(postings.terms.values())[:6]
+    for tid in tids:
+        dense.vector(tid)  # 800 bytes each
+        dense.coarse(tid)  # 400 bytes each
+        assert dense._bytes <= 3 * 400
+    # The most recent vectors are kept, and a cached one is the same object.
+    assert dense.coarse(tids[-1]) is dense.coarse(tids[-1])
 
 
 def reference_bm25f(docs, weights=FIELD_WEIGHTS, k1=1.2, b=0.75):

@@ -8,6 +8,10 @@ whatever the list length. The summed vector only *orders* candidates: every hit 
 scored exactly from the postings, and the walk stops when no vector bound can reach the
 k-th exact score.
 
+A *coarse* vector holds one byte per document, levels up to :data:`COARSE_LEVELS`:
+four forms still fit in a byte, and every pass over it is half as long, with no
+high bytes to slice out (queries of a few words use these).
+
 Vectors are built on first use and kept in a byte-bounded LRU cache.
 """
 
@@ -25,7 +29,17 @@ from operator import mul
 
 from .bm25f import Postings
 
-__all__ = ["BUDGET_BYTES", "FIELD_MAX", "LEVELS", "MIN_DF", "DenseVectors", "Fields"]
+__all__ = [
+    "BUDGET_BYTES",
+    "COARSE_LEVELS",
+    "COARSE_MAX",
+    "FIELD_MAX",
+    "LEVELS",
+    "MIN_DF",
+    "DenseVectors",
+    "Fields",
+    "positions",
+]
 
 #: Terms with at least this many postings get a dense vector.
 MIN_DF = 1024
@@ -36,6 +50,11 @@ LEVELS = 2047
 #: Largest value a field may hold: 32 forms at LEVELS still fit in 16 bits, so fields
 #: never carry into their neighbours.
 FIELD_MAX = 32 * LEVELS
+#: Largest level of one form in a *coarse* vector (one byte per document): four forms
+#: at this level still fit in a byte.
+COARSE_LEVELS = 63
+#: Largest value a coarse field may hold.
+COARSE_MAX = 4 * COARSE_LEVELS
 _EQUAL = [bytes(1 if v == t else 0 for v in range(256)) for t in range(256)]
 
 
@@ -59,9 +78,13 @@ class DenseVectors:
         # LEVELS - 1 leaves room for float rounding: ceil() never exceeds LEVELS.
         self.scale = (LEVELS - 1) / top if top > 0 else 1.0
         self.step = 1.0 / self.scale  # the score one level stands for (an upper bound)
-        self.width = 2 * postings.n_docs
-        self.capacity = max(1, budget_bytes // max(self.width, 1))
-        self._cache: OrderedDict[int, int] = OrderedDict()
+        self.coarse_scale = (COARSE_LEVELS - 1) / top if top > 0 else 1.0
+        self.coarse_step = 1.0 / self.coarse_scale
+        self.n_docs = postings.n_docs
+        self.budget = budget_bytes
+        # (tid, bytes per doc) -> vector, least recently used first
+        self._cache: OrderedDict[tuple[int, int], int] = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def eligible(self, tid: int) -> bool:
@@ -69,26 +92,40 @@ class DenseVectors:
         return end - start >= self.min_df
 
     def vector(self, tid: int) -> int:
-        """The dense vector of term ``tid`` (built on first use)."""
+        """The fine vector of term ``tid`` (2 bytes per document, built on first use)."""
+        return self._cached(tid, 2)
+
+    def coarse(self, tid: int) -> int:
+        """The coarse vector of term ``tid``: one byte per document, levels up to
+        :data:`COARSE_LEVELS` of :attr:`coarse_step` each (built on first use)."""
+        return self._cached(tid, 1)
+
+    def _cached(self, tid: int, width: int) -> int:
+        key = (tid, width)
         with self._lock:
-            found = self._cache.get(tid)
+            found = self._cache.get(key)
             if found is not None:
-                self._cache.move_to_end(tid)
+                self._cache.move_to_end(key)
                 return found
-        built = self._build(tid)
+        built = self._build(tid, width)
+        size = width * self.n_docs
         with self._lock:
-            self._cache[tid] = built
-            while len(self._cache) > self.capacity:
-                self._cache.popitem(last=False)
+            if key not in self._cache:
+                self._cache[key] = built
+                self._bytes += size
+            while self._bytes > self.budget and len(self._cache) > 1:
+                (_, old_width), _ = self._cache.popitem(last=False)
+                self._bytes -= old_width * self.n_docs
         return built
 
-    def _build(self, tid: int) -> int:
+    def _build(self, tid: int, width: int) -> int:
         docs, impacts = self.postings.postings(tid)
-        fields: array[int] = array("H", bytes(self.width))
-        levels = map(ceil, map(mul, impacts, repeat(self.scale)))
+        fields: array[int] = array("H" if width == 2 else "B", bytes(width * self.n_docs))
+        scale = self.scale if width == 2 else self.coarse_scale
+        levels = map(ceil, map(mul, impacts, repeat(scale)))
         for doc, level in zip(docs, levels, strict=True):
             fields[doc] = level
-        if sys.byteorder == "big":
+        if width == 2 and sys.byteorder == "big":
             fields.byteswap()
         return int.from_bytes(fields.tobytes(), "little")
 
@@ -123,16 +160,12 @@ class Fields:
 
     def level(self, level: int, limit: int) -> list[tuple[int, int]] | None:
         """``(value, doc)`` of every field with high byte ``level``, in doc order, or None
-        when there are more than ``limit`` (found with one C scan per field)."""
-        data, base, high = self.data, level << 8, self.high
-        out: list[tuple[int, int]] = []
-        i = high.find(level)
-        while i >= 0:
-            if len(out) == limit:
-                return None
-            out.append((data[2 * i] | base, i))
-            i = high.find(level, i + 1)
-        return out
+        when there are more than ``limit``."""
+        found = positions(self.high, level, limit)
+        if found is None:
+            return None
+        data, base = self.data, level << 8
+        return [(data[2 * i] | base, i) for i in found]
 
     def between(self, level: int, first: int, last: int) -> list[tuple[int, int]]:
         """``(value, doc)`` of the fields with high byte ``level`` and low byte in
@@ -153,6 +186,19 @@ class Fields:
 @lru_cache(maxsize=512)
 def _range(first: int, last: int) -> bytes:
     return bytes(1 if first <= v <= last else 0 for v in range(256))
+
+
+def positions(data: bytes, value: int, limit: int) -> list[int] | None:
+    """Positions of the bytes equal to ``value`` in order, or None when there are more
+    than ``limit`` (``bytes.find``: a C scan per hit)."""
+    out: list[int] = []
+    i = data.find(value)
+    while i >= 0:
+        if len(out) == limit:
+            return None
+        out.append(i)
+        i = data.find(value, i + 1)
+    return out
 
 
 def _ones(data: bytes, value: int) -> list[int]:

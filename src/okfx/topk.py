@@ -12,8 +12,10 @@ term's contribution is the best of its forms, ``weight * impact``, and multiplie
   exactly; documents are then visited by decreasing upper bound, in the spirit of the
   threshold algorithm (Fagin, Lotem & Naor, PODS 2001), and each is scored exactly
   by binary search in the postings. The walk stops when no remaining bound reaches the
-  k-th exact score; it gives up (for read-all) after :data:`DENSE_CANDIDATES` docs,
-  which only very selective filters cause.
+  k-th exact score. Queries of up to four long-list forms walk *coarse* vectors (a
+  byte per document); the others, or when a coarse level holds more than
+  :data:`DENSE_CANDIDATES` docs, the *fine* ones (16 bits per document), which give
+  up (for read-all) after that many docs, as only very selective filters cause.
 
 Every exact total is summed in query-term order, so both paths and ties agree to the bit.
 """
@@ -28,7 +30,7 @@ from math import ceil
 from operator import add, itemgetter, mul, neg
 
 from .bm25f import Postings
-from .dense import FIELD_MAX, DenseVectors, Fields
+from .dense import COARSE_LEVELS, COARSE_MAX, FIELD_MAX, DenseVectors, Fields, positions
 
 __all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "top_k"]
 
@@ -157,6 +159,79 @@ class _Walk:
         return Ranked(hits, counts)
 
 
+class _Scorer:
+    """Exact scoring for a walk, and the short-list docs waiting on a heap of
+    ``(-bound, doc)`` (bounds computed in C; most queries stop long before the heap is
+    empty, so it is never sorted whole)."""
+
+    def __init__(
+        self,
+        postings: Postings,
+        groups: Sequence[Group],
+        walk: _Walk,
+        extra: dict[int, float],
+        values: list[int],
+        step: float,
+    ) -> None:
+        self.postings, self.groups, self.walk = postings, groups, walk
+        self.scored = 0
+        docs = list(extra)
+        # One level of slack covers float rounding in the quantised levels.
+        levels = map(add, values, repeat(1))
+        bounds = map(add, map(mul, levels, repeat(step)), extra.values())
+        self.queue = list(zip(map(neg, bounds), docs, strict=True))
+        heapq.heapify(self.queue)
+
+    def score(self, doc: int) -> None:
+        postings = self.postings
+        self.walk.offer(doc, sum(_contribution(postings, g, doc) for g in self.groups))
+        self.scored += 1
+
+    def drain(self, bound: float) -> None:
+        """Score the short-list docs whose bound is at least ``bound``."""
+        queue, walk = self.queue, self.walk
+        while queue and -queue[0][0] >= bound:
+            negative, doc = heapq.heappop(queue)
+            if -negative >= walk.theta:
+                self.score(doc)
+
+
+def _split(
+    postings: Postings, dense: DenseVectors, groups: Sequence[Group]
+) -> tuple[list[tuple[int, int]], dict[int, float]]:
+    """``(tid, times)`` of the long-list forms, and the exact sums of the short ones.
+
+    A form of weight ``w > 1`` counts its vector ``ceil(w)`` times, which keeps the
+    bound an upper one."""
+    long: list[tuple[int, int]] = []
+    extra: dict[int, float] = {}
+    for group in groups:
+        short: list[tuple[int, float]] = []
+        for tid, weight in group:
+            if dense.eligible(tid):
+                long.append((tid, 1 if weight <= 1.0 else ceil(weight)))
+            else:
+                short.append((tid, weight))
+        if short:
+            extra = _add(extra, _read(postings, short))
+    return long, extra
+
+
+def _summed(
+    vector_of: Callable[[int], int], long: list[tuple[int, int]], upper: Callable[[int], int]
+) -> tuple[int, int]:
+    """The summed vector of the long forms and the largest value a field can reach.
+
+    Each big-int operation is a pass over every document: the multiplication by 1 and
+    the first addition to 0 are skipped."""
+    vector, top = 0, 0
+    for tid, times in long:
+        term = vector_of(tid) if times == 1 else times * vector_of(tid)
+        vector = vector + term if vector else term
+        top += times * upper(tid)
+    return vector, top
+
+
 def _dense(
     postings: Postings,
     dense: DenseVectors,
@@ -166,51 +241,82 @@ def _dense(
     multiplier: Sequence[float],
 ) -> Ranked | None:
     """Walk candidates by an upper bound from dense vectors (long lists) plus exact sums
-    of the short lists; score each exactly. None when it cannot apply or gives up."""
-    vector, top, forms = 0, 0, 0
-    extra: dict[int, float] = {}
-    for group in groups:
-        short: list[tuple[int, float]] = []
-        for tid, weight in group:
-            if not dense.eligible(tid):
-                short.append((tid, weight))
-                continue
-            times = 1 if weight <= 1.0 else ceil(weight)  # keeps the bound an upper one
-            # Each big-int operation is a pass over 2 bytes per document: skip the
-            # multiplication by 1 and the first addition to 0.
-            term = dense.vector(tid) if times == 1 else times * dense.vector(tid)
-            vector = vector + term if vector else term
-            top += times * ceil(postings.upper[tid] * dense.scale)
-            forms += times
-        if short:
-            extra = _add(extra, _read(postings, short))
-    if not forms or top > FIELD_MAX:
+    of the short lists; score each exactly. None when it cannot apply or gives up.
+
+    Queries of a few forms walk the coarse vectors (a byte per document, half the
+    passes); any other, or one the coarse walk gives up on, walks the fine ones."""
+    long, extra = _split(postings, dense, groups)
+    if not long:
         return None
-    # One level of slack covers float rounding in the quantised levels.
+    upper = postings.upper
+    coarse_scale = dense.coarse_scale
+    if sum(times for _, times in long) * COARSE_LEVELS <= COARSE_MAX:
+        vector, top = _summed(dense.coarse, long, lambda tid: ceil(upper[tid] * coarse_scale))
+        walked = _coarse_walk(postings, dense, groups, k, accept, multiplier, vector, top, extra)
+        if walked is not None:
+            return walked
+    scale = dense.scale
+    vector, top = _summed(dense.vector, long, lambda tid: ceil(upper[tid] * scale))
+    if top > FIELD_MAX:
+        return None
+    return _fine_walk(postings, dense, groups, k, accept, multiplier, vector, top, extra)
+
+
+def _coarse_walk(
+    postings: Postings,
+    dense: DenseVectors,
+    groups: Sequence[Group],
+    k: int,
+    accept: Accept,
+    multiplier: Sequence[float],
+    vector: int,
+    top: int,
+    extra: dict[int, float],
+) -> Ranked | None:
+    """The walk over a byte per document: a byte is its level, docs of one level share
+    one bound. None when a level holds more docs than the candidate budget left."""
+    if top > COARSE_MAX:
+        return None
+    step = dense.coarse_step
+    data = vector.to_bytes(postings.n_docs, "little")
+    walk = _Walk(k, accept, multiplier)
+    scorer = _Scorer(postings, groups, walk, extra, list(map(data.__getitem__, extra)), step)
+    for level in range(top, 0, -1):  # level 0: no long-list posting, only extras count
+        bound = step * (level + 1)
+        scorer.drain(bound)
+        if bound < walk.theta:
+            return walk.ranked()
+        if level not in data:
+            continue
+        found = positions(data, level, DENSE_CANDIDATES - scorer.scored)
+        if found is None:
+            return None
+        for doc in found:
+            if doc not in extra:
+                scorer.score(doc)
+        if bound < walk.theta:
+            return walk.ranked()
+    scorer.drain(walk.theta)
+    return walk.ranked()
+
+
+def _fine_walk(
+    postings: Postings,
+    dense: DenseVectors,
+    groups: Sequence[Group],
+    k: int,
+    accept: Accept,
+    multiplier: Sequence[float],
+    vector: int,
+    top: int,
+    extra: dict[int, float],
+) -> Ranked | None:
+    """The walk over 16-bit fields: high bytes are levels, read sparse ones whole and
+    crowded ones in low-byte bands. None when it gives up."""
     step = dense.step
     fields = Fields(vector, postings.n_docs)
     walk = _Walk(k, accept, multiplier)
-    # Short-list docs as a heap of (-bound, doc), bounds computed in C: most queries
-    # stop long before the heap is empty, so it is never sorted whole.
-    docs = list(extra)
-    levels = map(add, fields.values(docs), repeat(1))
-    bounds = map(add, map(mul, levels, repeat(step)), extra.values())
-    queue = list(zip(map(neg, bounds), docs, strict=True))
-    heapq.heapify(queue)
-    scored = 0
-
-    def score(doc: int) -> None:
-        nonlocal scored
-        walk.offer(doc, sum(_contribution(postings, g, doc) for g in groups))
-        scored += 1
-
-    def drain(bound: float) -> None:
-        """Score the short-list docs whose bound is at least ``bound``."""
-        while queue and -queue[0][0] >= bound:
-            negative, doc = heapq.heappop(queue)
-            if -negative >= walk.theta:
-                score(doc)
-
+    scorer = _Scorer(postings, groups, walk, extra, fields.values(extra), step)
     for level in range(min(top >> 8, 255), -1, -1):
         if level and not fields.has_level(level):
             continue
@@ -219,7 +325,7 @@ def _dense(
         whole = None if level == 0 else fields.level(level, _CROWDED)
         for first, last in _BANDS if whole is None else ((0, 255),):
             bound = step * ((level << 8 | last) + 1)
-            drain(bound)
+            scorer.drain(bound)
             theta = walk.theta
             if bound < theta:
                 return walk.ranked()
@@ -235,13 +341,13 @@ def _dense(
                 ((step * (v + 1), d) for v, d in batch if d not in extra), reverse=True
             )
             for ub, doc in candidates:
-                drain(ub)
+                scorer.drain(ub)
                 if ub < walk.theta:
                     return walk.ranked()
-                score(doc)
-            if scored > DENSE_CANDIDATES:
+                scorer.score(doc)
+            if scorer.scored > DENSE_CANDIDATES:
                 return None
-    drain(walk.theta)
+    scorer.drain(walk.theta)
     return walk.ranked()
 
 
