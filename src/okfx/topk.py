@@ -159,21 +159,26 @@ class _Walk:
         return Ranked(hits, counts)
 
 
+@dataclass
+class _Task:
+    """One query's inputs to a dense walk; ``extra`` holds the short lists' exact sums."""
+
+    postings: Postings
+    groups: Sequence[Group]
+    k: int
+    accept: Accept
+    multiplier: Sequence[float]
+    extra: dict[int, float]
+
+
 class _Scorer:
     """Exact scoring for a walk, and the short-list docs waiting on a heap of
     ``(-bound, doc)`` (bounds computed in C; most queries stop long before the heap is
     empty, so it is never sorted whole)."""
 
-    def __init__(
-        self,
-        postings: Postings,
-        groups: Sequence[Group],
-        walk: _Walk,
-        extra: dict[int, float],
-        values: list[int],
-        step: float,
-    ) -> None:
-        self.postings, self.groups, self.walk = postings, groups, walk
+    def __init__(self, task: _Task, values: list[int], step: float) -> None:
+        self.postings, self.groups, extra = task.postings, task.groups, task.extra
+        self.walk = _Walk(task.k, task.accept, task.multiplier)
         self.scored = 0
         docs = list(extra)
         # One level of slack covers float rounding in the quantised levels.
@@ -248,39 +253,30 @@ def _dense(
     long, extra = _split(postings, dense, groups)
     if not long:
         return None
+    task = _Task(postings, groups, k, accept, multiplier, extra)
     upper = postings.upper
     coarse_scale = dense.coarse_scale
     if sum(times for _, times in long) * COARSE_LEVELS <= COARSE_MAX:
         vector, top = _summed(dense.coarse, long, lambda tid: ceil(upper[tid] * coarse_scale))
-        walked = _coarse_walk(postings, dense, groups, k, accept, multiplier, vector, top, extra)
+        walked = _coarse_walk(task, dense.coarse_step, vector, top)
         if walked is not None:
             return walked
     scale = dense.scale
     vector, top = _summed(dense.vector, long, lambda tid: ceil(upper[tid] * scale))
     if top > FIELD_MAX:
         return None
-    return _fine_walk(postings, dense, groups, k, accept, multiplier, vector, top, extra)
+    return _fine_walk(task, dense.step, vector, top)
 
 
-def _coarse_walk(
-    postings: Postings,
-    dense: DenseVectors,
-    groups: Sequence[Group],
-    k: int,
-    accept: Accept,
-    multiplier: Sequence[float],
-    vector: int,
-    top: int,
-    extra: dict[int, float],
-) -> Ranked | None:
+def _coarse_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | None:
     """The walk over a byte per document: a byte is its level, docs of one level share
     one bound. None when a level holds more docs than the candidate budget left."""
     if top > COARSE_MAX:
         return None
-    step = dense.coarse_step
-    data = vector.to_bytes(postings.n_docs, "little")
-    walk = _Walk(k, accept, multiplier)
-    scorer = _Scorer(postings, groups, walk, extra, list(map(data.__getitem__, extra)), step)
+    data = vector.to_bytes(task.postings.n_docs, "little")
+    extra = task.extra
+    scorer = _Scorer(task, list(map(data.__getitem__, extra)), step)
+    walk = scorer.walk
     for level in range(top, 0, -1):  # level 0: no long-list posting, only extras count
         bound = step * (level + 1)
         scorer.drain(bound)
@@ -300,23 +296,13 @@ def _coarse_walk(
     return walk.ranked()
 
 
-def _fine_walk(
-    postings: Postings,
-    dense: DenseVectors,
-    groups: Sequence[Group],
-    k: int,
-    accept: Accept,
-    multiplier: Sequence[float],
-    vector: int,
-    top: int,
-    extra: dict[int, float],
-) -> Ranked | None:
+def _fine_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | None:
     """The walk over 16-bit fields: high bytes are levels, read sparse ones whole and
     crowded ones in low-byte bands. None when it gives up."""
-    step = dense.step
-    fields = Fields(vector, postings.n_docs)
-    walk = _Walk(k, accept, multiplier)
-    scorer = _Scorer(postings, groups, walk, extra, fields.values(extra), step)
+    fields = Fields(vector, task.postings.n_docs)
+    extra = task.extra
+    scorer = _Scorer(task, fields.values(extra), step)
+    walk = scorer.walk
     for level in range(min(top >> 8, 255), -1, -1):
         if level and not fields.has_level(level):
             continue
