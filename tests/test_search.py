@@ -274,3 +274,34 @@ def test_long_lists_take_the_dense_walk_and_agree_with_reading_everything():
             got = search(index, query, limit=10)
         assert [h.path for h in got] == [index.entries[doc][1].path for _, doc in shown]
         assert got.hidden == exact.hidden
+
+
+def test_a_hit_carries_each_value_of_its_concept_in_its_own_field():
+    concept = FakeConcept(
+        "/dir/orders.md",
+        title="Orders table",
+        description="One row per order",
+        body="Intro line.\nThe orders ledger, by day.\n",
+        tags=("sales",),
+        type="Table",
+        status="draft",
+        trust_tier="human-reviewed",
+        stale_after=NOW - timedelta(days=1),
+    )
+    index = SearchIndex.build(entries(concept, FakeConcept("/other.md", body="x"), bundle="shop"))
+    hit = search(index, "orders ledger", include_deprecated=True)[0]
+    assert hit.to_dict() == {
+        "bundle": "shop",
+        "path": "/dir/orders.md",
+        "id": "dir/orders",
+        "type": "Table",
+        "title": "Orders table",
+        "description": "One row per order",
+        "status": "draft",
+        "trust_tier": "human-reviewed",
+        "stale": True,
+        "score": hit.score,
+        "matched": ["orders", "ledger"],
+        "snippet": "The orders ledger, by day.",
+    }
+    assert hit.score > 0

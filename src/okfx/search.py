@@ -14,9 +14,12 @@ Typical use::
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import repeat
+from operator import call
 from typing import Any, overload
 
 from .bm25f import STATUS_MULTIPLIERS, Postings, build_postings
@@ -322,20 +325,28 @@ class SearchIndex:
     def _hit(self, doc: int, score: float, needles: _Needles, now: datetime) -> SearchHit:
         bundle, concept = self.entries[doc]
         matched, words = needles.of(doc)
-        return SearchHit(
-            bundle=bundle,
-            path=concept.path,
-            id=concept.id,
-            type=concept.type,
-            title=concept.title,
-            description=concept.description,
-            status=concept.status,
-            trust_tier=concept.trust_tier,
-            stale=concept.is_stale(now),
-            score=score,
-            matched=matched,
-            snippet=best_line(concept.body, words),
+        values = (
+            bundle,
+            concept.path,
+            concept.id,
+            concept.type,
+            concept.title,
+            concept.description,
+            concept.status,
+            concept.trust_tier,
+            concept.is_stale(now),
+            score,
+            matched,
+            best_line(concept.body, words),
         )
+        hit = object.__new__(SearchHit)
+        any(map(call, _HIT_SETTERS, repeat(hit), values))
+        return hit
+
+
+# Each slot's own setter, in field order: a hit is built without the frozen dataclass's
+# per-field __setattr__ calls (ten hits per query).
+_HIT_SETTERS = tuple(vars(SearchHit)[name].__set__ for name in SearchHit.__slots__)
 
 
 class _Needles:
@@ -362,18 +373,30 @@ class _Needles:
             word = chunk.strip("._-'").casefold()
             if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
                 self.typed.append((word, 1.0))
+        # Per term, each form's slice of the postings, its snippet word (None when one
+        # character) and idf. Finished first, so reading the slices below is safe.
+        postings.prepare(tid for _, group in self.terms for tid, _ in group)
+        starts, idfs = postings.starts, postings.idfs
+        self.slices = [
+            (
+                text,
+                [(starts[tid], starts[tid + 1], self.names[tid], idfs[tid]) for tid, _ in group],
+            )
+            for text, group in self.terms
+        ]
 
     def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float]]]:
-        postings = self.postings
+        docs, impacts = self.postings.docs, self.postings.impacts
         matched: list[str] = []
         words: list[tuple[str, float]] = []
-        for text, group in self.terms:
-            present = [tid for tid, _ in group if postings.impact(tid, doc) > 0.0]
-            if present:
+        for text, forms in self.slices:
+            found = False
+            for start, end, name, weight in forms:
+                i = bisect_left(docs, doc, start, end)
+                if i < end and docs[i] == doc and impacts[i] > 0.0:
+                    found = True
+                    if len(name) > 1:
+                        words.append((name, weight))
+            if found:
                 matched.append(text)
-                words.extend(
-                    (self.names[tid], postings.idfs[tid])
-                    for tid in present
-                    if len(self.names[tid]) > 1
-                )
         return tuple(matched), words + self.typed
