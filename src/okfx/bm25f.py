@@ -30,6 +30,7 @@ from operator import add, and_, call, mul, rshift, truediv
 from typing import Any
 
 from .gcpause import gc_paused
+from .memory import release_free_memory
 from .tokenize import ChunkCache, count_terms, folded_chunks
 
 __all__ = [
@@ -218,6 +219,8 @@ _MAIN = 255
 _TF_MASK = (1 << 24) - 1
 # finish() computes impacts for runs of terms holding about this many postings at once.
 _FINISH_BATCH = 1 << 18
+# finish() hands freed memory back to the system after this many postings (16 MB).
+_RELEASE_POSTINGS = 1 << 22
 
 
 class _Appenders(dict[str, "Callable[[int], None]"]):
@@ -394,38 +397,43 @@ class _Builder:
         packed_lists = list(self._packed())
         self.appenders.clear()
         n_terms = len(packed_lists)
-        total = sum(len(packed) for _, packed in packed_lists)
         extras: dict[int, array[int]] = {}
         finisher = _Finisher(self._field_factors(n_docs), self.main, self.others, self.k1, extras)
         pending = bytearray(n_terms)
-        # Preallocated, so the big arrays never grow by copying.
+        # docs and impacts grow as terms are finished (a large array grows in place,
+        # and its pages only count once written), while the packed lists they replace
+        # are freed and handed back to the system: the build never holds both whole.
         postings = Postings(
             terms={},
-            starts=array("q", bytes(8 * (n_terms + 1))),
-            docs=array("i", bytes(4 * total)),
-            impacts=array("f", bytes(4 * total)),
-            upper=array("d", bytes(8 * n_terms)),
-            idfs=array("d", bytes(8 * n_terms)),
+            starts=_zeros("q", n_terms + 1),
+            docs=array("i"),
+            impacts=array("f"),
+            upper=_zeros("d", n_terms),
+            idfs=_zeros("d", n_terms),
             n_docs=n_docs,
             pending=pending,
             finisher=finisher,
         )
         terms, starts, idfs = postings.terms, postings.starts, postings.idfs
-        raw = _packed_view(postings.docs)
         # A run of consecutive eager terms, finished together.
         batch: list[int] = []
         batch_packed: array[int] = array("I")
+        freed = 0  # postings freed since memory was last released
 
         def flush() -> None:
+            nonlocal freed
             if batch:
                 finisher.compute(postings, batch, batch_packed)
                 batch.clear()
                 del batch_packed[:]
+            if freed >= _RELEASE_POSTINGS:
+                release_free_memory()
+                freed = 0
 
         end = 0
         for tid, (term, packed) in enumerate(packed_lists):
             terms[term] = tid
-            start, end = end, end + len(packed)
+            end += len(packed)
             starts[tid + 1] = end
             idfs[tid] = idf(n_docs, len(packed))
             term_extras = self.extras.pop(term, None)
@@ -433,18 +441,26 @@ class _Builder:
                 extras[tid] = term_extras
             if len(packed) < eager_df:
                 flush()  # a batch holds consecutive terms only
-                raw[start:end] = packed  # pending: impacts on first read
+                postings.docs.frombytes(memoryview(packed).cast("B"))  # pending: packed
+                postings.impacts.frombytes(bytes(4 * len(packed)))
                 pending[tid] = 1
             else:
                 batch.append(tid)
                 batch_packed += packed
                 if len(batch_packed) >= _FINISH_BATCH:
                     flush()
+            freed += len(packed)
             del packed[:]  # give the memory back as we go
         flush()
         if pending.find(1) < 0:
             postings._pending = postings._finisher = None
         return postings
+
+
+def _zeros(typecode: str, length: int) -> array[Any]:
+    """An array of ``length`` zeros, allocated once (``array(t, bytes(n))`` would hold a
+    second copy of it as a bytes object for a moment)."""
+    return array(typecode, [0]) * length
 
 
 class _Finisher:
@@ -524,8 +540,12 @@ class _Finisher:
         impacts = array("f", map(truediv, map(mul, per_posting, x), map(add, repeat(k1), x)))
         start = starts[tids[0]]
         end = start + len(docs)
-        postings.docs[start:end] = docs
-        postings.impacts[start:end] = impacts
+        if start == len(postings.docs):  # the build appends; a pending term is rewritten
+            postings.docs.extend(docs)
+            postings.impacts.extend(impacts)
+        else:
+            postings.docs[start:end] = docs
+            postings.impacts[start:end] = impacts
         offset = 0
         for tid, n in zip(tids, lengths, strict=True):
             postings.upper[tid] = max(impacts[offset : offset + n])
