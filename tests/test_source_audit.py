@@ -132,13 +132,18 @@ def violations(path: Path) -> list[str]:
     return found
 
 
-def test_only_memory_uses_ctypes_and_only_for_malloc_trim() -> None:
-    users = sorted(
+def importers(modules: str) -> list[str]:
+    """Package files with an import statement of one of ``modules`` (a regex union)."""
+    pattern = re.compile(rf"^\s*(import|from) ({modules})\b", re.M)
+    return sorted(
         str(path.relative_to(PACKAGE))
         for path in PACKAGE.rglob("*.py")
-        if re.search(r"^\s*(import|from) ctypes\b", path.read_text("utf-8"), re.M)
+        if pattern.search(path.read_text("utf-8"))
     )
-    assert users == ["memory.py"]
+
+
+def test_only_memory_uses_ctypes_and_only_for_malloc_trim() -> None:
+    assert importers("ctypes") == ["memory.py"]
     tree = ast.parse((PACKAGE / "memory.py").read_text("utf-8"))
     looked_up = {
         node.attr
@@ -151,12 +156,7 @@ def test_only_memory_uses_ctypes_and_only_for_malloc_trim() -> None:
 
 
 def test_only_the_state_cache_touches_pickle() -> None:
-    users = sorted(
-        str(path.relative_to(PACKAGE))
-        for path in PACKAGE.rglob("*.py")
-        if re.search(r"^\s*(import|from) (pickle|marshal)\b", path.read_text("utf-8"), re.M)
-    )
-    assert users == ["persist.py"]
+    assert importers("pickle|marshal") == ["persist.py"]
 
 
 def test_the_audit_covers_the_core() -> None:
