@@ -240,6 +240,16 @@ def test_dense_fields_select_by_high_byte_and_low_byte_range():
     assert fields.between(0, 1, 255) == [(5, 1)]
 
 
+def test_positions_lists_a_byte_value_up_to_a_limit():
+    from okfx.dense import positions
+
+    data = bytes([0, 7, 3, 7, 7, 0])
+    assert positions(data, 7, 3) == [1, 3, 4]
+    assert positions(data, 7, 2) is None  # more than the limit
+    assert positions(data, 9, 0) == []
+    assert positions(data, 3, 0) is None
+
+
 def test_dense_vectors_round_impacts_up_and_skip_short_lists():
     rng = random.Random(11)
     postings = build_postings({"body": text} for text in random_corpus(rng, 300))

@@ -284,7 +284,7 @@ def _coarse_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | No
             return walk.ranked()
         if level not in data:
             continue
-        found = positions(data, level, DENSE_CANDIDATES - scorer.scored)
+        found = positions(data, level, max(DENSE_CANDIDATES - scorer.scored, 0))
         if found is None:
             return None
         for doc in found:
