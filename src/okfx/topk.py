@@ -288,10 +288,10 @@ def _coarse_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | No
         if found is None:
             return None
         for doc in found:
+            if bound < walk.theta:  # the k best are in: nothing left can reach them
+                return walk.ranked()
             if doc not in extra:
                 scorer.score(doc)
-        if bound < walk.theta:
-            return walk.ranked()
     scorer.drain(walk.theta)
     return walk.ranked()
 
