@@ -12,6 +12,8 @@ from okfx.links import (
     _INDENTED_AFTER_BLANK,
     Resolver,
     _fence_lines,
+    _inside,
+    _Mask,
     _masked_spans,
     _may_hold_indented_code,
     scan_markdown,
@@ -208,6 +210,18 @@ def _single_tick_spans(body: str) -> list[tuple[int, int]]:
 @settings(max_examples=300, deadline=None)
 def test_single_backticks_pair_up_as_code_spans(body: str) -> None:
     assert _masked_spans(body, 0, len(body)) == _single_tick_spans(body)
+
+
+@given(st.text(alphabet="`a[ \n<!-", max_size=80), st.integers(0, 80), st.integers(0, 80))
+@settings(max_examples=500, deadline=None)
+def test_the_mask_agrees_with_the_code_spans_and_comments(body: str, start: int, end: int) -> None:
+    start, end = sorted((min(start, len(body)), min(end, len(body))))
+    spans = _masked_spans(body, start, end)
+    starts = [a for a, _ in spans]
+    mask = _Mask(body, start, end)
+    for offset in [*range(start, end), *range(start, end)]:  # two passes, as the scanner's
+        if body[offset] == "[":  # the scanner only asks about link starts
+            assert mask.covers(offset) == _inside(spans, starts, offset), offset
 
 
 @given(st.text(alphabet=" \t\na", max_size=40), st.integers(0, 40), st.integers(0, 40))

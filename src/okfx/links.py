@@ -228,6 +228,45 @@ def _inside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> boo
     return k >= 0 and spans[k][0] <= offset < spans[k][1]
 
 
+class _Mask:
+    """Whether an offset of ``body[start:end]`` lies in a code span or an HTML comment.
+
+    The usual segment has no comment and single backticks only: an offset is then in a
+    code span when an odd number of backticks precede it in the segment and another one
+    follows (the spans :func:`_masked_spans` pairs). The backticks are counted from the
+    previous offset asked about, so a pass over the segment in order stays linear.
+    Otherwise the spans are computed once, on the first question.
+    """
+
+    __slots__ = ("body", "start", "end", "parity", "last", "at", "ticks", "spans", "starts")
+
+    def __init__(self, body: str, start: int, end: int) -> None:
+        self.body, self.start, self.end = body, start, end
+        first = body.find("`", start, end)
+        self.parity = body.find("<!--", start, end) < 0 and (
+            first < 0 or body.find("``", first, end) < 0
+        )
+        self.last = body.rfind("`", start, end)  # the last backtick, -1 when none
+        self.at, self.ticks = start, 0  # backticks in body[start:at]
+        self.spans: list[tuple[int, int]] | None = None
+        self.starts: list[int] = []
+
+    def covers(self, offset: int) -> bool:
+        """``offset`` must not be a backtick (every asker points at a ``[``)."""
+        if self.parity:
+            if self.last < offset:
+                return False  # no backtick follows to close a span
+            if offset < self.at:  # a new pass over the segment
+                self.at, self.ticks = self.start, 0
+            self.ticks += self.body.count("`", self.at, offset)
+            self.at = offset
+            return self.ticks % 2 == 1
+        if self.spans is None:
+            self.spans = _masked_spans(self.body, self.start, self.end)
+            self.starts = [s for s, _ in self.spans]
+        return bool(self.spans) and _inside(self.spans, self.starts, offset)
+
+
 def _label(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -252,14 +291,13 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                 definitions.setdefault(_label(m.group(1)), href)
     by_reference = False
     for start, end in segments:
-        spans = _masked_spans(body, start, end)
-        starts = [s for s, _ in spans]
+        mask = _Mask(body, start, end)
         taken: list[tuple[int, int]] = []
         for m in _INLINE.finditer(body, start, end):
             if definitions:  # only reference links need to know what inline ones took
                 taken.append(m.span())
             at = m.start()
-            if (at and body[at - 1] == "!") or (spans and _inside(spans, starts, at)):
+            if (at and body[at - 1] == "!") or mask.covers(at):
                 continue
             href, text = m.group(2, 1)
             found.append((href, text, at))
@@ -270,7 +308,7 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                 # are merged once per pattern (keeps the scan linear).
                 added: list[tuple[int, int]] = []
                 for m in rx.finditer(body, start, end):
-                    if _inside(taken, taken_starts, m.start()) or _inside(spans, starts, m.start()):
+                    if _inside(taken, taken_starts, m.start()) or mask.covers(m.start()):
                         continue
                     ref = m.group(2) if rx is _FULLREF and m.group(2) else m.group(1)
                     href = definitions.get(_label(ref))
@@ -286,7 +324,7 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
         if has_footnotes:
             for m in _FOOTNOTE.finditer(body, start, end):
                 label = m.group(1)
-                if label not in seen_footnotes and not _inside(spans, starts, m.start()):
+                if label not in seen_footnotes and not mask.covers(m.start()):
                     seen_footnotes.add(label)
                     footnotes.append(label)
     if by_reference:  # inline links come out in order; reference links need a sort
