@@ -335,16 +335,7 @@ class _Reader:
                     out[key] = share(text, text) if len(text) <= _SHARED_MAX else text
                 continue
             self.pos = j
-            text = text.lstrip(" ")
-            first = text[:1]
-            if not first or first == "#":
-                out[key] = self.below(indent, depth + 1, True)
-            elif first == "[":
-                out[key] = self.flow_sequence(text, depth + 1)
-            elif first == "{":
-                out[key] = self.flow_mapping(text, depth + 1)
-            else:
-                out[key] = self.value(text, indent, depth + 1)
+            out[key] = self.entry(text.lstrip(" "), indent, depth + 1, True)
             j = self.pos
         self.pos = j
         return out
@@ -392,17 +383,22 @@ class _Reader:
                     items.append(share(text, text) if len(text) <= _SHARED_MAX else text)
                 continue
             self.pos = j + 1
-            if not first or first == "#":
-                items.append(self.below(indent, depth + 1, False))
-            elif first == "{":
-                items.append(self.flow_mapping(text, depth + 1))
-            elif first == "[":
-                items.append(self.flow_sequence(text, depth + 1))
-            else:
-                items.append(self.value(text, indent, depth + 1))
+            items.append(self.entry(text, indent, depth + 1, False))
             j = self.pos
         self.pos = j
         return items
+
+    def entry(self, text: str, indent: int, depth: int, in_mapping: bool) -> Any:
+        """The value of a mapping key or sequence item that is not a one-line plain
+        scalar; ``text`` is the rest of its line, stripped, and ``pos`` the next line."""
+        first = text[:1]
+        if not first or first == "#":
+            return self.below(indent, depth, in_mapping)
+        if first == "[":
+            return self.flow_sequence(text, depth)
+        if first == "{":
+            return self.flow_mapping(text, depth)
+        return self.value(text, indent, depth)
 
     def value(self, text: str, indent: int, depth: int) -> Any:
         """A quoted or plain scalar (``text`` is the rest of the line, after ``key:`` or
