@@ -123,7 +123,7 @@ class Postings:
                     self._finish(tid)
 
     def prepare_all(self) -> None:
-        """Compute every pending term (before the arrays are saved)."""
+        """Compute every pending term, as an eager build would have."""
         pending = self._pending
         if pending is not None:
             tid = pending.find(1)

@@ -202,10 +202,5 @@ def positions(data: bytes, value: int, limit: int) -> list[int] | None:
 
 
 def _ones(data: bytes, value: int) -> list[int]:
-    """Positions of the bytes equal to ``value`` (``bytes.find``: a C scan per hit)."""
-    out: list[int] = []
-    i = data.find(value)
-    while i >= 0:
-        out.append(i)
-        i = data.find(value, i + 1)
-    return out
+    """Positions of every byte equal to ``value`` (:func:`positions` without a limit)."""
+    return positions(data, value, len(data)) or []  # never more than len(data)

@@ -373,8 +373,8 @@ class _Needles:
             word = chunk.strip("._-'").casefold()
             if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
                 self.typed.append((word, 1.0))
-        # Per term, each form's slice of the postings, its snippet word (None when one
-        # character) and idf. Finished first, so reading the slices below is safe.
+        # Per term, each form's slice of the postings, its name (a snippet word unless
+        # one character long) and idf. Finished first, so reading the slices is safe.
         postings.prepare(tid for _, group in self.terms for tid, _ in group)
         starts, idfs = postings.starts, postings.idfs
         self.slices = [

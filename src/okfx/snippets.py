@@ -75,43 +75,28 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
     with letters or digits stands in.
     """
     low = _fold(body)
-    find, rfind = low.find, low.rfind
     lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
     for needle, _weight in needles:
-        pos = find(needle)
+        pos = low.find(needle)
         seen = 0
         while pos >= 0 and seen < _MAX_OCCURRENCES:
-            start = rfind("\n", 0, pos) + 1
-            if start not in lines:
-                lines[start] = pos
+            start = low.rfind("\n", 0, pos) + 1
+            lines.setdefault(start, pos)
             seen += 1
-            newline = find("\n", pos)
+            newline = low.find("\n", pos)
             if newline < 0:
                 break
-            pos = find(needle, newline + 1)
+            pos = low.find(needle, newline + 1)
     best_start, best_score = -1, 0.0
-    if len(lines) == 1 or (lines and len(needles) == 1):
-        # Every candidate line scores the same: the first one wins.
-        best_start = min(lines)
-        best_score = sum(weight for needle, weight in needles if needle in _line(low, best_start))
-    elif lines:
-        # No line can beat one holding every needle (weights are positive).
-        most = sum(weight for _, weight in needles) if all(w > 0 for _, w in needles) else None
-        for start in sorted(lines):
-            text = _line(low, start)
-            score = sum(weight for needle, weight in needles if needle in text)
-            if score > best_score:
-                best_start, best_score = start, score
-                if score == most:
-                    break
-    if best_score <= 0.0:
-        best_start = -1
+    for start in sorted(lines):
+        text = _line(low, start)
+        score = sum(weight for needle, weight in needles if needle in text)
+        if score > best_score:
+            best_start, best_score = start, score
     if best_start < 0:
         return _first_prose_line(body, width)
     if len(low) == len(body):
-        end = body.find("\n", best_start)
-        line = body[best_start:] if end < 0 else body[best_start:end]
         hit = lines[best_start] - best_start
-        return cut_line(line, hit, hit + 1, width)
+        return cut_line(_line(body, best_start), hit, hit + 1, width)
     number = low.count("\n", 0, best_start)
     return cut_line(body.split("\n")[number], width=width)
