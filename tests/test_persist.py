@@ -265,3 +265,34 @@ def test_the_cli_uses_the_state_cache_option_and_variable(
     second = CliRunner().invoke(cli, args)
     assert second.exit_code == 0, second.output
     assert second.output == first.output
+
+
+def _slot_values(obj: object) -> dict[str, object]:
+    return {name: getattr(obj, name) for name in type(obj).__slots__}  # type: ignore[attr-defined]
+
+
+def test_model_objects_pickle_to_equal_objects_of_the_same_types(samples: Path) -> None:
+    """The compact pickling of Concept, Link and the frozen dataclasses (okfx.model)
+    gives back every field, with the same types, for every sample concept."""
+    import pickle
+
+    bundle = Bundle.load(samples / "acme_retail")
+    docs = [*bundle, *bundle._indexes.values(), *bundle._logs.values()]
+    copies = pickle.loads(pickle.dumps(docs, protocol=pickle.HIGHEST_PROTOCOL))
+    for doc, copy in zip(docs, copies, strict=True):
+        assert type(copy) is type(doc)
+        assert _slot_values(copy) == _slot_values(doc)
+        assert [type(link) for link in copy.links] == [type(link) for link in doc.links]
+    revenue = copies[[c.path for c in bundle].index("/computations/revenue-ytd.md")]
+    assert revenue.computation == bundle.get("/computations/revenue-ytd.md").computation
+    assert type(revenue.computation.parameters[0]).__name__ == "Parameter"
+    assert any(c.sources for c in copies if hasattr(c, "sources"))
+    with pytest.raises(AttributeError):
+        revenue.title = "changed"  # still read-only
+
+
+def test_a_stored_concept_of_another_shape_is_refused() -> None:
+    from okfx.model import _concept_from
+
+    with pytest.raises(ValueError, match="wrong number of fields"):
+        _concept_from(("/a.md", "a"))

@@ -6,11 +6,16 @@ mapping is kept as ``Concept.frontmatter`` with unknown keys (spec §4.1 extensi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, NamedTuple
+from itertools import repeat
+from operator import call
+from typing import Any, NamedTuple, TypeVar
 
 from .trust import is_stale
+
+_T = TypeVar("_T")
 
 __all__ = [
     "Computation",
@@ -54,13 +59,33 @@ class Link(NamedTuple):
     line: int
     exists: bool
 
+    def __reduce__(self) -> tuple[Callable[..., Link], tuple[Any, ...]]:
+        # Rebuilt by tuple.__new__ in C: a bundle holds several links per concept, and
+        # the NamedTuple constructor is a Python-level call (see okfx.persist).
+        return tuple.__new__, (Link, tuple(self))
 
+
+def _positional_pickle(cls: type[_T]) -> type[_T]:
+    """Pickle a frozen slotted dataclass as ``cls(*fields)``: the dataclass default
+    (a state dict set through ``object.__setattr__`` after looking the fields up) costs
+    several times more per object, and a restart reads hundreds of thousands of them."""
+    names: tuple[str, ...] = cls.__slots__  # type: ignore[attr-defined]
+
+    def __reduce__(self: _T) -> tuple[type[_T], tuple[Any, ...]]:
+        return cls, tuple([getattr(self, name) for name in names])
+
+    cls.__reduce__ = __reduce__  # type: ignore[assignment,method-assign]
+    return cls
+
+
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class UsageWindow:
     start: datetime | None
     end: datetime | None
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class Source:
     """One ``sources`` entry (spec §5.1) with its credibility signals."""
@@ -74,6 +99,7 @@ class Source:
     usage_window: UsageWindow | None = None
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class Generated:
     """``generated: {by, at}`` (spec §5.2); ``legacy`` when ``at`` came from v0.1 ``timestamp``."""
@@ -83,12 +109,14 @@ class Generated:
     legacy: bool = False
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class Verification:
     by: str
     at: datetime | None
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class Parameter:
     name: str
@@ -96,6 +124,7 @@ class Parameter:
     required: bool
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class Computation:
     """The Attested Computation contract (spec §10). okfx records it; it never runs it."""
@@ -173,12 +202,8 @@ class Concept:
     def __deepcopy__(self, memo: dict[int, Any]) -> Concept:
         return self
 
-    def __getstate__(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        for name, value in state.items():
-            object.__setattr__(self, name, value)
+    def __reduce__(self) -> tuple[Callable[[tuple[Any, ...]], Concept], tuple[Any, ...]]:
+        return _concept_from, (tuple([getattr(self, name) for name in self.__slots__]),)
 
     def __repr__(self) -> str:
         return f"<Concept {self.path} type={self.type!r}>"
@@ -209,8 +234,19 @@ class Concept:
 # Each slot's own setter: bypasses the read-only __setattr__ without looking the name up
 # on every assignment (a bundle builds one Concept per file).
 _CONCEPT_SLOTS = [(name, vars(Concept)[name].__set__) for name in Concept.__slots__]
+_CONCEPT_SETTERS = [set_slot for _, set_slot in _CONCEPT_SLOTS]
 
 
+def _concept_from(values: tuple[Any, ...]) -> Concept:
+    """A Concept from its slot values in ``__slots__`` order (how it is pickled)."""
+    if len(values) != len(_CONCEPT_SETTERS):
+        raise ValueError("a stored concept has the wrong number of fields")
+    concept: Concept = object.__new__(Concept)
+    any(map(call, _CONCEPT_SETTERS, repeat(concept), values))
+    return concept
+
+
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class IndexEntry:
     title: str
@@ -219,12 +255,14 @@ class IndexEntry:
     description: str
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class IndexSection:
     title: str
     entries: tuple[IndexEntry, ...]
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class IndexFile:
     """A reserved ``index.md`` (spec §8): sections of entries; readable, never a concept."""
@@ -240,6 +278,7 @@ class IndexFile:
         return self.path.rsplit("/", 1)[0] or "/"
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class LogEntry:
     date: date | None  # None when the heading is not an ISO YYYY-MM-DD date
@@ -247,6 +286,7 @@ class LogEntry:
     text: str
 
 
+@_positional_pickle
 @dataclass(frozen=True, slots=True)
 class LogFile:
     """A reserved ``log.md`` (spec §9): dated entries, newest first as written."""

@@ -38,7 +38,7 @@ __all__ = ["FORMAT", "RACY_SECONDS", "StateCache", "default_dir", "fingerprint"]
 logger = logging.getLogger("okfx")
 
 #: Bumped whenever what is stored changes shape.
-FORMAT = 3
+FORMAT = 4
 #: Files modified this recently make a state too young to store.
 RACY_SECONDS = 2.0
 _MAGIC = b"okfx-state"
