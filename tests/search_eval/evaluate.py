@@ -25,6 +25,8 @@ from typing import Any
 import yaml
 
 QUERIES = Path(__file__).with_name("queries.yaml")
+#: A second set, written blind: by reading the bundles only, never the ranking code.
+BLIND = Path(__file__).with_name("blind.yaml")
 KINDS = ("keyword", "paraphrase", "column-name", "plural", "identifier-variant")
 
 # query text, extra search options -> ranked [(bundle:/path, score)], best first
