@@ -12,9 +12,10 @@ they lean towards long posting lists). Each size runs in its own process, so pea
 4. the same for a naive baseline: dict-of-lists postings of (doc, impact) with the same
    analyzer and BM25F impacts, scored term-at-a-time over every posting, no pruning.
 
-Then, unless ``--no-restart``, two more processes use ``Bundle.load(state_cache=...)``
+Then, unless ``--no-restart``, three more processes use ``Bundle.load(state_cache=...)``
 (okfx.persist) with a fresh cache folder: the first fills it (cold load, build, store),
-the second is a restart on the unchanged bundle (state read back, no parsing).
+the next two are restarts on the unchanged bundle (state read back, no parsing), the
+second of them with ``okfx.gcpause.freeze_after_loads()`` as ``okfx serve`` runs.
 
 Usage::
 
@@ -57,6 +58,7 @@ from okfx.bm25f import (  # noqa: E402
     length_norm,
     saturate,
 )
+from okfx.gcpause import freeze_after_loads  # noqa: E402
 from okfx.search import SearchIndex  # noqa: E402
 from okfx.tokenize import ChunkCache, analyze_query, count_terms  # noqa: E402
 
@@ -216,9 +218,13 @@ def run_one(size: int, n_queries: int, naive: bool) -> dict[str, Any]:
     return result
 
 
-def run_restart(size: int, n_queries: int, cache: str, prime: bool) -> dict[str, Any]:
+def run_restart(size: int, n_queries: int, cache: str, phase: str) -> dict[str, Any]:
     """A start with ``state_cache``: ``prime`` fills it (a cold load, build and store);
-    otherwise the state is read back, as when a server restarts on an unchanged bundle."""
+    ``warm`` reads the state back, as when a server restarts on an unchanged bundle;
+    ``serve`` does too, with the GC frozen after each load as ``okfx serve`` has it."""
+    prime = phase == "prime"
+    if phase == "serve":
+        freeze_after_loads()
     path = bundle_dir(size)
     queries = generator().sample_queries(n_queries)
     w0 = time.perf_counter()
@@ -235,14 +241,15 @@ def run_restart(size: int, n_queries: int, cache: str, prime: bool) -> dict[str,
     return result
 
 
-def report_restart(prime: dict[str, Any], warm: dict[str, Any]) -> None:
-    print(
-        f"with --state-cache: first start (load, build, store) {prime['ready_s']:7.2f} s; "
-        f"restart: load {warm['load_s']:.2f} s, first search ready {warm['ready_s']:.2f} s, "
-        f"peak RSS {warm['peak_rss_mb']:.0f} MB"
-    )
-    m = warm["okfx"]["warm"]
-    print(f"  after a restart, warm p50 / p95     {m['p50']:8.3f}  {m['p95']:8.3f} ms")
+def report_restart(prime: dict[str, Any], warm: dict[str, Any], serve: dict[str, Any]) -> None:
+    print(f"with --state-cache: first start (load, build, store) {prime['ready_s']:7.2f} s")
+    for name, run in (("restart", warm), ("restart, GC frozen after loads (serve)", serve)):
+        print(
+            f"  {name}: load {run['load_s']:.2f} s, first search ready "
+            f"{run['ready_s']:.2f} s, peak RSS {run['peak_rss_mb']:.0f} MB"
+        )
+        m = run["okfx"]["warm"]
+        print(f"    then warm p50 / p95               {m['p50']:8.3f}  {m['p95']:8.3f} ms")
 
 
 def report(r: dict[str, Any]) -> None:
@@ -284,11 +291,12 @@ def main() -> None:
         "--no-restart", action="store_true", help="skip the state-cache restart runs"
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process mode
-    parser.add_argument("--restart", nargs=2, help=argparse.SUPPRESS)  # child: DIR prime|warm
+    # child: DIR prime|warm|serve
+    parser.add_argument("--restart", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one and args.restart:
         cache, phase = args.restart
-        print(json.dumps(run_restart(args.one, args.queries, cache, phase == "prime")))
+        print(json.dumps(run_restart(args.one, args.queries, cache, phase)))
         return
     if args.one:
         print(json.dumps(run_one(args.one, args.queries, not args.no_naive)))
@@ -305,8 +313,11 @@ def main() -> None:
         report(child("--one", str(size), *(["--no-naive"] if args.no_naive else [])))
         if not args.no_restart:
             with tempfile.TemporaryDirectory(prefix="okfx-state-") as cache:
-                prime = child("--one", str(size), "--restart", cache, "prime")
-                report_restart(prime, child("--one", str(size), "--restart", cache, "warm"))
+                prime, warm, serve = (
+                    child("--one", str(size), "--restart", cache, phase)
+                    for phase in ("prime", "warm", "serve")
+                )
+                report_restart(prime, warm, serve)
 
 
 if __name__ == "__main__":

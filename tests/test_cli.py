@@ -244,11 +244,16 @@ def test_serve_freezes_the_loaded_bundles_before_serving(monkeypatch: pytest.Mon
     pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
     import gc
 
+    from okfx import gcpause
     from okfx.adapters import mcp as adapter
 
     seen: list[str] = []
+    monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
     monkeypatch.setattr(gc, "freeze", lambda: seen.append("freeze"))
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: seen.append("serve"))
     result = run("serve", EXAMPLE)
     assert result.exit_code == 0, result.output
-    assert seen == ["freeze", "serve"]
+    # Each load froze what it made as it ended, then the server froze everything.
+    assert gcpause._freeze is True
+    assert seen.count("freeze") >= 2
+    assert seen[-2:] == ["freeze", "serve"]

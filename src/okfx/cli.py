@@ -19,6 +19,7 @@ import click
 from . import __version__, render
 from .bundle import Bundle
 from .errors import OKFError
+from .gcpause import freeze_after_loads
 from .manager import KnowledgeManager
 from .progress import status
 from .tools import Toolbox
@@ -411,9 +412,11 @@ def serve(
             "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
             "print(secrets.token_urlsafe(32))')."
         )
-    manager = _manager(sources)
     # The bundles live as long as the server and hold no cycles: keep the cyclic GC from
-    # walking them again and again (its first passes after a large load take seconds).
+    # walking them again and again (its first passes after a large load take seconds),
+    # from the end of each load, index build or state read on.
+    freeze_after_loads()
+    manager = _manager(sources)
     gc.freeze()
     try:
         server = adapter.build_server(manager)

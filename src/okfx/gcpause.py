@@ -6,7 +6,22 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["gc_paused"]
+__all__ = ["freeze_after_loads", "gc_paused"]
+
+_freeze = False
+
+
+def freeze_after_loads(enabled: bool = True) -> None:
+    """Process-wide: when a load, index build or state read ends, move every object the
+    collector tracks to its permanent generation (``gc.freeze()``) before turning it on.
+
+    Otherwise the collector's first passes after the work walk every object it made
+    once more (about 0.2 s per 10k concepts here) and free nothing. For a process that
+    keeps what it loads for its lifetime, such as ``okfx serve``: cyclic garbage that
+    exists at that moment is never collected after it.
+    """
+    global _freeze
+    _freeze = enabled
 
 
 @contextmanager
@@ -22,4 +37,6 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            if _freeze:
+                gc.freeze()
             gc.enable()
