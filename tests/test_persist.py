@@ -296,3 +296,61 @@ def test_a_stored_concept_of_another_shape_is_refused() -> None:
 
     with pytest.raises(ValueError, match="wrong number of fields"):
         _concept_from(("/a.md", "a"))
+
+
+OTHER = {
+    "guides/returns.md": (
+        "---\ntype: guide\ntitle: Returns\ntags: [sales]\n---\n"
+        "How refunds reduce revenue; orders come back within 30 days.\n"
+    ),
+    "guides/shipping.md": "---\ntype: guide\ntitle: Shipping\n---\nCarriers and orders.\n",
+}
+
+
+def _combined(roots: dict[str, Path], cache: Path | None) -> list[tuple[str, str, float]]:
+    from okfx import KnowledgeManager
+
+    manager = KnowledgeManager.from_paths(roots, state_cache=cache)
+    return [(h.bundle, h.path, h.score) for h in manager.search("orders revenue refunds")]
+
+
+def test_the_combined_index_of_several_bundles_is_stored_and_read_back(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = {"shop": aged(make_bundle(FILES)), "ops": aged(make_bundle(OTHER))}
+    expected = _combined(roots, None)
+    assert {bundle for bundle, _, _ in expected} == {"shop", "ops"}
+    assert _combined(roots, cache_dir) == expected
+    assert len(list(cache_dir.glob("*.search.pickle"))) == 1  # the combined index only
+    with monkeypatch.context() as patch:
+        forbid_parsing(patch)
+        assert _combined(roots, cache_dir) == expected
+    # Other names are another combination: built again, and stored beside the first.
+    renamed = {"a-shop": roots["shop"], "ops": roots["ops"]}
+    assert [(p, s) for _, p, s in _combined(renamed, cache_dir)] == [(p, s) for _, p, s in expected]
+    assert len(list(cache_dir.glob("*.search.pickle"))) == 2
+
+
+def test_a_changed_bundle_means_a_new_combined_index(
+    make_bundle: MakeBundle, cache_dir: Path
+) -> None:
+    roots = {"shop": aged(make_bundle(FILES)), "ops": aged(make_bundle(OTHER))}
+    before = _combined(roots, cache_dir)
+    (roots["ops"] / "guides" / "shipping.md").write_text(
+        "---\ntype: guide\ntitle: Shipping\n---\nCarriers, orders, revenue and refunds.\n"
+    )
+    aged(roots["ops"])
+    after = _combined(roots, cache_dir)
+    assert after == _combined(roots, None)
+    assert after != before
+
+
+def test_bundles_in_different_state_caches_share_no_combined_index(
+    make_bundle: MakeBundle, tmp_path: Path
+) -> None:
+    from okfx import KnowledgeManager
+
+    shop = Bundle.load(aged(make_bundle(FILES)), state_cache=tmp_path / "one")
+    ops = Bundle.load(aged(make_bundle(OTHER)), "ops", state_cache=tmp_path / "two")
+    KnowledgeManager([shop, ops]).search("orders")
+    assert not list(tmp_path.glob("*/*.search.pickle"))

@@ -315,6 +315,11 @@ class Bundle:
         self.okf_version = saved["okf_version"]
         return True
 
+    def _state_entry(self) -> tuple[StateCache, str, str, int] | None:
+        """The state cache this bundle was loaded with: ``(cache, key, digest of the
+        files, newest mtime)``, or None without one (for a combined index's state)."""
+        return self._state
+
     def _persist(self, kind: str, value: Any) -> None:
         if self._state is not None:
             cache, key, digest, newest = self._state
@@ -479,7 +484,7 @@ class Bundle:
         cache, key, digest, _ = self._state
         with gc_paused():
             saved = cache.fetch(key, "search", digest)
-            return SearchIndex.restore(saved, self.name, self._concepts)
+            return SearchIndex.restore(saved, [(self.name, self._concepts)])
 
     def search(
         self,

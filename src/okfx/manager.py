@@ -8,6 +8,7 @@ callbacks the tools fire. ``Toolbox(bundle)`` wraps a single bundle in a manager
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import logging
 import os
@@ -17,6 +18,7 @@ from typing import Any
 
 from .bundle import Bundle
 from .errors import NotFound
+from .persist import StateCache
 
 __all__ = ["AccessEvent", "KnowledgeManager"]
 
@@ -168,13 +170,31 @@ class KnowledgeManager:
             return next(iter(self._bundles.values())).search(query, limit, type, tags, **filters)
         with self._lock:
             if self._combined is None:
-                from .search import SearchIndex
-
-                self._combined = SearchIndex.build(
-                    (b.name, c) for b in self._bundles.values() for c in b
-                )
+                self._combined = self._combined_index()
             index = self._combined
         return index.search(query, limit=limit, type=type, tags=tags, **filters)
+
+    def _combined_index(self) -> Any:
+        """The index over every bundle: read back from the bundles' state cache when
+        they all use the same one and none changed, else built (and then stored)."""
+        from .gcpause import gc_paused
+        from .search import SearchIndex
+
+        bundles = sorted(self._bundles.values(), key=lambda b: b.name)
+        shared = _shared_state(bundles)
+        if shared is not None:
+            cache, key, digest, newest = shared
+            with gc_paused():
+                saved = cache.fetch(key, "search", digest)
+                index = SearchIndex.restore(
+                    saved, [(b.name, {c.path: c for c in b}) for b in bundles]
+                )
+            if index is not None:
+                return index
+        index = SearchIndex.build((b.name, c) for b in bundles for c in b)
+        if shared is not None:
+            cache.store(key, "search", digest, newest, index.state())
+        return index
 
     # -- access events ---------------------------------------------------------------------
     def on_access(self, callback: Callback) -> Callback:
@@ -195,6 +215,24 @@ class KnowledgeManager:
                     _schedule(result)
             except Exception:
                 logger.exception("okfx access callback %r failed", callback)
+
+
+def _shared_state(bundles: list[Bundle]) -> tuple[StateCache, str, str, int] | None:
+    """Where a combined index over ``bundles`` (in name order) is stored: the state
+    cache they were all loaded with, a key naming each (name, bundle key) and a digest
+    of all their files; None when one has no state cache or they use different ones."""
+    entries = []
+    for bundle in bundles:
+        entry = bundle._state_entry()
+        if entry is None:
+            return None
+        entries.append(entry)
+    if not entries or len({cache.directory for cache, *_ in entries}) != 1:
+        return None
+    cache = entries[0][0]
+    key = cache.combined_key((b.name, e[1]) for b, e in zip(bundles, entries, strict=True))
+    digest = hashlib.sha256(" ".join(e[2] for e in entries).encode()).hexdigest()
+    return cache, key, digest, max(e[3] for e in entries)
 
 
 def _schedule(awaitable: Any) -> None:

@@ -100,6 +100,10 @@ class StateCache:
     def key(self, real_root: str, limits: object) -> str:
         return _version_key(real_root, repr(limits))
 
+    def combined_key(self, parts: Iterable[tuple[str, str]]) -> str:
+        """The key of a state over several bundles: ``(name, key)`` pairs in order."""
+        return _version_key("combined", *parts)
+
     def _path(self, key: str, kind: str) -> Path:
         return self.directory / f"{key}.{kind}.pickle"
 

@@ -60,7 +60,15 @@ HIT_KEYS = (
 _RESERVED = frozenset({"index.md", "log.md"})
 _POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
-_STATE_KEYS = {"paths", "multipliers", "terms", "n_docs", *_POSTING_ARRAYS, *_PENDING_KEYS}
+_STATE_KEYS = {
+    "paths",
+    "counts",
+    "multipliers",
+    "terms",
+    "n_docs",
+    *_POSTING_ARRAYS,
+    *_PENDING_KEYS,
+}
 _SCORE_DIGITS = 4
 
 
@@ -199,14 +207,23 @@ class SearchIndex:
         return cls(kept, postings, multipliers)
 
     def state(self) -> dict[str, Any]:
-        """What :meth:`restore` needs to rebuild this index of one bundle (for
-        :mod:`okfx.persist`): entry paths in doc-id order, multipliers, and the postings'
-        arrays as top-level values (stored raw, read back without a copy). Terms still
-        pending stay pending (:meth:`Postings.pending_state`): call it before the index
-        is shared between threads."""
+        """What :meth:`restore` needs to rebuild this index (for :mod:`okfx.persist`):
+        entry paths in doc-id order with the number of entries of each bundle, in
+        bundle-name order, multipliers, and the postings' arrays as top-level values
+        (stored raw, read back without a copy). Terms still pending stay pending
+        (:meth:`Postings.pending_state`): call it before the index is shared between
+        threads."""
         p = self.postings
+        counts: list[int] = []
+        previous = None
+        for bundle, _ in self.entries:
+            if bundle != previous:
+                counts.append(0)
+                previous = bundle
+            counts[-1] += 1
         return {
             "paths": [concept.path for _, concept in self.entries],
+            "counts": counts,
             "multipliers": list(self.multipliers),
             "terms": p.terms,
             "n_docs": p.n_docs,
@@ -216,13 +233,15 @@ class SearchIndex:
 
     @classmethod
     def restore(
-        cls, state: Any, bundle: str, concepts: Mapping[str, ConceptLike]
+        cls, state: Any, bundles: Sequence[tuple[str, Mapping[str, ConceptLike]]]
     ) -> SearchIndex | None:
-        """The index :meth:`state` described, over ``concepts`` (path -> concept) of
-        ``bundle``; None when ``state`` does not fit them."""
+        """The index :meth:`state` described, over ``bundles``: ``(name, concepts by
+        path)`` pairs in name order, as the stored index had them (a bundle renamed since
+        keeps its entries); None when ``state`` does not fit them."""
         if not isinstance(state, dict) or set(state) != _STATE_KEYS:
             return None
         paths, multipliers, n_docs = state["paths"], state["multipliers"], state["n_docs"]
+        counts = state["counts"]
         if not isinstance(paths, list) or not isinstance(multipliers, list):
             return None
         if not all(isinstance(state[name], array) for name in _POSTING_ARRAYS):
@@ -231,8 +250,14 @@ class SearchIndex:
             return None
         if not len(paths) == len(multipliers) == n_docs:
             return None
+        if not isinstance(counts, list) or len(counts) != len(bundles) or sum(counts) != n_docs:
+            return None
+        entries: list[tuple[str, ConceptLike]] = []
+        at = 0
         try:
-            entries = [(bundle, concepts[path]) for path in paths]
+            for (name, concepts), count in zip(bundles, counts, strict=True):
+                entries.extend((name, concepts[path]) for path in paths[at : at + count])
+                at += count
         except (KeyError, TypeError):
             return None
         pending = {name: state[name] for name in _PENDING_KEYS}
