@@ -251,9 +251,38 @@ def test_serve_freezes_the_loaded_bundles_before_serving(monkeypatch: pytest.Mon
     monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
     monkeypatch.setattr(gc, "freeze", lambda: seen.append("freeze"))
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: seen.append("serve"))
-    result = run("serve", EXAMPLE)
+    result = run("serve", EXAMPLE, "--lazy-index")
     assert result.exit_code == 0, result.output
     # Each load froze what it made as it ended, then the server froze everything.
     assert gcpause._freeze is True
     assert seen.count("freeze") >= 2
     assert seen[-2:] == ["freeze", "serve"]
+
+
+def test_serve_builds_the_search_index_in_the_background_unless_lazy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+    from okfx import KnowledgeManager, gcpause
+    from okfx.adapters import mcp as adapter
+
+    monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
+    built: list[tuple[str, bool]] = []
+    ready = threading.Event()
+
+    def prepare(manager: KnowledgeManager) -> None:
+        bundle = next(iter(manager.bundles.values()))
+        built.append((threading.current_thread().name, bundle._search_index is None))
+        real_prepare(manager)
+        built.append((threading.current_thread().name, bundle._search_index is not None))
+        ready.set()
+
+    real_prepare = KnowledgeManager.prepare_search
+    monkeypatch.setattr(KnowledgeManager, "prepare_search", prepare)
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: ready.wait(10))
+    assert run("serve", EXAMPLE).exit_code == 0
+    assert built == [("okfx-index", True), ("okfx-index", True)]
+    built.clear()
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
+    assert run("serve", EXAMPLE, "--lazy-index").exit_code == 0
+    assert built == []

@@ -354,3 +354,20 @@ def test_bundles_in_different_state_caches_share_no_combined_index(
     ops = Bundle.load(aged(make_bundle(OTHER)), "ops", state_cache=tmp_path / "two")
     KnowledgeManager([shop, ops]).search("orders")
     assert not list(tmp_path.glob("*/*.search.pickle"))
+
+
+def test_prepare_search_reads_the_combined_index_back_before_any_search(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from okfx import KnowledgeManager
+
+    roots = {"shop": aged(make_bundle(FILES)), "ops": aged(make_bundle(OTHER))}
+    expected = _combined(roots, cache_dir)  # builds and stores it
+    manager = KnowledgeManager.from_paths(roots, state_cache=cache_dir)
+    with monkeypatch.context() as patch:
+        forbid_parsing(patch)
+        manager.prepare_search()
+    # Prepared: the search itself builds nothing either.
+    monkeypatch.setattr(SearchIndex, "build", None)
+    hits = manager.search("orders revenue refunds")
+    assert [(h.bundle, h.path, h.score) for h in hits] == expected

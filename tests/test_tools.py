@@ -338,3 +338,31 @@ def test_a_plugged_in_ranker_reaches_the_search_tool() -> None:
     result = Toolbox(manager).search_concepts(query="anything")
     assert [h["path"] for h in result["hits"]] == ["/tables/trips.md"]
     assert result["content_is_untrusted_data"] is True
+
+
+def test_prepare_search_builds_the_index_a_search_would_use_once(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from okfx.search import SearchIndex
+
+    builds: list[tuple[str, ...]] = []
+    real_build = SearchIndex.build.__func__  # type: ignore[attr-defined]
+
+    def build(cls: type[SearchIndex], entries: Any, **kwargs: Any) -> SearchIndex:
+        index = real_build(cls, entries, **kwargs)
+        builds.append(index.bundles)
+        return index
+
+    monkeypatch.setattr(SearchIndex, "build", classmethod(build))
+    KnowledgeManager().prepare_search()  # nothing to build
+    one = Bundle.load(make_bundle({"a.md": concept("Metric", "Orders per day.")}), "one")
+    two = Bundle.load(make_bundle({"b.md": concept("Table", "All orders.")}), "two")
+    single = KnowledgeManager([one])
+    single.prepare_search()
+    assert builds == [("one",)]
+    assert [h.path for h in single.search("orders")] == ["/a.md"]
+    both = KnowledgeManager([one, two])
+    both.prepare_search()
+    both.prepare_search()
+    assert {h.bundle for h in both.search("orders")} == {"one", "two"}
+    assert builds == [("one",), ("one", "two")]  # the searches built nothing more

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -388,8 +390,17 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     help="HTTP: require 'Authorization: Bearer TOKEN' on every request [env OKFX_TOKEN]; "
     "needed to bind any non-loopback address.",
 )  # fmt: skip
+@click.option(
+    "--lazy-index", is_flag=True,
+    help="Build the search index on the first search, not in the background at start.",
+)  # fmt: skip
 def serve(
-    sources: tuple[str, ...], transport: str, host: str, port: int, token: str | None
+    sources: tuple[str, ...],
+    transport: str,
+    host: str,
+    port: int,
+    token: str | None,
+    lazy_index: bool,
 ) -> None:
     """Serve the bundles as an MCP server.
 
@@ -418,6 +429,8 @@ def serve(
     freeze_after_loads()
     manager = _manager(sources)
     gc.freeze()
+    if not lazy_index:
+        prepare_in_background(manager)
     try:
         server = adapter.build_server(manager)
     except ImportError as exc:
@@ -442,6 +455,22 @@ def serve(
     except KeyboardInterrupt:  # Ctrl+C is how a server is stopped, not an error
         if transport == "stdio":
             click.echo("okfx: stopped", err=True)
+
+
+def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
+    """Build the search index in a daemon thread while the server starts answering: an
+    agent's first search usually comes after a handshake and a turn of its model, and
+    then finds the index ready (or waits for the rest of the build, not all of it)."""
+
+    def prepare() -> None:
+        try:
+            manager.prepare_search()
+        except Exception:  # the first search builds it again and reports the problem
+            logging.getLogger("okfx").exception("okfx: building the search index failed")
+
+    thread = threading.Thread(target=prepare, name="okfx-index", daemon=True)
+    thread.start()
+    return thread
 
 
 def main() -> None:

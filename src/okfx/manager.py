@@ -136,6 +136,19 @@ class KnowledgeManager:
 
         return render_prompt(self._bundles.values(), self.index_char_budget)
 
+    def prepare_search(self) -> None:
+        """Build (or read back from the state cache) the index that :meth:`search`
+        across the bundles uses, now instead of on the first search: the bundle's own
+        with one bundle, the combined index with several. ``okfx serve`` runs it in a
+        background thread as it starts; a search meanwhile waits for it to finish."""
+        if len(self._bundles) == 1:
+            next(iter(self._bundles.values())).search_index()
+            return
+        if self._bundles:
+            with self._lock:
+                if self._combined is None:
+                    self._combined = self._combined_index()
+
     def search(
         self,
         query: str,
