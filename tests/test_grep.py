@@ -1,8 +1,11 @@
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
 from okfx.errors import InvalidArgument, InvalidRegex
@@ -157,3 +160,61 @@ def test_body_matches_report_file_line_numbers_on_real_concepts(tmp_path: Path) 
     )
     (match,) = Bundle.load(tmp_path).grep("needle")
     assert (match.field, match.line) == ("body", 6)
+
+
+def test_a_line_break_in_a_title_reads_as_a_space():
+    concept = FakeConcept("/a.md", title="Gross\nmargin", body="nothing here")
+    for pattern, regex in (("Gross margin", False), ("margin", False), (r"s margin$", True)):
+        (match,) = grep(entries(concept), pattern, regex=regex, now=NOW)
+        assert (match.field, match.text) == ("title", "Gross margin"), pattern
+
+
+def test_text_anchored_patterns_match_each_field_on_its_own():
+    found = grep(entries(ORDERS), r"\AOne row", regex=True, now=NOW)
+    assert [(m.field, m.column) for m in found] == [("description", 1)]
+    found = grep(entries(ORDERS), r"(?-m)^# Schema", regex=True, now=NOW)
+    assert [(m.field, m.line) for m in found] == [("body", 1)]
+    found = grep(entries(ORDERS), r"\w+\.\z", regex=True, now=NOW)
+    assert [(m.field, m.line, m.column) for m in found] == [
+        ("description", None, ORDERS.description.index("revenue.") + 1),
+        ("body", 6, len("Use ") + 1),
+    ]
+
+
+_LETTERS = st.text(alphabet="ab \n", min_size=0, max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(st.tuples(_LETTERS, _LETTERS, _LETTERS), min_size=1, max_size=6),
+    needle=st.text(alphabet="ab \n", min_size=1, max_size=3),
+    shape=st.sampled_from(["{}", "^{}", "{}$", r"\A{}", r"{}\z", "(?-m)^{}"]),
+    regex=st.booleans(),
+)
+def test_the_matching_concepts_are_those_a_field_by_field_search_finds(
+    texts: list[tuple[str, str, str]], needle: str, shape: str, regex: bool
+) -> None:
+    """Whatever shortcut picks the candidates, a concept matches exactly when one of
+    its fields (title and description read as one line) matches on its own."""
+    concepts = [
+        FakeConcept(f"/c{i}.md", title=t, description=d, body=b)
+        for i, (t, d, b) in enumerate(texts)
+    ]
+    fields = [
+        (c.title.replace("\n", " "), c.description.replace("\n", " "), c.body) for c in concepts
+    ]
+    if regex:
+        literal = re.escape(needle.replace("\n", " "))  # RE2 and re read these alike
+        pattern = shape.format(literal)
+        flags = 0 if "(?-m)" in pattern else re.MULTILINE
+        python = re.compile(pattern.replace(r"\z", r"\Z").replace("(?-m)", ""), flags)
+    else:
+        pattern = needle
+    expected = {
+        concept.path
+        for concept, texts in zip(concepts, fields, strict=True)
+        if any((python.search(text) if regex else needle in text) for text in texts)
+    }
+    results = grep(entries(*concepts), pattern, regex=regex, limit=200, per_concept=50, now=NOW)
+    assert {m.path for m in results} == expected
+    assert results.concepts == len(expected)

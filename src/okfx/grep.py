@@ -14,6 +14,7 @@ the process. Patterns RE2 cannot run (backreferences, lookaround) and invalid on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +33,9 @@ MAX_MATCHES = 200
 MAX_PER_CONCEPT = 50
 MAX_PATTERN_CHARS = 1000
 _RESERVED = frozenset({"index.md", "log.md"})
+# \A or \z, or a flag group that turns a flag off, such as (?-m) or (?i-m:...).
+_TEXT_ANCHORED = re.compile(r"\\[Az]|\(\?[A-Za-z]*-")
+_RESERVED_SUFFIXES = tuple(f"/{name}" for name in sorted(_RESERVED))
 # Searched in this order, so matches come out sorted by field.
 _FIELDS = ("title", "description", "body")
 
@@ -132,7 +136,7 @@ class _Substring:
         return text.casefold() if self.ignore_case else text
 
     def found(self, text: str) -> bool:
-        return self.needle in self._fold(text)
+        return self.needle in (text.casefold() if self.ignore_case else text)
 
     def lines(self, text: str, limit: int) -> list[_Hit]:
         hay = self._fold(text)
@@ -169,6 +173,9 @@ class _Regex:
         options = re2.Options()
         options.log_errors = False
         options.case_sensitive = not ignore_case
+        # Texts can be joined for one search unless the pattern anchors at the text's
+        # own start or end (\A, \z) or turns multi-line mode off.
+        self.joinable = _TEXT_ANCHORED.search(pattern) is None
         try:
             self.regex = re2.compile("(?m)" + pattern, options)
         except re2.error as exc:
@@ -256,35 +263,81 @@ def grep(
     matcher: _Substring | _Regex = (
         _Regex(pattern, ignore_case) if regex else _Substring(pattern, ignore_case)
     )
-    kept = sorted(
-        (pair for pair in entries if pair[1].path.rsplit("/", 1)[-1] not in _RESERVED),
-        key=lambda pair: (pair[0], pair[1].path),
-    )
+    candidates = _candidates(matcher, entries)
+    candidates.sort(key=lambda pair: (pair[0], pair[1].path))
     matches: list[GrepMatch] = []
     hidden: dict[str, int] = {}
     concepts = 0
     truncated = False
-    for name, concept in kept:
-        texts = (concept.title, concept.description, concept.body)
+    for name, concept in candidates:
         reason = spec.reason(name, concept)
         room = min(each, total - len(matches))
         if reason is not None or room <= 0:
-            # Still searched, so hidden and total counts are complete.
-            if any(matcher.found(t) for t in texts if t):
-                if reason is not None:
-                    hidden[reason] = hidden.get(reason, 0) + 1
-                else:
-                    concepts += 1
-                    truncated = True
+            # Still counted, so hidden and total counts are complete.
+            if reason is not None:
+                hidden[reason] = hidden.get(reason, 0) + 1
+            else:
+                concepts += 1
+                truncated = True
             continue
         # Body matches report file line numbers (as links and warnings do) when the
         # concept knows where its body starts.
         first_line = getattr(concept, "body_line", 1)
+        texts = (_one_line(concept.title), _one_line(concept.description), concept.body)
         found = _concept_matches(matcher, name, concept.path, texts, room, first_line)
         if found:
             concepts += 1
             matches.extend(found)
     return GrepResults(pattern, matches, concepts, truncated, hidden)
+
+
+def _candidates(
+    matcher: _Substring | _Regex, entries: Iterable[tuple[str, ConceptLike]]
+) -> list[tuple[str, ConceptLike]]:
+    """The concepts (reserved files aside) whose title, description or body matches.
+
+    Most concepts have no match, so this is the whole cost of a grep: one C-level
+    search per text, before any other work, and only the matches get sorted. A plain
+    needle without a space or a line break matches a title as grep reads it (one line)
+    exactly where it matches the title itself, so the texts are searched as they are.
+    """
+    if isinstance(matcher, _Substring) and not matcher.ignore_case:
+        needle = matcher.needle
+        if " " not in needle and "\n" not in needle:
+            found = [
+                (name, c)
+                for name, c in entries
+                if needle in c.body or needle in c.title or needle in c.description
+            ]
+            return [(name, c) for name, c in found if not _reserved(c.path)]
+    if isinstance(matcher, _Regex) and matcher.joinable:
+        # One search of the three texts joined as lines: a line-local pattern matches
+        # the joined text wherever it matches one of them (and may match a few more,
+        # which the per-field search then drops).
+        search = matcher.regex.search
+        found = [
+            (name, c)
+            for name, c in entries
+            if search(f"{_one_line(c.title)}\n{_one_line(c.description)}\n{c.body}".encode())
+            is not None
+        ]
+        return [(name, c) for name, c in found if not _reserved(c.path)]
+    found_in = matcher.found
+    return [
+        (name, c)
+        for name, c in entries
+        if (found_in(c.body) or found_in(_one_line(c.title)) or found_in(_one_line(c.description)))
+        and not _reserved(c.path)
+    ]
+
+
+def _reserved(path: str) -> bool:
+    return path.endswith(_RESERVED_SUFFIXES) or path in _RESERVED
+
+
+def _one_line(text: str) -> str:
+    """A title or description as grep reads it: one line."""
+    return text.replace("\n", " ") if "\n" in text else text
 
 
 def _concept_matches(
@@ -299,10 +352,9 @@ def _concept_matches(
     for field, text in zip(_FIELDS, texts, strict=True):
         if not text or len(out) >= room:
             continue
-        lines = text.split("\n") if field == "body" else [text.replace("\n", " ")]
-        for number, start, end in matcher.lines(
-            text if field == "body" else lines[0], room - len(out)
-        ):
+        hits = matcher.lines(text, room - len(out))
+        lines = text.split("\n") if hits and field == "body" else [text]
+        for number, start, end in hits:
             out.append(
                 GrepMatch(
                     bundle=bundle,
