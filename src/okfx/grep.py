@@ -310,10 +310,11 @@ def _candidates(
                 if needle in c.body or needle in c.title or needle in c.description
             ]
             return [(name, c) for name, c in found if not _reserved(c.path)]
+    found_in = matcher.found
     if isinstance(matcher, _Regex) and matcher.joinable:
-        # One search of the three texts joined as lines: a line-local pattern matches
-        # the joined text wherever it matches one of them (and may match a few more,
-        # which the per-field search then drops).
+        # One search of the three texts joined as lines: a pattern matches the joined
+        # text wherever it matches one of them. It may also match across two of them,
+        # so the few concepts it keeps are then searched text by text.
         search = matcher.regex.search
         found = [
             (name, c)
@@ -321,8 +322,7 @@ def _candidates(
             if search(f"{_one_line(c.title)}\n{_one_line(c.description)}\n{c.body}".encode())
             is not None
         ]
-        return [(name, c) for name, c in found if not _reserved(c.path)]
-    found_in = matcher.found
+        entries = found
     return [
         (name, c)
         for name, c in entries
