@@ -371,3 +371,25 @@ def test_prepare_search_reads_the_combined_index_back_before_any_search(
     monkeypatch.setattr(SearchIndex, "build", None)
     hits = manager.search("orders revenue refunds")
     assert [(h.bundle, h.path, h.score) for h in hits] == expected
+
+
+def test_temporary_files_left_by_a_killed_store_are_removed_when_old(
+    make_bundle: MakeBundle, cache_dir: Path
+) -> None:
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=cache_dir)
+    (state,) = cache_dir.glob("*.bundle.pickle")
+    key = state.name.split(".", 1)[0]
+    old = cache_dir / f".{key}.bundle.dead1234"
+    fresh = cache_dir / f".{key}.bundle.live5678"  # another process still writing
+    other = cache_dir / f".{key}.search.dead9999"  # another kind: its own store cleans it
+    for path in (old, fresh, other):
+        path.write_bytes(b"partial")
+    past = time.time() - persist_module.LEFTOVER_SECONDS - 60
+    os.utime(old, (past, past))
+    os.utime(other, (past, past))
+    state.unlink()  # the next load stores again
+    Bundle.load(root, state_cache=cache_dir)
+    assert not old.exists()
+    assert fresh.exists() and other.exists()
+    assert len(list(cache_dir.glob("*.bundle.pickle"))) == 1

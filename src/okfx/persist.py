@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FORMAT", "RACY_SECONDS", "StateCache", "default_dir", "fingerprint"]
+__all__ = ["FORMAT", "LEFTOVER_SECONDS", "RACY_SECONDS", "StateCache", "default_dir", "fingerprint"]
 
 logger = logging.getLogger("okfx")
 
@@ -41,6 +41,8 @@ logger = logging.getLogger("okfx")
 FORMAT = 4
 #: Files modified this recently make a state too young to store.
 RACY_SECONDS = 2.0
+#: A temporary state file untouched this long was left by a process killed mid-store.
+LEFTOVER_SECONDS = 3600.0
 _MAGIC = b"okfx-state"
 _TYPECODES = frozenset("bBhHiIlLqQfd")
 
@@ -148,6 +150,19 @@ class StateCache:
             logger.warning("okfx state cache file %s ignored: %s", path, exc)
             return None
 
+    def _remove_leftovers(self, key: str, kind: str) -> None:
+        """Delete temporary files of this key and kind that a process killed while
+        storing left behind (a write in progress elsewhere is younger than
+        :data:`LEFTOVER_SECONDS`, and is kept)."""
+        cutoff = time.time() - LEFTOVER_SECONDS
+        for path in self.directory.glob(f".{key}.{kind}.*"):
+            try:
+                st = os.lstat(path)
+                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                    os.unlink(path)
+            except OSError:
+                pass  # gone already, or not ours to remove
+
     def store(self, key: str, kind: str, digest: str, newest_ns: int, value: Any) -> bool:
         """Store ``value``; False (and nothing written) when the files are too young or
         the directory cannot be used. Never raises."""
@@ -157,7 +172,8 @@ class StateCache:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not self._trusted_dir():
                 return False
-            fd, tmp = tempfile.mkstemp(prefix=f".{key}.", dir=self.directory)
+            self._remove_leftovers(key, kind)
+            fd, tmp = tempfile.mkstemp(prefix=f".{key}.{kind}.", dir=self.directory)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(b" ".join([_MAGIC, str(FORMAT).encode(), digest.encode()]))
