@@ -393,3 +393,17 @@ def test_temporary_files_left_by_a_killed_store_are_removed_when_old(
     assert not old.exists()
     assert fresh.exists() and other.exists()
     assert len(list(cache_dir.glob("*.bundle.pickle"))) == 1
+
+
+def test_a_bundle_without_concepts_does_not_cost_the_combined_index_its_state(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    roots = {
+        "shop": aged(make_bundle(FILES)),
+        "empty": aged(make_bundle({"index.md": "# Nothing yet\n"})),
+        "ops": aged(make_bundle(OTHER)),
+    }
+    expected = _combined(roots, cache_dir)
+    with monkeypatch.context() as patch:
+        forbid_parsing(patch)
+        assert _combined(roots, cache_dir) == expected

@@ -237,9 +237,11 @@ class SearchIndex:
     ) -> SearchIndex | None:
         """The index :meth:`state` described, over ``bundles``: ``(name, concepts by
         path)`` pairs in name order, as the stored index had them (a bundle renamed since
-        keeps its entries); None when ``state`` does not fit them."""
+        keeps its entries); None when ``state`` does not fit them. A bundle without
+        concepts has no entries, so no count either."""
         if not isinstance(state, dict) or set(state) != _STATE_KEYS:
             return None
+        bundles = [(name, concepts) for name, concepts in bundles if concepts]
         paths, multipliers, n_docs = state["paths"], state["multipliers"], state["n_docs"]
         counts = state["counts"]
         if not isinstance(paths, list) or not isinstance(multipliers, list):
