@@ -136,7 +136,7 @@ class _Substring:
         return text.casefold() if self.ignore_case else text
 
     def found(self, text: str) -> bool:
-        return self.needle in (text.casefold() if self.ignore_case else text)
+        return self.needle in self._fold(text)
 
     def lines(self, text: str, limit: int) -> list[_Hit]:
         hay = self._fold(text)
@@ -297,38 +297,43 @@ def _candidates(
     """The concepts (reserved files aside) whose title, description or body matches.
 
     Most concepts have no match, so this is the whole cost of a grep: one C-level
-    search per text, before any other work, and only the matches get sorted. A plain
-    needle without a space or a line break matches a title as grep reads it (one line)
-    exactly where it matches the title itself, so the texts are searched as they are.
+    search per text, before any other work, and only the matches get sorted (a
+    :func:`_plain` needle searches the texts as they are).
     """
-    if isinstance(matcher, _Substring) and not matcher.ignore_case:
+    if isinstance(matcher, _Substring) and not matcher.ignore_case and _plain(matcher.needle):
         needle = matcher.needle
-        if " " not in needle and "\n" not in needle:
-            found = [
-                (name, c)
-                for name, c in entries
-                if needle in c.body or needle in c.title or needle in c.description
-            ]
-            return [(name, c) for name, c in found if not _reserved(c.path)]
-    found_in = matcher.found
-    if isinstance(matcher, _Regex) and matcher.joinable:
-        # One search of the three texts joined as lines: a pattern matches the joined
-        # text wherever it matches one of them. It may also match across two of them,
-        # so the few concepts it keeps are then searched text by text.
-        search = matcher.regex.search
         found = [
             (name, c)
             for name, c in entries
-            if search(f"{_one_line(c.title)}\n{_one_line(c.description)}\n{c.body}".encode())
-            is not None
+            if needle in c.body or needle in c.title or needle in c.description
         ]
-        entries = found
-    return [
-        (name, c)
-        for name, c in entries
-        if (found_in(c.body) or found_in(_one_line(c.title)) or found_in(_one_line(c.description)))
-        and not _reserved(c.path)
-    ]
+    else:
+        if isinstance(matcher, _Regex) and matcher.joinable:
+            # One search of the three texts joined as lines: a pattern matches the joined
+            # text wherever it matches one of them. It may also match across two of
+            # them, so the few concepts it keeps are then searched text by text.
+            search = matcher.regex.search
+            entries = [
+                (name, c)
+                for name, c in entries
+                if search(f"{_one_line(c.title)}\n{_one_line(c.description)}\n{c.body}".encode())
+                is not None
+            ]
+        found_in = matcher.found
+        found = [
+            (name, c)
+            for name, c in entries
+            if found_in(c.body)
+            or found_in(_one_line(c.title))
+            or found_in(_one_line(c.description))
+        ]
+    return [(name, c) for name, c in found if not _reserved(c.path)]
+
+
+def _plain(needle: str) -> bool:
+    """A needle without a space or a line break: it matches a title as grep reads it
+    (one line) exactly where it matches the title itself."""
+    return " " not in needle and "\n" not in needle
 
 
 def _reserved(path: str) -> bool:

@@ -18,8 +18,8 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from itertools import repeat
-from operator import call
+from itertools import groupby, repeat
+from operator import call, itemgetter
 from typing import Any, overload
 
 from .bm25f import STATUS_MULTIPLIERS, Postings, build_postings
@@ -214,16 +214,9 @@ class SearchIndex:
         (:meth:`Postings.pending_state`): call it before the index is shared between
         threads."""
         p = self.postings
-        counts: list[int] = []
-        previous = None
-        for bundle, _ in self.entries:
-            if bundle != previous:
-                counts.append(0)
-                previous = bundle
-            counts[-1] += 1
         return {
             "paths": [concept.path for _, concept in self.entries],
-            "counts": counts,
+            "counts": [len(list(run)) for _, run in groupby(self.entries, key=itemgetter(0))],
             "multipliers": list(self.multipliers),
             "terms": p.terms,
             "n_docs": p.n_docs,
