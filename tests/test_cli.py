@@ -259,7 +259,7 @@ def test_serve_freezes_the_loaded_bundles_before_serving(monkeypatch: pytest.Mon
     assert seen[-2:] == ["freeze", "serve"]
 
 
-def test_serve_builds_the_search_index_in_the_background_unless_lazy(
+def test_serve_prepares_facets_and_search_index_in_the_background_unless_lazy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
@@ -267,21 +267,22 @@ def test_serve_builds_the_search_index_in_the_background_unless_lazy(
     from okfx.adapters import mcp as adapter
 
     monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
-    built: list[tuple[str, bool]] = []
+    built: list[tuple[str, bool, bool]] = []
     ready = threading.Event()
 
     def prepare(manager: KnowledgeManager) -> None:
         bundle = next(iter(manager.bundles.values()))
-        built.append((threading.current_thread().name, bundle._search_index is None))
+        facets = bundle._facets is not None and "type" in bundle._facets._groups
+        built.append((threading.current_thread().name, bundle._search_index is None, facets))
         real_prepare(manager)
-        built.append((threading.current_thread().name, bundle._search_index is not None))
+        built.append((threading.current_thread().name, bundle._search_index is not None, facets))
         ready.set()
 
     real_prepare = KnowledgeManager.prepare_search
     monkeypatch.setattr(KnowledgeManager, "prepare_search", prepare)
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: ready.wait(10))
     assert run("serve", EXAMPLE).exit_code == 0
-    assert built == [("okfx-index", True), ("okfx-index", True)]
+    assert built == [("okfx-index", True, True), ("okfx-index", True, True)]
     built.clear()
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
     assert run("serve", EXAMPLE, "--lazy-index").exit_code == 0

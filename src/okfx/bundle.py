@@ -26,6 +26,7 @@ from .persist import StateCache, default_dir, fingerprint
 from .walk import FileEntry, Walk, decode_text, read_bytes, walk
 
 if TYPE_CHECKING:
+    from .facets import Facets
     from .grep import GrepResults
     from .search import SearchIndex, SearchResults
     from .sources import GitSource, SourceLimits
@@ -135,6 +136,7 @@ class Bundle:
         self._backlinks: dict[str, list[Link]] = {}
         self._lock = threading.Lock()
         self._search_index: SearchIndex | None = None
+        self._facets: Facets | None = None
         # (cache, key, fingerprint, newest mtime) when loaded with a state cache
         self._state: tuple[StateCache, str, str, int] | None = None
 
@@ -461,6 +463,16 @@ class Bundle:
         out = [link for doc in docs for link in doc.links if not link.exists]
         out.sort(key=lambda link: (link.source, link.line, link.target))
         return out
+
+    def facets(self) -> Facets:
+        """Bit-set columns of the concepts' filter values, built on first use: a
+        filtered listing then counts and pages without visiting every concept."""
+        facets = self._facets
+        if facets is None:  # two threads may both build it: the results are equal
+            from .facets import Facets
+
+            facets = self._facets = Facets(self.concepts)
+        return facets
 
     # -- search --------------------------------------------------------------------------
     def search_index(self) -> SearchIndex:

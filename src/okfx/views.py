@@ -104,27 +104,18 @@ def list_rows(
         include_stale=include_stale,
         now=box.now(),
     )
-    kept: list[Concept] = []
-    hidden: dict[str, int] = {}
-    for concept in b:
-        reason = spec.reason(b.name, concept)
-        if reason is None:
-            kept.append(concept)
-        else:
-            hidden[reason] = hidden.get(reason, 0) + 1
-    offset_ = min(offset_, len(kept))
-    page = kept[offset_ : offset_ + limit_]
-    rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in page]
-    next_offset = offset_ + len(page)
+    chosen = b.facets().select(b.name, spec, offset_, limit_)
+    rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
+    next_offset = chosen.offset + len(rows)
     _event(found=bool(rows), hits=len(rows))
     return {
         "bundle": b.name,
-        "total": len(kept),
-        "offset": offset_,
-        "next_offset": next_offset if next_offset < len(kept) else None,
+        "total": chosen.total,
+        "offset": chosen.offset,
+        "next_offset": next_offset if next_offset < chosen.total else None,
         "concepts": rows,
-        "hidden": hidden,
-        "notice": hidden_notice(hidden),
+        "hidden": chosen.hidden,
+        "notice": hidden_notice(chosen.hidden),
         UNTRUSTED: True,
     }
 
