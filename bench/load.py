@@ -12,6 +12,12 @@ under bench/out/. Each measurement runs in a fresh subprocess so peak RSS is its
 wall times are the median of ``--repeat`` runs (warm page cache). Targets (issue 2):
 10k concepts in <= 1.5 s and <= 2x (I/O floor + C-YAML floor); 100k without pathological
 growth.
+
+Two more figures say how fast this machine is, apart from okfx: "links floor" is the
+least an eager-links load does without parsing any YAML (walk, read, one link regex,
+join paths; no code-block awareness, no objects), and "yaml us/doc" is the C-YAML
+floor per frontmatter, which ../shared/notes/performance.md measured at 72 us (10k)
+on the machine the targets were set on.
 """
 
 from __future__ import annotations
@@ -75,6 +81,36 @@ for text in texts:
         data = yaml.load(text[4:end], Loader=yaml.CSafeLoader)
         n += isinstance(data, dict)
 RESULT = {"seconds": time.perf_counter() - t, "docs": n}
+""",
+    # The least an eager-links load does besides YAML: walk, read, split the frontmatter
+    # off, find inline links with one regex (no code-block or code-span awareness, no
+    # reference links) and join relative ones to the folder. No YAML, no objects.
+    "links_floor": """
+import os, posixpath, re, time
+LINK = re.compile(r"\\]\\(([^)\\s]+)")
+t = time.perf_counter()
+stack, n, edges = [ROOT], 0, {}
+while stack:
+    d = stack.pop()
+    with os.scandir(d) as it:
+        for e in it:
+            if e.is_dir(follow_symlinks=False):
+                stack.append(e.path)
+            elif e.name.endswith('.md'):
+                fd = os.open(e.path, os.O_RDONLY)
+                try:
+                    text = os.read(fd, os.fstat(fd).st_size + 1).decode('utf-8')
+                finally:
+                    os.close(fd)
+                body = text[text.find('\\n---', 4) + 4:]
+                rel = e.path[len(ROOT):]
+                base = posixpath.dirname(rel)
+                edges[rel] = [
+                    posixpath.normpath(h if h[0] == '/' else posixpath.join(base, h))
+                    for h in LINK.findall(body) if '://' not in h
+                ]
+                n += 1
+RESULT = {"seconds": time.perf_counter() - t, "files": n}
 """,
     "bundle_load": """
 import time
@@ -145,7 +181,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, repeat={args.repeat}")
     header = f"{'concepts':>9} {'io floor':>9} {'yaml floor':>10} {'floor':>7} {'load':>7} "
-    header += f"{'x floor':>7} {'us/concept':>10} {'load RSS':>9}"
+    header += f"{'x floor':>7} {'us/concept':>10} {'load RSS':>9} {'links floor':>11} "
+    header += f"{'yaml us/doc':>11}"
     print(header)
     for size in args.sizes:
         root = ensure_bundle(size)
@@ -156,7 +193,8 @@ def main() -> None:
         print(
             f"{concepts:>9} {m['io_floor']['seconds']:>8.2f}s {m['yaml_floor']['seconds']:>9.2f}s "
             f"{floor:>6.2f}s {load:>6.2f}s {load / floor:>6.2f}x {load / concepts * 1e6:>10.0f} "
-            f"{m['bundle_load']['peak_rss_mb']:>7.0f}MB"
+            f"{m['bundle_load']['peak_rss_mb']:>7.0f}MB {m['links_floor']['seconds']:>10.2f}s "
+            f"{m['yaml_floor']['seconds'] / m['yaml_floor']['docs'] * 1e6:>11.0f}"
         )
         sys.stdout.flush()
 
