@@ -15,10 +15,10 @@ def freeze_after_loads(enabled: bool = True) -> None:
     """Process-wide: when a load, index build or state read ends, move every object the
     collector tracks to its permanent generation (``gc.freeze()``) before turning it on.
 
-    Otherwise the collector's first passes after the work walk every object it made
-    once more (about 0.2 s per 10k concepts here) and free nothing. For a process that
-    keeps what it loads for its lifetime, such as ``okfx serve``: cyclic garbage that
-    exists at that moment is never collected after it.
+    Otherwise the objects are only moved to the oldest generation (see
+    :func:`_promote`), which full collections still walk. For a process that keeps what
+    it loads for its lifetime, such as ``okfx serve``: cyclic garbage that exists at
+    that moment is never collected after it.
     """
     global _freeze
     _freeze = enabled
@@ -39,4 +39,23 @@ def gc_paused() -> Iterator[None]:
         if was_enabled:
             if _freeze:
                 gc.freeze()
+            elif not gc.get_freeze_count():
+                _promote()
             gc.enable()
+
+
+def _promote() -> None:
+    """Move every object the collector tracks to its oldest generation.
+
+    What a load or build made lives as long as the bundle, but it sits in the youngest
+    generation: the next young collections would walk all of it and free nothing
+    (about 0.25 s at 10k concepts, then again one generation up). ``freeze`` then
+    ``unfreeze`` moves the tracked objects to the oldest generation in one step
+    (CPython splices the lists). Full collections still walk them, so cyclic garbage is
+    still freed, only by a full collection rather than a young one.
+
+    Skipped when the process has frozen objects itself (say before forking workers):
+    ``unfreeze`` would hand those back to the collector.
+    """
+    gc.freeze()
+    gc.unfreeze()
