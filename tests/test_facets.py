@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given, settings
@@ -136,3 +137,37 @@ def test_every_filter_on_the_samples_agrees_with_a_full_scan():
                         checked += 1
         assert checked > 20, name
     assert bundle.facets() is bundle.facets()  # built once per bundle
+
+
+def test_threads_sharing_fresh_facets_all_get_the_scan_answer():
+    concepts = sorted(
+        (
+            FakeConcept(
+                f"{FOLDERS[i % len(FOLDERS)]}c{i}.md",
+                type=TYPES[i % 4],
+                tags=(TAGS[i % 6], TAGS[(i * 7) % 6]),
+                status=STATUSES[i % 3],
+                trust_tier=TIERS[i % 3],
+                stale_after=WHEN[i % 4],
+            )
+            for i in range(3000)
+        ),
+        key=lambda c: c.path,
+    )
+    specs = [
+        ConceptFilter.create(now=NOW),
+        ConceptFilter.create(directory="a", type="metric", now=NOW),
+        ConceptFilter.create(tags=["sales", "ops"], include_stale=False, now=NOW),
+        ConceptFilter.create(trust_tier="human-reviewed", include_deprecated=True, now=NOW),
+    ]
+    want = [_reference(concepts, spec, 5, 40) for spec in specs]
+
+    def ask(facets: Facets, k: int):
+        return k % 4, facets.select("b", specs[k % 4], 5, 40)
+
+    for _ in range(5):  # each round races on a new, empty Facets
+        facets = Facets(concepts)
+        with ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(ask, [facets] * 64, range(64)))
+        for k, chosen in got:
+            assert (chosen.total, chosen.offset, chosen.concepts, chosen.hidden) == want[k]
