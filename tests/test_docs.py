@@ -109,3 +109,20 @@ def test_tools_doc_matches_the_tool_signatures() -> None:
     generated = doc.split("<!-- tools:start -->\n", 1)[1].split("<!-- tools:end -->", 1)[0]
     expected = "\n".join(tool_table(name) for name in TOOL_NAMES)
     assert generated.strip() == expected.strip(), "run: python scripts/tools_doc.py"
+
+
+def test_the_ci_workflow_in_the_cli_doc_runs_real_okfx_commands() -> None:
+    import yaml
+
+    text = (PROJECT_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    runs = [
+        step["run"]
+        for block in _blocks(text, "yaml")
+        for job in yaml.safe_load(block)["jobs"].values()
+        for step in job["steps"]
+        if str(step.get("run", "")).startswith("okfx ")
+    ]
+    assert runs == ["okfx validate knowledge --strict --format github"]
+    for run in runs:
+        name, *rest = shlex.split(run)[1:]
+        cli.commands[name].make_context(name, rest)  # type: ignore[attr-defined]

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from conftest import PROJECT_ROOT, MakeBundle, concept
@@ -83,3 +84,64 @@ def test_the_example_bundle_is_conformant_as_a_real_subprocess() -> None:
     assert report["okf_version"] == "0.2"
     assert report["concepts"] == 27
     assert report["summary"]["by_code"] == {"broken_link": 1, "unknown_footnote": 1}
+
+
+def test_strict_makes_warnings_fail_the_check(make_bundle: MakeBundle) -> None:
+    runner = CliRunner()
+    clean = make_bundle({"a.md": concept()})
+    warned = make_bundle({"a.md": concept(body="[gone](/gone.md)")})
+    assert runner.invoke(cli, ["validate", str(clean), "--strict"]).exit_code == 0
+    assert runner.invoke(cli, ["validate", str(warned)]).exit_code == 0
+    result = runner.invoke(cli, ["validate", str(warned), "--strict"])
+    assert result.exit_code == 1
+    assert "--strict: the warnings below fail the check" in result.output
+    assert runner.invoke(cli, ["validate", str(warned), "--strict", "--json"]).exit_code == 1
+
+
+def test_github_format_annotates_each_problem_on_its_file(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_bundle(
+        {
+            "ok.md": concept(body="[gone](/gone.md)"),
+            "docs/nofm.md": "# plain\n",
+        }
+    )
+    monkeypatch.chdir(root.parent)  # as a CI job runs at the repository root
+    result = CliRunner().invoke(cli, ["validate", root.name, "--format", "github"])
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"::error file={root.name}/docs/nofm.md,title=okfx no_frontmatter::")
+    assert lines[1] == (
+        f"::warning file={root.name}/ok.md,title=okfx broken_link::"
+        "body link to /gone.md (line 4) does not exist"
+    )
+    assert (
+        lines[2] == f"{root.name}: NOT conformant with OKF v0.2 (1 concepts, 1 errors, 1 warnings)"
+    )
+
+
+def test_github_format_cannot_be_made_to_run_a_workflow_command(
+    make_bundle: MakeBundle,
+) -> None:
+    # A file name with a line break tries to start a workflow command of its own (the
+    # walk refuses the file, and the warning names it).
+    name = "x\n::set-output name=a::b, 100%.md"
+    root = make_bundle({"ok.md": concept(), name: "no frontmatter"})
+    result = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("::warning file=")
+    assert "x%0A%3A%3Aset-output name=a%3A%3Ab%2C 100%25.md,title=okfx unsafe_path::" in lines[0]
+    assert not any(line.startswith("::set-output") for line in lines)
+
+
+def test_json_and_another_format_together_are_a_usage_error(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"a.md": concept()})
+    result = CliRunner().invoke(cli, ["validate", str(root), "--json", "--format", "github"])
+    assert result.exit_code == 2
+    assert (
+        CliRunner().invoke(cli, ["validate", str(root), "--json", "--format", "json"]).exit_code
+        == 0
+    )

@@ -11,9 +11,11 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -152,24 +154,50 @@ def cli(ctx: click.Context, state_cache: str | None) -> None:
 @cli.command()
 @click.argument("bundle")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as stable JSON.")
-def validate(bundle: str, as_json: bool) -> None:
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default=None,
+    help="text (default), json (as --json) or github: one GitHub Actions annotation "
+    "per problem, so a pull request shows them on the files.",
+)
+@click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 1).")
+def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool) -> None:
     """Check BUNDLE against the OKF v0.2 conformance rules (spec §11).
 
     Errors break rules 1-2 (a non-reserved .md file without parseable frontmatter
     or without a non-empty `type`); broken links, unknown statuses and bad optional
-    fields are warnings. Exits 0 when conformant, 1 when not.
+    fields are warnings. Exits 0 when conformant, 1 when not; with --strict, 1 as
+    well when there is any warning.
 
     Example:
 
     \b
         okfx validate examples/knowledge --json
+        okfx validate ./knowledge --strict --format github   # in a bundle's CI
     """
-    report = validate_bundle(_load(bundle))
-    if as_json:
+    if as_json and fmt not in (None, "json"):
+        raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
+    fmt = "json" if as_json else fmt or "text"
+    loaded = _load(bundle)
+    report = validate_bundle(loaded)
+    if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    elif fmt == "github":
+        click.echo(render.github_annotations(report, _display_root(bundle, loaded)))
     else:
-        click.echo(render.report(report))
-    sys.exit(0 if report.conformant else 1)
+        click.echo(render.report(report, strict))
+    sys.exit(0 if report.conformant and not (strict and report.warnings) else 1)
+
+
+def _display_root(source: str, bundle: Bundle) -> str:
+    """How to name the bundle's files to the reader: relative to the working directory
+    for a local folder (a CI job runs at the repository root), else nothing (the
+    bundle-relative path alone) for a git URL or an archive."""
+    if not os.path.isdir(source):
+        return ""
+    return Path(os.path.relpath(bundle.root)).as_posix()
 
 
 @cli.command()

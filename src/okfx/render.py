@@ -259,15 +259,19 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
     return "\n".join(lines)
 
 
-def report(result: ConformanceReport) -> str:
-    """A :class:`~okfx.validate.ConformanceReport`: the verdict, then one line per problem."""
-    mark = click.style("✓", fg="green") if result.conformant else click.style("✗", fg="red")
+def report(result: ConformanceReport, strict: bool = False) -> str:
+    """A :class:`~okfx.validate.ConformanceReport`: the verdict, then one line per problem.
+    ``strict``: warnings fail the check too, and the verdict says so."""
+    passed = result.conformant and not (strict and result.warnings)
+    mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")
     verdict = "conformant" if result.conformant else "NOT conformant"
     version = f", declares okf_version {result.okf_version}" if result.okf_version else ""
     lines = [
         f"{mark} {result.bundle}: {verdict} with OKF v0.2 ({result.concepts} concepts, "
         f"{len(result.errors)} errors, {len(result.warnings)} warnings{version})"
     ]
+    if result.conformant and not passed:
+        lines.append("  --strict: the warnings below fail the check")
     for label, problems, colour in (
         ("error", result.errors, "red"),
         ("warning", result.warnings, "yellow"),
@@ -275,4 +279,35 @@ def report(result: ConformanceReport) -> str:
         for problem in problems:
             tag = click.style(f"{label}[{problem.code}]", fg=colour)
             lines.append(f"  {tag} {problem.path}: {problem.message}")
+    return "\n".join(lines)
+
+
+def _workflow_data(text: str) -> str:
+    # GitHub's workflow-command escapes: a line break in bundle text (a file name, a
+    # frontmatter value quoted in a message) must not start a command of its own.
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _workflow_property(text: str) -> str:
+    return _workflow_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(result: ConformanceReport, root: str) -> str:
+    """The report as GitHub Actions workflow commands: ``::error`` / ``::warning`` per
+    problem on the file it concerns (``root`` + the bundle path; ``root`` relative to the
+    repository, or empty), then the verdict as a plain line."""
+    lines = []
+    for label, problems in (("error", result.errors), ("warning", result.warnings)):
+        for problem in problems:
+            where = f"{root.rstrip('/')}{problem.path}" if root else problem.path.lstrip("/")
+            lines.append(
+                f"::{label} file={_workflow_property(where)},"
+                f"title={_workflow_property(f'okfx {problem.code}')}::"
+                f"{_workflow_data(problem.message)}"
+            )
+    verdict = "conformant" if result.conformant else "NOT conformant"
+    lines.append(
+        f"{_workflow_data(result.bundle)}: {verdict} with OKF v0.2 ({result.concepts} concepts, "
+        f"{len(result.errors)} errors, {len(result.warnings)} warnings)"
+    )
     return "\n".join(lines)
