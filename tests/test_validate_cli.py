@@ -145,3 +145,15 @@ def test_json_and_another_format_together_are_a_usage_error(make_bundle: MakeBun
         CliRunner().invoke(cli, ["validate", str(root), "--json", "--format", "json"]).exit_code
         == 0
     )
+
+
+def test_github_format_names_files_from_the_bundle_root_when_it_is_the_cwd(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_bundle({"ok.md": concept(body="[gone](/gone.md)")})
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["validate", ".", "--format", "github", "--strict"])
+    assert result.exit_code == 1
+    first, verdict = result.output.splitlines()
+    assert first.startswith("::warning file=ok.md,title=okfx broken_link::")
+    assert verdict.endswith("1 warnings); --strict: the warnings fail the check")

@@ -185,7 +185,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool) -> None:
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     elif fmt == "github":
-        click.echo(render.github_annotations(report, _display_root(bundle, loaded)))
+        click.echo(render.github_annotations(report, _display_root(bundle, loaded), strict))
     else:
         click.echo(render.report(report, strict))
     sys.exit(0 if report.conformant and not (strict and report.warnings) else 1)
@@ -197,7 +197,8 @@ def _display_root(source: str, bundle: Bundle) -> str:
     bundle-relative path alone) for a git URL or an archive."""
     if not os.path.isdir(source):
         return ""
-    return Path(os.path.relpath(bundle.root)).as_posix()
+    root = Path(os.path.relpath(bundle.root)).as_posix()
+    return "" if root == "." else root
 
 
 @cli.command()
@@ -497,7 +498,7 @@ def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
                 bundle.facets().prepare()  # a fraction of a second even at 100k
             manager.prepare_search()
         except Exception:  # the first search builds it again and reports the problem
-            logging.getLogger("okfx").exception("okfx: building the search index failed")
+            logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")
 
     thread = threading.Thread(target=prepare, name="okfx-index", daemon=True)
     thread.start()

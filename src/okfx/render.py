@@ -292,10 +292,11 @@ def _workflow_property(text: str) -> str:
     return _workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotations(result: ConformanceReport, root: str) -> str:
+def github_annotations(result: ConformanceReport, root: str, strict: bool = False) -> str:
     """The report as GitHub Actions workflow commands: ``::error`` / ``::warning`` per
     problem on the file it concerns (``root`` + the bundle path; ``root`` relative to the
-    repository, or empty), then the verdict as a plain line."""
+    repository, or empty), then the verdict as a plain line (``strict`` as in
+    :func:`report`)."""
     lines = []
     for label, problems in (("error", result.errors), ("warning", result.warnings)):
         for problem in problems:
@@ -309,5 +310,6 @@ def github_annotations(result: ConformanceReport, root: str) -> str:
     lines.append(
         f"{_workflow_data(result.bundle)}: {verdict} with OKF v0.2 ({result.concepts} concepts, "
         f"{len(result.errors)} errors, {len(result.warnings)} warnings)"
+        + ("; --strict: the warnings fail the check" if strict and result.warnings else "")
     )
     return "\n".join(lines)
