@@ -35,10 +35,9 @@ PROJECT = HERE.parent
 GEN = PROJECT.parent / "shared" / "bench" / "gen_bundle.py"
 OUT = HERE / "out"
 
-# Each stage is a tiny program run in its own process; it prints one JSON line.
-STAGES = {
-    "io_floor": """
-import os, time
+# The .md files under ROOT, walked as the floors walk them (a prelude of those stages).
+WALK = """
+import os
 def walk(root):
     stack = [root]
     while stack:
@@ -49,6 +48,13 @@ def walk(root):
                     stack.append(e.path)
                 elif e.name.endswith('.md'):
                     yield e.path
+"""
+
+# Each stage is a tiny program run in its own process; it prints one JSON line.
+STAGES = {
+    "io_floor": WALK
+    + """
+import os, time
 t = time.perf_counter()
 n = 0
 for p in walk(ROOT):
@@ -85,31 +91,26 @@ RESULT = {"seconds": time.perf_counter() - t, "docs": n}
     # The least an eager-links load does besides YAML: walk, read, split the frontmatter
     # off, find inline links with one regex (no code-block or code-span awareness, no
     # reference links) and join relative ones to the folder. No YAML, no objects.
-    "links_floor": """
+    "links_floor": WALK
+    + """
 import os, posixpath, re, time
 LINK = re.compile(r"\\]\\(([^)\\s]+)")
 t = time.perf_counter()
-stack, n, edges = [ROOT], 0, {}
-while stack:
-    d = stack.pop()
-    with os.scandir(d) as it:
-        for e in it:
-            if e.is_dir(follow_symlinks=False):
-                stack.append(e.path)
-            elif e.name.endswith('.md'):
-                fd = os.open(e.path, os.O_RDONLY)
-                try:
-                    text = os.read(fd, os.fstat(fd).st_size + 1).decode('utf-8')
-                finally:
-                    os.close(fd)
-                body = text[text.find('\\n---', 4) + 4:]
-                rel = e.path[len(ROOT):]
-                base = posixpath.dirname(rel)
-                edges[rel] = [
-                    posixpath.normpath(h if h[0] == '/' else posixpath.join(base, h))
-                    for h in LINK.findall(body) if '://' not in h
-                ]
-                n += 1
+n, edges = 0, {}
+for p in walk(ROOT):
+    fd = os.open(p, os.O_RDONLY)
+    try:
+        text = os.read(fd, os.fstat(fd).st_size + 1).decode('utf-8')
+    finally:
+        os.close(fd)
+    body = text[text.find('\\n---', 4) + 4:]
+    rel = p[len(ROOT):]
+    base = posixpath.dirname(rel)
+    edges[rel] = [
+        posixpath.normpath(h if h[0] == '/' else posixpath.join(base, h))
+        for h in LINK.findall(body) if '://' not in h
+    ]
+    n += 1
 RESULT = {"seconds": time.perf_counter() - t, "files": n}
 """,
     "bundle_load": """
