@@ -188,7 +188,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool) -> None:
         click.echo(render.github_annotations(report, _display_root(bundle, loaded), strict))
     else:
         click.echo(render.report(report, strict))
-    sys.exit(0 if report.conformant and not (strict and report.warnings) else 1)
+    sys.exit(0 if report.passes(strict) else 1)
 
 
 def _display_root(source: str, bundle: Bundle) -> str:

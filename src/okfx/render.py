@@ -262,14 +262,9 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
 def report(result: ConformanceReport, strict: bool = False) -> str:
     """A :class:`~okfx.validate.ConformanceReport`: the verdict, then one line per problem.
     ``strict``: warnings fail the check too, and the verdict says so."""
-    passed = result.conformant and not (strict and result.warnings)
+    passed = result.passes(strict)
     mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")
-    verdict = "conformant" if result.conformant else "NOT conformant"
-    version = f", declares okf_version {result.okf_version}" if result.okf_version else ""
-    lines = [
-        f"{mark} {result.bundle}: {verdict} with OKF v0.2 ({result.concepts} concepts, "
-        f"{len(result.errors)} errors, {len(result.warnings)} warnings{version})"
-    ]
+    lines = [f"{mark} {result.summary()}"]
     if result.conformant and not passed:
         lines.append("  --strict: the warnings below fail the check")
     for label, problems, colour in (
@@ -306,10 +301,9 @@ def github_annotations(result: ConformanceReport, root: str, strict: bool = Fals
                 f"title={_workflow_property(f'okfx {problem.code}')}::"
                 f"{_workflow_data(problem.message)}"
             )
-    verdict = "conformant" if result.conformant else "NOT conformant"
+    failed_by_strict = result.conformant and not result.passes(strict)
     lines.append(
-        f"{_workflow_data(result.bundle)}: {verdict} with OKF v0.2 ({result.concepts} concepts, "
-        f"{len(result.errors)} errors, {len(result.warnings)} warnings)"
-        + ("; --strict: the warnings fail the check" if strict and result.warnings else "")
+        _workflow_data(result.summary())
+        + ("; --strict: the warnings fail the check" if failed_by_strict else "")
     )
     return "\n".join(lines)

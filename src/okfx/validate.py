@@ -45,6 +45,20 @@ class ConformanceReport:
     def conformant(self) -> bool:
         return not self.errors
 
+    def passes(self, strict: bool = False) -> bool:
+        """Whether the check passes: conformant, and with ``strict`` no warning either
+        (``okfx validate --strict``)."""
+        return self.conformant and not (strict and self.warnings)
+
+    def summary(self) -> str:
+        """The verdict in one line: bundle, conformance, counts, declared version."""
+        verdict = "conformant" if self.conformant else "NOT conformant"
+        version = f", declares okf_version {self.okf_version}" if self.okf_version else ""
+        return (
+            f"{self.bundle}: {verdict} with OKF v0.2 ({self.concepts} concepts, "
+            f"{len(self.errors)} errors, {len(self.warnings)} warnings{version})"
+        )
+
     def counts(self) -> dict[str, int]:
         """Number of problems per code, sorted by code."""
         counter = Counter(p.code for p in (*self.errors, *self.warnings))
