@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Listing benchmark: ``list_concepts`` (okfx.facets) against a full filter scan.
+"""Listing benchmark: ``list_concepts`` (okfx.search.facets) against a full filter scan.
 
 Usage::
 
@@ -36,7 +36,7 @@ from load import PROJECT, ensure_bundle  # noqa: E402
 RUNNER = r"""
 import json, statistics, sys, time
 from okfx import Bundle, Toolbox
-from okfx.filters import ConceptFilter
+from okfx.search.filters import ConceptFilter
 from okfx.gcpause import freeze_after_loads
 
 root, cache, repeat, prepare = sys.argv[1], sys.argv[2] or None, int(sys.argv[3]), sys.argv[4]
@@ -121,7 +121,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--state-cache", default="", help="a state cache folder (okfx.persist)")
+    parser.add_argument(
+        "--state-cache", default="", help="a state cache folder (okfx.bundle.persist)"
+    )
     args = parser.parse_args()
     for size in args.sizes:
         root = ensure_bundle(size)

@@ -13,7 +13,7 @@ they lean towards long posting lists). Each size runs in its own process, so pea
    analyzer and BM25F impacts, scored term-at-a-time over every posting, no pruning.
 
 Then, unless ``--no-restart``, three more processes use ``Bundle.load(state_cache=...)``
-(okfx.persist) with a fresh cache folder: the first fills it (cold load, build, store),
+(okfx.bundle.persist) with a fresh cache folder: the first fills it (cold load, build, store),
 the next two are restarts on the unchanged bundle (state read back, no parsing), the
 second of them with ``okfx.gcpause.freeze_after_loads()`` as ``okfx serve`` runs.
 
@@ -50,7 +50,9 @@ OUT = ROOT / "bench" / "out"
 sys.path.insert(0, str(ROOT / "src"))
 
 from okfx import Bundle  # noqa: E402
-from okfx.bm25f import (  # noqa: E402
+from okfx.gcpause import freeze_after_loads  # noqa: E402
+from okfx.search.analyzer import ChunkCache, analyze_query, count_terms  # noqa: E402
+from okfx.search.bm25f import (  # noqa: E402
     FIELD_WEIGHTS,
     K1,
     STATUS_MULTIPLIERS,
@@ -58,9 +60,7 @@ from okfx.bm25f import (  # noqa: E402
     length_norm,
     saturate,
 )
-from okfx.gcpause import freeze_after_loads  # noqa: E402
-from okfx.search import SearchIndex  # noqa: E402
-from okfx.tokenize import ChunkCache, analyze_query, count_terms  # noqa: E402
+from okfx.search.index import SearchIndex  # noqa: E402
 
 
 def generator() -> Any:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from okfx import Bundle  # noqa: E402
-from okfx.search import SearchIndex  # noqa: E402
+from okfx.search.index import SearchIndex  # noqa: E402
 from search_eval.baseline import PlainBM25  # noqa: E402
 from search_eval.evaluate import BLIND, QUERIES, evaluate, format_report, load_queries  # noqa: E402
 

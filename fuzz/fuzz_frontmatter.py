@@ -1,9 +1,9 @@
-"""Atheris target: ``okfx.frontmatter.parse`` may raise nothing but ``FrontmatterError``.
+"""Atheris target: ``okfx.bundle.frontmatter.parse`` may raise nothing but ``FrontmatterError``.
 
-Bytes go through the loader's own decoding (``okfx.walk.decode_text``; undecodable input
+Bytes go through the loader's own decoding (``okfx.bundle.walk.decode_text``; undecodable input
 is decoded with replacement instead, so the fuzzer still reaches the YAML). When the first
 byte is odd the rest is wrapped in ``---`` fences, so most inputs reach the YAML parser.
-A successful parse must give a mapping whose JSON form (``okfx.payloads.jsonable``) is
+A successful parse must give a mapping whose JSON form (``okfx.tools.payloads.jsonable``) is
 strict JSON, since tools return it. Run: ``python fuzz/fuzz_frontmatter.py -runs=20000``.
 """
 
@@ -15,10 +15,10 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["okfx", "yaml"]):
-    from okfx.frontmatter import FrontmatterError, parse
+    from okfx.bundle.frontmatter import FrontmatterError, parse
+    from okfx.bundle.walk import decode_text
     from okfx.limits import Limits
-    from okfx.payloads import jsonable
-    from okfx.walk import decode_text
+    from okfx.tools.payloads import jsonable
 
 LIMITS = Limits()
 CODES = {"malformed_yaml", "frontmatter_not_mapping", "unterminated_frontmatter", "no_frontmatter"}

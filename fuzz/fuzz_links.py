@@ -1,6 +1,6 @@
 """Atheris target: the link scanner and resolver never raise except ``UnsafePath``.
 
-``okfx.links.scan_markdown`` takes any text; each href it finds (and the raw input read as
+``okfx.bundle.links.scan_markdown`` takes any text; each href it finds (and the raw input read as
 one frontmatter path value) goes through ``Resolver.resolve``, which may refuse it with
 ``UnsafePath`` and must otherwise return None or a canonical bundle path: rooted, no empty,
 ``.`` or ``..`` segments, no backslash or control character. Offsets must lie in the body.
@@ -14,8 +14,8 @@ import sys
 import atheris
 
 with atheris.instrument_imports(include=["okfx"]):
+    from okfx.bundle.links import Resolver, scan_markdown
     from okfx.errors import UnsafePath
-    from okfx.links import Resolver, scan_markdown
 
 FILES = {"/a.md", "/dir/b.md", "/dir/index.md", "/dir/sub/c.md", "/tables/index.md", "/x.py"}
 DIRS = {"/", "/dir", "/dir/sub", "/tables"}

@@ -415,15 +415,15 @@ def test_batched_loading_equals_reading_one_file_after_the_other(
     batch: int,
     max_total_bytes: int | None,
 ) -> None:
-    import okfx.bundle
+    import okfx.bundle.bundle
 
     root = make_bundle(NOISY)
     limits = Limits(max_file_bytes=2500)
     if max_total_bytes is not None:  # stops in the middle of a batch
         limits = Limits(max_file_bytes=2500, max_total_bytes=max_total_bytes)
-    monkeypatch.setattr(okfx.bundle, "_BATCH", 1)
+    monkeypatch.setattr(okfx.bundle.bundle, "_BATCH", 1)
     one_by_one = Bundle.load(root, limits=limits)
-    monkeypatch.setattr(okfx.bundle, "_BATCH", batch)
+    monkeypatch.setattr(okfx.bundle.bundle, "_BATCH", batch)
     batched = Bundle.load(root, limits=limits)
     assert len(one_by_one.warnings) > 10
     assert _everything(batched) == _everything(one_by_one)

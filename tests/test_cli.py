@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from conftest import PROJECT_ROOT, MakeBundle, concept
-from okfx import Bundle, Toolbox, progress
-from okfx.cli import cli
+from okfx import Bundle, Toolbox
+from okfx.cli import progress
+from okfx.cli.commands import cli
 
 EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
 DOCK = "/metrics/dock-availability.md"

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from click.testing import CliRunner
 
 from conftest import PROJECT_ROOT
-from okfx.cli import cli
+from okfx.cli.commands import cli
 
 README = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, require_samples
 from okfx import Bundle
-from okfx.facets import Facets, _mask, _ranked
-from okfx.filters import ConceptFilter
+from okfx.search.facets import Facets, _mask, _ranked
+from okfx.search.filters import ConceptFilter
 
 # "/a.b/" and "/a0/" sort just before and just after everything under "/a/".
 FOLDERS = ["/", "/a/", "/a/b/", "/a.b/", "/a0/", "/ab/", "/c/"]

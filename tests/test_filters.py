@@ -4,7 +4,7 @@ import pytest
 
 from conftest_search import NOW, FakeConcept
 from okfx.errors import InvalidArgument
-from okfx.filters import (
+from okfx.search.filters import (
     TRUST_TIERS,
     ConceptFilter,
     clamp_limit,

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from yaml.resolver import BaseResolver
 
-from okfx.frontmatter import (
+from okfx.bundle.frontmatter import (
     FrontmatterError,
     _FastLoader,
     _markers,

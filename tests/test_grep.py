@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
 from okfx.errors import InvalidArgument, InvalidRegex
-from okfx.grep import MAX_MATCHES, grep
+from okfx.search.grep import MAX_MATCHES, grep
 
 ORDERS = FakeConcept(
     "/tables/orders.md",

@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okfx.errors import UnsafePath
-from okfx.links import (
+from okfx.bundle.links import (
     _FENCE_LINE,
     _INDENTED_AFTER_BLANK,
     Resolver,
@@ -18,6 +17,7 @@ from okfx.links import (
     _may_hold_indented_code,
     scan_markdown,
 )
+from okfx.errors import UnsafePath
 
 
 def hrefs(body: str) -> list[str]:

@@ -8,7 +8,7 @@ from array import array
 import pytest
 
 from okfx import memory
-from okfx.bm25f import build_postings
+from okfx.search.bm25f import build_postings
 
 
 def _rss_pages() -> int:
@@ -42,7 +42,7 @@ def test_release_is_a_no_op_without_malloc_trim(monkeypatch: pytest.MonkeyPatch)
 def test_a_build_that_releases_memory_as_it_goes_gives_the_same_postings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import okfx.bm25f as bm25f
+    import okfx.search.bm25f as bm25f
 
     docs = [{"body": f"alpha bravo w{i % 50} x{i % 7}", "title": f"t{i % 3}"} for i in range(600)]
     want = build_postings(docs)

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from okfx.bundle.paths import PathGuard, join, normalize, parent_dir
 from okfx.errors import UnsafePath
-from okfx.paths import PathGuard, join, normalize, parent_dir
 
 
 @pytest.mark.parametrize(

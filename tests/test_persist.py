@@ -1,4 +1,4 @@
-"""The opt-in state cache (okfx.persist): warm loads equal cold ones, any change or
+"""The opt-in state cache (okfx.bundle.persist): warm loads equal cold ones, any change or
 doubt means a normal load, and only a private directory is ever read."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 
 from conftest import MakeBundle
 from okfx import Bundle, Limits
-from okfx import persist as persist_module
-from okfx.search import SearchIndex
+from okfx.bundle import persist as persist_module
+from okfx.search.index import SearchIndex
 
 FILES = {
     "index.md": (
@@ -69,8 +69,10 @@ def forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed or indexed although the state was cached")
 
-    monkeypatch.setattr("okfx.parse.DocumentParser.concept", refuse)
-    monkeypatch.setattr("okfx.parse.DocumentParser.concepts", refuse)  # Bundle.load's batches
+    monkeypatch.setattr("okfx.bundle.parse.DocumentParser.concept", refuse)
+    monkeypatch.setattr(
+        "okfx.bundle.parse.DocumentParser.concepts", refuse
+    )  # Bundle.load's batches
     monkeypatch.setattr(SearchIndex, "build", refuse)
 
 
@@ -253,7 +255,7 @@ def test_the_cli_uses_the_state_cache_option_and_variable(
 ) -> None:
     from click.testing import CliRunner
 
-    from okfx.cli import cli
+    from okfx.cli.commands import cli
 
     root = aged(make_bundle(FILES))
     args = ["search", str(root), "orders", "--json"]

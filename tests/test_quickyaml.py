@@ -1,6 +1,6 @@
 """The quick YAML reader returns exactly what the PyYAML path returns, or steps aside.
 
-Every check compares :func:`okfx.quickyaml.quick_load` with the loader's PyYAML path
+Every check compares :func:`okfx.bundle.quickyaml.quick_load` with the loader's PyYAML path
 (``frontmatter._load_with_pyyaml``) on the same text: the same values with the same
 types (``True`` is not ``1``, NaN equals NaN, ``-0.0`` is not ``0.0``), the same
 duplicate keys, the same shared strings. None ("ask PyYAML") is always allowed, except
@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from okfx import frontmatter, quickyaml
-from okfx.frontmatter import FrontmatterError, _load_with_pyyaml, load_yaml, split
+from okfx.bundle import frontmatter, quickyaml
+from okfx.bundle.frontmatter import FrontmatterError, _load_with_pyyaml, load_yaml, split
+from okfx.bundle.quickyaml import quick_load
 from okfx.limits import Limits
-from okfx.quickyaml import quick_load
 
 LIMITS = Limits()
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -7,11 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
-from okfx import topk
 from okfx.errors import InvalidArgument
-from okfx.search import HIT_KEYS, MAX_LIMIT, SearchIndex
-from okfx.tokenize import VARIANT_WEIGHT, analyze_query
-from okfx.topk import top_k
+from okfx.search import topk
+from okfx.search.analyzer import VARIANT_WEIGHT, analyze_query
+from okfx.search.index import HIT_KEYS, MAX_LIMIT, SearchIndex
+from okfx.search.topk import top_k
 
 
 def twin(path, **changes):

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import FakeConcept, entries
-from okfx import topk
-from okfx.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
-from okfx.dense import COARSE_LEVELS, DenseVectors
-from okfx.search import SearchIndex
-from okfx.tokenize import analyze_query
-from okfx.topk import top_k
+from okfx.search import topk
+from okfx.search.analyzer import analyze_query
+from okfx.search.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
+from okfx.search.dense import COARSE_LEVELS, DenseVectors
+from okfx.search.index import SearchIndex
+from okfx.search.topk import top_k
 
 THREE_DOCS = [
     {"title": "red apple", "body": "apple pie recipe"},
@@ -203,7 +203,7 @@ def test_dense_walk_finds_a_lower_bound_doc_that_beats_an_overestimated_one():
     # walk meets doc 0 first, and must still read doc 1 from the lower level.
     from array import array
 
-    from okfx.bm25f import Postings
+    from okfx.search.bm25f import Postings
 
     impacts = [85.05, 85.05, 84.0, 254.5, 2046.0]
     postings = Postings(
@@ -224,7 +224,7 @@ def test_dense_walk_finds_a_lower_bound_doc_that_beats_an_overestimated_one():
 
 
 def test_dense_fields_select_by_high_byte_and_low_byte_range():
-    from okfx.dense import Fields
+    from okfx.search.dense import Fields
 
     values = [0, 5, 300, 511, 256, 70000 % 65536, 260]
     vector = sum(v << (16 * doc) for doc, v in enumerate(values))
@@ -241,7 +241,7 @@ def test_dense_fields_select_by_high_byte_and_low_byte_range():
 
 
 def test_positions_lists_a_byte_value_up_to_a_limit():
-    from okfx.dense import positions
+    from okfx.search.dense import positions
 
     data = bytes([0, 7, 3, 7, 7, 0])
     assert positions(data, 7, 3) == [1, 3, 4]
@@ -254,7 +254,7 @@ def test_dense_vectors_round_impacts_up_and_skip_short_lists():
     rng = random.Random(11)
     postings = build_postings({"body": text} for text in random_corpus(rng, 300))
     dense = DenseVectors(postings, min_df=50)
-    from okfx.dense import Fields
+    from okfx.search.dense import Fields
 
     for word in VOCAB:
         tid = postings.terms[word]
@@ -288,7 +288,7 @@ def test_dense_vectors_stay_within_their_byte_budget():
 def reference_bm25f(docs, weights=FIELD_WEIGHTS, k1=1.2, b=0.75):
     """``{(term, doc): impact}`` computed field by field from :func:`tokenize`, the
     way the module docstring states BM25F, with none of the builder's packing."""
-    from okfx.tokenize import tokenize
+    from okfx.search.analyzer import tokenize
 
     fields = [f for f, w in weights.items() if w > 0]
     counts = [{f: Counter(tokenize(d.get(f, ""))) for f in fields} for d in docs]
@@ -383,8 +383,8 @@ def test_prepare_all_completes_the_arrays_a_state_cache_saves():
 
 
 def test_a_stored_state_keeps_pending_terms_pending_and_they_finish_after_restore(tmp_path):
-    from okfx.bm25f import Postings
-    from okfx.persist import StateCache
+    from okfx.bundle.persist import StateCache
+    from okfx.search.bm25f import Postings
 
     rng = random.Random(3)
     docs = [
@@ -422,7 +422,7 @@ def test_a_stored_state_keeps_pending_terms_pending_and_they_finish_after_restor
 
 
 def test_a_pending_state_that_does_not_fit_is_refused():
-    from okfx.bm25f import Postings
+    from okfx.search.bm25f import Postings
 
     docs = [{"body": f"alpha w{i % 5}", "title": "t"} for i in range(20)]
     lazy = build_postings(docs, eager_df=10**9)

@@ -11,7 +11,7 @@ import pytest
 
 from conftest_search import SAMPLE_NAMES, require_samples
 from okfx import Bundle
-from okfx.search import SearchIndex
+from okfx.search.index import SearchIndex
 from search_eval.baseline import PlainBM25
 from search_eval.evaluate import BLIND, QUERIES, evaluate, load_queries
 

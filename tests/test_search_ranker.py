@@ -5,8 +5,8 @@ import pytest
 
 from conftest_search import NOW, FakeConcept, entries
 from okfx.errors import InvalidArgument
-from okfx.ranking import BM25Ranker, Ranker, check_hits
-from okfx.search import HIT_KEYS, SearchIndex
+from okfx.search.index import HIT_KEYS, SearchIndex
+from okfx.search.ranking import BM25Ranker, Ranker, check_hits
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "search.md"
 

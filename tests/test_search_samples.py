@@ -6,8 +6,8 @@ import pytest
 
 from conftest_search import SAMPLE_NAMES, require_samples
 from okfx import Bundle
-from okfx.grep import grep
-from okfx.search import SearchIndex
+from okfx.search.grep import grep
+from okfx.search.index import SearchIndex
 
 NOW = datetime(2026, 7, 15, tzinfo=UTC)
 

@@ -3,7 +3,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okfx.tokenize import (
+from okfx.search.analyzer import (
     MAX_QUERY_TERMS,
     VARIANT_WEIGHT,
     ChunkCache,
@@ -129,7 +129,7 @@ def test_chunk_cache_fast_paths_agree_with_analyze_chunk(chunk):
 
 
 def test_identifier_fast_path_covers_snake_kebab_and_file_names():
-    from okfx.tokenize import _identifier_terms
+    from okfx.search.analyzer import _identifier_terms
 
     assert _identifier_terms("not_a_link.md") == analyze_chunk("not_a_link.md")
     assert _identifier_terms("zait-0038") == ("zait", "38", "zait38")

@@ -158,7 +158,7 @@ def test_internal_errors_are_contained(box: Toolbox, monkeypatch: pytest.MonkeyP
     def boom(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr("okfx.views.neighbors", boom)
+    monkeypatch.setattr("okfx.tools.views.neighbors", boom)
     assert box.get_neighbors(path="tables/bikes")["error"]["code"] == "internal_error"
 
 
@@ -343,7 +343,7 @@ def test_a_plugged_in_ranker_reaches_the_search_tool() -> None:
 def test_prepare_search_builds_the_index_a_search_would_use_once(
     make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from okfx.search import SearchIndex
+    from okfx.search.index import SearchIndex
 
     builds: list[tuple[str, ...]] = []
     real_build = SearchIndex.build.__func__  # type: ignore[attr-defined]

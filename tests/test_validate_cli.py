@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from conftest import PROJECT_ROOT, MakeBundle, concept
 from okfx import Bundle, validate
-from okfx.cli import cli
+from okfx.cli.commands import cli
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
 

@@ -3,8 +3,9 @@
 Importing okfx never imports an agent framework; adapters live in ``okfx.adapters``.
 """
 
-from .bundle import Bundle, Document, Neighbors
-from .errors import (
+from okfx.bundle.bundle import Bundle, Document, Neighbors
+from okfx.bundle.validate import ConformanceReport, validate
+from okfx.errors import (
     InvalidArgument,
     InvalidRegex,
     NotFound,
@@ -13,11 +14,8 @@ from .errors import (
     Unreadable,
     UnsafePath,
 )
-from .filters import ConceptFilter
-from .grep import GrepMatch, GrepResults
-from .limits import Limits
-from .manager import KnowledgeManager
-from .model import (
+from okfx.limits import Limits
+from okfx.model import (
     Computation,
     Concept,
     Generated,
@@ -33,15 +31,16 @@ from .model import (
     UsageWindow,
     Verification,
 )
-from .prompt import INSTRUCTIONS
-from .ranking import BM25Ranker, Ranker
-from .search import SearchHit, SearchIndex, SearchResults
-from .sources import GitSource, SourceLimits
-from .tools import TOOL_NAMES, Toolbox
-from .trust import TRUST_TIERS
-from .validate import ConformanceReport, validate
-
-__version__ = "0.1.0"
+from okfx.search.filters import ConceptFilter
+from okfx.search.grep import GrepMatch, GrepResults
+from okfx.search.index import SearchHit, SearchIndex, SearchResults
+from okfx.search.ranking import BM25Ranker, Ranker
+from okfx.sources import GitSource, SourceLimits
+from okfx.tools.manager import KnowledgeManager
+from okfx.tools.prompt import INSTRUCTIONS
+from okfx.tools.toolbox import TOOL_NAMES, Toolbox
+from okfx.trust import TRUST_TIERS
+from okfx.version import __version__
 
 __all__ = [
     "BM25Ranker",

@@ -1,5 +1,5 @@
 """``python -m okfx`` runs the command line."""
 
-from .cli import main
+from okfx.cli import main
 
 main()

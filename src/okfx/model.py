@@ -1,6 +1,6 @@
 """The data model: concepts, links, sources, index and log files. No I/O here.
 
-Values are normalised at load time (see :mod:`okfx.fields`); the raw frontmatter
+Values are normalised at load time (see :mod:`okfx.bundle.fields`); the raw frontmatter
 mapping is kept as ``Concept.frontmatter`` with unknown keys (spec §4.1 extensions).
 """
 
@@ -13,7 +13,7 @@ from itertools import repeat
 from operator import call
 from typing import Any, NamedTuple, TypeVar
 
-from .trust import is_stale
+from okfx.trust import is_stale
 
 _T = TypeVar("_T")
 
@@ -61,7 +61,7 @@ class Link(NamedTuple):
 
     def __reduce__(self) -> tuple[Callable[..., Link], tuple[Any, ...]]:
         # Rebuilt by tuple.__new__ in C: a bundle holds several links per concept, and
-        # the NamedTuple constructor is a Python-level call (see okfx.persist).
+        # the NamedTuple constructor is a Python-level call (see okfx.bundle.persist).
         return tuple.__new__, (Link, tuple(self))
 
 

@@ -20,7 +20,7 @@ from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
 from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Toolbox  # noqa: E402
 from okfx.adapters import mcp as okfx_mcp  # noqa: E402
 from okfx.adapters.mcp import build_server, concept_uri, index_uri  # noqa: E402
-from okfx.payloads import jsonable  # noqa: E402
+from okfx.tools.payloads import jsonable  # noqa: E402
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
 READ_ONLY = {
@@ -140,7 +140,7 @@ def test_a_bug_in_the_core_becomes_an_internal_error_result(
     def broken(*args: Any) -> dict[str, Any]:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("okfx.views.read", broken)
+    monkeypatch.setattr("okfx.tools.views.read", broken)
     result: dict[str, Any] = {}
 
     async def scenario(session: Session) -> None:

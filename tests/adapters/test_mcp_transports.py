@@ -25,7 +25,7 @@ from mcp_clients import Session, over_http, over_stdio, uvicorn_thread  # noqa: 
 from conftest import PROJECT_ROOT  # noqa: E402
 from okfx import TOOL_NAMES, Bundle, KnowledgeManager  # noqa: E402
 from okfx.adapters.mcp import bind, build_server, http_app, url_for  # noqa: E402
-from okfx.cli import cli  # noqa: E402
+from okfx.cli.commands import cli  # noqa: E402
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
 TOKEN = "test-token-3f9a"

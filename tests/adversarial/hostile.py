@@ -23,7 +23,7 @@ import pytest
 
 from conftest import concept as concept  # re-exported for the suite
 from okfx import Bundle, Toolbox
-from okfx.payloads import UNTRUSTED as UNTRUSTED
+from okfx.tools.payloads import UNTRUSTED as UNTRUSTED
 
 MARKER = "OKFX-OUTSIDE-MARKER-5f0c9e"
 

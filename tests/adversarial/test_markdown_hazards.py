@@ -19,9 +19,9 @@ import pytest
 from hostile import GROWTH_BOUND, call, codes, concept, growth, per_call, write
 
 from okfx import Bundle, Toolbox
+from okfx.bundle.links import Resolver
+from okfx.bundle.parse import DocumentParser
 from okfx.limits import Limits
-from okfx.links import Resolver
-from okfx.parse import DocumentParser
 
 FILES = {"/a.md", "/b.md", "/tables/index.md", "/tables/orders.md"}
 DIRS = {"/", "/tables"}

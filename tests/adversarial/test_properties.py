@@ -35,9 +35,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okfx import TOOL_NAMES, Bundle, Toolbox
-from okfx.frontmatter import FrontmatterError, parse
+from okfx.bundle.frontmatter import FrontmatterError, parse
 from okfx.limits import Limits
-from okfx.payloads import jsonable
+from okfx.tools.payloads import jsonable
 
 PIECES = [
     "..", ".", "", "leak.md", "leak.txt", "leakdir", "secret.md", "outside", "d", "a.md",

@@ -29,9 +29,9 @@ from hostile import (
 )
 
 from okfx import Bundle, Toolbox
+from okfx.bundle.links import Resolver
+from okfx.bundle.parse import DocumentParser
 from okfx.limits import MIB, Limits
-from okfx.links import Resolver
-from okfx.parse import DocumentParser
 
 
 def peak_mib(fn: object) -> tuple[object, float]:

@@ -22,7 +22,7 @@ from hostile import (
 )
 
 from okfx import Bundle, Toolbox
-from okfx.frontmatter import FrontmatterError, parse
+from okfx.bundle.frontmatter import FrontmatterError, parse
 from okfx.limits import Limits
 
 

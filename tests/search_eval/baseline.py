@@ -1,7 +1,7 @@
 """Plain BM25 as a baseline: one combined field, ``\\w+`` lowercase tokens, no
 identifier splitting, no plural forms, no field weights. k1 = 1.2, b = 0.75.
 
-Written independently of :mod:`okfx.bm25f` so the comparison measures the design
+Written independently of :mod:`okfx.search.bm25f` so the comparison measures the design
 (fields, analyzer), not a shared implementation.
 """
 

@@ -14,10 +14,10 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..bundle import Bundle
-from ..manager import KnowledgeManager
-from ..payloads import internal_error
-from ..tools import Toolbox
+from okfx.bundle.bundle import Bundle
+from okfx.tools.manager import KnowledgeManager
+from okfx.tools.payloads import internal_error
+from okfx.tools.toolbox import Toolbox
 
 __all__ = [
     "Source",

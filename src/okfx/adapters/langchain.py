@@ -16,8 +16,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..errors import InvalidArgument
-from ..payloads import error_payload
+from okfx.errors import InvalidArgument
+from okfx.tools.payloads import error_payload
+
 from ._optional import require
 from ._source import Source, Tool, guarded_tools, to_json, to_manager, toolbox
 

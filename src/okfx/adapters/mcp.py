@@ -26,10 +26,11 @@ from urllib.parse import quote
 
 import yaml
 
-from ..manager import KnowledgeManager
-from ..model import Concept
-from ..payloads import jsonable
-from ..prompt import index_summary
+from okfx.model import Concept
+from okfx.tools.manager import KnowledgeManager
+from okfx.tools.payloads import jsonable
+from okfx.tools.prompt import index_summary
+
 from ._optional import require
 from ._source import toolbox
 

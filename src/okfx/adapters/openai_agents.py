@@ -17,8 +17,9 @@ import functools
 import inspect
 from typing import Any
 
-from ..errors import InvalidArgument
-from ..payloads import error_payload
+from okfx.errors import InvalidArgument
+from okfx.tools.payloads import error_payload
+
 from ._optional import require
 from ._source import Source, Tool, guarded_tools, internal_error, to_json, to_manager, toolbox
 

@@ -1,4 +1,8 @@
-"""Bundle sources: local folders, git repositories (cached shallow clones) and archives."""
+"""Bundle sources: local folders, git repositories (cached shallow clones) and archives.
+
+Turns a source string into a local folder the loader can walk. Imports nothing else
+from okfx: :mod:`okfx.bundle` uses it, never the other way round.
+"""
 
 from okfx.sources.errors import ArchiveError, ArchiveLimitError, GitError, UnsafeSourceError
 from okfx.sources.limits import SourceLimits

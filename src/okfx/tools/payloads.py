@@ -10,8 +10,8 @@ import math
 from datetime import date, datetime
 from typing import Any
 
-from .errors import NotFound, OKFError
-from .model import Computation, Concept, Link, Source
+from okfx.errors import NotFound, OKFError
+from okfx.model import Computation, Concept, Link, Source
 
 __all__ = [
     "UNTRUSTED",

@@ -1,7 +1,7 @@
 """The ``okfx`` command line: thin wrappers over the library.
 
-Each read command calls one :class:`~okfx.tools.Toolbox` tool: ``--json`` prints the tool's
-payload unchanged (the stable, scriptable form), otherwise :mod:`okfx.render` formats it.
+Each read command calls one :class:`~okfx.tools.toolbox.Toolbox` tool: ``--json`` prints the tool's
+payload unchanged (the stable, scriptable form), otherwise :mod:`okfx.cli.render` formats it.
 Exit codes: 0 ok, 1 not found / not conformant / failed, 2 usage error (a bad option or
 argument, an unsafe path).
 """
@@ -20,15 +20,16 @@ from typing import Any, TypeVar
 
 import click
 
-from . import __version__, render
-from .bundle import Bundle
-from .errors import OKFError
-from .gcpause import freeze_after_loads
-from .manager import KnowledgeManager
-from .progress import status
-from .tools import Toolbox
-from .trust import TRUST_TIERS
-from .validate import validate as validate_bundle
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.validate import validate as validate_bundle
+from okfx.cli import render
+from okfx.cli.progress import status
+from okfx.errors import OKFError
+from okfx.gcpause import freeze_after_loads
+from okfx.tools.manager import KnowledgeManager
+from okfx.tools.toolbox import Toolbox
+from okfx.trust import TRUST_TIERS
+from okfx.version import __version__
 
 __all__ = ["cli", "main"]
 
@@ -443,7 +444,7 @@ def serve(
     \b
         okfx serve examples/knowledge --transport http --port 8765
     """
-    from .adapters import mcp as adapter
+    from okfx.adapters import mcp as adapter
 
     if transport == "http" and not adapter.is_loopback(host) and not token:
         raise click.UsageError(

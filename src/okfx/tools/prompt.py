@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .bundle import Bundle
+from okfx.bundle.bundle import Bundle
 
 __all__ = ["INSTRUCTIONS", "escape", "index_summary", "render_prompt"]
 

@@ -13,8 +13,8 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .limits import Limits
-from .paths import is_inside
+from okfx.bundle.paths import is_inside
+from okfx.limits import Limits
 
 __all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "read_head", "walk"]
 

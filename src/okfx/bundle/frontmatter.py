@@ -2,7 +2,7 @@
 
 Strict on purpose: text without a well-formed ``---`` block is reported, never silently
 treated as body (spec §4). YAML is parsed with PyYAML's C ``CSafeLoader`` when libyaml
-is available (most frontmatter is read by :mod:`okfx.quickyaml` instead, with the same
+is available (most frontmatter is read by :mod:`okfx.bundle.quickyaml` instead, with the same
 result), with these differences from ``yaml.safe_load``:
 
 - timestamps stay text (PyYAML raises ``ValueError`` on impossible dates such as
@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from .limits import Limits
-from .quickyaml import quick_load
+from okfx.bundle.quickyaml import quick_load
+from okfx.limits import Limits
 
 __all__ = ["FrontmatterError", "Parsed", "parse", "split"]
 

@@ -1,6 +1,6 @@
 """Readable terminal output for the ``okfx`` commands: tool payloads as text.
 
-Each function takes the dict a :class:`~okfx.tools.Toolbox` tool returned and gives back
+Each function takes the dict a :class:`~okfx.tools.toolbox.Toolbox` tool returned and gives back
 lines; ``click.echo`` drops the colours when the output is not a terminal. Payload keys are
 read with ``.get`` so a renderer never fails on a field another tool version left out.
 """
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from .manager import KnowledgeManager
-    from .validate import ConformanceReport
+    from okfx.bundle.validate import ConformanceReport
+    from okfx.tools.manager import KnowledgeManager
 
 __all__ = [
     "badges",
@@ -260,7 +260,7 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
 
 
 def report(result: ConformanceReport, strict: bool = False) -> str:
-    """A :class:`~okfx.validate.ConformanceReport`: the verdict, then one line per problem.
+    """A :class:`~okfx.bundle.validate.ConformanceReport`: the verdict, then one line per problem.
     ``strict``: warnings fail the check too, and the verdict says so."""
     passed = result.passes(strict)
     mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")

@@ -1,4 +1,4 @@
-"""Ranked search over concepts: BM25F (:mod:`okfx.bm25f`), filters, hits with snippets.
+"""Ranked search over concepts: BM25F (:mod:`okfx.search.bm25f`), filters, hits with snippets.
 
 One :class:`SearchIndex` can span several bundles: it is built from ``(bundle name,
 concept)`` pairs and shares term statistics across them, so scores are comparable within
@@ -22,14 +22,14 @@ from itertools import groupby, repeat
 from operator import call, itemgetter
 from typing import Any, overload
 
-from .bm25f import STATUS_MULTIPLIERS, Postings, build_postings
-from .dense import MIN_DF as DENSE_MIN_DF
-from .dense import DenseVectors
-from .errors import InvalidArgument
-from .filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
-from .snippets import best_line
-from .tokenize import STOPWORDS, QueryTerm, analyze_query, split_chunks
-from .topk import top_k
+from okfx.errors import InvalidArgument
+from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
+from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, build_postings
+from okfx.search.dense import MIN_DF as DENSE_MIN_DF
+from okfx.search.dense import DenseVectors
+from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from okfx.search.snippets import best_line
+from okfx.search.topk import top_k
 
 __all__ = [
     "HIT_KEYS",
@@ -41,7 +41,7 @@ __all__ = [
 
 #: The most hits one search returns.
 MAX_LIMIT = 50
-#: The keys of :meth:`SearchHit.to_dict`, in order; a :class:`~okfx.ranking.Ranker`
+#: The keys of :meth:`SearchHit.to_dict`, in order; a :class:`~okfx.search.ranking.Ranker`
 #: returns dicts with exactly these keys.
 HIT_KEYS = (
     "bundle",
@@ -189,7 +189,7 @@ class SearchIndex:
     ) -> SearchIndex:
         """Index ``(bundle name, concept)`` pairs; ties later break by (bundle, path).
 
-        ``weights`` overrides :data:`~okfx.bm25f.FIELD_WEIGHTS` (tests, baselines).
+        ``weights`` overrides :data:`~okfx.search.bm25f.FIELD_WEIGHTS` (tests, baselines).
         Reserved ``index.md``/``log.md`` files are skipped if an iterable yields them.
         """
         kept = [
@@ -207,7 +207,7 @@ class SearchIndex:
         return cls(kept, postings, multipliers)
 
     def state(self) -> dict[str, Any]:
-        """What :meth:`restore` needs to rebuild this index (for :mod:`okfx.persist`):
+        """What :meth:`restore` needs to rebuild this index (for :mod:`okfx.bundle.persist`):
         entry paths in doc-id order with the number of entries of each bundle, in
         bundle-name order, multipliers, and the postings' arrays as top-level values
         (stored raw, read back without a copy). Terms still pending stay pending

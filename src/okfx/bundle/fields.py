@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .model import Computation, Generated, Parameter, Source, UsageWindow, Verification
-from .trust import is_valid_actor, parse_instant
+from okfx.model import Computation, Generated, Parameter, Source, UsageWindow, Verification
+from okfx.trust import is_valid_actor, parse_instant
 
 __all__ = ["STATUSES", "FieldReport", "normalize"]
 

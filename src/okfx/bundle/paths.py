@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import UnsafePath
+from okfx.errors import UnsafePath
 
 __all__ = ["MAX_PATH_CHARS", "PathGuard", "is_inside", "join", "normalize", "parent_dir"]
 

@@ -3,7 +3,7 @@
 Each tool is a typed method with a one-line summary written for a model; parameter docs
 live in ``Annotated[..., Field(description=...)]`` (frameworks read them from the
 signature). Tools return JSON-able dicts and never raise: a failure is
-``{"error": {"code", "message"}}`` built in one place (:func:`okfx.payloads.error_payload`).
+``{"error": {"code", "message"}}`` built in one place (:func:`okfx.tools.payloads.error_payload`).
 They are read-only: they execute nothing from a bundle and write nothing.
 
 No ``from __future__ import annotations`` here: some frameworks read these annotations at
@@ -19,12 +19,12 @@ from typing import Annotated, Any, Optional, TypeVar  # noqa: UP035
 
 from pydantic import Field
 
-from . import views
-from .bundle import Bundle
-from .errors import InvalidArgument, OKFError
-from .manager import KnowledgeManager
-from .payloads import error_payload, internal_error
-from .trust import utcnow
+from okfx.bundle.bundle import Bundle
+from okfx.errors import InvalidArgument, OKFError
+from okfx.tools import views
+from okfx.tools.manager import KnowledgeManager
+from okfx.tools.payloads import error_payload, internal_error
+from okfx.trust import utcnow
 
 __all__ = ["TOOL_NAMES", "Toolbox"]
 

@@ -29,9 +29,9 @@ from itertools import chain, repeat
 from operator import add, and_, call, mul, rshift, truediv
 from typing import Any
 
-from .gcpause import gc_paused
-from .memory import release_free_memory
-from .tokenize import ChunkCache, count_terms, folded_chunks
+from okfx.gcpause import gc_paused
+from okfx.memory import release_free_memory
+from okfx.search.analyzer import ChunkCache, count_terms, folded_chunks
 
 __all__ = [
     "B",
@@ -134,7 +134,7 @@ class Postings:
 
     def pending_state(self) -> dict[str, Any]:
         """The pending terms and what finishing them takes, as flat arrays and a float
-        (for :mod:`okfx.persist`, so storing never computes them); see :meth:`restore`.
+        (for :mod:`okfx.bundle.persist`, so storing never computes them); see :meth:`restore`.
 
         Call it before the postings are shared between threads: a term finished while
         the arrays are being written would no longer match the pending flags.

@@ -2,9 +2,9 @@
 
 okfx ranks with BM25F by default (:class:`BM25Ranker`). An embedding or hybrid ranker
 plugs in by implementing :class:`Ranker` and returning hit dicts with exactly the keys
-of :data:`~okfx.search.HIT_KEYS`, so tools and adapters never see the difference. A
-ranker should decide admissibility with :class:`~okfx.filters.ConceptFilter` (or reuse
-:class:`~okfx.search.SearchIndex` for candidates) so filters mean the same everywhere.
+of :data:`~okfx.search.index.HIT_KEYS`, so tools and adapters never see the difference. A
+ranker should decide admissibility with :class:`~okfx.search.filters.ConceptFilter` (or reuse
+:class:`~okfx.search.index.SearchIndex` for candidates) so filters mean the same everywhere.
 See ``docs/search.md`` for a worked example.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import InvalidArgument
-from .search import HIT_KEYS, SearchIndex
+from okfx.errors import InvalidArgument
+from okfx.search.index import HIT_KEYS, SearchIndex
 
 __all__ = ["FILTER_ARGUMENTS", "BM25Ranker", "Ranker", "check_hits"]
 
@@ -65,7 +65,7 @@ class BM25Ranker:
 
 def check_hits(hits: object, limit: int) -> list[dict[str, Any]]:
     """Validate a plug-in ranker's output: a list of at most ``limit`` dicts with exactly
-    the :data:`~okfx.search.HIT_KEYS`. Raises ``InvalidArgument`` naming the problem."""
+    the :data:`~okfx.search.index.HIT_KEYS`. Raises ``InvalidArgument`` naming the problem."""
     if not isinstance(hits, list):
         raise InvalidArgument(f"a ranker must return a list, got {hits.__class__.__name__}")
     if len(hits) > limit:

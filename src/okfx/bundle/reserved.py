@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from datetime import date
 
-from .model import IndexEntry, IndexSection, LogEntry
+from okfx.model import IndexEntry, IndexSection, LogEntry
 
 __all__ = ["HEADING", "heading_text", "parse_index", "parse_log"]
 

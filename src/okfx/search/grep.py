@@ -22,9 +22,9 @@ from typing import Any, overload
 
 import re2
 
-from .errors import InvalidArgument, InvalidRegex
-from .filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
-from .snippets import EXCERPT_CHARS, cut_line
+from okfx.errors import InvalidArgument, InvalidRegex
+from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from okfx.search.snippets import EXCERPT_CHARS, cut_line
 
 __all__ = ["MAX_MATCHES", "MAX_PATTERN_CHARS", "GrepMatch", "GrepResults", "grep"]
 
@@ -240,7 +240,7 @@ def grep(
         limit: Matches returned in total, clamped to 1..200.
         per_concept: Matching lines returned per concept, clamped to 1..50.
         type, tags, directory, trust_tier, include_deprecated, include_stale, bundle,
-        now: The shared filters (:class:`~okfx.filters.ConceptFilter`).
+        now: The shared filters (:class:`~okfx.search.filters.ConceptFilter`).
     """
     if not isinstance(pattern, str) or not pattern:
         raise InvalidArgument("pattern must be a non-empty string")

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .bundle import Bundle
-from .model import Problem
+from okfx.bundle.bundle import Bundle
+from okfx.model import Problem
 
 __all__ = ["ERROR_CODES", "ConformanceReport", "validate"]
 

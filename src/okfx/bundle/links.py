@@ -14,8 +14,8 @@ from bisect import bisect_right
 from operator import itemgetter
 from urllib.parse import unquote
 
-from .errors import UnsafePath
-from .paths import join
+from okfx.bundle.paths import join
+from okfx.errors import UnsafePath
 
 __all__ = ["RawLink", "Resolver", "scan_markdown"]
 

@@ -37,8 +37,9 @@ __all__ = ["FORMAT", "LEFTOVER_SECONDS", "RACY_SECONDS", "StateCache", "default_
 
 logger = logging.getLogger("okfx")
 
-#: Bumped whenever what is stored changes shape.
-FORMAT = 4
+#: Bumped whenever what is stored changes shape (5: the search classes moved into
+#: ``okfx.search``, so a format-4 file names module paths that no longer exist).
+FORMAT = 5
 #: Files modified this recently make a state too young to store.
 RACY_SECONDS = 2.0
 #: A temporary state file untouched this long was left by a process killed mid-store.
@@ -79,7 +80,7 @@ def _read_array(handle: io.BufferedReader, typecode: str, length: int) -> array[
 
 
 def _version_key(*parts: object) -> str:
-    from . import __version__
+    from okfx.version import __version__
 
     text = repr((FORMAT, __version__, sys.version_info[:2], sys.byteorder, *parts))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]

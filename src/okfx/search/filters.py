@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
 
-from .errors import InvalidArgument
+from okfx.errors import InvalidArgument
 
 __all__ = [
     "FILTER_ORDER",

@@ -8,18 +8,32 @@ from __future__ import annotations
 
 import contextvars
 import re
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .bundle import Bundle
-from .errors import InvalidArgument, NotFound, TooLarge, Unreadable
-from .model import Concept, IndexFile, Link, LogFile
-from .payloads import UNTRUSTED, concept_header, concept_row, link_payload
-from .prompt import index_summary
-from .reserved import heading_text
-from .walk import read_head
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.reserved import heading_text
+from okfx.bundle.walk import read_head
+from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
+from okfx.model import Concept, IndexFile, Link, LogFile
+from okfx.tools.payloads import UNTRUSTED, concept_header, concept_row, link_payload
+from okfx.tools.prompt import index_summary
 
 if TYPE_CHECKING:
-    from .tools import Toolbox
+    from okfx.tools.manager import KnowledgeManager
+
+
+class Toolbox(Protocol):
+    """What a view needs of the toolbox calling it: the bundles and the clock.
+
+    A protocol rather than the ``Toolbox`` class itself, so this module never imports
+    the module that imports it."""
+
+    @property
+    def manager(self) -> KnowledgeManager: ...
+
+    def now(self) -> datetime: ...
+
 
 __all__ = ["EVENT"]
 
@@ -93,7 +107,7 @@ def list_rows(
     b = _bundle(box, bundle)
     limit_ = _int(limit, "limit", 1, 200)
     offset_ = _int(offset, "offset", 0)
-    from .filters import ConceptFilter, hidden_notice
+    from okfx.search.filters import ConceptFilter, hidden_notice
 
     spec = ConceptFilter.create(
         directory=directory,
@@ -174,7 +188,7 @@ def grep(
         raise InvalidArgument("pattern must not be empty")
     name = _text(bundle, "bundle", optional=True)
     targets = [_bundle(box, name)] if name is not None else list(box.manager.bundles.values())
-    from .grep import grep as run_grep
+    from okfx.search.grep import grep as run_grep
 
     result = run_grep(
         [(b.name, c) for b in targets for c in b],
@@ -314,7 +328,7 @@ def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
     b = _bundle(box, bundle)
     raw = _text(path, "path")
     assert raw is not None
-    from .paths import normalize
+    from okfx.bundle.paths import normalize
 
     canon = normalize(raw)
     _event(path=canon)

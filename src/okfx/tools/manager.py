@@ -16,9 +16,9 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from .bundle import Bundle
-from .errors import NotFound
-from .persist import StateCache
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.persist import StateCache
+from okfx.errors import NotFound
 
 __all__ = ["AccessEvent", "KnowledgeManager"]
 
@@ -64,7 +64,7 @@ class KnowledgeManager:
 
         Pass a mapping ``{name: source}`` (or ``(name, source)`` pairs) to name bundles
         yourself; otherwise each takes its default name (the folder name).
-        ``state_cache`` is passed to :meth:`Bundle.load` (see :mod:`okfx.persist`).
+        ``state_cache`` is passed to :meth:`Bundle.load` (see :mod:`okfx.bundle.persist`).
         """
         manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
         items = sources.items() if isinstance(sources, Mapping) else sources
@@ -132,7 +132,7 @@ class KnowledgeManager:
     # -- prompt and search -----------------------------------------------------------------
     def prompt(self) -> str:
         """The ``<knowledge>`` block: the workflow and each bundle's root index."""
-        from .prompt import render_prompt
+        from okfx.tools.prompt import render_prompt
 
         return render_prompt(self._bundles.values(), self.index_char_budget)
 
@@ -163,11 +163,11 @@ class KnowledgeManager:
         within ``bundle`` (that bundle's own index).
 
         The override seam: set ``manager.ranker`` to an object with the same ``search``
-        signature (a :class:`okfx.ranking.Ranker`) to plug in embeddings or hybrid retrieval.
+        signature (a :class:`okfx.search.ranking.Ranker`) to plug in embeddings or hybrid retrieval.
         """
         if self.ranker is not None:
-            from .ranking import check_hits
-            from .search import SearchHit, SearchResults
+            from okfx.search.index import SearchHit, SearchResults
+            from okfx.search.ranking import check_hits
 
             found = check_hits(
                 self.ranker.search(
@@ -190,8 +190,8 @@ class KnowledgeManager:
     def _combined_index(self) -> Any:
         """The index over every bundle: read back from the bundles' state cache when
         they all use the same one and none changed, else built (and then stored)."""
-        from .gcpause import gc_paused
-        from .search import SearchIndex
+        from okfx.gcpause import gc_paused
+        from okfx.search.index import SearchIndex
 
         bundles = sorted(self._bundles.values(), key=lambda b: b.name)
         shared = _shared_state(bundles)

@@ -15,21 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import NotFound, UnsafePath
-from .gcpause import gc_paused
-from .limits import Limits
-from .links import Resolver
-from .model import Concept, IndexFile, Link, LogFile, Problem
-from .parse import DocumentParser
-from .paths import PathGuard, normalize
-from .persist import StateCache, default_dir, fingerprint
-from .walk import FileEntry, Walk, decode_text, read_bytes, walk
+from okfx.bundle.links import Resolver
+from okfx.bundle.parse import DocumentParser
+from okfx.bundle.paths import PathGuard, normalize
+from okfx.bundle.persist import StateCache, default_dir, fingerprint
+from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
+from okfx.errors import NotFound, UnsafePath
+from okfx.gcpause import gc_paused
+from okfx.limits import Limits
+from okfx.model import Concept, IndexFile, Link, LogFile, Problem
 
 if TYPE_CHECKING:
-    from .facets import Facets
-    from .grep import GrepResults
-    from .search import SearchIndex, SearchResults
-    from .sources import GitSource, SourceLimits
+    from okfx.search.facets import Facets
+    from okfx.search.grep import GrepResults
+    from okfx.search.index import SearchIndex, SearchResults
+    from okfx.sources import GitSource, SourceLimits
 
 __all__ = ["Bundle", "Document", "Neighbors"]
 
@@ -160,8 +160,8 @@ class Bundle:
         ``name`` defaults to the folder name (for git: the subdirectory's last part, else
         the repository name). Raises ``FileNotFoundError`` when the folder is missing.
         ``progress(done, total)`` is called as markdown files are read (for a progress bar).
-        ``state_cache`` (a directory, or True for :func:`okfx.persist.default_dir`) keeps
-        the parsed state and search index between runs (:mod:`okfx.persist`): an unchanged
+        ``state_cache`` (a directory, or True for :func:`okfx.bundle.persist.default_dir`) keeps
+        the parsed state and search index between runs (:mod:`okfx.bundle.persist`): an unchanged
         bundle then loads without parsing a file.
         """
         state = _state_cache(state_cache)
@@ -172,7 +172,7 @@ class Bundle:
             remote = "://" in text or "::" in text or text.startswith("git@")
             if not os.path.exists(text) and not remote:
                 raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
-        from .sources import open_source  # only needed for git URLs and archives
+        from okfx.sources import open_source  # only needed for git URLs and archives
 
         with open_source(
             source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
@@ -193,7 +193,7 @@ class Bundle:
         limits: Limits | None = None,
     ) -> Bundle:
         """Clone (shallow, cached) and load a bundle from a git repository."""
-        from .sources import GitSource
+        from okfx.sources import GitSource
 
         return cls.load(
             GitSource(url, ref=ref, subdir=subdir),
@@ -279,7 +279,7 @@ class Bundle:
             if concept is not None:
                 self._concepts[concept.path] = concept
 
-    # -- persisted state (okfx.persist) -------------------------------------------------------
+    # -- persisted state (okfx.bundle.persist) -----------------------------------------------------
     def _fingerprint(self, state: StateCache, listing: Walk) -> tuple[StateCache, str, str, int]:
         """What the cached state must match: every file's stat, the folders, and what
         the walk reported (so a new FIFO or symlink warning is not lost)."""
@@ -469,7 +469,7 @@ class Bundle:
         filtered listing then counts and pages without visiting every concept."""
         facets = self._facets
         if facets is None:  # two threads may both build it: the results are equal
-            from .facets import Facets
+            from okfx.search.facets import Facets
 
             facets = self._facets = Facets(self.concepts)
         return facets
@@ -479,7 +479,7 @@ class Bundle:
         """The bundle's BM25F index, built on first use (``Bundle.load`` stays lean)."""
         with self._lock:
             if self._search_index is None:
-                from .search import SearchIndex
+                from okfx.search.index import SearchIndex
 
                 self._search_index = self._restore_index()
                 if self._search_index is None:
@@ -491,7 +491,7 @@ class Bundle:
     def _restore_index(self) -> SearchIndex | None:
         if self._state is None:
             return None
-        from .search import SearchIndex
+        from okfx.search.index import SearchIndex
 
         cache, key, digest, _ = self._state
         with gc_paused():
@@ -513,8 +513,8 @@ class Bundle:
 
     def grep(self, pattern: str, regex: bool = False, **options: Any) -> GrepResults:
         """Deterministic substring (or RE2 regex) matches in titles, descriptions and
-        bodies, with line numbers; options as :func:`okfx.grep.grep` takes them."""
-        from .grep import grep
+        bodies, with line numbers; options as :func:`okfx.search.grep.grep` takes them."""
+        from okfx.search.grep import grep
 
         return grep(((self.name, c) for c in self), pattern, regex=regex, **options)
 

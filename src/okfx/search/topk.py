@@ -1,4 +1,4 @@
-"""Exact top-k retrieval over :class:`~okfx.bm25f.Postings`.
+"""Exact top-k retrieval over :class:`~okfx.search.bm25f.Postings`.
 
 A document's score is ``multiplier(doc) * sum over query terms of contribution``, where a
 term's contribution is the best of its forms, ``weight * impact``, and multipliers are
@@ -8,7 +8,7 @@ term's contribution is the best of its forms, ``weight * impact``, and multiplie
   with C-level set and update operations, and the best totals are taken with
   ``heapq.nlargest``.
 - **Dense walk** (queries touching long posting lists): the long lists are summed as
-  dense vectors (:mod:`okfx.dense`), one big-integer addition per list, the short lists
+  dense vectors (:mod:`okfx.search.dense`), one big-integer addition per list, the short lists
   exactly; documents are then visited by decreasing upper bound, in the spirit of the
   threshold algorithm (Fagin, Lotem & Naor, PODS 2001), and each is scored exactly
   by binary search in the postings. The walk stops when no remaining bound reaches the
@@ -29,8 +29,8 @@ from itertools import repeat
 from math import ceil
 from operator import add, itemgetter, mul, neg
 
-from .bm25f import Postings
-from .dense import COARSE_LEVELS, COARSE_MAX, FIELD_MAX, DenseVectors, Fields, positions
+from okfx.search.bm25f import Postings
+from okfx.search.dense import COARSE_LEVELS, COARSE_MAX, FIELD_MAX, DenseVectors, Fields, positions
 
 __all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "top_k"]
 

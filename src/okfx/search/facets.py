@@ -10,7 +10,7 @@ read off the kept bits.
 
 :meth:`ConceptFilter.reason` stays the definition: the same values are compared the
 same way (``casefold``, a subtree prefix, ``now >= stale_after``), each concept is
-counted under the first filter in :data:`~okfx.filters.FILTER_ORDER` that hides it, and
+counted under the first filter in :data:`~okfx.search.filters.FILTER_ORDER` that hides it, and
 a property test holds the two equal.
 """
 
@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from itertools import compress, islice, repeat
 from operator import attrgetter, lt
 
-from .filters import ConceptFilter
-from .model import Concept
+from okfx.model import Concept
+from okfx.search.filters import ConceptFilter
 
 __all__ = ["Facets", "Selection"]
 
@@ -212,7 +212,7 @@ class Facets:
 
     def _filters(self, bundle: str, spec: ConceptFilter) -> Iterator[tuple[str, int]]:
         """``(filter name, concepts it lets through)`` for each active filter, in
-        :data:`~okfx.filters.FILTER_ORDER`."""
+        :data:`~okfx.search.filters.FILTER_ORDER`."""
         if spec.bundle is not None and spec.bundle != bundle:
             yield "bundle", 0
         if spec.directory is not None:

@@ -27,7 +27,7 @@ from itertools import repeat
 from math import ceil
 from operator import mul
 
-from .bm25f import Postings
+from okfx.search.bm25f import Postings
 
 __all__ = [
     "BUDGET_BYTES",

@@ -1,6 +1,6 @@
 """Turn one file's text into a Concept, IndexFile or LogFile, reporting problems.
 
-Used by :class:`okfx.bundle.Bundle` after the walk, when the set of files is known, so
+Used by :class:`okfx.bundle.bundle.Bundle` after the walk, when the set of files is known, so
 links can be resolved and checked for existence as they are found.
 """
 
@@ -11,15 +11,15 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from .errors import UnsafePath
-from .fields import normalize
-from .frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
-from .limits import Limits
-from .links import Resolver, scan_markdown
-from .model import Concept, IndexFile, Link, LogFile
-from .paths import parent_dir
-from .reserved import parse_index, parse_log
-from .trust import trust_tier
+from okfx.bundle.fields import normalize
+from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
+from okfx.bundle.links import Resolver, scan_markdown
+from okfx.bundle.paths import parent_dir
+from okfx.bundle.reserved import parse_index, parse_log
+from okfx.errors import UnsafePath
+from okfx.limits import Limits
+from okfx.model import Concept, IndexFile, Link, LogFile
+from okfx.trust import trust_tier
 
 __all__ = ["DocumentParser"]
 
@@ -157,7 +157,7 @@ class DocumentParser:
         document after the other, since each stage's code and data stay in the CPU caches.
 
         Warnings come out stage by stage, so those of different documents interleave;
-        :class:`~okfx.bundle.Bundle` replays them in document order.
+        :class:`~okfx.bundle.bundle.Bundle` replays them in document order.
         """
         heads = [self._head(path, text) for path, text in documents]
         fields = [

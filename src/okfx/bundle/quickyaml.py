@@ -3,7 +3,7 @@
 PyYAML costs about half of a bundle's load time, even with libyaml, mostly in the
 Python half of its composer and constructor. Frontmatter is nearly always a short
 block mapping of plain scalars, so :func:`quick_load` reads that subset directly and
-returns exactly what :func:`okfx.frontmatter.load_yaml` builds with PyYAML: the same
+returns exactly what :func:`okfx.bundle.frontmatter.load_yaml` builds with PyYAML: the same
 values and types, the same duplicate-key report, the same shared strings. For anything
 else it returns None and the caller asks PyYAML. It never raises.
 
@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from .limits import Limits
+from okfx.limits import Limits
 
 __all__ = ["quick_load"]
 
