@@ -11,7 +11,8 @@ Hierarchy::
     ├── InvalidArgument           code = "invalid_argument"
     │   └── InvalidRegex          code = "invalid_regex"
     ├── Unreadable                code = "unreadable"      (+ .path)
-    └── TooLarge                  code = "too_large"       (+ .path)
+    ├── TooLarge                  code = "too_large"       (+ .path)
+    └── UnsafeCacheDir            code = "unsafe_cache_dir" (+ .path)
 
 Messages say what was wrong and what to do next.
 """
@@ -24,6 +25,7 @@ __all__ = [
     "NotFound",
     "OKFError",
     "TooLarge",
+    "UnsafeCacheDir",
     "UnsafePath",
     "Unreadable",
 ]
@@ -86,6 +88,16 @@ class TooLarge(OKFError):
     """A file or request exceeds a configured size bound."""
 
     code = "too_large"
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class UnsafeCacheDir(OKFError):
+    """A cache folder another user could write to or redirect (see :mod:`okfx.cachedir`)."""
+
+    code = "unsafe_cache_dir"
 
     def __init__(self, message: str, *, path: str = "") -> None:
         super().__init__(message)
