@@ -19,7 +19,8 @@ PACKAGE = Path(okfx.__file__).resolve().parent
 # persist.py is the opt-in state cache: it writes its own cache directory and reads
 # pickles back only from a private one (tests/test_persist.py); nothing else may.
 # The command line (the cli package) and the servers (adapters) sit outside it too.
-OUTSIDE_THE_CORE = {"__main__.py", "bundle/persist.py"}
+# cachedir.py creates the private cache folders (mkdir only, pinned below).
+OUTSIDE_THE_CORE = {"__main__.py", "bundle/persist.py", "cachedir.py"}
 
 FORBIDDEN_MODULES = {
     "subprocess",
@@ -154,6 +155,11 @@ def test_only_memory_uses_ctypes_and_only_for_malloc_trim() -> None:
         and ast.unparse(node.value.func) == "ctypes.CDLL"
     }
     assert looked_up == {"malloc_trim"}
+
+
+def test_cachedir_only_creates_folders() -> None:
+    found = violations(PACKAGE / "cachedir.py")
+    assert found and all(v.endswith("calls mkdir()") for v in found), found
 
 
 def test_only_the_state_cache_touches_pickle() -> None:
