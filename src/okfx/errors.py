@@ -9,7 +9,10 @@ Hierarchy::
     ├── NotFound                  code = "not_found"       (+ .path, .suggestions)
     ├── UnsafePath                code = "unsafe_path"     (+ .path)
     ├── InvalidArgument           code = "invalid_argument"
-    │   └── InvalidRegex          code = "invalid_regex"
+    │   ├── InvalidRegex          code = "invalid_regex"
+    │   └── InvalidParameter      code = "invalid_parameter" (+ .parameter, .expected)
+    ├── NotAttestable             code = "not_attestable"  (+ .path)
+    ├── NoExecutor                code = "no_executor"
     ├── Unreadable                code = "unreadable"      (+ .path)
     ├── TooLarge                  code = "too_large"       (+ .path)
     └── UnsafeCacheDir            code = "unsafe_cache_dir" (+ .path)
@@ -21,7 +24,10 @@ from __future__ import annotations
 
 __all__ = [
     "InvalidArgument",
+    "InvalidParameter",
     "InvalidRegex",
+    "NoExecutor",
+    "NotAttestable",
     "NotFound",
     "OKFError",
     "TooLarge",
@@ -72,6 +78,35 @@ class InvalidRegex(InvalidArgument):
     """A grep pattern is not a valid (linear-time) regular expression."""
 
     code = "invalid_regex"
+
+
+class InvalidParameter(InvalidArgument):
+    """A value for an Attested Computation parameter is missing, undeclared or of the
+    wrong type; ``parameter`` names it and ``expected`` says what it must be."""
+
+    code = "invalid_parameter"
+
+    def __init__(self, message: str, *, parameter: str = "", expected: str = "") -> None:
+        super().__init__(message)
+        self.parameter = parameter
+        self.expected = expected
+
+
+class NotAttestable(OKFError):
+    """A concept okfx cannot bind: not an Attested Computation, no computation, a runtime
+    that is not SQL okfx reads, or a computation text it refuses to read."""
+
+    code = "not_attestable"
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class NoExecutor(OKFError):
+    """No executor is configured for a computation's runtime: okfx runs nothing by default."""
+
+    code = "no_executor"
 
 
 class Unreadable(OKFError):

@@ -1,0 +1,263 @@
+"""The DuckDB executor (``runtime: duckdb``), in the ``okfx[duckdb]`` extra.
+
+It runs a bound computation over data files the *application* names when it builds the
+executor (``{"trips": "data/trips.csv"}``), never over paths from a bundle. Each file
+becomes a table of an in-memory database; after loading, the connection is locked down:
+no file system or network access (``enable_external_access=false``), no extension
+loading or installing, configuration locked, one thread. Only a single ``SELECT`` runs,
+under a time limit (the connection is interrupted when it passes). Every run is
+remembered by its ``run_id`` for a while, so :meth:`DuckDBExecutor.attest` can re-read a
+receipt's result from the run itself rather than from the agent's copy.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from okfx.attest.binding import Bound, json_value
+from okfx.attest.verdict import FAIL, PASS, WARN, Check
+from okfx.errors import InvalidArgument, NotAttestable
+
+__all__ = ["DuckDBExecutor"]
+
+_READERS = {
+    ".csv": "read_csv",
+    ".tsv": "read_csv",
+    ".parquet": "read_parquet",
+    ".json": "read_json",
+    ".jsonl": "read_json",
+    ".ndjson": "read_json",
+}
+_MAX_TABLE_NAME = 64
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError as exc:
+        raise ImportError(
+            "the DuckDB executor needs 'duckdb', which is not installed; "
+            "install it with: pip install 'okfx[duckdb]'"
+        ) from exc
+    return duckdb
+
+
+def _table_name(name: str) -> str:
+    ok = (
+        isinstance(name, str)
+        and 0 < len(name) <= _MAX_TABLE_NAME
+        and name.isascii()
+        and (name[0].isalpha() or name[0] == "_")
+        and all(c.isalnum() or c == "_" for c in name)
+    )
+    if not ok:
+        raise InvalidArgument(
+            f"table name {name!r} must be a plain identifier (letters, digits, _), "
+            f"at most {_MAX_TABLE_NAME} characters"
+        )
+    return name
+
+
+def _cell(value: Any) -> Any:
+    """A result cell as JSON."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else str(value)
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, datetime | date):
+        return json_value(value)
+    return str(value)
+
+
+class DuckDBExecutor:
+    """Runs ``runtime: duckdb`` computations over the data files named here.
+
+    Args:
+        tables: Table name -> data file (``.csv``, ``.tsv``, ``.parquet``, ``.json``,
+            ``.jsonl``), chosen by the application, never taken from a bundle.
+        timeout: Seconds a run may take before it is interrupted.
+        max_rows: Result rows kept in a receipt (``truncated`` says when there were more).
+        memory_limit: DuckDB's ``memory_limit`` for the database.
+        keep_runs: How many runs :meth:`attest` can re-read by ``run_id``.
+    """
+
+    runtime = "duckdb"
+
+    def __init__(
+        self,
+        tables: Mapping[str, str | os.PathLike[str]],
+        *,
+        timeout: float = 10.0,
+        max_rows: int = 100,
+        memory_limit: str = "512MB",
+        keep_runs: int = 256,
+    ) -> None:
+        if not tables:
+            raise InvalidArgument("the DuckDB executor needs at least one data file")
+        self.tables: dict[str, Path] = {}
+        for name, file in tables.items():
+            path = Path(file).resolve()
+            if path.suffix.casefold() not in _READERS:
+                raise InvalidArgument(
+                    f"data file {os.fspath(file)!r} for table {name!r} is not one of "
+                    f"{', '.join(sorted(_READERS))}"
+                )
+            if not path.is_file():
+                raise InvalidArgument(f"data file {os.fspath(file)!r} does not exist")
+            if _table_name(name).casefold() in {t.casefold() for t in self.tables}:
+                raise InvalidArgument(f"table {name!r} is named twice")
+            self.tables[name] = path
+        if not 0 < timeout <= 3600:
+            raise InvalidArgument("timeout must be between 0 and 3600 seconds")
+        self.timeout = timeout
+        self.max_rows = max(1, max_rows)
+        self.memory_limit = memory_limit
+        self._keep = max(1, keep_runs)
+        self._runs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._con: Any = None
+
+    def __repr__(self) -> str:
+        return f"DuckDBExecutor(tables={sorted(self.tables)!r}, timeout={self.timeout})"
+
+    # -- the database ------------------------------------------------------------------------
+    def _connection(self) -> Any:
+        """The locked-down in-memory database holding the tables (built on first use)."""
+        if self._con is not None:
+            return self._con
+        duckdb = _duckdb()
+        con = duckdb.connect(
+            ":memory:",
+            config={
+                "autoload_known_extensions": False,
+                "autoinstall_known_extensions": False,
+                "allow_community_extensions": False,
+                "threads": 1,
+                "memory_limit": self.memory_limit,
+            },
+        )
+        try:
+            for name, path in self.tables.items():
+                reader = _READERS[path.suffix.casefold()]
+                # The path is a query parameter and the name a checked identifier.
+                con.execute(
+                    f'CREATE TABLE "{name}" AS SELECT * FROM {reader}($path)',
+                    {"path": str(path)},
+                )
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+        except Exception:
+            con.close()
+            raise
+        self._con = con
+        return con
+
+    def close(self) -> None:
+        """Close the database (the next run opens it again)."""
+        with self._lock:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, bound: Bound) -> dict[str, Any]:
+        """Run ``bound`` and return its receipt (``run_id``, ``executed_sql``, ``parameters``,
+        ``columns``, ``result`` (the first row), ``rows``, ``row_count``, ``truncated``,
+        ``engine``, ``elapsed_ms``, and ``error`` when the run failed)."""
+        if bound.runtime.casefold() != self.runtime:
+            raise InvalidArgument(
+                f"{bound.path} has runtime {bound.runtime!r}; this executor runs duckdb"
+            )
+        duckdb = _duckdb()
+        sql = bound.sql_for("$")
+        parameters = bound.query_parameters()
+        with self._lock:
+            con = self._connection()
+            statements = con.extract_statements(sql)
+            if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+                kinds = ", ".join(str(s.type).rsplit(".", 1)[-1] for s in statements)
+                raise NotAttestable(
+                    f"{bound.path}: the DuckDB executor runs one SELECT statement; this "
+                    f"computation is {kinds or 'empty'}",
+                    path=bound.path,
+                )
+            started = time.monotonic()
+            timer = threading.Timer(self.timeout, con.interrupt)
+            timer.start()
+            error: str | None = None
+            columns: list[str] = []
+            rows: list[Any] = []
+            try:
+                cursor = con.execute(sql, parameters)
+                columns = [d[0] for d in cursor.description or ()]
+                rows = cursor.fetchmany(self.max_rows + 1)
+            except duckdb.InterruptException:
+                error = f"interrupted: the run took longer than {self.timeout} seconds"
+            except duckdb.Error as exc:
+                error = f"{type(exc).__name__}: {exc}"
+            finally:
+                timer.cancel()
+            elapsed = round((time.monotonic() - started) * 1000, 1)
+        table = [[_cell(v) for v in row] for row in rows[: self.max_rows]]
+        receipt: dict[str, Any] = {
+            "run_id": f"duckdb:{uuid.uuid4().hex}",
+            "executed_sql": sql,
+            "parameters": {k: json_value(v) for k, v in parameters.items()},
+            "columns": columns,
+            "result": table[0] if table else None,
+            "rows": table,
+            "row_count": len(table),
+            "truncated": len(rows) > self.max_rows,
+            "engine": f"duckdb {duckdb.__version__}",
+            "elapsed_ms": elapsed,
+        }
+        if error is not None:
+            receipt["error"] = error
+        self._remember(receipt)
+        return receipt
+
+    def _remember(self, receipt: dict[str, Any]) -> None:
+        record = {k: receipt.get(k) for k in ("executed_sql", "parameters", "result", "error")}
+        with self._lock:
+            self._runs[receipt["run_id"]] = record
+            while len(self._runs) > self._keep:
+                self._runs.popitem(last=False)
+
+    def attest(self, bound: Bound, receipt: Mapping[str, Any]) -> list[Check]:
+        """Re-read the run a receipt names and compare: the receipt's SQL, values and
+        result must be what that run had (an attester for ``runtime: duckdb``)."""
+        run_id = receipt.get("run_id")
+        with self._lock:
+            record = self._runs.get(run_id) if isinstance(run_id, str) else None
+        if record is None:
+            return [
+                Check(
+                    "rerun",
+                    WARN,
+                    f"run {run_id!r} is not one this DuckDB executor made (or remembers), so "
+                    "its result could not be re-read",
+                )
+            ]
+        changed = [k for k, v in record.items() if receipt.get(k) != v]
+        if changed:
+            return [
+                Check(
+                    "rerun",
+                    FAIL,
+                    f"the receipt's {', '.join(changed)} differ from what run {run_id} "
+                    "recorded (re-read by run id)",
+                    {"changed": changed},
+                )
+            ]
+        return [Check("rerun", PASS, f"the receipt matches run {run_id} (re-read by run id)")]

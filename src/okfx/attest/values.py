@@ -1,0 +1,197 @@
+"""Parameter values: checked against the declared ``parameters`` of a computation (spec §10.2).
+
+A value is accepted only in the JSON type its declared type calls for (no guessing: the
+string ``"2026"`` is not an integer), within bounds, and only for a declared name. Every
+refusal is an :class:`~okfx.errors.InvalidParameter` that names the parameter and the type
+it expects. :func:`from_text` is the one place text (a ``--param k=v`` on the command line)
+becomes a typed value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+
+from okfx.errors import InvalidParameter
+from okfx.model import Parameter
+from okfx.trust import parse_instant
+
+__all__ = [
+    "MAX_PARAMETERS",
+    "MAX_STRING_CHARS",
+    "TYPES",
+    "check_values",
+    "declared_type",
+    "from_text",
+    "parse_date",
+    "parse_timestamp",
+]
+
+MAX_PARAMETERS = 64
+MAX_STRING_CHARS = 4096
+MAX_NAME_CHARS = 128
+_INT64 = (-(2**63), 2**63 - 1)
+
+#: Declared type names okfx checks, and the type each means. Anything else is refused.
+TYPES = {
+    "string": "string",
+    "str": "string",
+    "text": "string",
+    "varchar": "string",
+    "integer": "integer",
+    "int": "integer",
+    "int64": "integer",
+    "bigint": "integer",
+    "number": "number",
+    "float": "number",
+    "float64": "number",
+    "double": "number",
+    "numeric": "number",
+    "decimal": "number",
+    "boolean": "boolean",
+    "bool": "boolean",
+    "date": "date",
+    "timestamp": "timestamp",
+}
+
+#: How each type is written, for messages.
+_EXPECTED = {
+    "string": f"a string of at most {MAX_STRING_CHARS} characters",
+    "integer": "an integer (a JSON number without a fraction, within 64 bits)",
+    "number": "a finite number",
+    "boolean": "true or false",
+    "date": "a date written YYYY-MM-DD",
+    "timestamp": "an ISO 8601 timestamp with a UTC offset, e.g. 2026-10-05T00:00:00Z",
+}
+
+
+def declared_type(parameter: Parameter) -> str:
+    """The okfx type of a declared parameter; raises when okfx cannot check it."""
+    kind = TYPES.get((parameter.type or "").strip().casefold())
+    if kind is None:
+        raise InvalidParameter(
+            f"parameter {parameter.name!r} declares type {parameter.type!r}, which okfx "
+            f"cannot check (known: {', '.join(sorted(set(TYPES.values())))}); the "
+            "computation cannot be bound until its contract names one",
+            parameter=parameter.name,
+            expected="a declared type okfx knows",
+        )
+    return kind
+
+
+def parse_date(text: str) -> date | None:
+    """A strict ``YYYY-MM-DD`` date, or None (``20261005`` and ``2026-W41`` are refused)."""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return None
+    if not (text[:4] + text[5:7] + text[8:]).isdigit() or not text.isascii():
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """An ISO 8601 datetime with an explicit offset, in UTC; None otherwise."""
+    when, _ = parse_instant(text)
+    return when
+
+
+def _refuse(name: str, kind: str, value: Any) -> InvalidParameter:
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    return InvalidParameter(
+        f"parameter {name!r} must be {_EXPECTED[kind]}; got {type(value).__name__} {shown}",
+        parameter=name,
+        expected=kind,
+    )
+
+
+def check_value(name: str, kind: str, value: Any) -> Any:
+    """``value`` as the Python value of a ``kind`` parameter, or raise naming ``name``."""
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+    elif kind == "integer":
+        if isinstance(value, int) and not isinstance(value, bool):
+            if _INT64[0] <= value <= _INT64[1]:
+                return value
+    elif kind == "number":
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if math.isfinite(value) and abs(value) < 1e300:
+                return value
+    elif isinstance(value, str) and len(value) <= MAX_STRING_CHARS and "\x00" not in value:
+        if kind == "string":
+            return value
+        parsed = parse_date(value) if kind == "date" else parse_timestamp(value)
+        if parsed is not None:
+            return parsed
+    raise _refuse(name, kind, value)
+
+
+def check_values(declared: tuple[Parameter, ...], values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The typed value of every declared parameter (None for an optional one not given).
+
+    Raises :class:`InvalidParameter` for an undeclared name, a missing required value or a
+    value of the wrong type.
+    """
+    if not isinstance(values, Mapping | None):
+        raise InvalidParameter(
+            f"parameters must be an object of name: value pairs, got {type(values).__name__}"
+        )
+    given = dict(values or {})
+    if len(given) > MAX_PARAMETERS:
+        raise InvalidParameter(f"{len(given)} parameters given; at most {MAX_PARAMETERS}")
+    names = {p.name for p in declared}
+    for name in given:
+        if not isinstance(name, str) or name not in names:
+            shown = str(name)[:MAX_NAME_CHARS]
+            raise InvalidParameter(
+                f"parameter {shown!r} is not declared by this computation; it takes only "
+                f"{', '.join(sorted(names)) or 'no parameters'}",
+                parameter=shown,
+                expected="a declared parameter name",
+            )
+    bound: dict[str, Any] = {}
+    for parameter in declared:
+        kind = declared_type(parameter)
+        value = given.get(parameter.name)
+        if value is None:
+            if parameter.required:
+                raise InvalidParameter(
+                    f"parameter {parameter.name!r} is required: give {_EXPECTED[kind]}",
+                    parameter=parameter.name,
+                    expected=kind,
+                )
+            bound[parameter.name] = None
+            continue
+        bound[parameter.name] = check_value(parameter.name, kind, value)
+    return bound
+
+
+def from_text(declared: tuple[Parameter, ...], pairs: Mapping[str, str]) -> dict[str, Any]:
+    """Typed values from text (``--param year=2026``), read by each declared type.
+
+    Unknown names and unreadable text are passed on unchanged, so :func:`check_values`
+    reports them with the same messages as any other caller gets.
+    """
+    kinds = {p.name: TYPES.get((p.type or "").strip().casefold()) for p in declared}
+    out: dict[str, Any] = {}
+    for name, text in pairs.items():
+        out[name] = _from_text(kinds.get(name), text)
+    return out
+
+
+def _from_text(kind: str | None, text: str) -> Any:
+    digits = text.strip().lstrip("+-")
+    if kind == "integer" and digits.isascii() and digits.isdigit():
+        return int(text)
+    if kind == "number":
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    if kind == "boolean" and text.strip().casefold() in ("true", "false"):
+        return text.strip().casefold() == "true"
+    return text
