@@ -7,7 +7,12 @@ import inspect
 import typing
 from typing import Any
 
-from okfx import TOOL_NAMES, Toolbox
+from okfx import Toolbox
+from okfx.tools.toolbox import RUN_TOOL
+from okfx.tools.toolbox import TOOL_NAMES as CONTRACT
+
+#: Every tool, run_computation last (it is offered only with a configured executor).
+TOOL_NAMES = (*CONTRACT, RUN_TOOL)
 
 
 def _type_name(annotation: Any) -> str:

@@ -19,13 +19,13 @@ def bundle() -> Bundle:
 
 
 def test_trust_tiers_and_statuses(bundle: Bundle) -> None:
-    assert len(bundle) == 27
+    assert len(bundle) == 29
     assert Counter(c.trust_tier for c in bundle) == {
-        "human-reviewed": 16,
+        "human-reviewed": 18,
         "machine-confirmed": 5,
         "unverified": 6,
     }
-    assert Counter(c.status for c in bundle) == {"stable": 23, "draft": 2, "deprecated": 2}
+    assert Counter(c.status for c in bundle) == {"stable": 25, "draft": 2, "deprecated": 2}
     # a bare-mapping verified, an agent verifier, only process verifiers
     assert bundle.concept("policies/fares-2026").trust_tier == "human-reviewed"
     assert bundle.concept("references/gbfs-feed").trust_tier == "machine-confirmed"
@@ -46,6 +46,16 @@ def test_one_broken_link_and_code_links_are_not_edges(bundle: Bundle) -> None:
         ("/tables/bikes.md", "/playbooks/winter-storage.md")
     ]
     assert bundle.concept("skills/answer-with-citations").links == ()
+
+
+def test_the_duckdb_computation_names_its_executor_skill_and_no_data_path(bundle: Bundle) -> None:
+    extract = bundle.concept("computations/trips-per-bike-day-extract")
+    assert extract.computation is not None and extract.computation.runtime == "duckdb"
+    assert extract.computation.receipt == ("run_id", "executed_sql", "result")
+    fields = {link.field: (link.target, link.exists) for link in extract.links}
+    assert fields["executor.resource"] == ("/skills/run-on-duckdb.md", True)
+    # The data lives outside the bundle and is named by whoever configures the executor.
+    assert "examples/data" not in (extract.computation.inline or "")
 
 
 def test_both_attested_computations_point_at_existing_resources(bundle: Bundle) -> None:

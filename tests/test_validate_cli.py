@@ -82,7 +82,7 @@ def test_the_example_bundle_is_conformant_as_a_real_subprocess() -> None:
     report = json.loads(proc.stdout)
     assert report["conformant"] is True
     assert report["okf_version"] == "0.2"
-    assert report["concepts"] == 27
+    assert report["concepts"] == 29
     assert report["summary"]["by_code"] == {"broken_link": 1, "unknown_footnote": 1}
 
 

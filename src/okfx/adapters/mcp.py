@@ -30,6 +30,7 @@ from okfx.model import Concept
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import jsonable
 from okfx.tools.prompt import index_summary
+from okfx.tools.toolbox import RUN_TOOL
 
 from ._optional import require
 from ._source import toolbox
@@ -179,8 +180,15 @@ def build_server(source: Any, *, name: str = "okfx") -> Any:
     read_only = sdk.tool_annotations(
         readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False
     )
+    # run_computation (offered only with a configured executor) runs a query: not read-only,
+    # not idempotent (each run is a new run), but it changes nothing and reaches only the
+    # data the application named.
+    runs = sdk.tool_annotations(
+        readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
+    )
     for tool in box.tools():
-        server.add_tool(tool, name=tool.__name__, annotations=read_only)
+        hints = runs if tool.__name__ == RUN_TOOL else read_only
+        server.add_tool(tool, name=tool.__name__, annotations=hints)
 
     def knowledge() -> str:
         return prompt

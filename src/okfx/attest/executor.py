@@ -67,7 +67,9 @@ class ComputationSettings:
         }
 
     def __repr__(self) -> str:
-        return f"ComputationSettings(runtimes={self.runtimes()!r}, stale_policy={self.stale_policy!r})"
+        return (
+            f"ComputationSettings(runtimes={self.runtimes()!r}, stale_policy={self.stale_policy!r})"
+        )
 
     @property
     def can_run(self) -> bool:

@@ -130,7 +130,9 @@ def check_value(name: str, kind: str, value: Any) -> Any:
     raise _refuse(name, kind, value)
 
 
-def check_values(declared: tuple[Parameter, ...], values: Mapping[str, Any] | None) -> dict[str, Any]:
+def check_values(
+    declared: tuple[Parameter, ...], values: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """The typed value of every declared parameter (None for an optional one not given).
 
     Raises :class:`InvalidParameter` for an undeclared name, a missing required value or a

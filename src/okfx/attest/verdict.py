@@ -301,7 +301,9 @@ def _run_attesters(
             continue
         for check in produced:
             if not isinstance(check, Check) or check.status not in (PASS, WARN, FAIL, SKIP):
-                checks.append(Check(f"attester:{name}", FAIL, f"attester {name} returned {check!r}"))
+                checks.append(
+                    Check(f"attester:{name}", FAIL, f"attester {name} returned {check!r}")
+                )
             else:
                 checks.append(check)
     return checks

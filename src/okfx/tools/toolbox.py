@@ -4,7 +4,10 @@ Each tool is a typed method with a one-line summary written for a model; paramet
 live in ``Annotated[..., Field(description=...)]`` (frameworks read them from the
 signature). Tools return JSON-able dicts and never raise: a failure is
 ``{"error": {"code", "message"}}`` built in one place (:func:`okfx.tools.payloads.error_payload`).
-They are read-only: they execute nothing from a bundle and write nothing.
+They are read-only: they execute nothing from a bundle and write nothing. The one exception,
+``run_computation``, exists only when the application configured an executor
+(:class:`~okfx.attest.executor.ComputationSettings`); it runs a sanctioned computation
+bound with checked values through that executor, never code from a bundle.
 
 No ``from __future__ import annotations`` here: some frameworks read these annotations at
 runtime and need real objects, and ``Optional[...]`` is kept because ADK rejects ``X | None``.
@@ -15,18 +18,19 @@ import inspect
 import logging
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Optional, TypeVar  # noqa: UP035
+from typing import Annotated, Any, Optional, TypeVar, Union  # noqa: UP035
 
 from pydantic import Field
 
+from okfx.attest.executor import ComputationSettings
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, OKFError
-from okfx.tools import views
+from okfx.tools import computations, views
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload, internal_error
 from okfx.trust import utcnow
 
-__all__ = ["TOOL_NAMES", "Toolbox"]
+__all__ = ["RUN_TOOL", "TOOL_NAMES", "Toolbox"]
 
 logger = logging.getLogger("okfx")
 
@@ -82,7 +86,23 @@ TOOL_NAMES = (
     "read_concept",
     "get_neighbors",
     "read_resource",
+    "prepare_computation",
+    "check_attestation",
 )
+#: The tool that runs a computation: offered only with a configured executor, not read-only.
+RUN_TOOL = "run_computation"
+
+ComputationPathArg = Annotated[
+    str,
+    Field(description="Path of an Attested Computation concept, e.g. '/computations/revenue.md'."),
+]
+ParametersArg = Annotated[
+    Optional[dict[str, Any]],  # noqa: UP045
+    Field(
+        description="Values for the computation's declared parameters, by name, e.g. "
+        "{'start_date': '2026-10-05'}; dates as YYYY-MM-DD. Values only: never SQL."
+    ),
+]
 
 
 def _tool(func: F) -> F:
@@ -121,18 +141,23 @@ class Toolbox:
         source: Bundle | KnowledgeManager,
         *,
         now: Callable[[], datetime] | None = None,
+        computations: ComputationSettings | None = None,
     ) -> None:
         self.manager = (
             source if isinstance(source, KnowledgeManager) else KnowledgeManager([source])
         )
         self._now = now
+        # Executors, attesters and the stale policy; none by default: okfx runs nothing.
+        self.computations = computations or ComputationSettings()
 
     def now(self) -> datetime:
         return self._now() if self._now is not None else utcnow()
 
     def tools(self) -> list[Callable[..., dict[str, Any]]]:
-        """The bound tool methods, in :data:`TOOL_NAMES` order."""
-        return [getattr(self, name) for name in TOOL_NAMES]
+        """The bound tool methods, in :data:`TOOL_NAMES` order, then ``run_computation``
+        when an executor is configured."""
+        names = [*TOOL_NAMES, RUN_TOOL] if self.computations.can_run else TOOL_NAMES
+        return [getattr(self, name) for name in names]
 
     # -- L0 / L1 -----------------------------------------------------------------------------
     @_tool
@@ -245,7 +270,46 @@ class Toolbox:
         """Read a text file attached to a concept (SQL, a script, a config) without running it."""
         return views.resource(self, path, bundle)
 
+    # -- attested computations (spec §10.5) --------------------------------------------------
+    @_tool
+    def prepare_computation(
+        self,
+        path: ComputationPathArg,
+        parameters: ParametersArg = None,
+        bundle: BundleArg = None,
+    ) -> dict[str, Any]:
+        """Bind an Attested Computation with values: its SQL, query parameters, receipt, gate."""
+        return computations.prepare(self, path, parameters, bundle)
 
-for _name in TOOL_NAMES:
+    @_tool
+    def check_attestation(
+        self,
+        path: ComputationPathArg,
+        receipt: Annotated[
+            dict[str, Any],
+            Field(description="The run's receipt: the fields executor.receipt declares."),
+        ],
+        parameters: ParametersArg = None,
+        value: Annotated[
+            Optional[Union[float, str]],  # noqa: UP007, UP045
+            Field(description="The value you intend to show; checked against the result."),
+        ] = None,
+        bundle: BundleArg = None,
+    ) -> dict[str, Any]:
+        """Attest a run's receipt for an Attested Computation; show the value only if display."""
+        return computations.check(self, path, parameters, receipt, value, bundle)
+
+    @_tool
+    def run_computation(
+        self,
+        path: ComputationPathArg,
+        parameters: ParametersArg = None,
+        bundle: BundleArg = None,
+    ) -> dict[str, Any]:
+        """Run an Attested Computation with the app's executor and attest it: receipt, verdict."""
+        return computations.run(self, path, parameters, bundle)
+
+
+for _name in (*TOOL_NAMES, RUN_TOOL):
     _method = getattr(Toolbox, _name)
     _method.__doc__ = (_method.__doc__ or "") + DATA_NOTE
