@@ -1,0 +1,207 @@
+"""The built-in attester: tampering fails with the first difference, formatting passes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attest_bundle import REVENUE_SQL, write_bundle
+from okfx import Bundle
+from okfx.attest import Bound, Check, attest, bind
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+LATER = datetime(2027, 1, 2, tzinfo=UTC)  # past stale_after 2026-12-31
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+    return Bundle.load(write_bundle(tmp_path_factory.mktemp("verdict") / "kb"))
+
+
+@pytest.fixture(scope="module")
+def bound(bundle: Bundle) -> Bound:
+    return bind(bundle, "computations/revenue", {"year": 2026, "region": "north"})
+
+
+def receipt(sql: str, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"run_id": "r1", "executed_sql": sql, "result": [100.5]}
+    return {**base, **fields}
+
+
+def statuses(verdict: Any) -> dict[str, str]:
+    return {c.name: c.status for c in verdict.checks}
+
+
+def test_the_sanctioned_sql_reformatted_attests(bound: Bound) -> None:
+    reformatted = (
+        "select sum(AMOUNT) as revenue from ORDERS /* same */ where STATUS = 'delivered' "
+        "and YEAR = @year and (@region is null or REGION = @region);"
+    )
+    verdict = attest(bound, receipt(reformatted, parameters={"year": 2026, "region": "north"}),
+                     now=NOW, value=100.5)  # fmt: skip
+    assert verdict.status == "pass" and verdict.display, verdict.reasons
+    assert statuses(verdict) == {
+        "receipt": "pass",
+        "provenance": "pass",
+        "parameters": "pass",
+        "fidelity": "pass",
+        "freshness": "pass",
+    }
+
+
+def test_values_written_as_literals_attest_when_they_are_the_bound_ones(bound: Bound) -> None:
+    expanded = REVENUE_SQL.replace("$year", "2026").replace("$region", "'north'")
+    verdict = attest(bound, receipt(expanded), now=NOW)
+    assert verdict.status == "pass", verdict.reasons
+    typed = REVENUE_SQL.replace("$year", "CAST(2026 AS INTEGER)").replace(
+        "$region", "CAST('north' AS VARCHAR)"
+    )
+    assert attest(bound, receipt(typed), now=NOW).status == "pass"
+
+
+# The bad-input cases of the issue: each fails provenance and names the first difference.
+TAMPERED = {
+    "extra statement": (
+        REVENUE_SQL.rstrip() + "; DROP TABLE orders",
+        "expected the end of the statement, found `; drop table orders`",
+    ),
+    "different table": (
+        REVENUE_SQL.replace("FROM orders", "FROM orders_backup"),
+        "expected `orders`, found `orders_backup`",
+    ),
+    "changed literal": (
+        REVENUE_SQL.replace("'delivered'", "'returned'"),
+        "expected `'delivered'`, found `'returned'`",
+    ),
+    "added filter": (
+        REVENUE_SQL.replace("WHERE status", "WHERE amount > 0 AND status"),
+        "expected `status`, found `amount`",
+    ),
+    "other value inlined": (
+        REVENUE_SQL.replace("$year", "2025"),
+        "expected `@year` or a literal of its bound value `2026`, found `2025`",
+    ),
+    "smuggled string spliced unquoted": (
+        REVENUE_SQL.replace("$region", "'north' OR '1'='1'"),
+        "found `or`",
+    ),
+    "other parameter": (
+        REVENUE_SQL.replace("year = $year", "year = $region"),
+        "expected the parameter `@year`, found `@region`",
+    ),
+    "comment hiding code": (
+        REVENUE_SQL.replace("SELECT", "SELECT /* x /* y */ 1, */"),
+        "engines disagree",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", TAMPERED)
+def test_a_tampered_query_fails_with_the_first_difference(bound: Bound, case: str) -> None:
+    sql, difference = TAMPERED[case]
+    verdict = attest(bound, receipt(sql), now=NOW, value=100.5)
+    assert verdict.status == "fail" and not verdict.display
+    assert statuses(verdict)["provenance"] == "fail"
+    provenance = next(c for c in verdict.checks if c.name == "provenance")
+    assert difference in provenance.message
+    assert "line" in provenance.message
+
+
+def test_the_difference_names_line_and_column_in_the_receipt(bound: Bound) -> None:
+    sql = REVENUE_SQL.replace("FROM orders", "FROM orders_backup")
+    verdict = attest(bound, receipt(sql), now=NOW)
+    assert verdict.difference is not None
+    assert (verdict.difference.line, verdict.difference.column) == (3, 6)
+    assert verdict.to_dict()["difference"]["found"] == "`orders_backup`"
+
+
+def test_declared_receipt_fields_must_be_present(bound: Bound) -> None:
+    verdict = attest(bound, {"executed_sql": REVENUE_SQL}, now=NOW)
+    assert statuses(verdict)["receipt"] == "fail"
+    assert "run_id, result" in verdict.reasons[0]
+
+
+def test_a_receipt_without_sql_fails_provenance(bound: Bound) -> None:
+    verdict = attest(bound, {"run_id": "r", "result": [1]}, now=NOW)
+    assert statuses(verdict)["provenance"] == "fail"
+
+
+def test_a_run_that_reported_an_error_fails(bound: Bound) -> None:
+    verdict = attest(bound, receipt(REVENUE_SQL, error="Binder Error", result=None), now=NOW)
+    assert statuses(verdict)["receipt"] == "fail" and statuses(verdict)["fidelity"] == "fail"
+
+
+def test_reported_values_must_be_the_claimed_ones(bound: Bound) -> None:
+    ran_other = receipt(REVENUE_SQL, parameters={"year": 2025, "region": "north"})
+    verdict = attest(bound, ran_other, now=NOW)
+    assert statuses(verdict)["parameters"] == "fail"
+    assert "year ran as 2025" in verdict.reasons[0]
+    unreported = attest(bound, receipt(REVENUE_SQL), now=NOW)
+    assert statuses(unreported)["parameters"] == "warn" and unreported.display
+
+
+def test_fidelity_compares_the_displayed_value_with_the_result(bound: Bound) -> None:
+    good = receipt(REVENUE_SQL, parameters={"year": 2026, "region": "north"})
+    assert statuses(attest(bound, good, now=NOW, value="100.5"))["fidelity"] == "pass"
+    wrong = attest(bound, good, now=NOW, value=101)
+    assert statuses(wrong)["fidelity"] == "fail" and not wrong.display
+    assert statuses(attest(bound, good, now=NOW))["fidelity"] == "skip"
+
+
+def test_the_gate_warns_or_refuses_past_stale_after(bound: Bound) -> None:
+    good = receipt(REVENUE_SQL, parameters={"year": 2026, "region": "north"})
+    warned = attest(bound, good, now=LATER)
+    assert warned.status == "warn" and warned.display
+    assert "past its stale_after (2026-12-31T00:00:00Z)" in warned.reasons[0]
+    refused = attest(bound, good, now=LATER, stale_policy="refuse")
+    assert refused.status == "fail" and not refused.display
+    data = refused.to_dict()
+    assert data["stale"] is True and data["stale_policy"] == "refuse"
+    assert data["trust_tier"] == "human-reviewed"
+    assert data["verified"] == [{"by": "human:ana", "at": "2026-06-01T00:00:00Z"}]
+
+
+def test_an_application_attester_adds_checks_and_cannot_hide_a_failure(bound: Bound) -> None:
+    def reread(b: Bound, r: Any) -> list[Check]:
+        return [Check("job", "pass", f"re-read {r['run_id']}")]
+
+    def broken(b: Bound, r: Any) -> list[Check]:
+        raise RuntimeError("no network")
+
+    tampered = receipt(REVENUE_SQL.replace("orders", "orders_backup"))
+    verdict = attest(bound, tampered, now=NOW, attesters=[reread])
+    assert verdict.status == "fail" and statuses(verdict)["job"] == "pass"
+    failing = attest(bound, receipt(REVENUE_SQL), now=NOW, attesters=[broken])
+    assert failing.status == "fail" and "no network" in failing.reasons[-1]
+
+
+def test_the_bundle_attester_resource_is_never_run(bundle: Bundle, tmp_path: Any) -> None:
+    # The contract names /attesters/check.py; it does not even exist here, and attesting
+    # neither needs nor looks for it.
+    assert "/attesters/check.py" not in bundle.files
+    verdict = attest(bind(bundle, "computations/revenue", {"year": 2026}), receipt(REVENUE_SQL),
+                     now=NOW)  # fmt: skip
+    assert "attester" not in {c.name for c in verdict.checks}
+
+
+@settings(max_examples=150, deadline=None)
+@given(value=st.text(max_size=30))
+def test_no_string_value_can_make_a_spliced_receipt_attest_unless_it_is_the_literal(
+    bundle: Bundle, value: str
+) -> None:
+    """A receipt that pasted the value in unquoted (the classic injection) never attests,
+    whatever the value; only the properly quoted literal does."""
+    if "\x00" in value:
+        return
+    bound = bind(bundle, "computations/revenue", {"year": 2026, "region": value})
+    quoted = "'" + value.replace("'", "''") + "'"
+    sql = REVENUE_SQL.replace("$year", "2026")
+    good = sql.replace("$region", quoted)
+    assert attest(bound, receipt(good), now=NOW).status == "pass"
+    spliced = sql.replace("$region", "'" + value + "'")
+    if spliced != good:
+        assert attest(bound, receipt(spliced), now=NOW).status == "fail"
