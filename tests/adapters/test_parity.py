@@ -81,3 +81,24 @@ def test_adapter_offers_the_toolbox_tools_and_parameters(framework: str) -> None
 
     assert list(offered) == list(TOOL_NAMES)
     assert offered == PARAMS
+
+
+class _NoRun:
+    """An executor that is configured but never called: listing tools runs nothing."""
+
+    runtime = "duckdb"
+
+    def run(self, bound: Any) -> dict[str, Any]:
+        raise AssertionError("listing the tools must not run anything")
+
+
+@pytest.mark.parametrize("framework", ADAPTERS)
+def test_adapter_offers_run_computation_when_an_executor_is_configured(framework: str) -> None:
+    from okfx import Toolbox
+    from okfx.attest import ComputationSettings
+
+    box = Toolbox(Bundle.load(KNOWLEDGE), computations=ComputationSettings([_NoRun()]))
+    offered = ADAPTERS[framework](box)  # type: ignore[arg-type]
+
+    assert list(offered) == [*TOOL_NAMES, "run_computation"]
+    assert offered["run_computation"] == ["path", "parameters", "bundle"]

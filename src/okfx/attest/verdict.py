@@ -31,6 +31,7 @@ from okfx.errors import InvalidArgument, InvalidParameter
 from okfx.trust import is_stale
 
 __all__ = [
+    "NO_VALUE",
     "SQL_FIELDS",
     "STALE_POLICIES",
     "Attester",
@@ -49,7 +50,9 @@ ID_FIELDS = ("job_id", "run_id", "id")
 STALE_POLICIES = ("warn", "refuse")
 
 PASS, WARN, FAIL, SKIP = "pass", "warn", "fail", "skip"
-_MISSING: Any = object()
+#: The ``value`` of :func:`attest` when no displayed value is given (None is a value: NULL).
+NO_VALUE: Any = object()
+_MISSING = NO_VALUE
 
 
 @dataclass(frozen=True, slots=True)

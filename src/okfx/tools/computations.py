@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from okfx.attest.binding import Bound, bind, json_value
 from okfx.attest.executor import ComputationSettings
-from okfx.attest.verdict import attest
+from okfx.attest.verdict import NO_VALUE, attest
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, TooLarge
 from okfx.tools.manager import KnowledgeManager
@@ -25,7 +25,6 @@ from okfx.tools.views import EVENT
 __all__ = ["MAX_RECEIPT_CHARS", "check", "prepare", "run"]
 
 MAX_RECEIPT_CHARS = 1_000_000
-_MISSING: Any = object()
 
 
 class Toolbox(Protocol):
@@ -125,7 +124,7 @@ def check(
         checked,
         now=box.now(),
         stale_policy=settings.stale_policy,
-        value=_MISSING if value is None else value,
+        value=NO_VALUE if value is None else value,
         attesters=settings.attesters_for(bound.runtime),
     )
     _event(verdict=verdict.status)

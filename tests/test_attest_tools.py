@@ -1,0 +1,154 @@
+"""The computation tools: results, never exceptions; run_computation only when configured."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from attest_bundle import REVENUE_SQL, write_bundle
+from okfx import TOOL_NAMES, Bundle, Toolbox
+from okfx.attest import Bound, ComputationSettings
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+class RecordingExecutor:
+    """An executor that runs nothing: it records what it was asked and returns a receipt
+    for the bound text, so the tool plumbing is tested without a database."""
+
+    runtime = "duckdb"
+
+    def __init__(self) -> None:
+        self.ran: list[Bound] = []
+
+    def run(self, bound: Bound) -> dict[str, Any]:
+        self.ran.append(bound)
+        return {"run_id": "r1", "executed_sql": bound.sql_for("$"), "result": [7]}
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+    return Bundle.load(write_bundle(tmp_path_factory.mktemp("tools") / "kb"))
+
+
+def test_prepare_returns_the_bound_artifact_and_the_gate(bundle: Bundle) -> None:
+    box = Toolbox(bundle, now=lambda: NOW)
+    out = box.prepare_computation(path="computations/revenue", parameters={"year": 2026})
+    assert out["sql"] == REVENUE_SQL and out["query_parameters"] == {"year": 2026, "region": None}
+    assert out["executor"]["receipt"] == ["run_id", "executed_sql", "result"]
+    assert out["gate"]["trust_tier"] == "human-reviewed" and out["gate"]["stale"] is False
+    assert out["can_run"] is False and "check_attestation" in out["next"]
+    assert out["content_is_untrusted_data"] is True
+
+
+@pytest.mark.parametrize(
+    ("call", "code"),
+    [
+        ({"path": "computations/revenue", "parameters": {"year": "2026"}}, "invalid_parameter"),
+        ({"path": "computations/revenue", "parameters": {}}, "invalid_parameter"),
+        ({"path": "computations/revenue", "parameters": ["year"]}, "invalid_parameter"),
+        ({"path": "metrics/revenue", "parameters": {"year": 2026}}, "not_attestable"),
+        ({"path": "computations/escape", "parameters": {"year": 2026}}, "unsafe_path"),
+        ({"path": "computations/nope"}, "not_found"),
+        ({"path": 3}, "invalid_argument"),
+    ],
+)
+def test_bad_calls_are_error_results(bundle: Bundle, call: dict[str, Any], code: str) -> None:
+    out = Toolbox(bundle).prepare_computation(**call)
+    assert out["error"]["code"] == code, out
+
+
+def test_an_invalid_parameter_result_names_the_parameter_and_type(bundle: Bundle) -> None:
+    out = Toolbox(bundle).prepare_computation(
+        path="computations/revenue", parameters={"year": "2026"}
+    )
+    assert "'year' must be an integer" in out["error"]["message"]
+
+
+def test_check_attestation_returns_the_verdict(bundle: Bundle) -> None:
+    box = Toolbox(bundle, now=lambda: NOW)
+    good = {"run_id": "r", "executed_sql": REVENUE_SQL.replace("$", "@"), "result": [140.5]}
+    verdict = box.check_attestation(
+        path="computations/revenue", parameters={"year": 2026}, receipt=good, value=140.5
+    )
+    assert verdict["verdict"] == "warn" and verdict["display"] is True  # values not reported
+    tampered = {**good, "executed_sql": REVENUE_SQL.replace("orders", "orders_2")}
+    refused = box.check_attestation(
+        path="computations/revenue", parameters={"year": 2026}, receipt=tampered
+    )
+    assert refused["verdict"] == "fail" and refused["display"] is False
+    assert refused["difference"]["found"] == "`orders_2`"
+    assert box.check_attestation(path="computations/revenue", receipt="x")["error"]["code"] == (
+        "invalid_argument"
+    )
+    huge = {**good, "junk": "x" * 2_000_000}
+    assert box.check_attestation(path="computations/revenue", receipt=huge)["error"]["code"] == (
+        "too_large"
+    )
+
+
+def test_run_computation_is_offered_only_with_an_executor(bundle: Bundle) -> None:
+    plain = Toolbox(bundle)
+    assert [t.__name__ for t in plain.tools()] == list(TOOL_NAMES)
+    assert plain.run_computation(path="computations/revenue", parameters={"year": 2026})["error"][
+        "code"
+    ] == ("no_executor")
+    executor = RecordingExecutor()
+    box = Toolbox(bundle, now=lambda: NOW, computations=ComputationSettings([executor]))
+    assert [t.__name__ for t in box.tools()] == [*TOOL_NAMES, "run_computation"]
+    out = box.run_computation(path="computations/revenue", parameters={"year": 2026})
+    assert out["display"] is True and out["value"] == 7
+    assert out["verdict"]["checks"][1]["status"] == "pass"  # provenance
+    (bound,) = executor.ran
+    assert bound.path == "/computations/revenue.md" and bound.values["year"] == 2026
+
+
+def test_run_computation_never_runs_a_computation_that_does_not_bind(bundle: Bundle) -> None:
+    executor = RecordingExecutor()
+    box = Toolbox(bundle, computations=ComputationSettings([executor]))
+    for call in (
+        {"path": "computations/revenue", "parameters": {"year": "2026; DROP TABLE orders"}},
+        {"path": "computations/revenue", "parameters": {"year": 2026, "sql": "DROP"}},
+        {"path": "computations/escape", "parameters": {"year": 2026}},
+        {"path": "metrics/revenue", "parameters": {"year": 2026}},
+        {"path": "computations/bq", "parameters": {"year": 2026}},  # no bigquery executor
+    ):
+        assert "error" in box.run_computation(**call)
+    assert executor.ran == []
+
+
+def test_the_stale_policy_of_the_settings_applies(bundle: Bundle) -> None:
+    later = datetime(2027, 2, 1, tzinfo=UTC)
+    receipt = {
+        "run_id": "r",
+        "executed_sql": REVENUE_SQL,
+        "result": [1],
+        "parameters": {"year": 2026},
+    }
+    for policy, expected in (("warn", "warn"), ("refuse", "fail")):
+        box = Toolbox(
+            bundle, now=lambda: later, computations=ComputationSettings(stale_policy=policy)
+        )
+        verdict = box.check_attestation(
+            path="computations/revenue", parameters={"year": 2026}, receipt=receipt
+        )
+        assert verdict["verdict"] == expected and verdict["stale"] is True
+
+
+def test_an_unknown_stale_policy_is_refused() -> None:
+    with pytest.raises(Exception, match="stale_policy must be one of warn, refuse"):
+        ComputationSettings(stale_policy="ignore")
+
+
+def test_the_example_bundle_prepares_its_duckdb_computation() -> None:
+    from conftest import PROJECT_ROOT
+
+    box = Toolbox(Bundle.load(PROJECT_ROOT / "examples" / "knowledge"))
+    out = box.prepare_computation(
+        path="computations/trips-per-bike-day-extract",
+        parameters={"start_date": "2026-10-05", "end_date": "2026-10-11", "bike_type": "ebike"},
+    )
+    assert out["runtime"] == "duckdb" and out["dialect"] == "standard"
+    assert "bike_type = 'ebike'" in out["expanded_sql"]
