@@ -87,7 +87,8 @@ def test_no_file_network_or_extension_access_from_a_computation(
     attempts = {
         "file": f"SELECT * FROM read_csv('{secret}') WHERE $year > 0",
         "glob": f"SELECT * FROM glob('{tmp_path}/*') WHERE $year > 0",
-        "network": "SELECT * FROM read_parquet('https://example.invalid/x.parquet') WHERE $year > 0",
+        "network": "SELECT * FROM read_parquet('https://example.invalid/x.parquet') "
+        "WHERE $year > 0",
         "extension": "SELECT * FROM sqlite_scan('x.db', 't') WHERE $year > 0",
         "setting": "SELECT current_setting('lock_configuration') AS locked, $year AS y",
     }
@@ -105,9 +106,8 @@ def test_no_file_network_or_extension_access_from_a_computation(
 
 def test_a_run_past_the_time_limit_is_interrupted(tmp_path: Path) -> None:
     slow = "SELECT COUNT(*) FROM range($year) a, range(100000000) b WHERE a.range * b.range = -1"
-    loaded = Bundle.load(
-        write_tree(tmp_path / "kb", {"c/slow.md": computation("Slow", f"# Computation\n\n```sql\n{slow}\n```\n")})
-    )  # fmt: skip
+    body = f"# Computation\n\n```sql\n{slow}\n```\n"
+    loaded = Bundle.load(write_tree(tmp_path / "kb", {"c/slow.md": computation("Slow", body)}))
     executor = DuckDBExecutor({"orders": write_orders(tmp_path / "o.csv")}, timeout=0.3)
     receipt = executor.run(bind(loaded, "c/slow", {"year": 100000000}))
     assert "interrupted" in receipt["error"] and receipt["result"] is None
