@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import anyio  # noqa: E402  (installed with mcp)
-from mcp_clients import in_process  # noqa: E402
+from mcp_clients import in_process, over_stdio  # noqa: E402
 
 from conftest import PROJECT_ROOT  # noqa: E402
 from okfx import Bundle, Toolbox  # noqa: E402
@@ -71,3 +72,26 @@ def test_run_computation_over_mcp_is_marked_as_not_read_only(tmp_path: Path) -> 
     ran = got[0]["structuredContent"]
     assert ran["verdict"]["verdict"] == "pass" and ran["display"] is True
     assert ran["value"] == ran["receipt"]["result"][0]
+
+
+def test_okfx_serve_offers_run_computation_only_when_told_which_executor_and_data() -> None:
+    pytest.importorskip("duckdb", reason="the DuckDB executor needs the duckdb extra")
+    got: dict[str, Any] = {}
+
+    async def run(args: list[str], call: bool) -> None:
+        async with over_stdio(sys.executable, ["-m", "okfx", *args], str(PROJECT_ROOT)) as session:
+            got[len(args)] = {t["name"] for t in await session.tools()}
+            if call:
+                got["ran"] = await session.call(
+                    "run_computation", {"path": PATH, "parameters": WEEK}
+                )
+
+    plain = ["serve", str(EXAMPLE)]
+    anyio.run(run, plain, False)
+    configured = [*plain, "--executor", "duckdb", "--data", f"trips={DATA / 'trips.csv'}",
+                  "--data", f"bike_days={DATA / 'bike_days.csv'}"]  # fmt: skip
+    anyio.run(run, configured, True)
+    assert "run_computation" not in got[len(plain)]
+    assert "run_computation" in got[len(configured)]
+    verdict = got["ran"]["structuredContent"]["verdict"]
+    assert verdict["verdict"] == "pass", verdict["reasons"]

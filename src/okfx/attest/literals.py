@@ -39,15 +39,15 @@ class Literal:
 def render(value: Any, type_: str, dialect: Dialect) -> str:
     """``value`` (already checked against ``type_``) as a SQL literal of ``dialect``."""
     if value is None:
-        return "NULL"
+        return "null"
     if type_ == "boolean":
-        return "TRUE" if value else "FALSE"
+        return "true" if value else "false"
     if type_ in ("integer", "number"):
         return repr(value)
     if type_ == "date":
-        return f"DATE {quote(value.isoformat(), dialect)}"
+        return f"date {quote(value.isoformat(), dialect)}"
     if type_ == "timestamp":
-        return f"TIMESTAMP {quote(value.isoformat(sep=' '), dialect)}"
+        return f"timestamp {quote(value.isoformat(sep=' '), dialect)}"
     return quote(str(value), dialect)
 
 

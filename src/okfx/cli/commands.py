@@ -23,6 +23,7 @@ import click
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.validate import validate as validate_bundle
 from okfx.cli import render
+from okfx.cli.executors import executor_options, executor_settings
 from okfx.cli.progress import status
 from okfx.errors import OKFError
 from okfx.gcpause import freeze_after_loads
@@ -34,7 +35,9 @@ from okfx.version import __version__
 __all__ = ["cli", "main"]
 
 #: Tool error codes that mean the caller asked for something malformed: exit 2, like click.
-USAGE_CODES = frozenset({"invalid_argument", "invalid_regex", "unsafe_path", "too_large"})
+USAGE_CODES = frozenset(
+    {"invalid_argument", "invalid_parameter", "invalid_regex", "unsafe_path", "too_large"}
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -424,6 +427,7 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     "--lazy-index", is_flag=True,
     help="Build the search index on the first search, not in the background at start.",
 )  # fmt: skip
+@executor_options
 def serve(
     sources: tuple[str, ...],
     transport: str,
@@ -431,6 +435,9 @@ def serve(
     port: int,
     token: str | None,
     lazy_index: bool,
+    executor: str | None,
+    data: tuple[str, ...],
+    stale_policy: str,
 ) -> None:
     """Serve the bundles as an MCP server.
 
@@ -439,12 +446,17 @@ def serve(
     serves stateless streamable HTTP at /mcp, on 127.0.0.1 unless --host says
     otherwise, and prints the URL and a client config to stderr.
 
+    With --executor duckdb and --data TABLE=FILE it also offers run_computation, which
+    runs Attested Computations of that runtime over those files (nothing runs without).
+
     Example:
 
     \b
         okfx serve examples/knowledge --transport http --port 8765
     """
     from okfx.adapters import mcp as adapter
+
+    settings = executor_settings(executor, data, stale_policy)
 
     if transport == "http" and not adapter.is_loopback(host) and not token:
         raise click.UsageError(
@@ -461,8 +473,11 @@ def serve(
     gc.freeze()
     if not lazy_index:
         prepare_in_background(manager)
+    if settings.can_run:
+        click.echo(f"okfx: run_computation runs {', '.join(settings.runtimes())} computations "
+                   f"over {', '.join(data)}", err=True)  # fmt: skip
     try:
-        server = adapter.build_server(manager)
+        server = adapter.build_server(Toolbox(manager, computations=settings))
     except ImportError as exc:
         raise click.ClickException(str(exc)) from exc
     try:

@@ -1,0 +1,104 @@
+"""``okfx computation`` prints the binding; ``okfx attest`` prints the verdict and fails CI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from attest_bundle import REVENUE_SQL, write_bundle
+from okfx.cli.commands import cli
+
+
+def run(*args: str, stdin: str | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), input=stdin)
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return str(write_bundle(tmp_path_factory.mktemp("cli") / "kb"))
+
+
+def test_computation_prints_the_bound_artifact(kb: str) -> None:
+    result = run("computation", kb, "computations/revenue", "--param", "year=2026")
+    assert result.exit_code == 0, result.output
+    assert "year = 2026  (integer)" in result.output and "status = 'delivered'" in result.output
+    assert "receipt must contain: run_id, executed_sql, result" in result.output
+    as_json = json.loads(run("computation", kb, "computations/revenue", "--param", "year=2026",
+                             "--json").output)  # fmt: skip
+    assert as_json["query_parameters"] == {"year": 2026, "region": None}
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "text"),
+    [
+        (["--param", "year=twenty"], 2, "'year' must be an integer"),
+        (["--param", "year"], 2, "must be NAME=VALUE"),
+        (["--param", "year=2026", "--param", "sql=DROP"], 2, "'sql' is not declared"),
+    ],
+)
+def test_computation_reports_bad_values(kb: str, args: list[str], code: int, text: str) -> None:
+    result = run("computation", kb, "computations/revenue", *args)
+    assert result.exit_code == code and text in result.output + result.stderr
+
+
+def test_computation_refuses_a_concept_that_is_not_one(kb: str) -> None:
+    result = run("computation", kb, "metrics/revenue", "--param", "year=2026")
+    assert result.exit_code == 1 and "not_attestable" in result.stderr
+
+
+def _receipt(tmp_path: Path, sql: str, **extra: object) -> str:
+    path = tmp_path / "receipt.json"
+    body = {"run_id": "r1", "executed_sql": sql, "result": [140.5], **extra}
+    path.write_text(json.dumps(body), encoding="utf-8")
+    return str(path)
+
+
+def test_attest_passes_a_good_receipt_and_exits_zero(kb: str, tmp_path: Path) -> None:
+    receipt = _receipt(tmp_path, REVENUE_SQL, parameters={"year": 2026, "region": None})
+    args = ["--receipt", receipt, "--value", "140.5", "--now", "2026-11-30T00:00:00Z"]
+    result = run("attest", kb, "computations/revenue", "--param", "year=2026", *args)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("PASS") and "display: yes" in result.output
+    assert "trust: human-reviewed" in result.output
+
+
+def test_attest_fails_a_tampered_receipt_and_exits_one(kb: str, tmp_path: Path) -> None:
+    tampered = _receipt(tmp_path, REVENUE_SQL.rstrip() + "; DROP TABLE orders")
+    result = run("attest", kb, "computations/revenue", "--param", "year=2026",
+                 "--receipt", tampered, "--json")  # fmt: skip
+    assert result.exit_code == 1
+    verdict = json.loads(result.output)
+    assert verdict["verdict"] == "fail" and verdict["display"] is False
+    assert verdict["difference"]["found"] == "`; drop table orders`"
+
+
+def test_attest_refuses_past_stale_after_only_under_the_refuse_policy(
+    kb: str, tmp_path: Path
+) -> None:
+    receipt = _receipt(tmp_path, REVENUE_SQL, parameters={"year": 2026})
+    args = ["attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", receipt,
+            "--now", "2027-01-05T00:00:00Z"]  # fmt: skip
+    warned = run(*args)
+    assert warned.exit_code == 0 and warned.output.startswith("WARN")
+    refused = run(*args, "--stale-policy", "refuse")
+    assert refused.exit_code == 1 and "past its stale_after" in refused.output
+
+
+def test_attest_reads_the_receipt_from_stdin_and_rejects_bad_json(kb: str) -> None:
+    body = json.dumps({"run_id": "r", "executed_sql": REVENUE_SQL, "result": [1]})
+    ok = run("attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", "-",
+             stdin=body)  # fmt: skip
+    assert ok.exit_code == 0, ok.output  # a warning: the values are not reported
+    bad = run("attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", "-",
+              stdin="{not json")  # fmt: skip
+    assert bad.exit_code == 2 and "is not JSON" in bad.stderr
+
+
+def test_serve_runs_nothing_unless_an_executor_and_its_data_are_named(kb: str) -> None:
+    result = run("serve", kb, "--data", "orders=orders.csv")
+    assert result.exit_code == 2 and "add --executor duckdb" in result.stderr
+    result = run("serve", kb, "--executor", "duckdb")
+    assert result.exit_code == 2 and "needs at least one --data" in result.stderr
