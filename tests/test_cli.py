@@ -216,8 +216,8 @@ def test_the_loading_line_becomes_a_bar_fed_by_bundle_load(
         Bundle.load(EXAMPLE, progress=record)
         terminal.wrote.clear()
         assert terminal.wrote.wait(timeout=10)
-    assert seen[0] == (0, 38) and seen[-1] == (38, 38)
-    assert "[" + "█" * progress.BAR + "] 38/38 files" in terminal.getvalue()
+    assert seen[0] == (0, 40) and seen[-1] == (40, 40)
+    assert "[" + "█" * progress.BAR + "] 40/40 files" in terminal.getvalue()
 
 
 def test_the_loading_line_stays_off_a_pipe() -> None:
