@@ -209,3 +209,28 @@ def test_docs_page_snippet_is_current_and_runs_offline() -> None:
 
     assert proc.returncode == 0, proc.stderr
     assert '"knowledge"' in proc.stdout  # list_bundles' result, echoed by TestModel
+
+
+NUMBER_QUESTION = "What was trips per bike per day in the local extract, 2026-10-05 to 2026-10-11?"
+
+
+def test_example_agent_runs_and_attests_a_sanctioned_number_offline() -> None:
+    pytest.importorskip("duckdb", reason="the attested-computation loop needs okfx[duckdb]")
+    proc = run_script(PROJECT_ROOT / "examples" / "knowledge_agent.py", NUMBER_QUESTION)
+
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.splitlines()[:2]
+    assert first.startswith("Trips per bike per day over a local extract (DuckDB)")
+    assert first.endswith(": 3.614")  # the figure the extract gives for that week
+    assert second.startswith("Attestation: pass (run duckdb:")
+    assert "- /computations/trips-per-bike-day-extract.md (stable, human-reviewed)" in proc.stdout
+
+
+def test_example_agent_refuses_a_tampered_query() -> None:
+    pytest.importorskip("duckdb", reason="the attested-computation loop needs okfx[duckdb]")
+    proc = run_script(PROJECT_ROOT / "examples" / "knowledge_agent.py", "--tamper", NUMBER_QUESTION)
+
+    assert proc.returncode == 0, proc.stderr
+    assert "attestation refused the run (verdict fail)" in proc.stdout
+    assert "expected `is_test`, found `(`" in proc.stdout  # the first difference
+    assert "3.614" not in proc.stdout and "3.975" not in proc.stdout  # no figure is shown
