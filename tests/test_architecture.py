@@ -50,6 +50,8 @@ def test_the_package_keeps_its_import_contracts() -> None:
         ("search/snippets.py", "from okfx.bundle.paths import normalize", "layers"),
         ("search/index.py", "from okfx.tools import payloads", "layers"),
         ("bundle/walk.py", "from okfx.cli import render", "layers"),
+        ("attest/binding.py", "from okfx.tools import payloads", "layers"),
+        ("bundle/parse.py", "from okfx.attest import binding", "layers"),
         ("adapters/adk.py", "from okfx.adapters import mcp", "independence"),
         ("bundle/paths.py", "from okfx.bundle import walk", "cycle"),
     ],

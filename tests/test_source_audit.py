@@ -1,5 +1,9 @@
 """Source audit: the parsers, the model and the tool layer are read-only and run nothing.
 
+The one thing that runs anything is an executor an application configures (the DuckDB
+one lives in ``okfx.attest.duckdb_executor``, imported only by name); it runs bound SQL in
+its own engine, never a process, and the audit holds for it too.
+
 Only ``okfx.sources`` may run ``git`` and write into its cache, and only ``okfx.bundle.persist``
 writes (and reads back) the opt-in state cache; the CLI and the adapters
 (servers) sit outside the audited core.
@@ -166,9 +170,15 @@ def test_only_the_state_cache_touches_pickle() -> None:
     assert importers("pickle|marshal") == ["bundle/persist.py"]
 
 
+def test_only_the_duckdb_executor_imports_duckdb_and_only_the_cli_imports_it() -> None:
+    assert importers("duckdb") == ["attest/duckdb_executor.py"]
+    assert importers(r"okfx\.attest\.duckdb_executor") == ["cli/executors.py"]
+
+
 def test_the_audit_covers_the_core() -> None:
     names = {p.relative_to(PACKAGE).as_posix() for p in core_files()}
     core = {"bundle/frontmatter.py", "bundle/links.py", "bundle/bundle.py", "bundle/walk.py"}
+    core |= {"attest/binding.py", "attest/verdict.py", "attest/duckdb_executor.py"}
     assert core | {"tools/toolbox.py", "tools/views.py", "search/index.py"} <= names
 
 
