@@ -9,7 +9,7 @@ import pytest
 
 from attest_bundle import REVENUE_SQL, write_bundle
 from okfx import TOOL_NAMES, Bundle, Toolbox
-from okfx.attest import Bound, ComputationSettings
+from okfx.attest import Bound, Check, ComputationSettings
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 
@@ -152,3 +152,29 @@ def test_the_example_bundle_prepares_its_duckdb_computation() -> None:
     )
     assert out["runtime"] == "duckdb" and out["dialect"] == "standard"
     assert "bike_type = 'ebike'" in out["expanded_sql"]
+
+
+def test_an_application_attester_registered_for_a_runtime_runs_for_that_runtime_only(
+    bundle: Bundle,
+) -> None:
+    seen: list[str] = []
+
+    def reread_job(bound: Bound, receipt: Any) -> list[Check]:
+        seen.append(bound.runtime)
+        return [Check("job", "fail", f"job {receipt.get('run_id')} not found in the job log")]
+
+    box = Toolbox(
+        bundle,
+        now=lambda: NOW,
+        computations=ComputationSettings(attesters={"BigQuery": [reread_job]}),
+    )
+    sql = (
+        "SELECT SUM(amount) FROM `acme.sales.orders` "
+        "WHERE year = @year AND (@region IS NULL OR region = @region)"
+    )
+    bq = {"run_id": "j1", "executed_sql": sql, "result": [1]}
+    verdict = box.check_attestation(path="computations/bq", parameters={"year": 2026}, receipt=bq)
+    assert verdict["verdict"] == "fail" and verdict["checks"][-1]["check"] == "job"
+    duck = {"run_id": "r", "executed_sql": REVENUE_SQL, "result": [1]}
+    box.check_attestation(path="computations/revenue", parameters={"year": 2026}, receipt=duck)
+    assert seen == ["bigquery"]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from attest_bundle import REVENUE_SQL, write_bundle
 from okfx import Bundle
 from okfx.attest import Bound, Check, attest, bind
+from okfx.attest.sqltext import tokenize
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 LATER = datetime(2027, 1, 2, tzinfo=UTC)  # past stale_after 2026-12-31
@@ -205,3 +206,38 @@ def test_no_string_value_can_make_a_spliced_receipt_attest_unless_it_is_the_lite
     spliced = sql.replace("$region", "'" + value + "'")
     if spliced != good:
         assert attest(bound, receipt(spliced), now=NOW).status == "fail"
+
+
+SEPARATORS = st.sampled_from([" ", "\n", "\t  ", " -- note\n", " /* c */ ", "\n\n"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seps=st.lists(SEPARATORS, min_size=1, max_size=12),
+    upper=st.lists(st.booleans(), min_size=1, max_size=12),
+    prefix=st.sampled_from(["$", "@"]),
+)
+def test_any_reformatting_of_the_bound_sql_attests(
+    bound: Bound, seps: list[str], upper: list[bool], prefix: str
+) -> None:
+    pieces = []
+    for i, token in enumerate(tokenize(bound.sql_for(prefix), bound.dialect)):
+        text = token.text.upper() if token.kind == "word" and upper[i % len(upper)] else token.text
+        pieces.append(text + seps[i % len(seps)])
+    verdict = attest(bound, receipt("".join(pieces)), now=NOW)
+    assert {c.name: c.status for c in verdict.checks}["provenance"] == "pass", verdict.reasons
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_any_changed_token_fails_provenance(bound: Bound, data: st.DataObject) -> None:
+    tokens = tokenize(REVENUE_SQL, bound.dialect)
+    index = data.draw(st.integers(0, len(tokens) - 1))
+    new = data.draw(st.sampled_from(["x", "0", "'y'", "(", "orders2", "OR", "$other", ";"]))
+    replaced = tokenize(new, bound.dialect)[0]
+    if (replaced.kind, replaced.key) == (tokens[index].kind, tokens[index].key):
+        return
+    pieces = [t.text for t in tokens]
+    pieces[index] = new
+    verdict = attest(bound, receipt(" ".join(pieces)), now=NOW)
+    assert {c.name: c.status for c in verdict.checks}["provenance"] == "fail"

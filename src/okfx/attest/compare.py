@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from okfx.attest import literals
-from okfx.attest.binding import Bound, json_value
+from okfx.attest.binding import Bound
 from okfx.attest.sqltext import SqlSyntaxError, Token, canonical_text, strip_terminators, tokenize
 
 __all__ = ["Comparison", "Difference", "compare"]
@@ -123,8 +123,3 @@ def compare(bound: Bound, text: str) -> Comparison:
             _difference(text, got, j, "the end of the statement", extra), tuple(placeholders)
         )
     return Comparison(None, tuple(placeholders))
-
-
-def values_of(bound: Bound) -> dict[str, object]:
-    """The bound values as JSON, for a verdict."""
-    return {name: json_value(value) for name, value in bound.values.items()}
