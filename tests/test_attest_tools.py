@@ -48,7 +48,7 @@ def test_prepare_returns_the_bound_artifact_and_the_gate(bundle: Bundle) -> None
     [
         ({"path": "computations/revenue", "parameters": {"year": "2026"}}, "invalid_parameter"),
         ({"path": "computations/revenue", "parameters": {}}, "invalid_parameter"),
-        ({"path": "computations/revenue", "parameters": ["year"]}, "invalid_parameter"),
+        ({"path": "computations/revenue", "parameters": ["year"]}, "invalid_argument"),
         ({"path": "metrics/revenue", "parameters": {"year": 2026}}, "not_attestable"),
         ({"path": "computations/escape", "parameters": {"year": 2026}}, "unsafe_path"),
         ({"path": "computations/nope"}, "not_found"),

@@ -34,6 +34,8 @@ REQUIRED = {
     "read_concept": {"path": "a"},
     "get_neighbors": {"path": "a"},
     "read_resource": {"path": "r.sql"},
+    "prepare_computation": {"path": "a"},
+    "check_attestation": {"path": "a", "receipt": {}},
 }
 
 
@@ -56,7 +58,9 @@ def kind(annotation: Any) -> str:
     args = [a for a in typing.get_args(annotation) if a is not type(None)]
     optional = typing.get_origin(annotation) is typing.Union
     base = args[0] if optional else annotation
-    name = {str: "str", bool: "bool", int: "int"}.get(base, "list")
+    if typing.get_origin(base) is dict:
+        return ("opt_" if optional else "") + "dict"
+    name = {str: "str", bool: "bool", int: "int", float: "num_or_str"}.get(base, "list")
     return ("opt_" if optional else "") + name
 
 
@@ -67,6 +71,9 @@ WRONG: dict[str, list[Any]] = {
     "bool": [None, "true", 1, 0, 1.0, [True], {"a": 1}],
     "int": [None, "5", 1.5, True, [1], {"a": 1}, float("nan"), float("inf"), -1, -(10**30)],
     "opt_int": ["5", 1.5, True, [1], float("nan"), 0, -(10**30)],
+    "dict": [None, 5, 1.5, True, ["a"], "x", b"a"],
+    "opt_dict": [5, 1.5, True, ["a"], "x", b"a"],
+    "opt_num_or_str": [True, ["a"], {"a": 1}, b"a"],
 }
 
 

@@ -50,6 +50,10 @@ def _bound(box: Toolbox, path: Any, parameters: Any, bundle: Any) -> tuple[Bundl
         raise InvalidArgument(f"bundle must be a string, got {type(bundle).__name__}")
     if not isinstance(path, str):
         raise InvalidArgument(f"path must be a string, got {type(path).__name__}")
+    if parameters is not None and not isinstance(parameters, Mapping):
+        raise InvalidArgument(
+            f"parameters must be an object of name: value pairs, got {type(parameters).__name__}"
+        )
     b = box.manager.bundle(bundle)
     _event(bundle=b.name)
     bound = bind(b, path, parameters)
@@ -117,6 +121,8 @@ def check(
     box: Toolbox, path: Any, parameters: Any, receipt: Any, value: Any, bundle: Any
 ) -> dict[str, Any]:
     checked = _receipt(receipt)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float | str)):
+        raise InvalidArgument(f"value must be a number or a string, got {type(value).__name__}")
     _, bound = _bound(box, path, parameters, bundle)
     settings = box.computations
     verdict = attest(
