@@ -181,5 +181,6 @@ def test_tokenizing_grows_linearly(dialect: object, piece: str) -> None:
             pass
         return time.perf_counter() - start
 
-    small, large = min(cost(2_000) for _ in range(3)), min(cost(8_000) for _ in range(3))
+    small = min(cost(4_000) for _ in range(5))
+    large = min(cost(16_000) for _ in range(5))
     assert large < small * 12
