@@ -69,7 +69,11 @@ def test_an_invalid_parameter_result_names_the_parameter_and_type(bundle: Bundle
 
 def test_check_attestation_returns_the_verdict(bundle: Bundle) -> None:
     box = Toolbox(bundle, now=lambda: NOW)
-    good = {"run_id": "r", "executed_sql": REVENUE_SQL.replace("$", "@"), "result": [140.5]}
+    good = {
+        "run_id": "r",
+        "executed_sql": REVENUE_SQL.replace("SELECT", "select"),
+        "result": [140.5],
+    }
     verdict = box.check_attestation(
         path="computations/revenue", parameters={"year": 2026}, receipt=good, value=140.5
     )

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from attest_bundle import REVENUE_SQL, write_bundle
 from okfx import Bundle
 from okfx.attest import Bound, Check, attest, bind
-from okfx.attest.sqltext import tokenize
+from okfx.attest.sqltext import KEYWORDS, tokenize
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 LATER = datetime(2027, 1, 2, tzinfo=UTC)  # past stale_after 2026-12-31
@@ -40,7 +40,7 @@ def statuses(verdict: Any) -> dict[str, str]:
 def test_the_sanctioned_sql_reformatted_attests(bound: Bound) -> None:
     reformatted = (
         "select sum(AMOUNT) as revenue from ORDERS /* same */ where STATUS = 'delivered' "
-        "and YEAR = @year and (@region is null or REGION = @region);"
+        "and YEAR = $YEAR and ($region is null or REGION = $Region);"
     )
     verdict = attest(bound, receipt(reformatted, parameters={"year": 2026, "region": "north"}),
                      now=NOW, value=100.5)  # fmt: skip
@@ -215,14 +215,21 @@ SEPARATORS = st.sampled_from([" ", "\n", "\t  ", " -- note\n", " /* c */ ", "\n\
 @given(
     seps=st.lists(SEPARATORS, min_size=1, max_size=12),
     upper=st.lists(st.booleans(), min_size=1, max_size=12),
+    bigquery=st.booleans(),
     prefix=st.sampled_from(["$", "@"]),
 )
 def test_any_reformatting_of_the_bound_sql_attests(
-    bound: Bound, seps: list[str], upper: list[bool], prefix: str
+    bundle: Bundle, seps: list[str], upper: list[bool], bigquery: bool, prefix: str
 ) -> None:
+    # DuckDB writes $name; BigQuery @name, and $name can only mean the same there.
+    path, prefix = ("computations/bq", prefix) if bigquery else ("computations/revenue", "$")
+    bound = bind(bundle, path, {"year": 2026, "region": "north"})
     pieces = []
     for i, token in enumerate(tokenize(bound.sql_for(prefix), bound.dialect)):
-        text = token.text.upper() if token.kind == "word" and upper[i % len(upper)] else token.text
+        # BigQuery identifiers are case-sensitive: there only keywords change case.
+        foldable = bound.dialect.fold_case or token.key in KEYWORDS
+        change = token.kind == "word" and foldable and upper[i % len(upper)]
+        text = token.text.upper() if change else token.text
         pieces.append(text + seps[i % len(seps)])
     verdict = attest(bound, receipt("".join(pieces)), now=NOW)
     assert {c.name: c.status for c in verdict.checks}["provenance"] == "pass", verdict.reasons

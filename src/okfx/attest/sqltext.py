@@ -63,11 +63,14 @@ class Dialect:
     backtick_identifiers: bool  # `project.dataset.table` (BigQuery)
     dollar_quotes: bool  # $$...$$ and $tag$...$tag$ (PostgreSQL, DuckDB)
     fold_case: bool
-    param_prefix: str  # how this engine writes a named query parameter
+    # How a named parameter may be written: only prefixes that mean nothing else here
+    # (``@x`` is the absolute value of column x in PostgreSQL and DuckDB; BigQuery has no
+    # ``$``, so ``$year`` there can only be the same parameter as ``@year``).
+    param_prefixes: str
 
 
 STANDARD = Dialect("standard", False, False, False, False, True, True, "$")
-BIGQUERY = Dialect("bigquery", True, True, True, True, False, False, "@")
+BIGQUERY = Dialect("bigquery", True, True, True, True, False, False, "@$")
 DIALECTS = {"standard": STANDARD, "bigquery": BIGQUERY}
 
 #: The runtimes whose computations are SQL, and the dialect each is read in.
@@ -270,9 +273,9 @@ def tokenize(text: str, dialect: Dialect) -> list[Token]:
             body = text[i + len(tag) : end]
             append(Token("string", text[i : end + len(tag)], f"'{body}", i))
             i = end + len(tag)
-        elif c in "@$" and (nxt.isalpha() or nxt == "_"):
+        elif c in dialect.param_prefixes and (nxt.isalpha() or nxt == "_"):
             end = _word_end(text, i + 1)
-            # @name (BigQuery) and $name (DuckDB) are one named parameter, any case.
+            # One named parameter, in any case, whichever prefix the dialect allows.
             append(Token("param", text[i:end], text[i + 1 : end].casefold(), i))
             i = end
         elif c == "@" and nxt == "@":
