@@ -2,8 +2,9 @@
 
 The receipt's text is tokenized in the computation's dialect and walked beside the bound
 tokens. Formatting (whitespace, comments, keyword case, a final ``;``) and parameter
-syntax (``@year`` or ``$year`` where the dialect reads both as the parameter) do not count. Where the computation has a parameter, the
-receipt may keep a placeholder of the same name or write a literal, which must mean the
+syntax (``@year`` or ``$year`` where the dialect reads both as the parameter) do not count.
+Where the computation has a parameter, the receipt may keep a placeholder of the same
+name or write a literal, which must mean the
 bound value (``2026``, ``'2026-10-05'``, ``DATE '2026-10-05'``...). Any other change is
 a difference, and the first one is reported with its line and column in the receipt.
 """
