@@ -200,7 +200,7 @@ def _parameters(
     if not isinstance(reported, Mapping):
         return Check("parameters", FAIL, "receipt field parameters is not an object")
     wrong: list[str] = []
-    for name in sorted(set(placeholders) | set(reported)):
+    for name in sorted(set(placeholders) | {str(k) for k in reported}):
         if name not in bound.types:
             wrong.append(f"{name} is not a declared parameter")
             continue

@@ -117,7 +117,8 @@ def _computation(c: Computation) -> dict[str, Any]:
         "attester": {"resource": c.attester_resource},
         "note": (
             "Supply values for the declared parameters only; never author or edit the "
-            "computation. okfx does not run it: execution and attestation are the caller's job."
+            "computation. Bind values with prepare_computation and attest a run's receipt with "
+            "check_attestation; okfx never runs the bundle's executor or attester code."
         ),
     }
 
