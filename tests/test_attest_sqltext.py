@@ -187,3 +187,19 @@ def test_tokenizing_grows_linearly(dialect: object, piece: str) -> None:
     small = min(cost(4_000) for _ in range(5))
     large = min(cost(16_000) for _ in range(5))
     assert large < small * 12
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab1 .'\"`$@-/*;\n\\eE(")), max_size=60))
+def test_any_text_tokenizes_or_is_refused_and_reads_the_same_twice(text: str) -> None:
+    for dialect in (STANDARD, BIGQUERY):
+        try:
+            tokens = tokenize(text, dialect)
+        except SqlSyntaxError as exc:
+            assert 0 <= exc.offset <= len(text)
+            continue
+        # Tokens lie in order inside the text, and their own text tokenizes back to them.
+        starts = [t.start for t in tokens]
+        assert starts == sorted(starts) and all(text.startswith(t.text, t.start) for t in tokens)
+        again = tokenize(" ".join(t.text for t in tokens), dialect)
+        assert [(t.kind, t.key) for t in again] == [(t.kind, t.key) for t in tokens]
