@@ -26,8 +26,9 @@ def test_computation_prints_the_bound_artifact(kb: str) -> None:
     assert result.exit_code == 0, result.output
     assert "year = 2026  (integer)" in result.output and "status = 'delivered'" in result.output
     assert "receipt must contain: run_id, executed_sql, result" in result.output
-    as_json = json.loads(run("computation", kb, "computations/revenue", "--param", "year=2026",
-                             "--json").output)  # fmt: skip
+    as_json = json.loads(
+        run("computation", kb, "computations/revenue", "--param", "year=2026", "--json").output
+    )
     assert as_json["query_parameters"] == {"year": 2026, "region": None}
 
 
@@ -67,8 +68,16 @@ def test_attest_passes_a_good_receipt_and_exits_zero(kb: str, tmp_path: Path) ->
 
 def test_attest_fails_a_tampered_receipt_and_exits_one(kb: str, tmp_path: Path) -> None:
     tampered = _receipt(tmp_path, REVENUE_SQL.rstrip() + "; DROP TABLE orders")
-    result = run("attest", kb, "computations/revenue", "--param", "year=2026",
-                 "--receipt", tampered, "--json")  # fmt: skip
+    result = run(
+        "attest",
+        kb,
+        "computations/revenue",
+        "--param",
+        "year=2026",
+        "--receipt",
+        tampered,
+        "--json",
+    )
     assert result.exit_code == 1
     verdict = json.loads(result.output)
     assert verdict["verdict"] == "fail" and verdict["display"] is False
@@ -79,8 +88,17 @@ def test_attest_refuses_past_stale_after_only_under_the_refuse_policy(
     kb: str, tmp_path: Path
 ) -> None:
     receipt = _receipt(tmp_path, REVENUE_SQL, parameters={"year": 2026})
-    args = ["attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", receipt,
-            "--now", "2027-01-05T00:00:00Z"]  # fmt: skip
+    args = [
+        "attest",
+        kb,
+        "computations/revenue",
+        "--param",
+        "year=2026",
+        "--receipt",
+        receipt,
+        "--now",
+        "2027-01-05T00:00:00Z",
+    ]
     warned = run(*args)
     assert warned.exit_code == 0 and warned.output.startswith("WARN")
     refused = run(*args, "--stale-policy", "refuse")
@@ -89,11 +107,20 @@ def test_attest_refuses_past_stale_after_only_under_the_refuse_policy(
 
 def test_attest_reads_the_receipt_from_stdin_and_rejects_bad_json(kb: str) -> None:
     body = json.dumps({"run_id": "r", "executed_sql": REVENUE_SQL, "result": [1]})
-    ok = run("attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", "-",
-             stdin=body)  # fmt: skip
+    ok = run(
+        "attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", "-", stdin=body
+    )
     assert ok.exit_code == 0, ok.output  # a warning: the values are not reported
-    bad = run("attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", "-",
-              stdin="{not json")  # fmt: skip
+    bad = run(
+        "attest",
+        kb,
+        "computations/revenue",
+        "--param",
+        "year=2026",
+        "--receipt",
+        "-",
+        stdin="{not json",
+    )
     assert bad.exit_code == 2 and "is not JSON" in bad.stderr
 
 

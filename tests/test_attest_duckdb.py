@@ -92,8 +92,10 @@ def test_no_file_network_or_extension_access_from_a_computation(
         "extension": "SELECT * FROM sqlite_scan('x.db', 't') WHERE $year > 0",
         "setting": "SELECT current_setting('lock_configuration') AS locked, $year AS y",
     }
-    files = {f"computations/{k}.md": computation(k, f"# Computation\n\n```sql\n{v}\n```\n")
-             for k, v in attempts.items()}  # fmt: skip
+    files = {
+        f"computations/{k}.md": computation(k, f"# Computation\n\n```sql\n{v}\n```\n")
+        for k, v in attempts.items()
+    }
     loaded = Bundle.load(write_tree(tmp_path / "hostile", files))
     for name in ("file", "glob", "network"):
         receipt = executor.run(bind(loaded, f"computations/{name}", {"year": 1}))

@@ -42,8 +42,12 @@ def test_the_sanctioned_sql_reformatted_attests(bound: Bound) -> None:
         "select sum(AMOUNT) as revenue from ORDERS /* same */ where STATUS = 'delivered' "
         "and YEAR = $YEAR and ($region is null or REGION = $Region);"
     )
-    verdict = attest(bound, receipt(reformatted, parameters={"year": 2026, "region": "north"}),
-                     now=NOW, value=100.5)  # fmt: skip
+    verdict = attest(
+        bound,
+        receipt(reformatted, parameters={"year": 2026, "region": "north"}),
+        now=NOW,
+        value=100.5,
+    )
     assert verdict.status == "pass" and verdict.display, verdict.reasons
     assert statuses(verdict) == {
         "receipt": "pass",
@@ -184,8 +188,9 @@ def test_the_bundle_attester_resource_is_never_run(bundle: Bundle, tmp_path: Any
     # The contract names /attesters/check.py; it does not even exist here, and attesting
     # neither needs nor looks for it.
     assert "/attesters/check.py" not in bundle.files
-    verdict = attest(bind(bundle, "computations/revenue", {"year": 2026}), receipt(REVENUE_SQL),
-                     now=NOW)  # fmt: skip
+    verdict = attest(
+        bind(bundle, "computations/revenue", {"year": 2026}), receipt(REVENUE_SQL), now=NOW
+    )
     assert "attester" not in {c.name for c in verdict.checks}
 
 

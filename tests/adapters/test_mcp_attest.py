@@ -88,8 +88,15 @@ def test_okfx_serve_offers_run_computation_only_when_told_which_executor_and_dat
 
     plain = ["serve", str(EXAMPLE)]
     anyio.run(run, plain, False)
-    configured = [*plain, "--executor", "duckdb", "--data", f"trips={DATA / 'trips.csv'}",
-                  "--data", f"bike_days={DATA / 'bike_days.csv'}"]  # fmt: skip
+    configured = [
+        *plain,
+        "--executor",
+        "duckdb",
+        "--data",
+        f"trips={DATA / 'trips.csv'}",
+        "--data",
+        f"bike_days={DATA / 'bike_days.csv'}",
+    ]
     anyio.run(run, configured, True)
     assert "run_computation" not in got[len(plain)]
     assert "run_computation" in got[len(configured)]

@@ -474,8 +474,9 @@ def serve(
     if not lazy_index:
         prepare_in_background(manager)
     if settings.can_run:
-        click.echo(f"okfx: run_computation runs {', '.join(settings.runtimes())} computations "
-                   f"over {', '.join(data)}", err=True)  # fmt: skip
+        runtimes = ", ".join(settings.runtimes())
+        tables = ", ".join(data)
+        click.echo(f"okfx: run_computation runs {runtimes} computations over {tables}", err=True)
     try:
         server = adapter.build_server(Toolbox(manager, computations=settings))
     except ImportError as exc:
