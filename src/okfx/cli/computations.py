@@ -88,8 +88,8 @@ def render_verdict(payload: dict[str, Any]) -> str:
         f"({payload['runtime']})"
     ]
     for check in payload["checks"]:
-        lines.append(f"  {_MARKS.get(check['status'], check['status'])} {check['check']}: "
-                     f"{check['message']}")  # fmt: skip
+        mark = _MARKS.get(check["status"], check["status"])
+        lines.append(f"  {mark} {check['check']}: {check['message']}")
     verified = ", ".join(f"{v['by']} {v['at']}" for v in payload["verified"]) or "nobody"
     freshness = "STALE" if payload["stale"] else "fresh"
     lines += [
