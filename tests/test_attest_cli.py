@@ -57,27 +57,22 @@ def _receipt(tmp_path: Path, sql: str, **extra: object) -> str:
     return str(path)
 
 
+def attest(kb: str, receipt: str, *options: str, stdin: str | None = None) -> Result:
+    """``okfx attest`` of the revenue computation for 2026 with ``receipt``."""
+    args = ["attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", receipt]
+    return run(*args, *options, stdin=stdin)
+
+
 def test_attest_passes_a_good_receipt_and_exits_zero(kb: str, tmp_path: Path) -> None:
     receipt = _receipt(tmp_path, REVENUE_SQL, parameters={"year": 2026, "region": None})
-    args = ["--receipt", receipt, "--value", "140.5", "--now", "2026-11-30T00:00:00Z"]
-    result = run("attest", kb, "computations/revenue", "--param", "year=2026", *args)
+    result = attest(kb, receipt, "--value", "140.5", "--now", "2026-11-30T00:00:00Z")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("PASS") and "display: yes" in result.output
     assert "trust: human-reviewed" in result.output
 
 
 def test_attest_fails_a_tampered_receipt_and_exits_one(kb: str, tmp_path: Path) -> None:
-    tampered = _receipt(tmp_path, REVENUE_SQL.rstrip() + "; DROP TABLE orders")
-    result = run(
-        "attest",
-        kb,
-        "computations/revenue",
-        "--param",
-        "year=2026",
-        "--receipt",
-        tampered,
-        "--json",
-    )
+    result = attest(kb, _receipt(tmp_path, REVENUE_SQL.rstrip() + "; DROP TABLE orders"), "--json")
     assert result.exit_code == 1
     verdict = json.loads(result.output)
     assert verdict["verdict"] == "fail" and verdict["display"] is False
@@ -88,39 +83,17 @@ def test_attest_refuses_past_stale_after_only_under_the_refuse_policy(
     kb: str, tmp_path: Path
 ) -> None:
     receipt = _receipt(tmp_path, REVENUE_SQL, parameters={"year": 2026})
-    args = [
-        "attest",
-        kb,
-        "computations/revenue",
-        "--param",
-        "year=2026",
-        "--receipt",
-        receipt,
-        "--now",
-        "2027-01-05T00:00:00Z",
-    ]
-    warned = run(*args)
+    warned = attest(kb, receipt, "--now", "2027-01-05T00:00:00Z")
     assert warned.exit_code == 0 and warned.output.startswith("WARN")
-    refused = run(*args, "--stale-policy", "refuse")
+    refused = attest(kb, receipt, "--now", "2027-01-05T00:00:00Z", "--stale-policy", "refuse")
     assert refused.exit_code == 1 and "past its stale_after" in refused.output
 
 
 def test_attest_reads_the_receipt_from_stdin_and_rejects_bad_json(kb: str) -> None:
     body = json.dumps({"run_id": "r", "executed_sql": REVENUE_SQL, "result": [1]})
-    ok = run(
-        "attest", kb, "computations/revenue", "--param", "year=2026", "--receipt", "-", stdin=body
-    )
+    ok = attest(kb, "-", stdin=body)
     assert ok.exit_code == 0, ok.output  # a warning: the values are not reported
-    bad = run(
-        "attest",
-        kb,
-        "computations/revenue",
-        "--param",
-        "year=2026",
-        "--receipt",
-        "-",
-        stdin="{not json",
-    )
+    bad = attest(kb, "-", stdin="{not json")
     assert bad.exit_code == 2 and "is not JSON" in bad.stderr
 
 
