@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Re-create the real-bundle corpus (public OKF bundles by other producers) and report
+how okfx loads each one.
+
+The corpus is data from public repositories: it lives outside git (``/work/corpus`` by
+default) and is never committed. Each pinned bundle is ``(repository, commit, folder of the
+bundle inside the repository)``; its files are written to ``DEST/<owner>+<repo>/<folder>``
+(the repository's own layout, so links that leave the bundle stay what they were). A
+repository already fetched under ``--mirrors`` (``<owner>+<repo>/repo``, a bare git
+directory) is read from there; otherwise it is cloned from GitHub into
+``DEST/.clones/<owner>+<repo>.git`` once.
+
+Then, per bundle: concepts loaded, typed files (non-reserved ``.md`` files whose
+frontmatter has a ``type:`` line, counted without okfx), files skipped (non-reserved
+``.md`` files that did not become a concept), broken links, load time, §11 errors and
+the warnings by code.
+
+    python scripts/real_corpus.py                 # extract (when missing) and report
+    python scripts/real_corpus.py --only databricks --only okf-vault
+    python scripts/real_corpus.py --report-only --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from okfx import Bundle, validate
+
+
+@dataclass(frozen=True)
+class Pinned:
+    repo: str  # owner/name on GitHub
+    commit: str
+    folder: str  # the bundle inside the repository ("" for the repository root)
+    producer: str  # how the bundle was made, in a few words
+    language: str
+
+    @property
+    def slug(self) -> str:
+        return self.repo.replace("/", "+")
+
+    @property
+    def label(self) -> str:
+        return f"{self.repo}:{self.folder}" if self.folder else self.repo
+
+
+# One bundle per producer. Found by searching public code for okf_version, OKF bundle
+# READMEs and typed frontmatter (2026-08); pinned to the commit that was read.
+CORPUS: tuple[Pinned, ...] = (
+    Pinned(
+        "claudiobottari/databricks-okf",
+        "9d21aa0cacebe1929e26c0c892923b8a7addbbe4",
+        "",
+        "generated from Databricks docs, v0.2, flat concepts/ folder",
+        "en",
+    ),
+    Pinned(
+        "chris-page-gov/okf-explorer",
+        "e7257733d9db8be9034b208870840fd4e75cf773",
+        "",
+        "hand+script wiki at a repository root, v0.1, frontmatter in index.md",
+        "en",
+    ),
+    Pinned(
+        "wfukatsu/OKF-ScalarDB-ScalarDL",
+        "7a723b87f9c344c8ce048069cf29659f4670d839",
+        "okf",
+        "okf-build pipeline over product docs, v0.2",
+        "en",
+    ),
+    Pinned(
+        "i-m-arul/cricketstudio-okf",
+        "095f21200c3d9282bd06c83454576111b8c7c550",
+        "okf",
+        "generated cricket statistics dossiers, v0.1 timestamps as dates",
+        "en",
+    ),
+    Pinned(
+        "saschb2b/okf-bundles",
+        "a5537c17f3d524a830ac0345547e3484490d4aab",
+        "bundles/okf",
+        "agent-written bundle about OKF itself, v0.2",
+        "en",
+    ),
+    Pinned(
+        "jacksonw111/okf-vault",
+        "c8b5816972cb6b92c5dca640592d294aec742715",
+        "content",
+        "Quartz/Obsidian vault synced to OKF, [[wikilinks]]",
+        "zh",
+    ),
+    Pinned(
+        "qianhuan-lxs/okf-interview",
+        "c161dab6b9504f5a9a6e7e11816c2c10458836d1",
+        "",
+        "Obsidian interview notes at a repository root, [[wikilinks]], date-only timestamps",
+        "zh",
+    ),
+    Pinned(
+        "ScaleLean/ultracart-okf-catalog",
+        "d263a91bf1745bf864c39d5fab0543755d67535d",
+        "",
+        "BigQuery warehouse catalog at a repository root, a second bundle nested in okf/",
+        "en",
+    ),
+    Pinned(
+        "CHRISCARLON/street-road-utility-works-okf",
+        "7402acf524281ce25970e451ed7d2deb451975d1",
+        "src/bundles/muddi",
+        "generated from a data standard (MUDDI), v0.2",
+        "en",
+    ),
+    Pinned(
+        "pwright/skupper-okf",
+        "099d305ddfedf7ec8d53f13898e04506da978fa9",
+        "generated",
+        "LLM-generated from Skupper docs and code",
+        "en",
+    ),
+    Pinned(
+        "kwcantrell/okf-bundles",
+        "e120c0f627e13b3a22d7af211e6ded0fd7b27328",
+        "oks/git-best-practices",
+        "agent-researched best-practice bundle, v0.1",
+        "en",
+    ),
+    Pinned(
+        "ensuro/docs-okf",
+        "d561c1880c2ae7acbd86eb567c6bc2e493af339f",
+        "",
+        "company docs converted to OKF at a repository root",
+        "en",
+    ),
+    Pinned(
+        "vinodborole/pydantic-ai-book-okf",
+        "fd6e1dc772461fd9b9da8f896e07d38e975551b8",
+        "pydantic-ai-book",
+        "okf-kit book conversion of library docs",
+        "en",
+    ),
+    Pinned(
+        "IcantCode1010/AV-OKF",
+        "971daaee7df1564162f4d89103dd3e26200c1c88",
+        "knowledge",
+        "small hand-written aviation maintenance bundle",
+        "en",
+    ),
+    Pinned(
+        "Kishore-08/Open-Knowledge-Framework-OKF-Proof-of-Concept",
+        "423556ca56fce99c52ddac844954da513bfdf44b",
+        "okf-poc/knowledge",
+        "proof-of-concept bundle, ops runbooks",
+        "en",
+    ),
+    Pinned(
+        "j-legal-okf/J-LEGAL-OKF",
+        "66f39688c53baecdb49cb027855436ee36c5437b",
+        "okf",
+        "project card of a Japanese-law toolkit, date-only dates, sources outside",
+        "ja",
+    ),
+    Pinned(
+        "zhanyeye/llm-wiki-okf",
+        "1fc1adbcaff01771fa526e24dd199e4f0be3c7ec",
+        "wiki",
+        "empty wiki skeleton (index and log only, 0 concepts)",
+        "zh",
+    ),
+)
+
+_TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)
+
+
+def _git(gitdir: Path, *args: str, data: bytes | None = None) -> bytes:
+    done = subprocess.run(
+        ["git", "--git-dir", str(gitdir), *args], input=data, capture_output=True, check=True
+    )
+    return done.stdout
+
+
+def _gitdir(item: Pinned, mirrors: Path, dest: Path) -> Path:
+    """A git directory holding ``item.commit``: the local mirror, else a clone."""
+    mirror = mirrors / item.slug / "repo"
+    if (mirror / "objects").is_dir():
+        return mirror
+    clone = dest / ".clones" / f"{item.slug}.git"
+    if not clone.is_dir():
+        clone.parent.mkdir(parents=True, exist_ok=True)
+        url = f"https://github.com/{item.repo}.git"
+        subprocess.run(["git", "clone", "--bare", "--quiet", url, str(clone)], check=True)
+    return clone
+
+
+def extract(item: Pinned, mirrors: Path, dest: Path) -> tuple[int, int]:
+    """Write the bundle's files at the pinned commit; ``(written, missing)`` (a snapshot
+    may lack large blobs: those files are left out and counted)."""
+    gitdir = _gitdir(item, mirrors, dest)
+    listing = _git(gitdir, "ls-tree", "-r", "-z", item.commit, "--", item.folder or ".")
+    entries = []
+    for record in listing.split(b"\0"):
+        if not record:
+            continue
+        meta, _, name = record.partition(b"\t")
+        mode, kind, sha = meta.split()
+        path = name.decode("utf-8", "surrogateescape")
+        if kind != b"blob" or ".." in path.split("/") or path.startswith("/"):
+            continue
+        entries.append((mode.decode(), sha.decode(), path))
+    batch = _git(
+        gitdir, "cat-file", "--batch", data="".join(f"{s}\n" for _, s, _ in entries).encode()
+    )
+    target = dest / item.slug
+    written = missing = 0
+    at = 0
+    for mode, _sha, path in entries:
+        header_end = batch.index(b"\n", at)
+        header = batch[at:header_end].split()
+        at = header_end + 1
+        if header[-1] == b"missing":
+            missing += 1
+            continue
+        size = int(header[2])
+        content = batch[at : at + size]
+        at += size + 1
+        out = target / path
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if mode == "120000":  # a symlink, as a clone would make it
+            if out.is_symlink() or out.exists():
+                out.unlink()
+            os.symlink(content.decode("utf-8", "surrogateescape"), out)
+        else:
+            out.write_bytes(content)
+        written += 1
+    return written, missing
+
+
+def typed_files(root: Path) -> tuple[int, int]:
+    """``(non-reserved .md files, those with a type: line in a leading frontmatter)``,
+    counted with a plain scan so the figure does not depend on okfx."""
+    markdown = typed = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            if not name.endswith(".md") or name in ("index.md", "log.md"):
+                continue
+            markdown += 1
+            path = Path(folder, name)
+            if path.is_symlink():
+                continue
+            data = path.read_bytes().lstrip(b"\xef\xbb\xbf")
+            if not data.startswith(b"---"):
+                continue
+            end = data.find(b"\n---", 3)
+            if end > 0 and _TYPE_LINE.search(data[:end]):
+                typed += 1
+    return markdown, typed
+
+
+def report(item: Pinned, dest: Path) -> dict[str, Any]:
+    root = dest / item.slug / item.folder
+    markdown, typed = typed_files(root)
+    started = time.perf_counter()
+    bundle = Bundle.load(root)
+    seconds = time.perf_counter() - started
+    conformance = validate(bundle)
+    return {
+        "bundle": item.label,
+        "path": str(root),
+        "concepts": len(bundle),
+        "markdown": markdown,
+        "typed": typed,
+        "skipped": markdown - len(bundle),
+        "broken_links": len(bundle.unresolved_links()),
+        "load_seconds": round(seconds, 2),
+        "errors": len(conformance.errors),
+        "okf_version": bundle.okf_version,
+        "warnings": dict(Counter(p.code for p in bundle.warnings).most_common()),
+    }
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    columns = "concepts | typed | skipped | broken links | load s | errors | warnings by code"
+    print(f"| bundle | {columns} |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for row in rows:
+        codes = ", ".join(f"{code} {n}" for code, n in row["warnings"].items()) or "-"
+        print(
+            f"| {row['bundle']} | {row['concepts']} | {row['typed']} | {row['skipped']} "
+            f"| {row['broken_links']} | {row['load_seconds']} | {row['errors']} | {codes} |"
+        )
+
+
+def write_readme(dest: Path, rows: list[dict[str, Any]]) -> None:
+    by_label = {row["bundle"]: row for row in rows}
+    lines = [
+        "Real OKF bundles by other producers, re-created by scripts/real_corpus.py (okfx).",
+        "Public data: read it, never commit it. One line per bundle:",
+        "path | producer | concepts | language",
+        "",
+    ]
+    for item in CORPUS:
+        row = by_label.get(item.label)
+        if row is None:
+            continue
+        lines.append(f"{row['path']} | {item.producer} | {row['concepts']} | {item.language}")
+    (dest / "README.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dest", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
+    parser.add_argument("--only", action="append", default=[], help="substring of a repo")
+    parser.add_argument("--report-only", action="store_true", help="do not extract")
+    parser.add_argument("--fresh", action="store_true", help="extract again over old files")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    args = parser.parse_args(argv)
+    dest: Path = args.dest
+    chosen = [i for i in CORPUS if not args.only or any(o in i.label for o in args.only)]
+    rows = []
+    for item in chosen:
+        target = dest / item.slug / item.folder
+        if args.fresh and target.exists():
+            shutil.rmtree(target)
+        if not args.report_only and not target.exists():
+            written, missing = extract(item, args.mirrors, dest)
+            print(
+                f"{item.label}: {written} files written, {missing} absent from the snapshot",
+                file=sys.stderr,
+            )
+        rows.append(report(item, dest))
+    print_table(rows)
+    if not args.only:
+        write_readme(dest, rows)
+    if args.json is not None:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
