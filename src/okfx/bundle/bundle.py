@@ -19,6 +19,7 @@ from okfx.bundle.links import Resolver
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import PathGuard, normalize
 from okfx.bundle.persist import StateCache, default_dir, fingerprint
+from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
 from okfx.errors import NotFound, UnsafePath
 from okfx.gcpause import gc_paused
@@ -127,6 +128,9 @@ class Bundle:
         self.limits: Limits = limits or Limits()
         self.guard = PathGuard(absolute)
         self.warnings: list[Problem] = []
+        # Every problem by code, recorded in ``warnings`` or not (see ``_warn``).
+        self._problem_counts: dict[str, int] = {}
+        self._unrecorded = 0
         self.okf_version: str | None = None
         self._concepts: dict[str, Concept] = {}
         self._indexes: dict[str, IndexFile] = {}
@@ -205,12 +209,29 @@ class Bundle:
         )
 
     def _warn(self, path: str, code: str, message: str) -> None:
-        if len(self.warnings) < self.limits.max_warnings:
+        """Record a problem; past ``max_warnings`` only count it, except a §11 error,
+        which is recorded until as many again (a report must show what failed it)."""
+        counts = self._problem_counts
+        counts[code] = counts.get(code, 0) + 1
+        cap = self.limits.max_warnings
+        recorded = len(self.warnings)
+        if recorded < cap or (code in ERROR_CODES and recorded < 2 * cap):
             self.warnings.append(Problem(path, code, message))
-        elif len(self.warnings) == self.limits.max_warnings:
+        else:
+            self._unrecorded += 1
+
+    def _close_warnings(self) -> None:
+        if self._unrecorded:
+            cap = self.limits.max_warnings
             self.warnings.append(
-                Problem("/", "too_many_warnings", "further warnings were not recorded")
+                Problem(
+                    "/",
+                    "too_many_warnings",
+                    f"{self._unrecorded} more problems were counted but not recorded "
+                    f"(max_warnings={cap}); the counts by code are exact",
+                )
             )
+            self._unrecorded = 0
 
     def _load(
         self,
@@ -261,6 +282,7 @@ class Bundle:
         for concept in self._concepts.values():
             for link in concept.links:
                 self._backlinks.setdefault(link.target, []).append(link)
+        self._close_warnings()
         self._persist("bundle", self._parsed_state())
 
     def _parse_batch(self, parser: DocumentParser, texts: list[tuple[str, str]]) -> None:
@@ -299,6 +321,7 @@ class Bundle:
             "logs": self._logs,
             "backlinks": self._backlinks,
             "warnings": self.warnings,
+            "problem_counts": self._problem_counts,
             "okf_version": self.okf_version,
         }
 
@@ -314,6 +337,7 @@ class Bundle:
         self._logs = saved["logs"]
         self._backlinks = saved["backlinks"]
         self.warnings = saved["warnings"]
+        self._problem_counts = saved["problem_counts"]
         self.okf_version = saved["okf_version"]
         return True
 
@@ -436,6 +460,17 @@ class Bundle:
                 if table[match] not in found:
                     found.append(table[match])
         return found[:limit]
+
+    # -- problems ------------------------------------------------------------------------
+    def problem_counts(self) -> dict[str, int]:
+        """Every problem of the load by code, sorted by code: exact, including those
+        past ``Limits.max_warnings`` that ``warnings`` does not list."""
+        return dict(sorted(self._problem_counts.items()))
+
+    def problems_by_code(self) -> list[ProblemGroup]:
+        """The problems grouped by code (errors first, then by count), each with its
+        exact count, a one-line explanation and the recorded problems."""
+        return group(self.warnings, self._problem_counts)
 
     # -- link graph ----------------------------------------------------------------------
     def neighbors(self, path: object) -> Neighbors:

@@ -37,6 +37,25 @@ def _derived_title(path: str) -> str:
     return stem.replace("_", " ").replace("-", " ").strip() or stem
 
 
+#: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's
+#: ``exclude`` extension (docs/okf.md).
+ROOT_INDEX_KEYS = frozenset({"okf_version", "exclude"})
+
+
+def _reserved_message(path: str, allowed: frozenset[str], extra: list[str]) -> str:
+    """Why a reserved file's frontmatter is ignored, for the file it is in."""
+    ignored = f"keys {extra} ignored" if extra else "the empty block is ignored"
+    if path.endswith("/log.md"):
+        return f"log.md takes no frontmatter (spec §9); {ignored}"
+    if allowed:
+        keys = " and ".join(sorted(allowed))
+        return f"the bundle-root index.md may carry only {keys} (spec §8, §12); {ignored}"
+    return (
+        "an index.md that is not the bundle root takes no frontmatter (spec §8; okf_version "
+        f"there would make its folder a bundle of its own); {ignored}"
+    )
+
+
 def _looks_like_path(value: str) -> bool:
     """A ``sources[].resource`` may be a scope descriptor (spec §5.1), not a path."""
     return not _WS.search(value) and ("/" in value or value.endswith(".md"))
@@ -66,9 +85,25 @@ class DocumentParser:
         try:
             target = self.resolver.resolve(href, base, frontmatter=frontmatter)
         except UnsafePath:
-            self.warn(
-                path, "unsafe_link", f"{field} link {href[:200]!r} leaves the bundle; ignored"
-            )
+            shown = href[:200]
+            if field.startswith("sources["):
+                self.warn(
+                    path,
+                    "source_outside_bundle",
+                    f"{field} {shown!r} points outside the bundle; the source is kept, "
+                    "its path is not followed",
+                )
+            elif frontmatter:
+                self.warn(
+                    path,
+                    "unsafe_link",
+                    f"{field} {shown!r} points outside the bundle; the value is kept, "
+                    "its path is not followed",
+                )
+            else:
+                self.warn(
+                    path, "unsafe_link", f"{field} link {shown!r} leaves the bundle; not followed"
+                )
             return None
         if target is None:
             return None
@@ -86,7 +121,7 @@ class DocumentParser:
         return _new_link((path, known, href, text, field, line, True))
 
     def body_links(
-        self, path: str, body: str, body_line: int
+        self, path: str, body: str, body_line: int, kind: str = "concept"
     ) -> tuple[list[Link], list[str], list[str]]:
         raw, footnotes = scan_markdown(body)
         links: list[Link] = []
@@ -107,7 +142,10 @@ class DocumentParser:
                     continue
             if len(links) >= cap:
                 self.warn(
-                    path, "too_many_links", f"more than max_links_per_concept={cap}; rest ignored"
+                    path,
+                    "too_many_links",
+                    f"this {kind} has more than {cap} links; the rest are ignored "
+                    "(Limits.max_links_per_concept bounds every document)",
                 )
                 break
             label = text if "\n" not in text and "  " not in text else " ".join(text.split())
@@ -244,12 +282,7 @@ class DocumentParser:
         data = data if isinstance(data, dict) else {}
         extra = sorted(str(k) for k in data if k not in allowed)
         if extra or not data:
-            self.warn(
-                path,
-                "reserved_frontmatter",
-                "frontmatter is not allowed here: only the bundle-root index.md may carry "
-                f"okf_version (spec §8, §12); keys {extra} ignored",
-            )
+            self.warn(path, "reserved_frontmatter", _reserved_message(path, allowed, extra))
         return data, body, body_line
 
     def _resolve_quiet(self, base: str) -> Callable[[str], str | None]:
@@ -265,15 +298,15 @@ class DocumentParser:
         return resolve
 
     def index(self, path: str, text: str) -> IndexFile:
-        allowed = frozenset({"okf_version"}) if path == "/index.md" else frozenset()
+        allowed = ROOT_INDEX_KEYS if path == "/index.md" else frozenset()
         fm, body, body_line = self._reserved_split(path, text, allowed)
-        links, _, _ = self.body_links(path, body, body_line)
+        links, _, _ = self.body_links(path, body, body_line, "index")
         sections = parse_index(body, self._resolve_quiet(parent_dir(path)))
         return IndexFile(path, body, fm, sections, tuple(links))
 
     def log(self, path: str, text: str) -> LogFile:
         fm, body, body_line = self._reserved_split(path, text, frozenset())
-        links, _, _ = self.body_links(path, body, body_line)
+        links, _, _ = self.body_links(path, body, body_line, "log")
         title, entries, bad = parse_log(body)
         for heading in bad:
             self.warn(

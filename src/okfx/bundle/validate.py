@@ -1,35 +1,27 @@
 """The spec §11 conformance report of a loaded bundle.
 
 Rules 1 and 2 (parseable frontmatter with a non-empty ``type`` in every non-reserved
-``.md`` file) are errors. Everything else okfx noticed is a warning: broken links,
-unknown ``status`` values, bad optional fields, frontmatter in reserved files, skipped
-files. A bundle is conformant when it has no errors (§11: consumers must not reject a
-bundle for broken links, unknown types or missing optional fields).
+``.md`` file) are errors, and so is a folder without any concept (a wrong path must not
+pass a CI check). Everything else okfx noticed is a warning: broken links, unknown
+``status`` values, bad optional fields, frontmatter in reserved files, skipped files. A
+bundle is conformant when it has no errors (§11: consumers must not reject a bundle for
+broken links, unknown types or missing optional fields).
+
+Counts are exact: a load records at most ``Limits.max_warnings`` problems but counts
+every one by code (:meth:`Bundle.problem_counts`), so an error after a flood of warnings
+still fails the check.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from okfx.bundle.bundle import Bundle
+from okfx.bundle.bundle import RESERVED, Bundle
+from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
 from okfx.model import Problem
 
-__all__ = ["ERROR_CODES", "ConformanceReport", "validate"]
-
-#: Warning codes that break spec §11 rules 1-2 (the file is not a usable concept).
-ERROR_CODES = frozenset(
-    {
-        "no_frontmatter",
-        "unterminated_frontmatter",
-        "malformed_yaml",
-        "frontmatter_not_mapping",
-        "missing_type",
-        "invalid_type",
-        "invalid_encoding",
-    }
-)
+__all__ = ["ERROR_CODES", "ConformanceReport", "validate", "why_empty"]
 
 
 @dataclass(frozen=True)
@@ -38,17 +30,36 @@ class ConformanceReport:
     root: str
     okf_version: str | None
     concepts: int
-    errors: tuple[Problem, ...]
-    warnings: tuple[Problem, ...]
+    errors: tuple[Problem, ...]  # the recorded ones
+    warnings: tuple[Problem, ...]  # the recorded ones
+    by_code: dict[str, int] = field(default_factory=dict)  # every problem, exact
+
+    def __post_init__(self) -> None:
+        if not self.by_code:  # built by hand: count what is listed
+            object.__setattr__(self, "by_code", self._listed_counts())
+
+    def _listed_counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for problem in (*self.errors, *self.warnings):
+            counts[problem.code] = counts.get(problem.code, 0) + 1
+        return counts
+
+    @property
+    def error_count(self) -> int:
+        return sum(n for code, n in self.by_code.items() if code in ERROR_CODES)
+
+    @property
+    def warning_count(self) -> int:
+        return sum(n for code, n in self.by_code.items() if code not in ERROR_CODES)
 
     @property
     def conformant(self) -> bool:
-        return not self.errors
+        return self.error_count == 0
 
     def passes(self, strict: bool = False) -> bool:
         """Whether the check passes: conformant, and with ``strict`` no warning either
         (``okfx validate --strict``)."""
-        return self.conformant and not (strict and self.warnings)
+        return self.conformant and not (strict and self.warning_count)
 
     def summary(self) -> str:
         """The verdict in one line: bundle, conformance, counts, declared version."""
@@ -56,13 +67,16 @@ class ConformanceReport:
         version = f", declares okf_version {self.okf_version}" if self.okf_version else ""
         return (
             f"{self.bundle}: {verdict} with OKF v0.2 ({self.concepts} concepts, "
-            f"{len(self.errors)} errors, {len(self.warnings)} warnings{version})"
+            f"{self.error_count} errors, {self.warning_count} warnings{version})"
         )
 
     def counts(self) -> dict[str, int]:
-        """Number of problems per code, sorted by code."""
-        counter = Counter(p.code for p in (*self.errors, *self.warnings))
-        return dict(sorted(counter.items()))
+        """Number of problems per code (every one, recorded or not), sorted by code."""
+        return dict(sorted(self.by_code.items()))
+
+    def groups(self) -> list[ProblemGroup]:
+        """The problems by code, errors first (what the text report prints)."""
+        return group((*self.errors, *self.warnings), self.by_code)
 
     def to_dict(self) -> dict[str, Any]:
         """A stable, JSON-able form (the ``okfx validate --json`` output)."""
@@ -73,8 +87,8 @@ class ConformanceReport:
             "conformant": self.conformant,
             "concepts": self.concepts,
             "summary": {
-                "errors": len(self.errors),
-                "warnings": len(self.warnings),
+                "errors": self.error_count,
+                "warnings": self.warning_count,
                 "by_code": self.counts(),
             },
             "errors": [p._asdict() for p in self.errors],
@@ -82,9 +96,33 @@ class ConformanceReport:
         }
 
 
+def why_empty(bundle: Bundle) -> str:
+    """Why a bundle has no concept, in words: what its folder holds, and what to do."""
+    markdown = [p for p in bundle.files if p.endswith(".md")]
+    reserved = [p for p in markdown if p.rsplit("/", 1)[-1] in RESERVED]
+    if not markdown:
+        return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
+    if len(reserved) == len(markdown):
+        return (
+            f"the folder has only index.md and log.md files ({len(reserved)}): add concept "
+            "files (.md with a 'type' in their frontmatter)"
+        )
+    return (
+        f"the folder has {len(markdown) - len(reserved)} .md files, none of them a concept: "
+        "each needs frontmatter with a 'type'"
+    )
+
+
 def validate(bundle: Bundle) -> ConformanceReport:
-    """Classify the bundle's load warnings into §11 errors and warnings."""
-    ordered = sorted(bundle.warnings, key=lambda p: (p.path, p.code, p.message))
+    """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
+    problems = list(bundle.warnings)
+    counts = bundle.problem_counts()
+    if len(bundle) == 0 and not any(code in ERROR_CODES for code in counts):
+        # Nothing else fails the check (an empty folder, only index.md and log.md): a
+        # wrong path in a CI job must not pass it.
+        problems.append(Problem("/", "no_concepts", f"no concepts: {why_empty(bundle)}"))
+        counts["no_concepts"] = 1
+    ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
     return ConformanceReport(
         bundle=bundle.name,
         root=str(bundle.root),
@@ -92,4 +130,5 @@ def validate(bundle: Bundle) -> ConformanceReport:
         concepts=len(bundle),
         errors=tuple(p for p in ordered if p.code in ERROR_CODES),
         warnings=tuple(p for p in ordered if p.code not in ERROR_CODES),
+        by_code=counts,
     )

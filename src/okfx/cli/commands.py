@@ -22,6 +22,7 @@ import click
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.validate import validate as validate_bundle
+from okfx.bundle.validate import why_empty
 from okfx.cli import render
 from okfx.cli.executors import executor_options, executor_settings
 from okfx.cli.progress import status
@@ -167,7 +168,10 @@ def cli(ctx: click.Context, state_cache: str | None) -> None:
     "per problem, so a pull request shows them on the files.",
 )
 @click.option("--strict", is_flag=True, help="Warnings fail the check too (exit 1).")
-def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool) -> None:
+@click.option(
+    "--all", "everything", is_flag=True, help="List every problem, not the first few per code."
+)
+def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everything: bool) -> None:
     """Check BUNDLE against the OKF v0.2 conformance rules (spec §11).
 
     Errors break rules 1-2 (a non-reserved .md file without parseable frontmatter
@@ -191,7 +195,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool) -> None:
     elif fmt == "github":
         click.echo(render.github_annotations(report, _display_root(bundle, loaded), strict))
     else:
-        click.echo(render.report(report, strict))
+        click.echo(render.report(report, strict, everything))
     sys.exit(0 if report.passes(strict) else 1)
 
 
@@ -470,6 +474,13 @@ def serve(
     # from the end of each load, index build or state read on.
     freeze_after_loads()
     manager = _manager(sources)
+    for loaded in manager.bundles.values():
+        if not len(loaded):  # served anyway, but an agent would find nothing: say why
+            click.echo(
+                f"okfx: bundle {loaded.name!r} has 0 concepts: {why_empty(loaded)} "
+                f"(okfx validate {loaded.root} lists the problems)",
+                err=True,
+            )
     gc.freeze()
     if not lazy_index:
         prepare_in_background(manager)

@@ -34,6 +34,8 @@ __all__ = [
 TIER_COLOURS = {"human-reviewed": "green", "machine-confirmed": "cyan", "unverified": "yellow"}
 STATUS_COLOURS = {"deprecated": "red", "draft": "yellow"}
 MAX_CELL = 48
+#: Problems the validate report shows per code before "… N more".
+REPORT_EXAMPLES = 3
 
 
 def _dim(text: str) -> str:
@@ -259,21 +261,30 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
     return "\n".join(lines)
 
 
-def report(result: ConformanceReport, strict: bool = False) -> str:
-    """A :class:`~okfx.bundle.validate.ConformanceReport`: the verdict, then one line per problem.
-    ``strict``: warnings fail the check too, and the verdict says so."""
+def report(result: ConformanceReport, strict: bool = False, everything: bool = False) -> str:
+    """A :class:`~okfx.bundle.validate.ConformanceReport`: the verdict, then the problems
+    grouped by code, errors first: the count, what the code means and the first few files
+    (``everything``: all of them). ``strict``: warnings fail the check too."""
     passed = result.passes(strict)
     mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")
     lines = [f"{mark} {result.summary()}"]
     if result.conformant and not passed:
         lines.append("  --strict: the warnings below fail the check")
-    for label, problems, colour in (
-        ("error", result.errors, "red"),
-        ("warning", result.warnings, "yellow"),
-    ):
-        for problem in problems:
-            tag = click.style(f"{label}[{problem.code}]", fg=colour)
-            lines.append(f"  {tag} {problem.path}: {problem.message}")
+    cut = False
+    for found in result.groups():
+        colour = "red" if found.severity == "error" else "yellow"
+        tag = click.style(f"{found.severity}[{found.code}]", fg=colour)
+        lines.append(f"  {tag} ×{found.count}  {_dim(found.explanation)}".rstrip())
+        shown = found.problems if everything else found.problems[:REPORT_EXAMPLES]
+        lines.extend(f"      {p.path}: {p.message}" for p in shown)
+        more = found.count - len(shown)
+        if more and everything:
+            lines.append(_dim(f"      … {more} more counted but not recorded (max_warnings)"))
+        elif more:
+            lines.append(_dim(f"      … {more} more"))
+            cut = True
+    if cut:
+        lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
     return "\n".join(lines)
 
 

@@ -1,0 +1,133 @@
+"""What okfx reports about a bundle: the problem codes, what each one means, and the
+grouping by code that ``okfx validate``, the tools and a viewer share.
+
+A load records at most ``Limits.max_warnings`` problems (plus as many §11 errors again),
+but counts every one by code, so a report built from :func:`group` is exact however many
+problems a bundle has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from okfx.model import Problem
+
+__all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group"]
+
+#: Codes that break spec §11 rules 1-2 (the file is not a usable concept), plus a bundle
+#: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
+ERROR_CODES = frozenset(
+    {
+        "no_frontmatter",
+        "unterminated_frontmatter",
+        "malformed_yaml",
+        "frontmatter_not_mapping",
+        "missing_type",
+        "invalid_type",
+        "invalid_encoding",
+        "no_concepts",
+    }
+)
+
+#: One line per code: what it means for the bundle and what to do.
+EXPLANATIONS: dict[str, str] = {
+    "no_frontmatter": "a .md file other than index.md/log.md has no frontmatter, so it is not "
+    "a concept (§11 rule 1); add one, or exclude the file (--exclude)",
+    "unterminated_frontmatter": "the frontmatter opens with '---' but never closes (§4)",
+    "malformed_yaml": "the frontmatter is not valid YAML, so the file is not a concept (§11)",
+    "frontmatter_not_mapping": "the frontmatter is not a key: value mapping (§4.1)",
+    "missing_type": "the frontmatter has no non-empty 'type', so the file is not a concept "
+    "(§11 rule 2)",
+    "invalid_type": "'type' is not a string (§4.1)",
+    "invalid_encoding": "the file is not UTF-8 text (§4)",
+    "no_concepts": "the folder holds no concept: check the path",
+    "duplicate_key": "a frontmatter key appears twice; the last one is kept",
+    "invalid_field": "an optional field has a value okfx cannot read; the concept is kept "
+    "without it",
+    "assumed_utc": "a date or time without a UTC offset was read in UTC (a date as the start "
+    "of its day, §5 asks for an offset)",
+    "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable",
+    "unknown_footnote": "a [^label] footnote has no definition in the body and matches no "
+    "sources[].id (§5.1)",
+    "broken_link": "a link's target is not in the bundle; tolerated (§6.1)",
+    "repository_root_links": "absolute links are written from the repository root, not the "
+    "bundle root (§6.1)",
+    "ambiguous_wikilink": "a [[wikilink]] matches several files; it is not followed",
+    "unsafe_link": "a link points above the bundle root; okfx never follows it",
+    "source_outside_bundle": "a sources[].resource points outside the bundle; the source is "
+    "kept, the path is not followed",
+    "too_many_links": "a document has more links than Limits.max_links_per_concept; the rest "
+    "are ignored",
+    "reserved_frontmatter": "index.md and log.md take no frontmatter, except okf_version in "
+    "the root index.md (§8, §12); ignored",
+    "invalid_log_date": "a log.md heading is not a YYYY-MM-DD date (§9)",
+    "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "
+    "its files are left out of this one",
+    "unsafe_path": "a file name or symlink okfx will not open",
+    "not_regular_file": "a FIFO, device or socket; never opened",
+    "symlink_loop": "a folder reached twice through symlinks; visited once",
+    "unreadable": "a file or folder the operating system would not let okfx read",
+    "too_deep": "folders deeper than Limits.max_dir_depth are not read",
+    "too_many_files": "the walk stopped at Limits.max_files",
+    "file_too_large": "a file over Limits.max_file_bytes is not read",
+    "bundle_too_large": "reading stopped at Limits.max_total_bytes",
+    "too_many_warnings": "more problems than Limits.max_warnings: the rest are counted, not listed",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemGroup:
+    """Every problem of one code: how many (exact), what it means, the recorded ones."""
+
+    code: str
+    severity: str  # "error" (breaks §11) or "warning"
+    count: int
+    explanation: str
+    problems: tuple[Problem, ...]  # the recorded ones, in path order
+
+    @property
+    def unlisted(self) -> int:
+        """Problems counted but not recorded (over ``Limits.max_warnings``)."""
+        return self.count - len(self.problems)
+
+    def to_dict(self, examples: int | None = None) -> dict[str, Any]:
+        """JSON-able; ``examples`` keeps only the first few problems."""
+        shown = self.problems if examples is None else self.problems[:examples]
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "count": self.count,
+            "explanation": self.explanation,
+            "problems": [p._asdict() for p in shown],
+        }
+
+
+def group(
+    problems: Iterable[Problem], counts: Mapping[str, int] | None = None
+) -> list[ProblemGroup]:
+    """``problems`` grouped by code: errors first, then the most frequent codes.
+
+    ``counts`` (code -> number, as :meth:`Bundle.problem_counts` gives) makes each count
+    exact when some problems were not recorded; without it the recorded ones are counted.
+    """
+    by_code: dict[str, list[Problem]] = {}
+    for problem in problems:
+        by_code.setdefault(problem.code, []).append(problem)
+    totals = dict(counts) if counts is not None else {}
+    for code, listed in by_code.items():
+        totals[code] = max(totals.get(code, 0), len(listed))
+    groups = [
+        ProblemGroup(
+            code=code,
+            severity="error" if code in ERROR_CODES else "warning",
+            count=count,
+            explanation=EXPLANATIONS.get(code, ""),
+            problems=tuple(sorted(by_code.get(code, ()), key=lambda p: (p.path, p.message))),
+        )
+        for code, count in totals.items()
+        if count > 0
+    ]
+    groups.sort(key=lambda g: (g.severity != "error", -g.count, g.code))
+    return groups
