@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 __all__ = [
     "TRUST_TIERS",
@@ -79,15 +79,24 @@ def is_stale(stale_after: datetime | None, now: datetime | None = None) -> bool:
     return when >= stale_after
 
 
-def parse_instant(value: object) -> tuple[datetime | None, str | None]:
+def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | None, str | None]:
     """Parse an ISO 8601 datetime with an explicit offset (spec §5).
 
-    Returns ``(instant in UTC, None)`` or ``(None, reason)``. A date without a time, a
-    datetime without a timezone and impossible dates (``2026-02-30``) are refused: a
-    missing offset is never guessed.
+    Returns ``(instant in UTC, None)``, or ``(None, reason)`` when ``value`` is refused.
+    Strict by default: a date without a time and a datetime without an offset are refused.
+    ``lenient`` reads them in UTC instead, a date as the start of its day (so a
+    ``stale_after`` date turns a concept stale no later than its author meant), and returns
+    ``(instant, note)`` where the note says what was assumed. Impossible dates
+    (``2026-02-30``) and anything else are refused either way.
     """
+    if isinstance(value, date) and not isinstance(value, datetime):
+        if not lenient:
+            return None, f"{value.isoformat()!r} is a date, not a datetime with a timezone"
+        return _assumed(datetime(value.year, value.month, value.day, tzinfo=UTC), value)
     if isinstance(value, datetime):
         if value.tzinfo is None:
+            if lenient:
+                return _assumed(value.replace(tzinfo=UTC), value)
             return None, "has no timezone offset (write e.g. 2026-06-30T14:00:00Z)"
         try:
             return value.astimezone(UTC), None
@@ -97,14 +106,34 @@ def parse_instant(value: object) -> tuple[datetime | None, str | None]:
         return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
     text = value.strip()
     if "T" not in text and " " not in text:
-        return None, f"{text!r} is a date, not a datetime with a timezone"
+        if not lenient:
+            return None, f"{text!r} is a date, not a datetime with a timezone"
+        try:
+            day = date.fromisoformat(text)
+        except ValueError:
+            return None, f"{text!r} is not a valid ISO 8601 date"
+        return _assumed(datetime(day.year, day.month, day.day, tzinfo=UTC), text)
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         return None, f"{text!r} is not a valid ISO 8601 datetime"
     if parsed.tzinfo is None:
+        if lenient:
+            return _assumed(parsed.replace(tzinfo=UTC), text)
         return None, f"{text!r} has no timezone offset (write e.g. {text}Z)"
     try:
         return parsed.astimezone(UTC), None
     except OverflowError:
         return None, f"{text!r} is outside the representable range of dates"
+
+
+def _assumed(when: datetime, written: object) -> tuple[datetime, str]:
+    """A lenient reading and the note that says what it assumed."""
+    shown = written.isoformat() if isinstance(written, date) else str(written)
+    read = when.isoformat().replace("+00:00", "Z")
+    if len(shown) <= 10:
+        return (
+            when,
+            f"{shown!r} is a date without a time; read as {read}, the start of that day (UTC)",
+        )
+    return when, f"{shown!r} has no UTC offset; read as {read} (UTC)"

@@ -35,9 +35,14 @@ def _text(value: Any) -> str | None:
 
 
 def _instant(value: Any, name: str, report: FieldReport) -> Any:
-    when, reason = parse_instant(value)
-    if reason:
+    """A date or time field in UTC. A date alone, or a time without an offset, is read in
+    UTC (a date as the start of its day) and noted as ``assumed_utc``; anything else
+    that is not an ISO 8601 instant is left out (``invalid_field``)."""
+    when, reason = parse_instant(value, lenient=True)
+    if reason and when is None:
         report.append(("invalid_field", f"{name} {reason}; ignored"))
+    elif reason:
+        report.append(("assumed_utc", f"{name} {reason}"))
     return when
 
 
@@ -111,13 +116,15 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
 
 
 def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
+    """``generated`` with what could be read of it; None when nothing could."""
     value = fm.get("generated")
     legacy = fm.get("timestamp")
     if value is None:
         if legacy is None:
             return None
         # v0.1 ``timestamp`` stands in for ``generated.at`` (spec §13.1).
-        return Generated(None, _instant(legacy, "timestamp", report), legacy=True)
+        at = _instant(legacy, "timestamp", report)
+        return None if at is None else Generated(None, at, legacy=True)
     if not isinstance(value, dict):
         report.append(("invalid_field", "generated must be a mapping {by, at}; ignored"))
         return None
@@ -127,8 +134,10 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
         by = None
     at = _instant(value["at"], "generated.at", report) if value.get("at") is not None else None
     if at is None and legacy is not None:
-        return Generated(by, _instant(legacy, "timestamp", report), legacy=True)
-    return Generated(by, at)
+        at = _instant(legacy, "timestamp", report)
+        if at is not None:
+            return Generated(by, at, legacy=True)
+    return None if by is None and at is None else Generated(by, at)
 
 
 def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ...]:

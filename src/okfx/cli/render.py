@@ -183,8 +183,13 @@ def concept(payload: dict[str, Any]) -> str:
         ("verified by", ", ".join(str(v.get("by")) for v in payload.get("verified") or [])),
     ]
     generated = payload.get("generated") or {}
-    if generated:
-        facts.append(("generated", f"{generated.get('by')} at {generated.get('at')}"))
+    if generated.get("by") or generated.get("at"):
+        parts = [f"by {generated['by']}"] if generated.get("by") else []
+        if generated.get("at"):
+            parts.append(f"at {generated['at']}")
+        if generated.get("legacy_timestamp"):
+            parts.append("(v0.1 timestamp)")
+        facts.append(("generated", " ".join(parts)))
     for label, value in facts:
         if value:
             lines.append(f"{_dim(f'{label}:'.ljust(14))} {value}")

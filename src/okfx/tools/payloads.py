@@ -11,7 +11,7 @@ from datetime import date, datetime
 from typing import Any
 
 from okfx.errors import NotFound, OKFError
-from okfx.model import Computation, Concept, Link, Source
+from okfx.model import Computation, Concept, Generated, Link, Source
 
 __all__ = [
     "UNTRUSTED",
@@ -105,6 +105,17 @@ def _source(source: Source) -> dict[str, Any]:
     return out
 
 
+def _generated(generated: Generated) -> dict[str, Any]:
+    """What is known of ``generated``: ``by`` and ``at`` only when they were readable."""
+    out: dict[str, Any] = {}
+    if generated.by is not None:
+        out["by"] = generated.by
+    if generated.at is not None:
+        out["at"] = iso(generated.at)
+    out["legacy_timestamp"] = generated.legacy
+    return out
+
+
 def _computation(c: Computation) -> dict[str, Any]:
     return {
         "runtime": c.runtime,
@@ -131,13 +142,7 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
         {
             "resource": concept.resource,
             "stale_after": iso(concept.stale_after),
-            "generated": None
-            if generated is None
-            else {
-                "by": generated.by,
-                "at": iso(generated.at),
-                "legacy_timestamp": generated.legacy,
-            },
+            "generated": None if generated is None else _generated(generated),
             "verified": [{"by": v.by, "at": iso(v.at)} for v in concept.verified],
             "last_verified": iso(concept.last_verified),
             "sources": [_source(s) for s in concept.sources],
