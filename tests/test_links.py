@@ -130,7 +130,7 @@ def resolver() -> Resolver:
         ("b.md", "/dir", "/dir/b.md"),
         ("../a.md", "/dir/sub", "/dir/a.md"),
         ("../b.md", "/dir/sub", "/dir/b.md"),
-        ("sub/", "/dir", "/dir/sub/index.md"),
+        ("sub/", "/dir", "/dir/sub"),  # a folder without index.md
         ("/tables", "/dir", "/tables/index.md"),
         ("../tables/", "/dir", "/tables/index.md"),
         ("b.md#section", "/dir", "/dir/b.md"),

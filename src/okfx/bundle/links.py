@@ -341,8 +341,11 @@ class Resolver:
         self.files = files
         self.dirs = dirs
         # Each file path mapped to itself: a link to an existing file can then hold the
-        # bundle's own path string instead of a fresh copy per link.
+        # bundle's own path string instead of a fresh copy per link. Folders too: a link
+        # to a folder without an index.md targets the folder.
         self.canonical: dict[str, str] = {path: path for path in files}
+        for folder in dirs:
+            self.canonical.setdefault(folder, folder)
 
     @staticmethod
     def is_external(href: str) -> bool:
@@ -350,10 +353,16 @@ class Resolver:
 
     def _finish(self, target: str, trailing_slash: bool) -> str:
         if trailing_slash or (target in self.dirs and target not in self.files):
-            return target.rstrip("/") + "/index.md" if target != "/" else "/index.md"
+            index = target.rstrip("/") + "/index.md" if target != "/" else "/index.md"
+            # A folder without an index.md is still there (spec §8: index files are
+            # optional): the link targets the folder itself.
+            return target if target in self.dirs and index not in self.files else index
         if target not in self.files and target + ".md" in self.files:
             return target + ".md"
         return target
+
+    def _exists(self, target: str) -> bool:
+        return target in self.files or target in self.dirs
 
     def resolve_simple(self, href: str, base_dir: str, frontmatter: bool) -> str | None:
         """:meth:`resolve` for the common shapes (``/a/b.md``, ``./b.md``, ``../a/b.md``,
@@ -407,10 +416,10 @@ class Resolver:
             ("/", base_dir) if frontmatter and not explicit else (base_dir, "/")
         )
         first = self._finish(join(first_base, path), trailing)
-        if first in self.files or explicit or first_base == second_base:
+        if self._exists(first) or explicit or first_base == second_base:
             return first
         try:
             second = self._finish(join(second_base, path), trailing)
         except UnsafePath:
             return first
-        return second if second in self.files else first
+        return second if self._exists(second) else first

@@ -290,7 +290,8 @@ def read(
     """Read one concept: its header, then its body.
 
     The header gives provenance, trust and freshness. PATH may omit the leading
-    slash and the .md; a folder path reads its index.md.
+    slash and the .md; a folder path reads its index.md, or lists the
+    folder when it has none.
 
     Example:
 

@@ -22,6 +22,7 @@ __all__ = [
     "bundles",
     "concept",
     "error",
+    "folder",
     "grep",
     "index",
     "neighbors",
@@ -168,8 +169,29 @@ def grep(payload: dict[str, Any]) -> str:
     return "\n".join(lines + _notice(payload))
 
 
+def folder(payload: dict[str, Any]) -> str:
+    """A read_concept result for a folder without index.md: its concepts and folders."""
+    lines = [click.style(f"{payload.get('bundle')}:{payload.get('path')}", bold=True)]
+    lines.append(_dim(str(payload.get("note") or "")))
+    rows = payload.get("concepts") or []
+    if rows:
+        lines.append(
+            table(
+                ["PATH", "TYPE", "TITLE"],
+                [[str(r.get("path")), str(r.get("type")), str(r.get("title"))] for r in rows],
+                [badges(r) for r in rows],
+            )
+        )
+    for sub in payload.get("folders") or []:
+        count = _dim(f"({sub.get('concepts')} concepts)")
+        lines.append(f"{sub.get('path')}/  {count}")
+    return "\n".join(lines + _notice(payload))
+
+
 def concept(payload: dict[str, Any]) -> str:
     """A read_concept result: a header of provenance and trust, then the body."""
+    if payload.get("kind") == "folder":
+        return folder(payload)
     title = payload.get("title") or payload.get("path")
     lines = [f"{click.style(str(title), bold=True)}  {badges(payload)}".rstrip()]
     kind = payload.get("type") or payload.get("kind")

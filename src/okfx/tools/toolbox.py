@@ -46,7 +46,8 @@ PathArg = Annotated[
     str,
     Field(
         description="Bundle-relative concept path, e.g. '/metrics/revenue.md' or "
-        "'metrics/revenue'; a folder path ('tables/') reads its index.md."
+        "'metrics/revenue'; a folder path ('tables/') reads its index.md, or lists the "
+        "folder when it has none."
     ),
 ]
 TypeArg = Annotated[

@@ -16,6 +16,7 @@ from okfx.bundle.reserved import heading_text
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
+from okfx.tools.folders import folder_listing
 from okfx.tools.payloads import UNTRUSTED, concept_header, concept_row, link_payload
 from okfx.tools.prompt import index_summary
 
@@ -232,7 +233,12 @@ def read(
     box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
 ) -> dict[str, Any]:
     b = _bundle(box, bundle)
-    doc = b.document(_text(path, "path"))
+    raw = _text(path, "path")
+    listing = folder_listing(b, raw or "", box.now())
+    if listing is not None:  # a folder without index.md
+        _event(path=listing["path"], found=True)
+        return listing
+    doc = b.document(raw)
     _event(path=doc.path)
     start = _int(offset, "offset", 0)
     default = box.manager.max_body_chars
@@ -295,6 +301,8 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 "title": found.path.rsplit("/", 1)[-1],
                 "type": "index" if isinstance(found, IndexFile) else "log",
             }
+        if target in b.directories:  # a folder without index.md
+            return {"title": target.rstrip("/").rsplit("/", 1)[-1] + "/", "type": "folder"}
         return None
 
     def edges(links: tuple[Link, ...], outbound: bool) -> list[dict[str, Any]]:

@@ -1,0 +1,61 @@
+"""Reading a folder that has no ``index.md``: a bounded listing of what it holds.
+
+The spec links folders (``[Sub](subdir/)``, §8) and makes ``index.md`` optional, so a
+folder is always readable: its own ``index.md`` when it has one (``read_concept`` returns
+that), else the concepts directly in it and its subfolders, a page at a time like
+``list_concepts``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.paths import normalize
+from okfx.tools.payloads import UNTRUSTED, concept_row
+
+__all__ = ["MAX_LISTING", "folder_listing"]
+
+#: Concepts (and subfolders) a folder listing shows, as one ``list_concepts`` page.
+MAX_LISTING = 50
+
+
+def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] | None:
+    """The listing of the folder at ``path`` when it is a folder without an ``index.md``
+    (None otherwise: then ``path`` is a document, or nothing)."""
+    canon = normalize(path)
+    if canon not in bundle.directories or bundle.get(path) is not None:
+        return None
+    prefix = "/" if canon == "/" else canon + "/"
+    direct = [c for c in bundle if c.directory == canon]
+    below: dict[str, int] = {}
+    for folder in bundle.directories:
+        if folder.startswith(prefix) and "/" not in folder[len(prefix) :]:
+            below[folder] = 0
+    for c in bundle:
+        if c.path.startswith(prefix) and c.directory != canon:
+            child = prefix + c.path[len(prefix) :].split("/", 1)[0]
+            if child in below:
+                below[child] += 1
+    rows = [concept_row(bundle.name, c, c.is_stale(now)) for c in direct[:MAX_LISTING]]
+    folders = [{"path": f, "concepts": n} for f, n in sorted(below.items())[:MAX_LISTING]]
+    truncated = len(direct) > MAX_LISTING or len(below) > MAX_LISTING
+    notice = (
+        f"Showing {len(rows)} of {len(direct)} concepts and {len(folders)} of {len(below)} "
+        f"folders; call list_concepts(directory={canon!r}, offset={len(rows)}) for more."
+        if truncated
+        else ""
+    )
+    return {
+        "bundle": bundle.name,
+        "path": canon,
+        "kind": "folder",
+        "note": "This folder has no index.md; here is what it holds.",
+        "concepts": rows,
+        "folders": folders,
+        "total": len(direct),
+        "truncated": truncated,
+        "notice": notice,
+        UNTRUSTED: True,
+    }

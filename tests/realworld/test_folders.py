@@ -1,0 +1,68 @@
+"""Links to folders and reading a folder without an index.md (issue 17, item 3)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Toolbox
+from okfx.cli.commands import cli
+
+FILES: dict[str, str | bytes] = {
+    "a.md": concept(
+        body="See [the group](sub/), [again](/sub), [dot](./sub/), [indexed](/with/) "
+        "and [missing](/nothere/)."
+    ),
+    "sub/b.md": concept(title="Bee", body="[up](../)"),
+    "sub/deeper/c.md": concept(),
+    "with/index.md": "# With\n",
+    "with/d.md": concept(),
+}
+
+
+def test_a_link_to_a_folder_without_index_resolves_to_the_folder(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle(FILES))
+    links = {link.href: (link.target, link.exists) for link in bundle.concept("a").links}
+    assert links["sub/"] == ("/sub", True)
+    assert links["/sub"] == ("/sub", True)
+    assert links["./sub/"] == ("/sub", True)
+    assert links["/with/"] == ("/with/index.md", True)
+    assert links["/nothere/"] == ("/nothere/index.md", False)
+    assert {link.href: link.target for link in bundle.concept("sub/b").links} == {"../": "/"}
+    broken = [p.message for p in bundle.warnings if p.code == "broken_link"]
+    assert len(broken) == 1 and "/nothere/" in broken[0]
+    neighbors = Toolbox(bundle).get_neighbors(path="a")
+    folder = next(e for e in neighbors["outbound"] if e["path"] == "/sub")
+    assert folder["type"] == "folder"
+
+
+def test_reading_a_folder_without_index_lists_what_it_holds(make_bundle: MakeBundle) -> None:
+    files = dict(FILES)
+    files.update({f"sub/n{i:02}.md": concept() for i in range(60)})
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    for form in ("sub/", "/sub", "sub"):
+        listing = box.read_concept(path=form)
+        assert listing["kind"] == "folder", form
+        assert listing["path"] == "/sub"
+        assert listing["folders"] == [{"path": "/sub/deeper", "concepts": 1}]
+        rows = listing["concepts"]
+        assert len(rows) == 50 and rows[0]["path"] == "/sub/b.md" and rows[0]["title"] == "Bee"
+        assert listing["total"] == 61 and listing["truncated"] is True
+        assert "list_concepts" in listing["notice"] and "'/sub'" in listing["notice"]
+        assert listing["content_is_untrusted_data"] is True
+    root = box.read_concept(path="/")
+    assert root["kind"] == "folder" and [r["path"] for r in root["concepts"]] == ["/a.md"]
+    assert box.read_concept(path="with/")["kind"] == "index"
+    assert box.read_concept(path="nothere/")["error"]["code"] == "not_found"
+
+
+def test_okfx_read_on_a_folder_prints_its_listing(make_bundle: MakeBundle) -> None:
+    root = make_bundle(FILES)
+    result = CliRunner().invoke(cli, ["read", str(root), "sub/"])
+    assert result.exit_code == 0, result.output
+    assert "/sub/b.md" in result.output and "Bee" in result.output
+    assert "/sub/deeper/" in result.output
+    data = json.loads(CliRunner().invoke(cli, ["read", str(root), "sub/", "--json"]).output)
+    assert data["kind"] == "folder"
