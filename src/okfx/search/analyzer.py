@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
+
 __all__ = [
     "MAX_QUERY_TERMS",
     "STOPWORDS",
@@ -126,13 +128,16 @@ def _strip_possessive(piece: str) -> str:
     return piece
 
 
-def analyze_chunk(chunk: str) -> tuple[str, ...]:
+def analyze_chunk(chunk: str, *, query: bool = False) -> tuple[str, ...]:
     """Index terms of one chunk: its parts, then the joined form of each compound.
 
     A dotted chunk (``event_params.value``) also yields the joined form of each dotted
     segment (``eventparams``). Purely numeric compounds (``1.5``, ``2026-07-01``) keep
-    their parts only, so a version or date never collides with a bigger number.
+    their parts only, so a version or date never collides with a bigger number. CJK
+    runs become bigrams (:func:`_cjk_chunk`; ``query`` asks for a query's terms).
     """
+    if has_cjk(chunk):
+        return _cjk_chunk(chunk, query)
     out: list[str] = []
     for piece in _PIECE_SEP.split(chunk):
         # Trailing dots end a sentence ("John's."), they never hold a segment.
@@ -155,6 +160,15 @@ def analyze_chunk(chunk: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _cjk_chunk(chunk: str, query: bool) -> tuple[str, ...]:
+    """A chunk holding CJK text: each CJK run as bigrams (:mod:`okfx.search.cjk`), the
+    text around it analysed as any other chunk."""
+    out: list[str] = []
+    for is_cjk, piece in cjk_pieces(chunk):
+        out.extend(cjk_terms(piece, query=query) if is_cjk else analyze_chunk(piece))
+    return tuple(out)
+
+
 class ChunkCache(dict[str, "str | tuple[str, ...]"]):
     """``chunk -> its terms``, analysed on first use (``dict.__missing__``).
 
@@ -168,7 +182,7 @@ class ChunkCache(dict[str, "str | tuple[str, ...]"]):
         self.compounds: set[tuple[str, ...]] = set()
 
     def __missing__(self, chunk: str) -> str | tuple[str, ...]:
-        value: str | tuple[str, ...] | None = _simple_term(chunk)
+        value: str | tuple[str, ...] | None = None if has_cjk(chunk) else _simple_term(chunk)
         if value is None:
             terms = _identifier_terms(chunk) or analyze_chunk(chunk)
             if len(terms) == 1:
@@ -292,7 +306,7 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
     typed: list[str] = []
     seen: set[str] = set()
     for chunk in split_chunks(query):
-        for term in analyze_chunk(chunk):
+        for term in analyze_chunk(chunk, query=True):
             if term not in seen:
                 seen.add(term)
                 typed.append(term)

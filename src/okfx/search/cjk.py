@@ -1,0 +1,56 @@
+"""Chinese, Japanese and Korean text for search: runs of CJK characters as bigrams.
+
+CJK scripts are written without spaces between words, so splitting on whitespace and
+punctuation turns a Chinese title into one token that no word inside it can match. Mature
+engines (Lucene's CJKBigramFilter, Elasticsearch's ``cjk_bigram``) index every run of Han,
+Hiragana, Katakana and Hangul characters as its overlapping character bigrams, plus each
+character alone so that a one-character query still finds it. A query run of two or more
+characters asks for its bigrams; a one-character query run asks for the character.
+
+The analyzer (:mod:`okfx.search.analyzer`) hands each piece of text that holds a CJK
+character to :func:`cjk_pieces`, which separates the CJK runs from the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["cjk_pieces", "cjk_terms", "has_cjk"]
+
+# Han (CJK unified ideographs, extension A, compatibility, extensions B and later),
+# Hiragana, Katakana (with the phonetic extensions and the prolonged sound mark), Hangul
+# syllables and jamo. Text reaches here NFKC-normalised, so half-width forms are gone.
+_CJK_CLASS = (
+    "\u1100-\u11ff\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+)
+_CJK = re.compile(f"[{_CJK_CLASS}]")
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character (ASCII text never does)."""
+    return not text.isascii() and _CJK.search(text) is not None
+
+
+def cjk_pieces(text: str) -> list[tuple[bool, str]]:
+    """``text`` cut into ``(is_cjk, piece)`` parts, in order, none empty."""
+    pieces: list[tuple[bool, str]] = []
+    at = 0
+    for run in _CJK_RUN.finditer(text):
+        if run.start() > at:
+            pieces.append((False, text[at : run.start()]))
+        pieces.append((True, run.group()))
+        at = run.end()
+    if at < len(text):
+        pieces.append((False, text[at:]))
+    return pieces
+
+
+def cjk_terms(run: str, *, query: bool = False) -> list[str]:
+    """The terms of one CJK run: its overlapping bigrams, then (for a document) each
+    character; a query run of one character is that character."""
+    if len(run) == 1:
+        return [run]
+    bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
+    return bigrams if query else bigrams + list(run)
