@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from okfx.bundle.paths import join
 from okfx.errors import UnsafePath
 
-__all__ = ["RawLink", "Resolver", "scan_markdown"]
+__all__ = ["RawLink", "Resolver", "footnote_definitions", "scan_markdown"]
 
 RawLink = tuple[str, str, int]  # (href, text, offset in the body)
 
@@ -46,6 +46,8 @@ _FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
 # A line indented 4+ columns right after a blank line may open an indented code block.
 _INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?: {4}| {0,3}\t)[ \t]*\S")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,200})\]")
+# A footnote definition line, searched in "\n" + body like _REFDEF.
+_FOOTNOTE_DEF = re.compile(r"\n {0,3}\[\^([^\]\s]{1,200})\]:")
 _BACKTICKS = re.compile(r"`+")
 _TILDES = re.compile(r"~+")
 # A code span when the text has single backticks only: each one closes the previous.
@@ -330,6 +332,18 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
     if by_reference:  # inline links come out in order; reference links need a sort
         found.sort(key=itemgetter(2))
     return found, footnotes
+
+
+def footnote_definitions(body: str) -> set[str]:
+    """Labels of the footnotes defined in ``body`` (``[^label]: text`` lines outside
+    code): a GFM footnote, unless its label also names a ``sources[].id`` (spec §5.1)."""
+    if "[^" not in body:
+        return set()
+    lines = "\n" + body
+    found: set[str] = set()
+    for start, end in _prose_segments(body):
+        found.update(m.group(1) for m in _FOOTNOTE_DEF.finditer(lines, start, end + 1))
+    return found
 
 
 class Resolver:

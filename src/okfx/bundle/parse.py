@@ -13,7 +13,7 @@ from typing import Any
 
 from okfx.bundle.fields import normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
-from okfx.bundle.links import Resolver, scan_markdown
+from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.reserved import parse_index, parse_log
 from okfx.errors import UnsafePath
@@ -241,10 +241,17 @@ class DocumentParser:
         links.extend(self._field_links(path, values))
         if footnotes:
             source_ids = {s.id for s in values["sources"] if s.id}
+            if any(label not in source_ids for label in footnotes):
+                # A footnote defined in the body that names no source is an ordinary
+                # GFM footnote, not a citation.
+                defined = footnote_definitions(parsed.body)
+                footnotes = [f for f in footnotes if f in source_ids or f not in defined]
             for label in footnotes:
                 if label not in source_ids:
                     self.warn(
-                        path, "unknown_footnote", f"footnote [^{label}] matches no sources[].id"
+                        path,
+                        "unknown_footnote",
+                        f"footnote [^{label}] matches no sources[].id and has no definition",
                     )
         identifier = path[1:-3] if path.endswith(".md") else path[1:]
         return Concept(
