@@ -10,12 +10,13 @@ from __future__ import annotations
 import difflib
 import os
 import threading
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from okfx.bundle.links import Resolver
+from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import PathGuard, normalize
 from okfx.bundle.persist import StateCache, default_dir, fingerprint
@@ -141,6 +142,7 @@ class Bundle:
         self._lock = threading.Lock()
         self._search_index: SearchIndex | None = None
         self._facets: Facets | None = None
+        self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
         # (cache, key, fingerprint, newest mtime) when loaded with a state cache
         self._state: tuple[StateCache, str, str, int] | None = None
 
@@ -406,13 +408,24 @@ class Bundle:
         """
         canon = normalize(path)
         trailing = isinstance(path, str) and path.endswith("/")
+        if not canon.isascii():  # paths compare in Unicode NFC (see Resolver.known)
+            canon = self._nfc_paths().get(unicodedata.normalize("NFC", canon), canon)
         if canon in self._dirs and (trailing or canon not in self._files):
             return self._indexes.get(canon)
         for candidate in (canon, canon + ".md"):
             found = self._document(candidate)
+            if found is None and not candidate.isascii():
+                nfc = unicodedata.normalize("NFC", candidate)
+                found = self._document(self._nfc_paths().get(nfc, candidate))
             if found is not None:
                 return found
         return None
+
+    def _nfc_paths(self) -> dict[str, str]:
+        index = self._nfc
+        if index is None:  # two threads may both build it: the results are equal
+            index = self._nfc = nfc_index([*self._files, *self._dirs])
+        return index
 
     def _document(self, path: str) -> Document | None:
         concept = self._concepts.get(path)

@@ -10,14 +10,16 @@ scanner uses bounded regular expressions and pairs code-span backtick runs in on
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
+from collections.abc import Iterable
 from operator import itemgetter
 from urllib.parse import unquote
 
 from okfx.bundle.paths import join
 from okfx.errors import UnsafePath
 
-__all__ = ["RawLink", "Resolver", "footnote_definitions", "scan_markdown"]
+__all__ = ["RawLink", "Resolver", "footnote_definitions", "nfc_index", "scan_markdown"]
 
 RawLink = tuple[str, str, int]  # (href, text, offset in the body)
 
@@ -334,6 +336,15 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
     return found, footnotes
 
 
+def nfc_index(paths: Iterable[str]) -> dict[str, str]:
+    """``{NFC form: path}`` of the paths that are not ASCII (the first path of a form wins)."""
+    index: dict[str, str] = {}
+    for path in paths:
+        if not path.isascii():
+            index.setdefault(unicodedata.normalize("NFC", path), path)
+    return index
+
+
 def footnote_definitions(body: str) -> set[str]:
     """Labels of the footnotes defined in ``body`` (``[^label]: text`` lines outside
     code): a GFM footnote, unless its label also names a ``sources[].id`` (spec §5.1)."""
@@ -349,7 +360,7 @@ def footnote_definitions(body: str) -> set[str]:
 class Resolver:
     """Resolves hrefs against the set of files and directories of one bundle."""
 
-    __slots__ = ("files", "dirs", "canonical")
+    __slots__ = ("files", "dirs", "canonical", "_nfc")
 
     def __init__(self, files: set[str], dirs: set[str]) -> None:
         self.files = files
@@ -360,12 +371,26 @@ class Resolver:
         self.canonical: dict[str, str] = {path: path for path in files}
         for folder in dirs:
             self.canonical.setdefault(folder, folder)
+        self._nfc: dict[str, str] | None = None
+
+    def known(self, target: str) -> str | None:
+        """The bundle's own path for ``target`` (a file or folder), None when there is
+        none. Paths compare in Unicode NFC: a link written in NFD (``cafe\u0301.md``)
+        finds the file named in NFC (``caf\u00e9.md``), and the other way round."""
+        found = self.canonical.get(target)
+        if found is None and not target.isascii():
+            if self._nfc is None:
+                self._nfc = nfc_index(self.canonical)
+            found = self._nfc.get(unicodedata.normalize("NFC", target))
+        return found
 
     @staticmethod
     def is_external(href: str) -> bool:
         return href.startswith("//") or (":" in href and _SCHEME.match(href) is not None)
 
     def _finish(self, target: str, trailing_slash: bool) -> str:
+        if not target.isascii():
+            target = self.known(target) or self.known(target + ".md") or target
         if trailing_slash or (target in self.dirs and target not in self.files):
             index = target.rstrip("/") + "/index.md" if target != "/" else "/index.md"
             # A folder without an index.md is still there (spec §8: index files are
@@ -376,7 +401,7 @@ class Resolver:
         return target
 
     def _exists(self, target: str) -> bool:
-        return target in self.files or target in self.dirs
+        return self.known(target) is not None
 
     def resolve_simple(self, href: str, base_dir: str, frontmatter: bool) -> str | None:
         """:meth:`resolve` for the common shapes (``/a/b.md``, ``./b.md``, ``../a/b.md``,

@@ -112,6 +112,8 @@ class DocumentParser:
     def _link(self, path: str, target: str, href: str, text: str, field: str, line: int) -> Link:
         """The edge to a resolved ``target``; reports it when the file does not exist."""
         known = self.resolver.canonical.get(target)
+        if known is None and not target.isascii():
+            known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
             where = f" (line {line})" if line else ""
             self.warn(path, "broken_link", f"{field} link to {target}{where} does not exist")
@@ -293,14 +295,14 @@ class DocumentParser:
         return data, body, body_line
 
     def _resolve_quiet(self, base: str) -> Callable[[str], str | None]:
-        canonical = self.resolver.canonical
+        known = self.resolver.known
 
         def resolve(href: str) -> str | None:
             try:
                 target = self.resolver.resolve(href, base)
             except UnsafePath:
                 return None
-            return target if target is None else canonical.get(target, target)
+            return target if target is None else known(target) or target
 
         return resolve
 
