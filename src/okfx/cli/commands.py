@@ -12,6 +12,7 @@ import gc
 import json
 import logging
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -44,12 +45,25 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # -- loading -----------------------------------------------------------------------------------
+_NAMED = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.\-]{0,63})=(.+)", re.DOTALL)
+
+
+def named_source(text: str) -> tuple[str | None, str]:
+    """``NAME=SOURCE`` as ``(NAME, SOURCE)``; ``(None, text)`` for a plain source, and for
+    anything that exists as a path (a folder may hold ``=`` in its name)."""
+    match = _NAMED.fullmatch(text)
+    if match is None or os.path.exists(text):
+        return None, text
+    return match.group(1), match.group(2)
+
+
 def _load(source: str) -> Bundle:
     ctx = click.get_current_context(silent=True)
     state_cache = (ctx.find_root().obj or {}).get("state_cache") if ctx else None
+    name, source = named_source(source)
     try:
         with status(f"loading {source}") as progress:
-            return Bundle.load(source, progress=progress.update, state_cache=state_cache)
+            return Bundle.load(source, name, progress=progress.update, state_cache=state_cache)
     except FileNotFoundError as exc:
         raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
     except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:
@@ -58,11 +72,18 @@ def _load(source: str) -> Bundle:
 
 def _manager(sources: Sequence[str]) -> KnowledgeManager:
     manager = KnowledgeManager()
+    given: dict[str, str] = {}
     for source in sources:
-        try:
-            manager.add(_load(source))
-        except ValueError as exc:  # two bundles with one name
-            raise click.UsageError(str(exc)) from exc
+        bundle = _load(source)
+        if bundle.name in given:  # two bundles with one name
+            first = named_source(given[bundle.name])[1]
+            raise click.UsageError(
+                f"two bundles are named {bundle.name!r} ({first} and "
+                f"{named_source(source)[1]}); name them as NAME=SOURCE, e.g. "
+                f"one={first} two={named_source(source)[1]}"
+            )
+        given[bundle.name] = source
+        manager.add(bundle)
     return manager
 
 
@@ -151,7 +172,8 @@ def _trust(func: F) -> F:
 def cli(ctx: click.Context, state_cache: str | None) -> None:
     """Read, search, validate and serve Open Knowledge Format (OKF v0.2) bundles.
 
-    BUNDLE is a folder, a git URL or an archive; most commands take several.
+    BUNDLE is a folder, a git URL or an archive; most commands take several. Write
+    NAME=BUNDLE to name one (two folders both called okf: a=one/okf b=two/okf).
     """
     ctx.obj = {"state_cache": state_cache}
 
@@ -193,7 +215,8 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     elif fmt == "github":
-        click.echo(render.github_annotations(report, _display_root(bundle, loaded), strict))
+        root = _display_root(named_source(bundle)[1], loaded)
+        click.echo(render.github_annotations(report, root, strict))
     else:
         click.echo(render.report(report, strict, everything))
     sys.exit(0 if report.passes(strict) else 1)

@@ -1,0 +1,70 @@
+"""NAME=SOURCE on every command that takes bundles (issue 17, item 10): three of the
+real bundles are folders named ``okf``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import concept, write_tree
+from okfx.cli.commands import cli
+
+
+@pytest.fixture
+def two_okf(tmp_path: Path) -> tuple[str, str]:
+    a = write_tree(tmp_path / "a" / "okf", {"x.md": concept(title="Alpha widget")})
+    b = write_tree(tmp_path / "b" / "okf", {"y.md": concept(title="Beta widget")})
+    return str(a), str(b)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_same_folder_names_fail_with_the_cli_fix(two_okf: tuple[str, str]) -> None:
+    a, b = two_okf
+    code, _, err = run("search", a, b, "widget")
+    assert code == 2
+    assert "NAME=SOURCE" in err and "name=" not in err.replace("NAME=SOURCE", "")
+
+
+def test_name_equals_source_names_the_bundles(two_okf: tuple[str, str]) -> None:
+    a, b = two_okf
+    code, out, _ = run("search", f"one={a}", f"two={b}", "widget", "--json")
+    assert code == 0
+    assert sorted(h["bundle"] for h in json.loads(out)["hits"]) == ["one", "two"]
+    code, out, _ = run("bundles", f"one={a}", f"two={b}", "--json")
+    assert [row["name"] for row in json.loads(out)["bundles"]] == ["one", "two"]
+    code, out, _ = run("read", f"one={a}", f"two={b}", "y", "--bundle", "two", "--json")
+    assert code == 0 and json.loads(out)["title"] == "Beta widget"
+    code, out, _ = run("validate", f"mine={a}")
+    assert code == 0 and out.split()[1] == "mine:"
+    for command in ("index", "neighbors", "grep"):
+        extra = {"index": [], "neighbors": ["y"], "grep": ["widget"]}[command]
+        code, out, err = run(command, f"one={a}", f"two={b}", *extra, "-b", "two")
+        assert code == 0, (command, err)
+
+
+def test_serve_takes_name_equals_source(
+    two_okf: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+    from okfx.adapters import mcp as adapter
+
+    served: list[list[str]] = []
+    monkeypatch.setattr(adapter, "build_server", lambda manager: served.append(manager.names))
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
+    a, b = two_okf
+    code, _, err = run("serve", f"one={a}", f"two={b}", "--lazy-index")
+    assert code == 0, err
+    assert served == [["one", "two"]]
+
+
+def test_a_folder_whose_name_holds_an_equals_sign_is_still_a_folder(tmp_path: Path) -> None:
+    odd = write_tree(tmp_path / "k=v", {"x.md": concept()})
+    code, out, _ = run("bundles", str(odd), "--json")
+    assert code == 0 and json.loads(out)["bundles"][0]["name"] == "k=v"
