@@ -11,7 +11,7 @@ import difflib
 import os
 import threading
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import PathGuard, normalize
 from okfx.bundle.persist import StateCache, default_dir, fingerprint
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
+from okfx.bundle.scope import find_scope
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
 from okfx.errors import NotFound, UnsafePath
 from okfx.gcpause import gc_paused
@@ -122,11 +123,20 @@ class Bundle:
         root: str | os.PathLike[str],
         name: str | None = None,
         limits: Limits | None = None,
+        *,
+        exclude: Sequence[str] = (),
+        wikilinks: bool = False,
     ) -> None:
         absolute = Path(os.path.abspath(root))
         self.root: Path = absolute
         self.name: str = name or absolute.name or "bundle"
         self.limits: Limits = limits or Limits()
+        # okfx extensions beyond the spec (docs/okf.md): exclude patterns, [[wikilinks]].
+        self.exclude: tuple[str, ...] = tuple(exclude)
+        self.wikilinks = wikilinks
+        #: Roots of bundles inside this one (left out of it), and .md files excluded.
+        self.nested_bundles: tuple[str, ...] = ()
+        self.excluded: tuple[str, ...] = ()
         self.guard = PathGuard(absolute)
         self.warnings: list[Problem] = []
         # Every problem by code, recorded in ``warnings`` or not (see ``_warn``).
@@ -160,6 +170,8 @@ class Bundle:
         source_limits: SourceLimits | None = None,
         progress: Callable[[int, int], None] | None = None,
         state_cache: str | os.PathLike[str] | bool | None = None,
+        exclude: Sequence[str] = (),
+        wikilinks: bool = False,
     ) -> Bundle:
         """Load a bundle from a folder, a git URL / :class:`GitSource`, or an archive.
 
@@ -169,11 +181,14 @@ class Bundle:
         ``state_cache`` (a directory, or True for :func:`okfx.bundle.persist.default_dir`) keeps
         the parsed state and search index between runs (:mod:`okfx.bundle.persist`): an unchanged
         bundle then loads without parsing a file.
+        Beyond the spec (docs/okf.md): ``exclude`` patterns name ``.md`` files that are not
+        concepts (:mod:`okfx.bundle.scope`), and ``wikilinks`` follows ``[[name]]`` links.
         """
         state = _state_cache(state_cache)
         if isinstance(source, str | os.PathLike):
             if os.path.isdir(source):
-                return cls(source, name, limits)._load(progress, state)
+                bundle = cls(source, name, limits, exclude=exclude, wikilinks=wikilinks)
+                return bundle._load(progress, state)
             text = os.fspath(source)
             remote = "://" in text or "::" in text or text.startswith("git@")
             if not os.path.exists(text) and not remote:
@@ -183,7 +198,8 @@ class Bundle:
         with open_source(
             source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
         ) as (root, default_name):
-            return cls(root, name or default_name, limits)._load(progress, state)
+            bundle = cls(root, name or default_name, limits, exclude=exclude, wikilinks=wikilinks)
+            return bundle._load(progress, state)
 
     @classmethod
     def from_git(
@@ -253,8 +269,11 @@ class Bundle:
     ) -> None:
         limits = self.limits
         listing = walk(self.guard.real_root, limits, self._warn)
-        self._files = frozenset(f.path for f in listing.files)
-        self._dirs = frozenset(listing.dirs)
+        scope = find_scope(listing, self.exclude, limits, self._warn, str(self.root))
+        self.nested_bundles, self.excluded = scope.nested, scope.excluded
+        inside = scope.apply(listing)
+        self._files = frozenset(f.path for f in inside.files)
+        self._dirs = frozenset(inside.dirs)
         if state is not None:
             self._state = self._fingerprint(state, listing)
             if self._restore():
@@ -263,7 +282,8 @@ class Bundle:
                 return
         held = _HeldWarnings()
         parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, held.add)
-        markdown = [entry for entry in listing.files if entry.path.endswith(".md")]
+        skip = frozenset(scope.excluded)
+        markdown = [e for e in inside.files if e.path.endswith(".md") and e.path not in skip]
         read = _Reader(limits, held.add)
         # Files go through in batches, each parsed stage by stage (see
         # DocumentParser.concepts); the warnings held meanwhile are then replayed in file
@@ -314,7 +334,8 @@ class Bundle:
             except OSError:
                 pass  # gone since the walk: the parse reports it, the digest differs
         digest, newest = fingerprint(stats, extra=(sorted(listing.dirs), self.warnings))
-        return state, state.key(self.guard.real_root, self.limits), digest, newest
+        options = (self.limits, self.exclude, self.wikilinks)
+        return state, state.key(self.guard.real_root, options), digest, newest
 
     def _parsed_state(self) -> dict[str, Any]:
         return {

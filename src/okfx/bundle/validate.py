@@ -33,6 +33,7 @@ class ConformanceReport:
     errors: tuple[Problem, ...]  # the recorded ones
     warnings: tuple[Problem, ...]  # the recorded ones
     by_code: dict[str, int] = field(default_factory=dict)  # every problem, exact
+    excluded: tuple[str, ...] = ()  # .md files left out by exclude patterns (not problems)
 
     def __post_init__(self) -> None:
         if not self.by_code:  # built by hand: count what is listed
@@ -93,6 +94,7 @@ class ConformanceReport:
             },
             "errors": [p._asdict() for p in self.errors],
             "warnings": [p._asdict() for p in self.warnings],
+            "excluded": list(self.excluded),
         }
 
 
@@ -131,4 +133,5 @@ def validate(bundle: Bundle) -> ConformanceReport:
         errors=tuple(p for p in ordered if p.code in ERROR_CODES),
         warnings=tuple(p for p in ordered if p.code not in ERROR_CODES),
         by_code=counts,
+        excluded=bundle.excluded,
     )

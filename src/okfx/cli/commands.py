@@ -60,10 +60,13 @@ def named_source(text: str) -> tuple[str | None, str]:
 def _load(source: str) -> Bundle:
     ctx = click.get_current_context(silent=True)
     state_cache = (ctx.find_root().obj or {}).get("state_cache") if ctx else None
+    options = ctx.meta.get(_LOAD_OPTIONS, {}) if ctx else {}
     name, source = named_source(source)
     try:
         with status(f"loading {source}") as progress:
-            return Bundle.load(source, name, progress=progress.update, state_cache=state_cache)
+            return Bundle.load(
+                source, name, progress=progress.update, state_cache=state_cache, **options
+            )
     except FileNotFoundError as exc:
         raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
     except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:
@@ -111,7 +114,29 @@ def _finish(payload: dict[str, Any], as_json: bool, show: Callable[[dict[str, An
 
 
 # -- shared options ----------------------------------------------------------------------------
+_LOAD_OPTIONS = "okfx.load_options"
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """Keep a load option for :func:`_load` (the commands never see it)."""
+    ctx.meta.setdefault(_LOAD_OPTIONS, {})[param.name] = value
+
+
+def _load_options(func: F) -> F:
+    """okfx's extensions beyond the spec (docs/okf.md), on every command that loads."""
+    func = click.option(
+        "--exclude", metavar="GLOB", multiple=True, expose_value=False, callback=_remember,
+        help="Leave .md files matching GLOB out of the concepts (README.md, templates/; "
+        "repeatable). A bundle can list its own in its root index.md: exclude: [...].",
+    )(func)  # fmt: skip
+    return click.option(
+        "--wikilinks", is_flag=True, expose_value=False, callback=_remember,
+        help="Also follow Obsidian-style [[name]] links.",
+    )(func)  # fmt: skip
+
+
 def _sources(func: F) -> F:
+    func = _load_options(func)
     return click.argument("sources", metavar="BUNDLE...", nargs=-1, required=True)(func)
 
 
@@ -180,6 +205,7 @@ def cli(ctx: click.Context, state_cache: str | None) -> None:
 
 @cli.command()
 @click.argument("bundle")
+@_load_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as stable JSON.")
 @click.option(
     "--format",

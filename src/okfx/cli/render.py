@@ -310,6 +310,11 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
         elif more:
             lines.append(_dim(f"      … {more} more"))
             cut = True
+    if result.excluded:
+        paths = result.excluded if everything else result.excluded[:REPORT_EXAMPLES]
+        more = len(result.excluded) - len(paths)
+        names = ", ".join(paths) + (f" and {more} more" if more else "")
+        lines.append(f"  excluded {len(result.excluded)} files (exclude patterns): {names}")
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
     return "\n".join(lines)

@@ -13,7 +13,7 @@ import inspect
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from okfx.bundle.bundle import Bundle
@@ -59,12 +59,14 @@ class KnowledgeManager:
         cache_dir: str | os.PathLike[str] | None = None,
         timeout: float = 30.0,
         state_cache: str | os.PathLike[str] | bool | None = None,
+        exclude: Sequence[str] = (),
+        wikilinks: bool = False,
     ) -> KnowledgeManager:
         """Load every source: folders, git URLs, :class:`GitSource`s, archives or Bundles.
 
         Pass a mapping ``{name: source}`` (or ``(name, source)`` pairs) to name bundles
         yourself; otherwise each takes its default name (the folder name).
-        ``state_cache`` is passed to :meth:`Bundle.load` (see :mod:`okfx.bundle.persist`).
+        ``state_cache``, ``exclude`` and ``wikilinks`` are passed to :meth:`Bundle.load`.
         """
         manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
         items = sources.items() if isinstance(sources, Mapping) else sources
@@ -80,6 +82,8 @@ class KnowledgeManager:
                 refresh=refresh,
                 timeout=timeout,
                 state_cache=state_cache,
+                exclude=exclude,
+                wikilinks=wikilinks,
             )
             manager.add(bundle)
         return manager
