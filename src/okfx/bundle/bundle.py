@@ -23,6 +23,7 @@ from okfx.bundle.persist import StateCache, default_dir, fingerprint
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
 from okfx.bundle.scope import find_scope
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
+from okfx.bundle.wikilinks import WikiIndex
 from okfx.errors import NotFound, UnsafePath
 from okfx.gcpause import gc_paused
 from okfx.limits import Limits
@@ -281,7 +282,9 @@ class Bundle:
                     progress(len(self._concepts), len(self._concepts))
                 return
         held = _HeldWarnings()
-        parser = DocumentParser(Resolver(set(self._files), set(self._dirs)), limits, held.add)
+        wikis = WikiIndex(self._files) if self.wikilinks else None
+        resolver = Resolver(set(self._files), set(self._dirs))
+        parser = DocumentParser(resolver, limits, held.add, wikis)
         skip = frozenset(scope.excluded)
         markdown = [e for e in inside.files if e.path.endswith(".md") and e.path not in skip]
         read = _Reader(limits, held.add)

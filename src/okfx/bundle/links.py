@@ -19,7 +19,14 @@ from urllib.parse import unquote
 from okfx.bundle.paths import join
 from okfx.errors import UnsafePath
 
-__all__ = ["RawLink", "Resolver", "footnote_definitions", "nfc_index", "scan_markdown"]
+__all__ = [
+    "RawLink",
+    "Resolver",
+    "footnote_definitions",
+    "matches_outside_code",
+    "nfc_index",
+    "scan_markdown",
+]
 
 RawLink = tuple[str, str, int]  # (href, text, offset in the body)
 
@@ -334,6 +341,17 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
     if by_reference:  # inline links come out in order; reference links need a sort
         found.sort(key=itemgetter(2))
     return found, footnotes
+
+
+def matches_outside_code(body: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """Matches of ``pattern`` in ``body`` that start outside code (fenced and indented
+    blocks, code spans) and HTML comments, in order: where :func:`scan_markdown` looks
+    for links, for other link syntaxes (:mod:`okfx.bundle.wikilinks`)."""
+    found: list[re.Match[str]] = []
+    for start, end in _prose_segments(body):
+        mask = _Mask(body, start, end)
+        found.extend(m for m in pattern.finditer(body, start, end) if not mask.covers(m.start()))
+    return found
 
 
 def nfc_index(paths: Iterable[str]) -> dict[str, str]:

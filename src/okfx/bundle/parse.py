@@ -14,8 +14,9 @@ from typing import Any
 from okfx.bundle.fields import normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
-from okfx.bundle.paths import parent_dir
+from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import parse_index, parse_log
+from okfx.bundle.wikilinks import WikiIndex, scan_wikilinks
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile
@@ -64,10 +65,13 @@ def _looks_like_path(value: str) -> bool:
 class DocumentParser:
     """Parses the documents of one bundle against its file set."""
 
-    def __init__(self, resolver: Resolver, limits: Limits, warn: Warn) -> None:
+    def __init__(
+        self, resolver: Resolver, limits: Limits, warn: Warn, wikis: WikiIndex | None = None
+    ) -> None:
         self.resolver = resolver
         self.limits = limits
         self.warn = warn
+        self.wikis = wikis  # [[wikilinks]] are followed when set (okfx.bundle.wikilinks)
         # Frontmatter keys and short values, one object per distinct string of the bundle.
         self.strings: dict[str, str] = {}
 
@@ -159,7 +163,36 @@ class DocumentParser:
             link = self._edge(path, base, href, label, "body", line, False)
             if link is not None:
                 links.append(link)
+        if self.wikis is not None and "[[" in body:
+            links.extend(self._wikilinks(path, body, body_line, cap - len(links)))
         return links, externals, footnotes
+
+    def _wikilinks(self, path: str, body: str, body_line: int, room: int) -> list[Link]:
+        assert self.wikis is not None
+        out: list[Link] = []
+        base = parent_dir(path)
+        for target, label, offset in scan_wikilinks(body)[: max(room, 0)]:
+            line = body_line + body.count("\n", 0, offset)
+            found, candidates = self.wikis.resolve(target, base)
+            href = f"[[{target}]]"
+            if found is not None:
+                out.append(_new_link((path, found, href, label, "wikilink", line, True)))
+            elif candidates:
+                shown = ", ".join(candidates[:5]) + (" ..." if len(candidates) > 5 else "")
+                self.warn(
+                    path,
+                    "ambiguous_wikilink",
+                    f"{href} (line {line}) matches {len(candidates)} files ({shown}); "
+                    "not followed: write more of the path",
+                )
+            else:
+                try:
+                    missing = join(base, target.removesuffix(".md") + ".md")
+                except UnsafePath:
+                    continue
+                self.warn(path, "broken_link", f"wikilink {href} (line {line}) matches no file")
+                out.append(_new_link((path, missing, href, label, "wikilink", line, False)))
+        return out
 
     def _field_links(self, path: str, values: dict[str, Any]) -> list[Link]:
         refs: list[tuple[str, str]] = []

@@ -1,0 +1,83 @@
+"""``[[wikilinks]]`` (Obsidian, Quartz): an okfx extension, off unless asked for.
+
+The spec links with markdown links only (§6). Some producers write ``[[name]]``,
+``[[name|label]]``, ``[[folder/name]]`` or ``[[name#heading]]`` instead; with
+``Bundle.load(..., wikilinks=True)`` (``okfx --wikilinks``) they become edges whose
+``field`` is ``"wikilink"``. They resolve the way those tools do: a path from the linking
+file's folder or from the bundle root when one exists, else the one file whose path ends
+with the name (``.md`` implied), matched by file stem. When several files match, the link is
+``ambiguous_wikilink`` and is not followed; when none does, it is a broken link. Embeds
+(``![[...]]``), same-page links (``[[#heading]]``) and links in code are not edges.
+"""
+
+from __future__ import annotations
+
+import re
+
+from okfx.bundle.links import matches_outside_code
+from okfx.bundle.paths import join
+from okfx.errors import UnsafePath
+
+__all__ = ["WikiIndex", "WikiLink", "scan_wikilinks"]
+
+# [[target#anchor|label]]: no brackets or line breaks inside, bounded.
+_WIKILINK = re.compile(
+    r"\[\[([^\[\]\n|#]{1,400})(?:#[^\[\]\n|]{0,400})?(?:\|([^\[\]\n]{0,400}))?\]\]"
+)
+
+WikiLink = tuple[str, str, int]  # (target as written, label, offset in the body)
+
+
+def scan_wikilinks(body: str) -> list[WikiLink]:
+    """``[[...]]`` links of ``body`` outside code, embeds left out, in order."""
+    if "[[" not in body:
+        return []
+    out: list[WikiLink] = []
+    for m in matches_outside_code(body, _WIKILINK):
+        if m.start() and body[m.start() - 1] == "!":
+            continue  # an embed (![[image.png]]), like a markdown image
+        target = m.group(1).strip()
+        if target:
+            out.append((target, (m.group(2) or target).strip(), m.start()))
+    return out
+
+
+def _key(path: str) -> str:
+    """A path as wikilinks name it: case-folded, ``.md`` dropped."""
+    folded = path.casefold()
+    return folded[:-3] if folded.endswith(".md") else folded
+
+
+class WikiIndex:
+    """The files of one bundle by name, to resolve wikilinks against."""
+
+    __slots__ = ("files", "_by_name")
+
+    def __init__(self, files: set[str] | frozenset[str]) -> None:
+        self.files = files
+        self._by_name: dict[str, list[str]] = {}
+        for path in sorted(files):
+            self._by_name.setdefault(_key(path).rsplit("/", 1)[-1], []).append(path)
+
+    def resolve(self, target: str, base_dir: str) -> tuple[str | None, list[str]]:
+        """``(path, [])`` when ``target`` names one file, ``(None, candidates)`` when it
+        names several, ``(None, [])`` when none."""
+        wanted = target.strip().removesuffix(".md")
+        for base in (base_dir, "/"):
+            try:
+                direct = join(base, wanted)
+            except UnsafePath:
+                continue
+            for candidate in (direct + ".md", direct):
+                if candidate in self.files:
+                    return candidate, []
+        key = _key(wanted.strip("/"))
+        suffix = "/" + key
+        found = [
+            path
+            for path in self._by_name.get(key.rsplit("/", 1)[-1], ())
+            if ("/" + _key(path).lstrip("/")).endswith(suffix)
+        ]
+        if len(found) == 1:
+            return found[0], []
+        return None, found

@@ -1,0 +1,73 @@
+"""[[wikilinks]] (issue 17, item 11): off by default; with wikilinks=True they resolve by
+file stem, shortest unique path, as Obsidian and Quartz do, and are marked as such."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from conftest import MakeBundle, concept
+from okfx import Bundle
+from okfx.cli.commands import cli
+
+BODY = """Links: [[beta]], [[Beta|the beta]], [[notes/gamma]], [[gamma#Usage|usage]],
+[[/top]], [[missing page]], [[dup]], [[sub/dup]], [[diagram.png]].
+
+![[diagram.png]] is an embed; `[[in code]]` and [[#local heading]] are not links.
+
+```
+[[fenced]]
+```
+"""
+
+VAULT: dict[str, str | bytes] = {
+    "notes/alpha.md": concept(body=BODY),
+    "notes/beta.md": concept(title="Beta"),
+    "notes/gamma.md": concept(),
+    "top.md": concept(),
+    "one/dup.md": concept(),
+    "two/sub/dup.md": concept(),
+    "assets/diagram.png": b"\x89PNG",
+}
+
+
+def test_wikilinks_are_not_links_by_default(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle(VAULT))
+    assert bundle.concept("notes/alpha").links == ()
+    assert bundle.warnings == []
+
+
+def test_wikilinks_resolve_by_stem_and_shortest_unique_path(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle(VAULT), wikilinks=True)
+    links = bundle.concept("notes/alpha").links
+    assert {link.field for link in links} == {"wikilink"}
+    assert [(link.href, link.target, link.text, link.exists) for link in links] == [
+        ("[[beta]]", "/notes/beta.md", "beta", True),
+        ("[[Beta]]", "/notes/beta.md", "the beta", True),
+        ("[[notes/gamma]]", "/notes/gamma.md", "notes/gamma", True),
+        ("[[gamma]]", "/notes/gamma.md", "usage", True),
+        ("[[/top]]", "/top.md", "/top", True),
+        ("[[missing page]]", "/notes/missing page.md", "missing page", False),
+        ("[[sub/dup]]", "/two/sub/dup.md", "sub/dup", True),
+        ("[[diagram.png]]", "/assets/diagram.png", "diagram.png", True),
+    ]
+    assert links[0].line == 4  # the body starts on line 4 of the file
+    by_code = {p.code: p.message for p in bundle.warnings}
+    assert set(by_code) == {"ambiguous_wikilink", "broken_link"}
+    assert "/one/dup.md" in by_code["ambiguous_wikilink"]
+    assert "/two/sub/dup.md" in by_code["ambiguous_wikilink"]
+    assert "[[missing page]]" in by_code["broken_link"]
+    backlinks = bundle.neighbors("notes/beta").backlinks
+    assert [link.source for link in backlinks] == ["/notes/alpha.md", "/notes/alpha.md"]
+
+
+def test_cli_wikilinks_flag(make_bundle: MakeBundle) -> None:
+    root = str(make_bundle(VAULT))
+    plain = json.loads(CliRunner().invoke(cli, ["neighbors", root, "notes/beta", "--json"]).output)
+    assert plain["backlinks"] == []
+    args = ["neighbors", root, "notes/beta", "--wikilinks", "--json"]
+    followed = json.loads(CliRunner().invoke(cli, args).output)
+    assert [(e["path"], e["field"]) for e in followed["backlinks"]] == [
+        ("/notes/alpha.md", "wikilink")
+    ]
