@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okfx.bundle.links import Resolver, nfc_index
-from okfx.bundle.parse import DocumentParser
+from okfx.bundle.parse import DocumentParser, broken_message
 from okfx.bundle.paths import PathGuard, normalize
 from okfx.bundle.persist import StateCache, default_dir, fingerprint
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
+from okfx.bundle.rootlinks import find_root_links
+from okfx.bundle.rootlinks import message as root_links_message
 from okfx.bundle.scope import find_scope
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
 from okfx.bundle.wikilinks import WikiIndex
@@ -307,8 +309,33 @@ class Bundle:
         for concept in self._concepts.values():
             for link in concept.links:
                 self._backlinks.setdefault(link.target, []).append(link)
+        self._report_root_links()
         self._close_warnings()
         self._persist("bundle", self._parsed_state())
+
+    def _report_root_links(self) -> None:
+        """One ``repository_root_links`` warning instead of a ``broken_link`` per link
+        when every absolute link is written from the repository root (okfx.bundle.rootlinks)."""
+        docs: list[Document] = [*self._concepts.values(), *self._indexes.values()]
+        docs += self._logs.values()
+        found = find_root_links(
+            (link for doc in docs for link in doc.links),
+            self.root.parts[1:],
+            lambda path: path in self._files or path + ".md" in self._files,
+        )
+        if found is None:
+            return
+        dropped = {
+            Problem(link.source, "broken_link", broken_message(link.field, link.target, link.line))
+            for link in found.links
+        }
+        kept = [p for p in self.warnings if p not in dropped]
+        self._unrecorded -= len(found.links) - (len(self.warnings) - len(kept))
+        self.warnings = kept
+        self._problem_counts["broken_link"] -= len(found.links)
+        if not self._problem_counts["broken_link"]:
+            del self._problem_counts["broken_link"]
+        self._warn("/", "repository_root_links", root_links_message(found))
 
     def _parse_batch(self, parser: DocumentParser, texts: list[tuple[str, str]]) -> None:
         concepts: list[tuple[str, str]] = []

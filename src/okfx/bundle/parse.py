@@ -22,7 +22,7 @@ from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.trust import trust_tier
 
-__all__ = ["DocumentParser"]
+__all__ = ["DocumentParser", "broken_message"]
 
 Warn = Callable[[str, str, str], None]
 
@@ -36,6 +36,12 @@ def _derived_title(path: str) -> str:
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.endswith(".md") else stem
     return stem.replace("_", " ").replace("-", " ").strip() or stem
+
+
+def broken_message(field: str, target: str, line: int) -> str:
+    """The ``broken_link`` message of a link whose target does not exist."""
+    where = f" (line {line})" if line else ""
+    return f"{field} link to {target}{where} does not exist"
 
 
 #: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's
@@ -119,8 +125,7 @@ class DocumentParser:
         if known is None and not target.isascii():
             known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
-            where = f" (line {line})" if line else ""
-            self.warn(path, "broken_link", f"{field} link to {target}{where} does not exist")
+            self.warn(path, "broken_link", broken_message(field, target, line))
             return _new_link((path, target, href, text, field, line, False))
         if href == known:
             href = known  # an absolute link: one string for both
