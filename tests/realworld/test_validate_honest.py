@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import MakeBundle, concept
-from okfx import Bundle, Limits, validate
+from okfx import Bundle, Limits, Toolbox, validate
 from okfx.cli.commands import cli
 
 
@@ -143,3 +143,9 @@ def test_messages_fit_where_the_problem_is(make_bundle: MakeBundle) -> None:
     assert ("/docs/b.md", "unsafe_link") not in by_path
     assert "kept" in by_path[("/docs/b.md", "source_outside_bundle")]
     assert bundle.concept("docs/b").sources[0].resource == "../../README.md"
+
+
+def test_list_bundles_counts_every_problem(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"a.md": concept(body=broken_links(12))})
+    box = Toolbox(Bundle.load(root, limits=Limits(max_warnings=5)))
+    assert box.list_bundles()["bundles"][0]["warnings"] == 12

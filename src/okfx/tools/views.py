@@ -85,7 +85,7 @@ def bundles(box: Toolbox) -> dict[str, Any]:
             "name": b.name,
             "concepts": len(b),
             "okf_version": b.okf_version,
-            "warnings": len(b.warnings),
+            "warnings": sum(b.problem_counts().values()),  # exact, past max_warnings too
             "index": index_summary(b, 600),
         }
         for b in box.manager.bundles.values()
