@@ -11,9 +11,10 @@ directory) is read from there; otherwise it is cloned from GitHub into
 ``DEST/.clones/<owner>+<repo>.git`` once.
 
 Then, per bundle: concepts loaded, typed files (non-reserved ``.md`` files whose
-frontmatter has a ``type:`` line, counted without okfx), files skipped (non-reserved
-``.md`` files that did not become a concept), broken links, load time, §11 errors and
-the warnings by code.
+frontmatter has a ``type:`` line, counted without okfx), files left out on purpose (in a
+nested bundle, or excluded), files skipped (the other non-reserved ``.md`` files that did
+not become a concept), broken links, load time, §11 errors and the warnings by code
+(``okfx validate`` counts, every problem).
 
     python scripts/real_corpus.py                 # extract (when missing) and report
     python scripts/real_corpus.py --only databricks --only okf-vault
@@ -245,16 +246,21 @@ def extract(item: Pinned, mirrors: Path, dest: Path) -> tuple[int, int]:
     return written, missing
 
 
-def typed_files(root: Path) -> tuple[int, int]:
-    """``(non-reserved .md files, those with a type: line in a leading frontmatter)``,
-    counted with a plain scan so the figure does not depend on okfx."""
-    markdown = typed = 0
+def typed_files(root: Path, left_out: tuple[str, ...] = ()) -> tuple[int, int, int]:
+    """``(non-reserved .md files, those with a type: line in a leading frontmatter, those
+    under the bundle paths ``left_out``)``, counted with a plain scan so the figures do not
+    depend on okfx."""
+    markdown = typed = outside = 0
+    prefixes = tuple(p.rstrip("/") + "/" for p in left_out)
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         for name in files:
             if not name.endswith(".md") or name in ("index.md", "log.md"):
                 continue
             markdown += 1
+            bundle_path = "/" + Path(folder, name).relative_to(root).as_posix()
+            if bundle_path.startswith(prefixes):
+                outside += 1
             path = Path(folder, name)
             if path.is_symlink():
                 continue
@@ -264,40 +270,46 @@ def typed_files(root: Path) -> tuple[int, int]:
             end = data.find(b"\n---", 3)
             if end > 0 and _TYPE_LINE.search(data[:end]):
                 typed += 1
-    return markdown, typed
+    return markdown, typed, outside
 
 
 def report(item: Pinned, dest: Path) -> dict[str, Any]:
     root = dest / item.slug / item.folder
-    markdown, typed = typed_files(root)
     started = time.perf_counter()
     bundle = Bundle.load(root)
     seconds = time.perf_counter() - started
     conformance = validate(bundle)
+    # Nested bundles and excluded files are left out on purpose (newer okfx only).
+    nested: tuple[str, ...] = getattr(bundle, "nested_bundles", ())
+    excluded: tuple[str, ...] = getattr(bundle, "excluded", ())
+    markdown, typed, in_nested = typed_files(root, nested)
+    left_out = in_nested + sum(1 for p in excluded if not p.endswith(("/index.md", "/log.md")))
     return {
         "bundle": item.label,
         "path": str(root),
         "concepts": len(bundle),
         "markdown": markdown,
         "typed": typed,
-        "skipped": markdown - len(bundle),
+        "left_out": left_out,
+        "skipped": markdown - len(bundle) - left_out,
         "broken_links": len(bundle.unresolved_links()),
         "load_seconds": round(seconds, 2),
         "errors": len(conformance.errors),
         "okf_version": bundle.okf_version,
-        "warnings": dict(Counter(p.code for p in bundle.warnings).most_common()),
+        "warnings": dict(Counter(conformance.counts()).most_common()),
     }
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    columns = "concepts | typed | skipped | broken links | load s | errors | warnings by code"
+    columns = "concepts | typed | left out | skipped | broken links | load s | errors | warnings"
     print(f"| bundle | {columns} |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     for row in rows:
         codes = ", ".join(f"{code} {n}" for code, n in row["warnings"].items()) or "-"
         print(
-            f"| {row['bundle']} | {row['concepts']} | {row['typed']} | {row['skipped']} "
-            f"| {row['broken_links']} | {row['load_seconds']} | {row['errors']} | {codes} |"
+            f"| {row['bundle']} | {row['concepts']} | {row['typed']} | {row['left_out']} "
+            f"| {row['skipped']} | {row['broken_links']} | {row['load_seconds']} "
+            f"| {row['errors']} | {codes} |"
         )
 
 
