@@ -4,11 +4,15 @@ file stem, shortest unique path, as Obsidian and Quartz do, and are marked as su
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from conftest import MakeBundle, concept
 from okfx import Bundle
+from okfx.bundle import persist
+from okfx.bundle.parse import DocumentParser
 from okfx.cli.commands import cli
 
 BODY = """Links: [[beta]], [[Beta|the beta]], [[notes/gamma]], [[gamma#Usage|usage]],
@@ -71,3 +75,22 @@ def test_cli_wikilinks_flag(make_bundle: MakeBundle) -> None:
     assert [(e["path"], e["field"]) for e in followed["backlinks"]] == [
         ("/notes/alpha.md", "wikilink")
     ]
+
+
+def test_the_state_cache_keeps_loads_with_other_options_apart(
+    make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(persist, "RACY_SECONDS", 0.0)  # store the fresh files' state
+    root = make_bundle(VAULT)
+    cache = tmp_path / "state"
+    cache.mkdir(mode=0o700)
+    for round_ in range(2):  # the second round reads the stored states back
+        if round_:
+            assert len(list(cache.iterdir())) == 2  # one state per set of options
+            monkeypatch.setattr(DocumentParser, "concepts", None)  # parsing would fail
+        followed = Bundle.load(root, wikilinks=True, state_cache=cache)
+        plain = Bundle.load(root, state_cache=cache)
+        assert len(followed.concept("notes/alpha").links) == 8
+        assert plain.concept("notes/alpha").links == ()
+        assert followed.problem_counts() == {"ambiguous_wikilink": 1, "broken_link": 1}
+        assert plain.problem_counts() == {}
