@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okfx.bundle.links import Resolver, nfc_index
-from okfx.bundle.parse import DocumentParser, broken_message
+from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import PathGuard, normalize
 from okfx.bundle.persist import StateCache, default_dir, fingerprint
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
@@ -325,10 +325,7 @@ class Bundle:
         )
         if found is None:
             return
-        dropped = {
-            Problem(link.source, "broken_link", broken_message(link.field, link.target, link.line))
-            for link in found.links
-        }
+        dropped = found.broken_warnings()
         kept = [p for p in self.warnings if p not in dropped]
         self._unrecorded -= len(found.links) - (len(self.warnings) - len(kept))
         self.warnings = kept

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from okfx.model import Link
+from okfx.bundle.parse import broken_message
+from okfx.model import Link, Problem
 
 __all__ = ["RootLinks", "find_root_links"]
 
@@ -24,6 +25,13 @@ class RootLinks:
     prefix: str  # "/docs/kb"
     links: tuple[Link, ...]  # every absolute link (all broken)
     fixed: int  # how many resolve once the prefix is dropped
+
+    def broken_warnings(self) -> set[Problem]:
+        """The ``broken_link`` warnings the parse gave these links (one warning replaces them)."""
+        return {
+            Problem(link.source, "broken_link", broken_message(link.field, link.target, link.line))
+            for link in self.links
+        }
 
 
 def _absolute(link: Link) -> bool:
