@@ -223,9 +223,10 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     """Check BUNDLE against the OKF v0.2 conformance rules (spec §11).
 
     Errors break rules 1-2 (a non-reserved .md file without parseable frontmatter
-    or without a non-empty `type`); broken links, unknown statuses and bad optional
-    fields are warnings. Exits 0 when conformant, 1 when not; with --strict, 1 as
-    well when there is any warning.
+    or without a non-empty `type`), and a folder without any concept is one; broken
+    links, unknown statuses and bad optional fields are warnings. The report groups
+    them by code (--all lists every one). Exits 0 when conformant, 1 when not; with
+    --strict, 1 as well when there is any warning.
 
     Example:
 
