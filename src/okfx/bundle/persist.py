@@ -37,9 +37,9 @@ __all__ = ["FORMAT", "LEFTOVER_SECONDS", "RACY_SECONDS", "StateCache", "default_
 
 logger = logging.getLogger("okfx")
 
-#: Bumped whenever what is stored changes shape (5: the search classes moved into
-#: ``okfx.search``, so a format-4 file names module paths that no longer exist).
-FORMAT = 5
+#: Bumped whenever what is stored changes shape or meaning (5: the search classes moved
+#: into ``okfx.search``; 6: CJK bigram terms and per-code problem counts).
+FORMAT = 6
 #: Files modified this recently make a state too young to store.
 RACY_SECONDS = 2.0
 #: A temporary state file untouched this long was left by a process killed mid-store.
