@@ -7,7 +7,6 @@ cannot be reached (a missing folder, a failed clone).
 
 from __future__ import annotations
 
-import difflib
 import os
 import threading
 import unicodedata
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from okfx.search.facets import Facets
     from okfx.search.grep import GrepResults
     from okfx.search.index import SearchIndex, SearchResults
+    from okfx.search.suggest import NameIndex
     from okfx.sources import GitSource, SourceLimits
 
 __all__ = ["Bundle", "Document", "Neighbors"]
@@ -156,6 +156,7 @@ class Bundle:
         self._search_index: SearchIndex | None = None
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
+        self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
         # (cache, key, fingerprint, newest mtime) when loaded with a state cache
         self._state: tuple[StateCache, str, str, int] | None = None
 
@@ -509,18 +510,25 @@ class Bundle:
         )
 
     def suggest(self, text: str, limit: int = 5) -> list[str]:
-        """Concept paths close to ``text`` by path or title ("did you mean")."""
-        key = text.strip("/").removesuffix(".md").casefold()
-        ids = {c.id.casefold(): c.path for c in self._concepts.values()}
-        titles = {c.title.casefold(): c.path for c in self._concepts.values()}
-        leaf = key.rsplit("/", 1)[-1]
-        leaves = {c.id.rsplit("/", 1)[-1].casefold(): c.path for c in self._concepts.values()}
-        found: list[str] = []
-        for table, probe in ((ids, key), (leaves, leaf), (titles, key)):
-            for match in difflib.get_close_matches(probe, list(table), n=limit, cutoff=0.6):
-                if table[match] not in found:
-                    found.append(table[match])
-        return found[:limit]
+        """Concept paths close to ``text`` by path, file name or title ("did you mean"),
+        from an index made on the first call (:mod:`okfx.search.suggest`)."""
+        return self.names().suggest(text, limit)
+
+    def names(self, files: bool = False) -> NameIndex:
+        """The index behind :meth:`suggest`: of the concepts' paths and titles, or with
+        ``files`` of every file's path. Built on first use (``okfx serve`` builds the
+        concepts' in the background)."""
+        with self._lock:
+            found = self._names.get(files)
+            if found is None:
+                from okfx.search.suggest import NameIndex
+
+                if files:
+                    found = NameIndex((path, "") for path in sorted(self._files))
+                else:
+                    found = NameIndex((c.path, c.title) for c in self)
+                self._names[files] = found
+            return found
 
     # -- problems ------------------------------------------------------------------------
     def problem_counts(self) -> dict[str, int]:

@@ -575,6 +575,7 @@ def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
         try:
             for bundle in manager.bundles.values():
                 bundle.facets().prepare()  # a fraction of a second even at 100k
+                bundle.names()  # "did you mean" for a wrong path
             manager.prepare_search()
         except Exception:  # the first search builds it again and reports the problem
             logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")

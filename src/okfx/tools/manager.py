@@ -19,6 +19,7 @@ from typing import Any
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.persist import StateCache
 from okfx.errors import NotFound
+from okfx.search.suggest import closest
 
 __all__ = ["AccessEvent", "KnowledgeManager"]
 
@@ -126,10 +127,11 @@ class KnowledgeManager:
             )
         found = self._bundles.get(name)
         if found is None:
+            near = closest(name, self.names)  # the closest first, then the others
             raise NotFound(
                 f"no bundle named {name!r}; loaded bundles: {self.names}",
                 path=name,
-                suggestions=self.names,
+                suggestions=near + [other for other in self.names if other not in near],
             )
         return found
 

@@ -17,6 +17,7 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.tools.folders import folder_listing
+from okfx.search.suggest import closest
 from okfx.tools.payloads import UNTRUSTED, concept_header, concept_row, link_payload
 from okfx.tools.prompt import index_summary
 
@@ -226,7 +227,11 @@ def _section(body: str, heading: str) -> str:
                 break
         return body[match.start() : end]
     available = [heading_text(m.group(2)) for m in headings][:30]
-    raise NotFound(f"no section {heading!r}; headings: {available}", suggestions=available)
+    near = closest(heading, available)  # the closest first, then the others in order
+    raise NotFound(
+        f"no section {heading!r}; headings: {available}",
+        suggestions=near + [h for h in available if h not in near],
+    )
 
 
 def read(
@@ -344,9 +349,7 @@ def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         raise NotFound(
             f"no file at {canon} in bundle {b.name!r}",
             path=canon,
-            suggestions=[
-                f for f in sorted(b.files) if f.rsplit("/", 1)[-1] == canon.rsplit("/", 1)[-1]
-            ][:5],
+            suggestions=b.names(files=True).suggest(canon),
         )
     if isinstance(b.get(canon), Concept):
         raise InvalidArgument(f"{canon} is a concept; use read_concept to read it")

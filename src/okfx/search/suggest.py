@@ -1,0 +1,188 @@
+"""Did you mean: the names closest to one that does not exist, from an index built once.
+
+Agents guess paths all the time, so a wrong path must cost about what a right one does.
+Comparing the guess with every name of the bundle (``difflib.get_close_matches``, as
+okfx did first) grows with the bundle: 0.55 s at 10k concepts, while the GIL stalls
+every other client. :class:`NameIndex` keeps, for each character trigram of an entry's
+file name and title, the entries that have it, and the entries of each folder. A probe
+counts the entries sharing its rarer trigrams (at most :data:`BUDGET` postings, whatever
+the size of the bundle), keeps the few that share the most and scores only those.
+
+A typo, a transposition or a missing letter changes at most three trigrams of a name; a
+wrong folder or a missing ``.md`` changes none of the file name's; a title given for a
+path shares its words with the file name or the title; so the entry meant stays among
+the few kept. A misspelt folder is matched to the closest folder the same way.
+
+The score is the indel similarity ``2 * LCS / (len(a) + len(b))`` (LCS: the longest
+common subsequence, found bit-parallel), which is at least difflib's ratio, so whatever
+difflib suggested still passes the same cutoff. An entry is scored by its full name (a
+concept id such as ``metrics/revenue``), its file name (``revenue``) and its title, and
+ranked by the best of the three.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import chain
+
+__all__ = ["BUDGET", "CUTOFF", "NameIndex", "closest", "similarity"]
+
+#: A name must score at least this to be suggested (difflib's default cutoff).
+CUTOFF = 0.6
+#: Postings counted per probe at most; the rarest trigrams are counted first.
+BUDGET = 4096
+# Entries kept by shared trigrams, then scored (about 20 us each): more finds more, fewer
+# cost less.
+_SCORED = 16
+# Characters of a probe compared at most: a name is never longer than a path.
+_MAX_PROBE = 512
+_SEPARATORS = re.compile(r"[\W_]+")
+
+
+def _fold(text: str) -> str:
+    """Casefolded words separated by one space: ``dock_Availability`` -> ``dock availability``."""
+    return _SEPARATORS.sub(" ", text.casefold()).strip()
+
+
+def _grams(text: str) -> set[str]:
+    padded = f" {text} "
+    return {padded[at : at + 3] for at in range(len(padded) - 2)}
+
+
+class _Probe:
+    """One probe string, ready to be compared with many names."""
+
+    __slots__ = ("masks", "size", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.size = len(text)
+        masks: dict[str, int] = {}
+        for at, char in enumerate(text):
+            masks[char] = masks.get(char, 0) | (1 << at)
+        self.masks = masks
+
+    def similarity(self, name: str) -> float:
+        """``2 * LCS / (len(probe) + len(name))``, 0.0 for two empty strings.
+
+        The LCS is counted bit-parallel (Allison and Dix 1986; Hyyrö 2004): bit ``i`` of
+        ``row`` is cleared once the subsequence can end at probe character ``i``.
+        """
+        total = self.size + len(name)
+        if not total:
+            return 0.0
+        if 2 * min(self.size, len(name)) < CUTOFF * total:
+            return 0.0  # too different in length to reach the cutoff
+        full = (1 << self.size) - 1
+        row = full
+        masks = self.masks
+        for char in name:
+            matched = row & masks.get(char, 0)
+            row = (row + matched) | (row - matched)
+        common = self.size - (row & full).bit_count()
+        return 2.0 * common / total
+
+
+def similarity(a: str, b: str) -> float:
+    """The indel similarity of ``a`` and ``b``: ``2 * LCS / (len(a) + len(b))``, in 0..1
+    (0.0 when the lengths alone keep it under :data:`CUTOFF`)."""
+    return _Probe(a).similarity(b)
+
+
+def closest(probe: str, choices: Sequence[str], limit: int = 5) -> list[str]:
+    """The ``choices`` closest to ``probe`` (case-insensitive, at least :data:`CUTOFF`),
+    best first; for short lists such as a document's headings or the loaded bundles."""
+    compare = _Probe(probe.strip().casefold()[:_MAX_PROBE])
+    scored = [(compare.similarity(choice.casefold()), at) for at, choice in enumerate(choices)]
+    ranked = sorted((-score, at) for score, at in scored if score >= CUTOFF)
+    return [choices[at] for _, at in ranked[:limit]]
+
+
+def _shortlist(postings: dict[str, array[int]], grams: Iterable[str], size: int) -> list[int]:
+    """The ``size`` entries that hold the most of ``grams``, counting the rarest first and
+    at most :data:`BUDGET` postings; none when even the rarest is held by more."""
+    lists = sorted((held for gram in grams if (held := postings.get(gram))), key=len)
+    counted: list[array[int]] = []
+    spent = 0
+    for held in lists:
+        spent += len(held)
+        if spent > BUDGET:
+            break
+        counted.append(held)
+    if not counted:
+        return []
+    shared = Counter(chain.from_iterable(counted))
+    return [at for at, _ in shared.most_common(size)]
+
+
+def _key(text: str) -> str:
+    """A path or name as names are compared: ``/Metrics/Revenue.md`` -> ``metrics/revenue``."""
+    return text.strip().strip("/").removesuffix(".md").casefold()[:_MAX_PROBE]
+
+
+class NameIndex:
+    """Close paths to a probe among entries ``(path, title)``, from trigram postings.
+
+    A path's file name is its last part; ``/`` and ``.md`` around it do not count.
+    Built once per loaded bundle and read-only afterwards, so it is safe to share
+    between threads.
+    """
+
+    def __init__(self, entries: Iterable[tuple[str, str]]) -> None:
+        self._entries: list[tuple[str, str]] = []
+        postings: dict[str, list[int]] = {}
+        for at, (path, title) in enumerate(entries):
+            self._entries.append((path, title))
+            folder, _, leaf = _key(path).rpartition("/")
+            # a folder's key ends in "/", which no trigram of folded text holds
+            for gram in _grams(_fold(leaf)) | _grams(_fold(title)) | {f"{folder}/"}:
+                held = postings.get(gram)
+                if held is None:
+                    postings[gram] = [at]
+                else:
+                    held.append(at)
+        # 4-byte arrays: a fraction of the memory of lists of int objects
+        self._postings = {gram: array("i", held) for gram, held in postings.items()}
+        self._folders = sorted(gram[:-1] for gram in self._postings if gram.endswith("/"))
+        by_gram: dict[str, list[int]] = {}
+        for at, folder in enumerate(self._folders):
+            for gram in _grams(_fold(folder)):
+                by_gram.setdefault(gram, []).append(at)
+        self._folder_grams = {gram: array("i", held) for gram, held in by_gram.items()}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _folder(self, folder: str) -> str:
+        """``folder`` when some entry is in it, else the closest folder that is."""
+        if f"{folder}/" in self._postings or not folder:
+            return folder
+        near = [self._folders[at] for at in _shortlist(self._folder_grams, _grams(folder), 8)]
+        return next(iter(closest(folder, near, 1)), folder)
+
+    def suggest(self, text: str, limit: int = 5) -> list[str]:
+        """Paths whose full path, file name or title is close to ``text``, best first
+        (of two equal scores, by full path, then file name, then title)."""
+        key = _key(text)
+        folder, _, leaf = key.rpartition("/")
+        if not leaf:
+            return []
+        wanted = _grams(_fold(leaf)) | {f"{self._folder(folder)}/"}
+        whole, file_name = _Probe(key), _Probe(leaf)
+        best: dict[str, tuple[float, int]] = {}  # path -> (score, -kind)
+        for at in _shortlist(self._postings, wanted, _SCORED):
+            path, title = self._entries[at]
+            name = _key(path)
+            scores = (
+                whole.similarity(name),
+                file_name.similarity(name.rpartition("/")[2]),
+                whole.similarity(title.casefold()),
+            )
+            for kind, score in enumerate(scores):
+                if score >= CUTOFF and (score, -kind) > best.get(path, (0.0, -9)):
+                    best[path] = (score, -kind)
+        ranked = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+        return [path for path, _ in ranked[:limit]]
