@@ -15,6 +15,7 @@ Hierarchy::
     ├── NoExecutor                code = "no_executor"
     ├── Unreadable                code = "unreadable"      (+ .path)
     ├── TooLarge                  code = "too_large"       (+ .path)
+    ├── TimedOut                  code = "timeout"
     └── UnsafeCacheDir            code = "unsafe_cache_dir" (+ .path)
 
 Messages say what was wrong and what to do next.
@@ -30,6 +31,7 @@ __all__ = [
     "NotAttestable",
     "NotFound",
     "OKFError",
+    "TimedOut",
     "TooLarge",
     "UnsafeCacheDir",
     "UnsafePath",
@@ -127,6 +129,13 @@ class TooLarge(OKFError):
     def __init__(self, message: str, *, path: str = "") -> None:
         super().__init__(message)
         self.path = path
+
+
+class TimedOut(OKFError):
+    """A call ran out of its time budget (see :mod:`okfx.deadline`): it stopped, or never
+    started because the server was busy, instead of queueing without end."""
+
+    code = "timeout"
 
 
 class UnsafeCacheDir(OKFError):

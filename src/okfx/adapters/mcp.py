@@ -32,10 +32,12 @@ from okfx.tools.payloads import jsonable
 from okfx.tools.prompt import index_summary
 from okfx.tools.toolbox import RUN_TOOL
 
+from ._fair import CallPolicy, fair
 from ._optional import require
 from ._source import toolbox
 
 __all__ = [
+    "CallPolicy",
     "PROMPT_NAME",
     "bearer_auth",
     "bind",
@@ -164,12 +166,13 @@ def _add_resources(server: Any, sdk: _SDK, manager: KnowledgeManager) -> None:
 
 
 # -- the server --------------------------------------------------------------------------------
-def build_server(source: Any, *, name: str = "okfx") -> Any:
+def build_server(source: Any, *, name: str = "okfx", policy: CallPolicy | None = None) -> Any:
     """An MCP server (2.x ``MCPServer`` / 1.x ``FastMCP``) exposing okfx over ``source``.
 
     ``source`` is a :class:`Bundle`, a :class:`KnowledgeManager`, a :class:`Toolbox`, or
     paths/URLs as :meth:`KnowledgeManager.from_paths` takes them (one path, a list, or a
-    ``{name: path}`` mapping).
+    ``{name: path}`` mapping). Each tool call runs in a worker thread within ``policy``
+    (:class:`~okfx.adapters._fair.CallPolicy`: slots and a time budget per call).
     """
     sdk = _sdk()
     box = toolbox(source)
@@ -186,7 +189,7 @@ def build_server(source: Any, *, name: str = "okfx") -> Any:
     runs = sdk.tool_annotations(
         readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=False
     )
-    for tool in box.tools():
+    for tool in fair(box.tools(), policy or CallPolicy()):
         hints = runs if tool.__name__ == RUN_TOOL else read_only
         server.add_tool(tool, name=tool.__name__, annotations=hints)
 

@@ -25,6 +25,7 @@ from okfx.bundle.rootlinks import message as root_links_message
 from okfx.bundle.scope import find_scope
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
 from okfx.bundle.wikilinks import WikiIndex
+from okfx.deadline import acquire
 from okfx.errors import NotFound, UnsafePath
 from okfx.gcpause import gc_paused
 from okfx.limits import Limits
@@ -152,7 +153,8 @@ class Bundle:
         self._files: frozenset[str] = frozenset()
         self._dirs: frozenset[str] = frozenset({"/"})
         self._backlinks: dict[str, list[Link]] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the search index's build
+        self._names_lock = threading.Lock()
         self._search_index: SearchIndex | None = None
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
@@ -518,7 +520,11 @@ class Bundle:
         """The index behind :meth:`suggest`: of the concepts' paths and titles, or with
         ``files`` of every file's path. Built on first use (``okfx serve`` builds the
         concepts' in the background)."""
-        with self._lock:
+        found = self._names.get(files)
+        if found is not None:
+            return found
+        acquire(self._names_lock, "the name index, which is being built")
+        try:
             found = self._names.get(files)
             if found is None:
                 from okfx.search.suggest import NameIndex
@@ -529,6 +535,8 @@ class Bundle:
                     found = NameIndex((c.path, c.title) for c in self)
                 self._names[files] = found
             return found
+        finally:
+            self._names_lock.release()
 
     # -- problems ------------------------------------------------------------------------
     def problem_counts(self) -> dict[str, int]:
@@ -581,7 +589,11 @@ class Bundle:
     # -- search --------------------------------------------------------------------------
     def search_index(self) -> SearchIndex:
         """The bundle's BM25F index, built on first use (``Bundle.load`` stays lean)."""
-        with self._lock:
+        if self._search_index is not None:
+            return self._search_index
+        # a call with a deadline waits for another thread's build only until then
+        acquire(self._lock, "the search index, which is being built")
+        try:
             if self._search_index is None:
                 from okfx.search.index import SearchIndex
 
@@ -591,6 +603,8 @@ class Bundle:
                     self._persist("search", index.state())
                     self._search_index = index
             return self._search_index
+        finally:
+            self._lock.release()
 
     def _restore_index(self) -> SearchIndex | None:
         if self._state is None:

@@ -483,6 +483,12 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     help="Build the search index on the first search, not in the background at start.",
 )  # fmt: skip
 @executor_options
+@click.option(
+    "--call-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
+    show_default=True, metavar="SECONDS",
+    help="Time budget of one tool call, waiting for a turn included; past it the call "
+    "answers a 'timeout' error.",
+)  # fmt: skip
 def serve(
     sources: tuple[str, ...],
     transport: str,
@@ -493,6 +499,7 @@ def serve(
     executor: str | None,
     data: tuple[str, ...],
     stale_policy: str,
+    call_timeout: float,
 ) -> None:
     """Serve the bundles as an MCP server.
 
@@ -540,7 +547,10 @@ def serve(
         tables = ", ".join(data)
         click.echo(f"okfx: run_computation runs {runtimes} computations over {tables}", err=True)
     try:
-        server = adapter.build_server(Toolbox(manager, computations=settings))
+        server = adapter.build_server(
+            Toolbox(manager, computations=settings),
+            policy=adapter.CallPolicy(timeout=call_timeout),
+        )
     except ImportError as exc:
         raise click.ClickException(str(exc)) from exc
     try:

@@ -22,6 +22,7 @@ from typing import Any, overload
 
 import re2
 
+from okfx.deadline import checked
 from okfx.errors import InvalidArgument, InvalidRegex
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
 from okfx.search.snippets import EXCERPT_CHARS, cut_line
@@ -300,6 +301,7 @@ def _candidates(
     search per text, before any other work, and only the matches get sorted (a
     :func:`_plain` needle searches the texts as they are).
     """
+    entries = checked(entries, "grep")  # the scan stops at the call's deadline
     if isinstance(matcher, _Substring) and not matcher.ignore_case and _plain(matcher.needle):
         needle = matcher.needle
         found = [

@@ -18,6 +18,7 @@ from typing import Any
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.persist import StateCache
+from okfx.deadline import acquire
 from okfx.errors import NotFound
 from okfx.search.suggest import closest
 
@@ -187,10 +188,16 @@ class KnowledgeManager:
             return self.bundle(bundle).search(query, limit, type, tags, **filters)
         if len(self._bundles) == 1:
             return next(iter(self._bundles.values())).search(query, limit, type, tags, **filters)
-        with self._lock:
-            if self._combined is None:
-                self._combined = self._combined_index()
-            index = self._combined
+        index = self._combined
+        if index is None:
+            # a call with a deadline waits for another thread's build only until then
+            acquire(self._lock, "the search index, which is being built")
+            try:
+                if self._combined is None:
+                    self._combined = self._combined_index()
+                index = self._combined
+            finally:
+                self._lock.release()
         return index.search(query, limit=limit, type=type, tags=tags, **filters)
 
     def _combined_index(self) -> Any:

@@ -1,0 +1,95 @@
+"""A call's time budget: a deadline in a context variable, checked in long loops.
+
+A server answers many agents at once, so no call may run or wait without end. The
+caller sets a deadline around one call (:func:`budget`); the work that can take long
+checks it cooperatively (:func:`check`, :func:`checked` in grep's scan,
+:func:`acquire` where a call waits for an index another thread is building) and stops
+with :class:`~okfx.errors.TimedOut`, which a tool answers as a ``timeout`` error. Work
+that other calls will reuse (an index build) is never abandoned halfway: only the
+waiting is bounded.
+
+Without a deadline (a library call, the CLI) every check passes. The deadline is a
+:class:`contextvars.ContextVar`, so it follows the call into a worker thread started with
+``asyncio.to_thread`` or ``anyio.to_thread.run_sync`` (both copy the context).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TypeVar
+
+from okfx.errors import TimedOut
+
+__all__ = ["acquire", "budget", "check", "checked", "remaining"]
+
+T = TypeVar("T")
+
+# (monotonic instant the call must end by, the budget in seconds, for the message)
+_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("okfx_deadline", default=None)
+# Items between two checks in :func:`checked`: a few milliseconds of grep at most.
+_EVERY = 128
+
+
+@contextmanager
+def budget(seconds: float | None, *, start: float | None = None) -> Iterator[None]:
+    """Run the block with a deadline ``seconds`` after ``start`` (``time.monotonic()``,
+    by default now); an earlier deadline already set stays. None sets no deadline."""
+    if seconds is None:
+        yield
+        return
+    ends = (time.monotonic() if start is None else start) + seconds
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(outer if outer is not None and outer[0] <= ends else (ends, seconds))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def remaining() -> float | None:
+    """Seconds left to the deadline (0.0 once it passed), or None without one."""
+    current = _DEADLINE.get()
+    return None if current is None else max(current[0] - time.monotonic(), 0.0)
+
+
+def _timed_out(what: str, seconds: float) -> TimedOut:
+    return TimedOut(
+        f"{what} ran out of the {seconds:g} s time budget of one call; narrow it (a filter, "
+        "a directory, a more specific pattern) or try again in a moment"
+    )
+
+
+def check(what: str) -> None:
+    """Raise :class:`~okfx.errors.TimedOut` naming ``what`` once the deadline passed."""
+    current = _DEADLINE.get()
+    if current is not None and time.monotonic() >= current[0]:
+        raise _timed_out(what, current[1])
+
+
+def checked(items: Iterable[T], what: str) -> Iterator[T]:
+    """``items``, checking the deadline before the first and then every few items."""
+    if _DEADLINE.get() is None:
+        yield from items
+        return
+    for count, item in enumerate(items):
+        if not count % _EVERY:
+            check(what)
+        yield item
+
+
+def acquire(lock: threading.Lock, what: str) -> None:
+    """Take ``lock``, waiting at most until the deadline (without one, as long as it
+    takes); raise :class:`~okfx.errors.TimedOut` naming ``what`` when it did not come."""
+    current = _DEADLINE.get()
+    if current is None:
+        lock.acquire()
+        return
+    if not lock.acquire(timeout=max(current[0] - time.monotonic(), 0.0)):
+        raise TimedOut(
+            f"waited for {what} until the end of the {current[1]:g} s time budget of one "
+            "call; try again in a moment"
+        )

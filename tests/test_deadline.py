@@ -1,0 +1,96 @@
+"""A call's time budget (okfx.deadline): checked in grep's scan and index waits."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Toolbox
+from okfx.deadline import acquire, budget, check, checked, remaining
+from okfx.errors import TimedOut
+
+
+def test_without_a_deadline_every_check_passes() -> None:
+    assert remaining() is None
+    check("anything")
+    assert list(checked(range(1000), "a loop")) == list(range(1000))
+    lock = threading.Lock()
+    acquire(lock, "a lock")
+    assert lock.locked()
+
+
+def test_a_passed_deadline_stops_a_checked_loop_before_its_first_item() -> None:
+    seen: list[int] = []
+    with budget(0.0), pytest.raises(TimedOut) as info:
+        seen.extend(checked(range(1000), "the scan"))
+    assert seen == []
+    assert info.value.code == "timeout"
+    assert "the scan ran out of the 0 s time budget" in info.value.message
+
+
+def test_an_inner_budget_never_extends_the_outer_one() -> None:
+    with budget(0.0):
+        with budget(3600.0):
+            assert remaining() == 0.0
+            with pytest.raises(TimedOut):
+                check("inner")
+        with budget(None):
+            assert remaining() == 0.0
+    with budget(3600.0):
+        with budget(0.0), pytest.raises(TimedOut):
+            check("shorter inner")
+        check("the outer one still has time")
+    assert remaining() is None
+
+
+def test_waiting_for_a_held_lock_ends_at_the_deadline() -> None:
+    lock = threading.Lock()
+    lock.acquire()
+    with budget(0.05), pytest.raises(TimedOut, match="waited for the index until the end"):
+        acquire(lock, "the index")
+    lock.release()
+    with budget(0.05):
+        acquire(lock, "a free lock")
+    assert lock.locked()
+
+
+def _big(make_bundle: MakeBundle) -> Bundle:
+    files = {f"c/{n:04}.md": concept(title=f"C {n}", body="word " * 50) for n in range(600)}
+    return Bundle.load(make_bundle(files))
+
+
+def test_grep_out_of_time_answers_a_timeout_error_and_reads_still_work(
+    make_bundle: MakeBundle,
+) -> None:
+    box = Toolbox(_big(make_bundle))
+    with budget(0.0):
+        result = box.grep_concepts(pattern="absent", regex=True, ignore_case=True)
+        assert result["error"]["code"] == "timeout", result
+        assert box.read_concept(path="c/0001")["title"] == "C 1"  # no loop to check
+    assert box.grep_concepts(pattern="word", limit=3)["matches"]
+
+
+def test_a_search_waits_for_the_index_build_only_until_its_deadline(
+    make_bundle: MakeBundle,
+) -> None:
+    bundle = _big(make_bundle)
+    box = Toolbox(bundle)
+    # Another thread is building the index: it holds the build lock meanwhile.
+    bundle._lock.acquire()
+    try:
+        with ThreadPoolExecutor(1) as pool:
+
+            def search() -> dict[str, object]:
+                with budget(0.05):
+                    return box.search_concepts(query="word")
+
+            waited = pool.submit(search).result()
+    finally:
+        bundle._lock.release()
+    error = waited["error"]
+    assert isinstance(error, dict) and error["code"] == "timeout"
+    assert "being built" in error["message"]
+    assert box.search_concepts(query="word")["hits"]  # the build then ran
