@@ -158,17 +158,28 @@ def _processes(pid: int) -> list[int]:
     return found
 
 
-def server_rss_mb(pid: int) -> float | None:
-    """Resident memory of ``pid`` and its descendants, in MB (Linux /proc; else None)."""
-    total = 0
+def server_memory_mb(pid: int) -> tuple[float, float | None] | None:
+    """``(RSS, PSS)`` in MB of ``pid`` and its descendants (Linux /proc; else None).
+
+    RSS counts a page shared by the workers once in each; PSS splits it between them, so
+    the PSS of all the processes is what they take together.
+    """
+    rss = pss = 0
+    pss_known = True
     for current in _processes(pid):
         try:
             with open(f"/proc/{current}/status", encoding="utf-8") as handle:
-                total += sum(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
+                rss += sum(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
         except OSError:
             if current == pid:
                 return None
-    return total / 1024
+            continue
+        try:
+            with open(f"/proc/{current}/smaps_rollup", encoding="utf-8") as handle:
+                pss += sum(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+        except OSError:
+            pss_known = False
+    return rss / 1024, pss / 1024 if pss_known else None
 
 
 def server_cpu_s(pid: int) -> float | None:
@@ -196,6 +207,7 @@ class Tally:
     not_found: int = 0
     calls: int = 0
     server_cpu: float | None = None  # CPU seconds the server used during the run
+    processes: int = 0  # the server's processes (supervisor and workers)
 
     def error(self, kind: str, what: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -345,7 +357,7 @@ async def wait_ready(http: Any, url: str, deadline: float) -> None:
 
 async def drive(
     args: argparse.Namespace, url: str, mix: Mix, server_pid: int
-) -> tuple[Tally, float, float | None, float | None]:
+) -> tuple[Tally, float, Any, Any]:
     import httpx
 
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
@@ -360,7 +372,7 @@ async def drive(
                 for n in range(4)
             )
         )
-        before = server_rss_mb(server_pid)
+        before = server_memory_mb(server_pid)
         cpu_before = server_cpu_s(server_pid)
         tally = Tally()
         budget = [args.max_calls]
@@ -370,8 +382,9 @@ async def drive(
             *(client(http, url, mix, n, stop_at, budget, tally) for n in range(args.clients))
         )
         elapsed = time.monotonic() - start
-        after = server_rss_mb(server_pid)
+        after = server_memory_mb(server_pid)
         cpu_after = server_cpu_s(server_pid)
+        tally.processes = len(_processes(server_pid))
     tally.server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     return tally, elapsed, before, after
 
@@ -425,10 +438,19 @@ def report(
     for example in tally.examples:
         yield f"  e.g. {example}"
     if before and after:
-        growth = (after - before) / before
-        yield f"server RSS: {before:.1f} MB -> {after:.1f} MB ({growth:+.1%})"
+        growth = (after[0] - before[0]) / before[0]
+        yield (
+            f"server RSS ({tally.processes} processes, summed): {before[0]:.1f} MB -> "
+            f"{after[0]:.1f} MB ({growth:+.1%})"
+        )
+        if before[1] and after[1]:
+            growth = (after[1] - before[1]) / before[1]
+            yield (
+                f"server PSS (shared pages split, what they take together): {before[1]:.1f} MB"
+                f" -> {after[1]:.1f} MB ({growth:+.1%})"
+            )
     else:
-        yield "server RSS: unknown (no /proc)"
+        yield "server memory: unknown (no /proc)"
     yield (
         "targets: 0 errors; RSS growth <= 10%; one worker >= 200 calls/s and p99 <= 500 ms "
         "(50 clients, 60 s, 10k bundle)"

@@ -484,6 +484,11 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
 )  # fmt: skip
 @executor_options
 @click.option(
+    "--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+    help="HTTP: serve from N processes that share the listening socket and the loaded "
+    "state; SIGHUP reloads the bundles into new workers.",
+)  # fmt: skip
+@click.option(
     "--call-timeout", type=click.FloatRange(min=0, min_open=True), default=10.0,
     show_default=True, metavar="SECONDS",
     help="Time budget of one tool call, waiting for a turn included; past it the call "
@@ -499,6 +504,7 @@ def serve(
     executor: str | None,
     data: tuple[str, ...],
     stale_policy: str,
+    workers: int,
     call_timeout: float,
 ) -> None:
     """Serve the bundles as an MCP server.
@@ -527,6 +533,8 @@ def serve(
             "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
             "print(secrets.token_urlsafe(32))')."
         )
+    if workers > 1:
+        _check_workers(transport, settings.can_run)
     # The bundles live as long as the server and hold no cycles: keep the cyclic GC from
     # walking them again and again (its first passes after a large load take seconds),
     # from the end of each load, index build or state read on.
@@ -540,17 +548,17 @@ def serve(
                 err=True,
             )
     gc.freeze()
-    if not lazy_index:
+    if workers > 1:  # built before the fork, so that the workers share it
+        prepare(manager, index=not lazy_index)
+    elif not lazy_index:
         prepare_in_background(manager)
     if settings.can_run:
         runtimes = ", ".join(settings.runtimes())
         tables = ", ".join(data)
         click.echo(f"okfx: run_computation runs {runtimes} computations over {tables}", err=True)
+    policy = adapter.CallPolicy(timeout=call_timeout)
     try:
-        server = adapter.build_server(
-            Toolbox(manager, computations=settings),
-            policy=adapter.CallPolicy(timeout=call_timeout),
-        )
+        server = adapter.build_server(Toolbox(manager, computations=settings), policy=policy)
     except ImportError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
@@ -566,7 +574,27 @@ def serve(
         shown = token if token and sys.stderr.isatty() else "<OKFX_TOKEN>" if token else None
         click.echo(render.serve_banner(manager, url, shown), err=True)
         try:
-            adapter.serve_http(adapter.http_app(server, host=host, token=token), sock)
+            app = adapter.http_app(server, host=host, token=token)
+            if workers > 1:
+
+                def reload() -> Any:
+                    fresh = _manager(sources)
+                    gc.freeze()
+                    prepare(fresh, index=not lazy_index)
+                    rebuilt = adapter.build_server(
+                        Toolbox(fresh, computations=settings), policy=policy
+                    )
+                    return adapter.http_app(rebuilt, host=host, token=token)
+
+                from okfx.adapters.workers import serve_workers
+
+                status = serve_workers(
+                    app, sock, workers, serve=adapter.serve_http, reload=reload, say=_say
+                )
+                if status:
+                    raise SystemExit(status)
+            else:
+                adapter.serve_http(app, sock)
         finally:
             # uvicorn may swallow the Ctrl+C it handled or re-raise it: say so either way
             click.echo("okfx: stopped", err=True)
@@ -575,24 +603,44 @@ def serve(
             click.echo("okfx: stopped", err=True)
 
 
-def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
-    """Build the listing facets and the search index in a daemon thread while the
-    server starts answering: an agent's first call usually comes after a handshake and a
-    turn of its model, and then finds them ready (or waits for the rest of the build,
-    not all of it)."""
-
-    def prepare() -> None:
-        try:
-            for bundle in manager.bundles.values():
-                bundle.facets().prepare()  # a fraction of a second even at 100k
-                bundle.names()  # "did you mean" for a wrong path
+def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
+    """Build the listing facets, the "did you mean" name index and (with ``index``) the
+    search index of every bundle now."""
+    try:
+        for bundle in manager.bundles.values():
+            bundle.facets().prepare()  # a fraction of a second even at 100k
+            bundle.names()  # "did you mean" for a wrong path
+        if index:
             manager.prepare_search()
-        except Exception:  # the first search builds it again and reports the problem
-            logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")
+    except Exception:  # the first search builds it again and reports the problem
+        logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")
 
-    thread = threading.Thread(target=prepare, name="okfx-index", daemon=True)
+
+def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
+    """:func:`prepare` in a daemon thread while the server starts answering: an agent's
+    first call usually comes after a handshake and a turn of its model, and then finds
+    them ready (or waits for the rest of the build, not all of it)."""
+    thread = threading.Thread(target=prepare, args=(manager,), name="okfx-index", daemon=True)
     thread.start()
     return thread
+
+
+def _check_workers(transport: str, runs: bool) -> None:
+    from okfx.adapters.workers import can_fork
+
+    if transport != "http":
+        raise click.UsageError("--workers needs --transport http (a stdio server has one client)")
+    if runs:  # a run's receipt is kept by the process that ran it
+        raise click.UsageError(
+            "--workers cannot be combined with --executor yet: check_attestation must reach "
+            "the worker that ran the computation; serve computations with one worker"
+        )
+    if not can_fork():
+        raise click.UsageError("--workers needs os.fork, which this platform lacks")
+
+
+def _say(message: str) -> None:
+    click.echo(message, err=True)
 
 
 def main() -> None:

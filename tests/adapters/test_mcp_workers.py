@@ -1,0 +1,163 @@
+"""okfx serve --workers N: pre-forked processes on one socket, a reload that reaches them all."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
+    reason="pre-forked workers need os.fork; the test reads /proc",
+)
+
+
+class Served:
+    """A running ``okfx serve --workers``: its URL, its stderr lines, its workers."""
+
+    def __init__(self, bundle: Path, workers: int) -> None:
+        command = [sys.executable, "-m", "okfx", "serve", str(bundle), "--transport", "http"]
+        command += ["--port", "0", "--workers", str(workers)]
+        env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT / "src")}
+        env.pop("OKFX_TOKEN", None)
+        self.process = subprocess.Popen(
+            command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env
+        )
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.url = self.wait_for("http://127.0.0.1:").split()[-1]
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.lines.put(line)
+
+    def wait_for(self, text: str, timeout: float = 120) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=0.5)
+            except queue.Empty:
+                assert self.process.poll() is None, "okfx serve exited"
+                continue
+            if text in line:
+                return line.strip()
+        raise AssertionError(f"okfx serve never printed {text!r}")
+
+    def workers(self) -> set[int]:
+        pid = self.process.pid
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="utf-8") as handle:
+            return {int(child) for child in handle.read().split()}
+
+    def settle(
+        self, count: int, old: frozenset[int] = frozenset(), timeout: float = 60
+    ) -> set[int]:
+        """The workers once there are ``count`` of them and none of ``old``."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = self.workers()
+            if len(found) == count and not found & old:
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"workers never settled at {count}: {self.workers()}")
+
+    def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        }
+        request = urllib.request.Request(
+            self.url,
+            data=json.dumps(body).encode(),
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:  # a new connection
+            result: dict[str, Any] = json.loads(response.read())["result"]
+        return result["structuredContent"]  # type: ignore[no-any-return]
+
+    @contextmanager
+    def only(self, worker: int, others: set[int]) -> Iterator[None]:
+        """Stop every other worker meanwhile, so ``worker`` takes the new connections."""
+        stopped = others - {worker}
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pid in stopped:
+                os.kill(pid, signal.SIGCONT)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        status = self.process.wait(30)
+        self.reader.join(10)
+        assert self.process.stderr is not None
+        self.process.stderr.close()
+        return status
+
+
+def _answered_by_each(served: Served, workers: set[int], path: str) -> list[str]:
+    titles = []
+    for worker in sorted(workers):
+        with served.only(worker, workers):
+            titles.append(served.call("read_concept", path=path)["title"])
+    return titles
+
+
+def test_every_worker_answers_and_a_reload_reaches_them_all(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"a/first.md": concept(title="First")})
+    served = Served(root, workers=2)
+    try:
+        workers = served.settle(2)
+        assert _answered_by_each(served, workers, "a/first") == ["First", "First"]
+        assert served.call("read_concept", path="a/second")["error"]["code"] == "not_found"
+
+        (root / "a" / "second.md").write_text(concept(title="Second"), encoding="utf-8")
+        os.kill(served.process.pid, signal.SIGHUP)
+        served.wait_for("okfx: reloaded")
+        fresh = served.settle(2, old=frozenset(workers))
+        assert _answered_by_each(served, fresh, "a/second") == ["Second", "Second"]
+
+        os.kill(min(fresh), signal.SIGKILL)  # a worker dies: another takes its place
+        served.wait_for(f"worker {min(fresh)} ended (signal 9)")
+        replaced = served.settle(2, old=frozenset({min(fresh)}))
+        assert max(fresh) in replaced
+        assert served.call("read_concept", path="a/first")["title"] == "First"
+    finally:
+        status = served.stop()
+    assert status == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers | fresh)
+
+
+def test_workers_need_http(make_bundle: MakeBundle) -> None:
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    root = make_bundle({"a.md": concept()})
+    result = CliRunner().invoke(cli, ["serve", str(root), "--workers", "2"])
+    assert result.exit_code == 2
+    assert "--workers needs --transport http" in result.output
