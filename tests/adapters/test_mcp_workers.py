@@ -161,3 +161,18 @@ def test_workers_need_http(make_bundle: MakeBundle) -> None:
     result = CliRunner().invoke(cli, ["serve", str(root), "--workers", "2"])
     assert result.exit_code == 2
     assert "--workers needs --transport http" in result.output
+
+
+def test_workers_refuse_a_computation_executor(make_bundle: MakeBundle, tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    root = make_bundle({"a.md": concept()})
+    data = tmp_path / "trips.csv"
+    data.write_text("id\n1\n", encoding="utf-8")
+    args = ["serve", str(root), "--transport", "http", "--workers", "2"]
+    result = CliRunner().invoke(cli, [*args, "--executor", "duckdb", "--data", f"trips={data}"])
+    assert result.exit_code == 2, result.output
+    assert "--workers cannot be combined with --executor" in result.output
