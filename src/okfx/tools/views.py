@@ -16,8 +16,8 @@ from okfx.bundle.reserved import heading_text
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
-from okfx.tools.folders import folder_listing
 from okfx.search.suggest import closest
+from okfx.tools.folders import folder_listing
 from okfx.tools.payloads import UNTRUSTED, concept_header, concept_row, link_payload
 from okfx.tools.prompt import index_summary
 
