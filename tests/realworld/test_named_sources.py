@@ -56,7 +56,7 @@ def test_serve_takes_name_equals_source(
     from okfx.adapters import mcp as adapter
 
     served: list[list[str]] = []
-    monkeypatch.setattr(adapter, "build_server", lambda box: served.append(box.manager.names))
+    monkeypatch.setattr(adapter, "build_server", lambda box, **_: served.append(box.manager.names))
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
     a, b = two_okf
     code, _, err = run("serve", f"one={a}", f"two={b}", "--lazy-index")
