@@ -39,6 +39,8 @@ _filters = st.builds(
     trust_tier=st.sampled_from([None, *TIERS]),
     include_deprecated=st.booleans(),
     include_stale=st.booleans(),
+    status=st.sampled_from([None, *STATUSES, "active"]),
+    only_stale=st.booleans(),
     # One instant given in another offset: the same moment must give the same answer.
     now=st.sampled_from(
         [NOW, NOW - timedelta(days=2), NOW.astimezone(timezone(timedelta(hours=-5)))]

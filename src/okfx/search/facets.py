@@ -226,10 +226,14 @@ class Facets:
             yield "tags", both
         if spec.trust_tier is not None:
             yield "trust_tier", self.mask("tier", spec.trust_tier)
+        if spec.status is not None:
+            yield "status", self.mask("status", spec.status)
         if not spec.include_deprecated:
             yield "deprecated", self.everything ^ self.mask("status", "deprecated")
         if not spec.include_stale:
             yield "stale", self.everything ^ self._stale(spec.now)
+        if spec.only_stale:
+            yield "fresh", self._stale(spec.now)
 
     def select(self, bundle: str, spec: ConceptFilter, offset: int, limit: int) -> Selection:
         """The page ``offset`` to ``offset + limit`` of the concepts of ``bundle`` that

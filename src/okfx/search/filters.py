@@ -33,7 +33,17 @@ TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
 #: A hidden concept is counted once, under the first filter here that hides it. Explicit
 #: filters come first: if a concept is both off-type and deprecated, passing
 #: include_deprecated would not bring it back, so it is not counted as "deprecated".
-FILTER_ORDER = ("bundle", "directory", "type", "tags", "trust_tier", "deprecated", "stale")
+FILTER_ORDER = (
+    "bundle",
+    "directory",
+    "type",
+    "tags",
+    "trust_tier",
+    "status",
+    "deprecated",
+    "stale",
+    "fresh",
+)
 
 
 class ConceptLike(Protocol):
@@ -121,6 +131,8 @@ class ConceptFilter:
     ``type`` and ``tags`` match case-insensitively and every requested tag must be on
     the concept. ``directory`` is a subtree. ``trust_tier`` is an exact tier. ``now``
     decides staleness; it is fixed when the filter is made, so one query sees one instant.
+    ``status`` (an exact lifecycle status) and ``only_stale`` are not tool arguments: the
+    viewer's listing uses them (and ``okfx.search.facets`` answers them as fast).
     """
 
     bundle: str | None = None
@@ -130,6 +142,8 @@ class ConceptFilter:
     trust_tier: str | None = None
     include_deprecated: bool = False
     include_stale: bool = True
+    status: str | None = None
+    only_stale: bool = False
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
 
     @classmethod
@@ -143,6 +157,8 @@ class ConceptFilter:
         trust_tier: object = None,
         include_deprecated: object = False,
         include_stale: object = True,
+        status: object = None,
+        only_stale: object = False,
         now: object = None,
     ) -> ConceptFilter:
         """Validate and normalise filter arguments; raises ``InvalidArgument``."""
@@ -164,6 +180,8 @@ class ConceptFilter:
             trust_tier=tier,
             include_deprecated=_flag("include_deprecated", include_deprecated),
             include_stale=_flag("include_stale", include_stale),
+            status=_text("status", status),
+            only_stale=_flag("only_stale", only_stale),
             now=datetime.now(UTC) if now is None else now,
         )
 
@@ -180,10 +198,14 @@ class ConceptFilter:
             return "tags"
         if self.trust_tier is not None and concept.trust_tier.casefold() != self.trust_tier:
             return "trust_tier"
+        if self.status is not None and concept.status != self.status:
+            return "status"
         if not self.include_deprecated and concept.status == "deprecated":
             return "deprecated"
         if not self.include_stale and concept.is_stale(self.now):
             return "stale"
+        if self.only_stale and not concept.is_stale(self.now):
+            return "fresh"
         return None
 
     def accepts(self, bundle: str, concept: ConceptLike) -> bool:
@@ -196,8 +218,10 @@ _NOTICES = {
     "type": "{n} {matches} of other types hidden (type filter)",
     "tags": "{n} {matches} without the requested tags hidden (tags filter)",
     "trust_tier": "{n} {matches} of other trust tiers hidden (trust_tier filter)",
+    "status": "{n} {matches} of other statuses hidden (status filter)",
     "deprecated": "{n} deprecated {matches} hidden; pass include_deprecated=true to see them",
     "stale": "{n} stale {matches} hidden; pass include_stale=true to see them",
+    "fresh": "{n} {matches} that are not stale hidden (stale only)",
 }
 
 
