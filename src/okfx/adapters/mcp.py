@@ -44,9 +44,11 @@ __all__ = [
     "build_server",
     "concept_markdown",
     "concept_uri",
+    "host_guard",
     "http_app",
     "index_uri",
     "is_loopback",
+    "loopback_names",
     "serve_http",
     "serve_stdio",
     "url_for",
@@ -281,17 +283,59 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None) 
     return bearer_auth(app, token) if token else app
 
 
+def loopback_names(host: str) -> list[str]:
+    """The names a client may reach a server bound to the loopback ``host`` by."""
+    bare = host.strip("[]")
+    names = ["127.0.0.1", "localhost", "[::1]", f"[{bare}]" if ":" in bare else bare]
+    return list(dict.fromkeys(names))
+
+
 def _transport_security(sdk: _SDK, host: str) -> Any:
     if not is_loopback(host):
         return sdk.transport_security(enable_dns_rebinding_protection=False)
-    bare = host.strip("[]")
-    names = ["127.0.0.1", "localhost", "[::1]", f"[{bare}]" if ":" in bare else bare]
-    names = list(dict.fromkeys(names))
+    names = loopback_names(host)
     return sdk.transport_security(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[f"{name}:*" for name in names],
         allowed_origins=[f"http://{name}:*" for name in names],
     )
+
+
+def host_guard(app: ASGIApp, host: str) -> ASGIApp:
+    """Wrap ``app`` in the rule the SDK's DNS-rebinding guard applies to ``/mcp``, for
+    any other ASGI app (the viewer's pages): on loopback, a request's ``Host`` must be a
+    loopback name (:func:`loopback_names`) and its ``Origin``, when sent, one of them
+    over ``http://``; else 421 or 403. Off loopback nothing is checked here, as with the
+    SDK: clients use names the server cannot know, and the token guards it there."""
+    if not is_loopback(host):
+        return app
+    names = loopback_names(host)
+
+    def named(value: str, scheme: str) -> bool:
+        return any(value == scheme + n or value.startswith(f"{scheme}{n}:") for n in names)
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = dict(scope.get("headers") or ())
+            origin = headers.get(b"origin")
+            if not named(headers.get(b"host", b"").decode("latin-1"), ""):
+                await _refuse(scope, send, 421, b"Invalid Host header")
+                return
+            if origin is not None and not named(origin.decode("latin-1"), "http://"):
+                await _refuse(scope, send, 403, b"Invalid Origin header")
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+async def _refuse(scope: Scope, send: Send, status: int, body: bytes) -> None:
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def bind(host: str, port: int) -> socket.socket:

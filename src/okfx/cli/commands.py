@@ -24,7 +24,7 @@ import click
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.validate import validate as validate_bundle
 from okfx.bundle.validate import why_empty
-from okfx.cli import render
+from okfx.cli import render, webserve
 from okfx.cli.executors import executor_options, executor_settings
 from okfx.cli.progress import status
 from okfx.errors import OKFError
@@ -494,6 +494,10 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     help="Time budget of one tool call, waiting for a turn included; past it the call "
     "answers a 'timeout' error.",
 )  # fmt: skip
+@click.option(
+    "--web", is_flag=True,
+    help="HTTP: also serve the viewer's pages (okfx view) beside /mcp; needs okfx[web].",
+)  # fmt: skip
 def serve(
     sources: tuple[str, ...],
     transport: str,
@@ -506,6 +510,7 @@ def serve(
     stale_policy: str,
     workers: int,
     call_timeout: float,
+    web: bool,
 ) -> None:
     """Serve the bundles as an MCP server.
 
@@ -526,13 +531,10 @@ def serve(
 
     settings = executor_settings(executor, data, stale_policy)
 
-    if transport == "http" and not adapter.is_loopback(host) and not token:
-        raise click.UsageError(
-            f"refusing to serve on {host}: any address other than loopback needs a bearer "
-            "token, so that no one else on the network can read the bundles. Pass --token "
-            "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
-            "print(secrets.token_urlsafe(32))')."
-        )
+    if web and transport != "http":
+        raise click.UsageError("--web serves the viewer over HTTP: add --transport http")
+    if transport == "http":
+        _require_token(host, token)
     if workers > 1:
         _check_workers(transport, settings.can_run)
     # The bundles live as long as the server and hold no cycles: keep the cyclic GC from
@@ -573,8 +575,15 @@ def serve(
         # the token goes into the pasteable config only on a terminal, never into a log
         shown = token if token and sys.stderr.isatty() else "<OKFX_TOKEN>" if token else None
         click.echo(render.serve_banner(manager, url, shown), err=True)
+
+        def http(mcp_server: Any, served: KnowledgeManager) -> Any:
+            app = adapter.http_app(mcp_server, host=host, token=token)
+            return webserve.beside_mcp(app, _viewer_app(served, host, token)) if web else app
+
+        app = http(server, manager)
+        if web:
+            click.echo(f"Viewer: {url.removesuffix(webserve.MCP_PATH)}/", err=True)
         try:
-            app = adapter.http_app(server, host=host, token=token)
             if workers > 1:
 
                 def reload() -> Any:
@@ -584,7 +593,7 @@ def serve(
                     rebuilt = adapter.build_server(
                         Toolbox(fresh, computations=settings), policy=policy
                     )
-                    return adapter.http_app(rebuilt, host=host, token=token)
+                    return http(rebuilt, fresh)
 
                 from okfx.adapters.workers import serve_workers
 
@@ -623,6 +632,85 @@ def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
     thread = threading.Thread(target=prepare, args=(manager,), name="okfx-index", daemon=True)
     thread.start()
     return thread
+
+
+def _require_token(host: str, token: str | None) -> None:
+    """The token rule of every HTTP server okfx starts: off loopback, a token or no start."""
+    from okfx.adapters import mcp as adapter
+
+    if not adapter.is_loopback(host) and not token:
+        raise click.UsageError(
+            f"refusing to serve on {host}: any address other than loopback needs a bearer "
+            "token, so that no one else on the network can read the bundles. Pass --token "
+            "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
+            "print(secrets.token_urlsafe(32))')."
+        )
+
+
+def _viewer_app(manager: KnowledgeManager, host: str, token: str | None) -> Any:
+    try:
+        return webserve.viewer(manager, host, token)
+    except ImportError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@cli.command()
+@_sources
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8766, show_default=True,
+    help="Port to bind (0 picks a free one).",
+)  # fmt: skip
+@click.option(
+    "--token", envvar="OKFX_TOKEN", metavar="TOKEN",
+    help="Require this token (a browser signs in once at /login) [env OKFX_TOKEN]; "
+    "needed to bind any non-loopback address.",
+)  # fmt: skip
+@click.option("--open", "open_browser", is_flag=True, help="Open the viewer in a browser.")
+def view(
+    sources: tuple[str, ...], host: str, port: int, token: str | None, open_browser: bool
+) -> None:
+    """Browse, search and see the graph of bundles in a web browser.
+
+    A local, read-only web app: an overview, a folder tree and filtered
+    listing, each concept rendered with its provenance, trust and links, the
+    link graph, search and grep, the load problems and the log. Needs the web
+    extra: pip install 'okfx[web]'. Prints the URL to stderr.
+
+    Example:
+
+    \b
+        okfx view examples/knowledge --open
+    """
+    _require_token(host, token)
+    from okfx.adapters import mcp as adapter
+
+    try:
+        import okfx.web  # noqa: F401  # before loading: say at once what is missing
+    except ImportError as exc:
+        raise click.ClickException(str(exc)) from exc
+    freeze_after_loads()
+    manager = _manager(sources)
+    gc.freeze()
+    prepare_in_background(manager)
+    app = _viewer_app(manager, host, token)
+    try:
+        sock = adapter.bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+    url = adapter.url_for(sock).removesuffix(webserve.MCP_PATH) + "/"
+    click.echo(webserve.viewer_banner(manager, url, bool(token)), err=True)
+    if open_browser:
+        import webbrowser
+        from urllib.parse import quote
+
+        webbrowser.open(f"{url}login?token={quote(token, safe='')}" if token else url)
+    try:
+        adapter.serve_http(app, sock)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        click.echo("okfx: stopped", err=True)
 
 
 def _check_workers(transport: str, runs: bool) -> None:

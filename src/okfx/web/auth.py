@@ -1,0 +1,106 @@
+"""A browser's way to carry the bearer token that ``okfx serve`` requires off loopback.
+
+A browser cannot add ``Authorization: Bearer`` to a link it follows, so
+:func:`browser_login` lets it hold the token in a cookie instead: ``/login`` shows a
+form (or takes ``?token=`` once, for ``okfx view --open``), answers with an ``HttpOnly``,
+``SameSite=Strict`` cookie and sends the browser on to the overview. Every later request
+that has the cookie and no ``Authorization`` header gets ``Authorization: Bearer
+<cookie>`` added before the wrapped app, which is the bearer check itself
+(``okfx.adapters.mcp.bearer_auth``, applied by the CLI): this module never decides
+whether a token is right. A browser without the cookie is sent to ``/login``.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, quote, unquote
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from okfx.web.headers import CSP, HEADERS
+
+__all__ = ["COOKIE", "LOGIN_PATH", "browser_login"]
+
+COOKIE = "okfx_token"
+LOGIN_PATH = "/login"
+MAX_FORM_BYTES = 8192
+_FORM = b"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign in - okfx</title>
+<link rel="stylesheet" href="/static/style.css"></head>
+<body><main id="main"><h1>okfx viewer</h1>
+<p>This viewer is served off loopback and needs its token (the one given to
+<code>okfx view --token</code> or set in <code>OKFX_TOKEN</code>).</p>
+<form method="post" action="/login"><label>Token <input name="token" type="password"
+autocomplete="current-password" autofocus required></label> <button type="submit">Open</button>
+</form></main></body></html>"""
+
+
+def _cookie_token(headers: dict[bytes, bytes]) -> str | None:
+    for part in headers.get(b"cookie", b"").decode("latin-1").split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE and value:
+            return unquote(value)
+    return None
+
+
+async def _answer(send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
+    headers = [
+        *headers,
+        (b"content-length", str(len(body)).encode()),
+        (b"content-security-policy", CSP.encode()),
+        (b"cache-control", b"no-store"),
+        *HEADERS,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _form_token(receive: Receive) -> str | None:
+    body = b""
+    while True:
+        message: Message = await receive()
+        body += message.get("body", b"")
+        if len(body) > MAX_FORM_BYTES:
+            return None
+        if not message.get("more_body"):
+            break
+    values = parse_qs(body.decode("utf-8", "replace")).get("token")
+    return values[0] if values else None
+
+
+def browser_login(app: ASGIApp) -> ASGIApp:
+    """Wrap ``app`` (a bearer-token check in front of the viewer) so a browser can sign
+    in once and carry the token in a cookie."""
+
+    async def login(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] == "POST":
+            token = await _form_token(receive)
+        elif scope["method"] in ("GET", "HEAD"):
+            token = (parse_qs(scope.get("query_string", b"").decode()).get("token") or [None])[0]
+        else:
+            await _answer(send, 405, [(b"allow", b"GET, POST")], b"")
+            return
+        if not token:
+            await _answer(send, 200, [(b"content-type", b"text/html; charset=utf-8")], _FORM)
+            return
+        cookie = f"{COOKIE}={quote(token, safe='')}; HttpOnly; SameSite=Strict; Path=/"
+        await _answer(send, 303, [(b"location", b"/"), (b"set-cookie", cookie.encode())], b"")
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        if scope["path"] == LOGIN_PATH:
+            await login(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or ())
+        if b"authorization" not in headers:
+            token = _cookie_token(headers)
+            if token is not None:
+                added = (b"authorization", f"Bearer {token}".encode("utf-8", "replace"))
+                scope = {**scope, "headers": [*scope.get("headers", ()), added]}
+            elif b"text/html" in headers.get(b"accept", b""):
+                await _answer(send, 303, [(b"location", LOGIN_PATH.encode())], b"")
+                return
+        await app(scope, receive, send)
+
+    return wrapped

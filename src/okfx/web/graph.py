@@ -1,0 +1,167 @@
+"""The link graph as the Graph page draws it: a bounded neighbourhood, or a whole bundle
+small enough to draw.
+
+Nodes are concepts (plus the document the neighbourhood starts from); an edge is a link
+between two drawn nodes, whichever way round it was found. Positions are computed here,
+deterministically (rings by distance for a neighbourhood, a sunflower spiral grouped by
+type for a whole bundle), so the page is a complete SVG without script; ``graph.js``
+then relaxes the layout in the browser. Both views are bounded: a neighbourhood stops at
+:data:`MAX_NODES`, and a bundle over :data:`WHOLE_LIMIT` concepts is not drawn whole.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from datetime import datetime
+
+from okfx.model import Concept
+from okfx.web import urls
+from okfx.web.site import BundleView
+
+__all__ = ["MAX_NODES", "WHOLE_LIMIT", "Graph", "colours", "neighbourhood", "whole"]
+
+MAX_NODES = 120
+WHOLE_LIMIT = 400
+MAX_EDGES = 3000
+PALETTE = 10
+RING = 170.0
+GOLDEN = math.pi * (3 - math.sqrt(5))
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    path: str
+    title: str
+    type: str
+    status: str
+    stale: bool
+    depth: int
+    colour: str
+    url: str
+    x: float
+    y: float
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    nodes: list[Node]
+    edges: list[tuple[int, int]]
+    truncated: bool  # more nodes were reachable than drawn
+    legend: list[tuple[str, str]]  # (type, colour class) for the types drawn
+    box: tuple[float, float, float, float]  # the SVG viewBox
+
+
+def colours(view: BundleView) -> dict[str, str]:
+    """A colour class per type: the most common types get the palette, others grey."""
+    ranked = [name for name, _ in view.counts["type"].most_common(PALETTE)]
+    return {name: f"c{i}" for i, name in enumerate(ranked)}
+
+
+def _adjacent(view: BundleView, path: str) -> list[str]:
+    """Concepts linked from or to ``path``, in a stable order (outbound first)."""
+    b = view.bundle
+    around = b.neighbors(path)
+    out: dict[str, None] = {}
+    for link in around.outbound:
+        if isinstance(b.get(link.target), Concept):
+            out[link.target] = None
+    for link in around.backlinks:
+        out[link.source] = None
+    out.pop(path, None)
+    return list(out)
+
+
+def _finish(
+    view: BundleView,
+    placed: list[tuple[str, int, float, float]],
+    truncated: bool,
+    now: datetime,
+) -> Graph:
+    b = view.bundle
+    palette = colours(view)
+    index = {path: at for at, (path, *_rest) in enumerate(placed)}
+    nodes: list[Node] = []
+    edges: set[tuple[int, int]] = set()
+    for path, depth, x, y in placed:
+        doc = b.get(path)
+        if isinstance(doc, Concept):
+            node = Node(
+                path, doc.title, doc.type, doc.status, doc.is_stale(now), depth,
+                palette.get(doc.type, "c-other"), urls.concept(b.name, path), x, y,
+            )  # fmt: skip
+            for link in doc.links:
+                other = index.get(link.target)
+                if other is not None and other != index[path] and len(edges) < MAX_EDGES:
+                    edges.add((index[path], other))
+        else:
+            name = path.rsplit("/", 1)[-1]
+            node = Node(path, name, "file", "", False, depth, "c-other",
+                        urls.concept(b.name, path), x, y)  # fmt: skip
+            if doc is not None:
+                for link in doc.links:
+                    other = index.get(link.target)
+                    if other is not None and other != index[path]:
+                        edges.add((index[path], other))
+        nodes.append(node)
+    seen = {n.type for n in nodes}
+    legend = [(kind, cls) for kind, cls in palette.items() if kind in seen]
+    if any(n.colour == "c-other" for n in nodes):
+        legend.append(("other", "c-other"))
+    xs = [n.x for n in nodes] or [0.0]
+    ys = [n.y for n in nodes] or [0.0]
+    pad = 90.0
+    box = (min(xs) - pad, min(ys) - pad, max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad)
+    return Graph(nodes, sorted(edges), truncated, legend, box)
+
+
+def neighbourhood(view: BundleView, path: str, depth: int, now: datetime) -> Graph:
+    """The documents within ``depth`` (1 or 2) links of ``path``, at most
+    :data:`MAX_NODES` of them, on rings around it."""
+    depth = min(max(depth, 1), 2)
+    rings: list[list[str]] = [[path]]
+    seen = {path}
+    truncated = False
+    queue = deque([(path, 0)])
+    while queue:
+        current, at = queue.popleft()
+        if at == depth:
+            continue
+        for other in _adjacent(view, current):
+            if other in seen:
+                continue
+            if len(seen) >= MAX_NODES:
+                truncated = True
+                break
+            seen.add(other)
+            while len(rings) <= at + 1:
+                rings.append([])
+            rings[at + 1].append(other)
+            queue.append((other, at + 1))
+    placed: list[tuple[str, int, float, float]] = [(path, 0, 0.0, 0.0)]
+    for level, ring in enumerate(rings[1:], start=1):
+        radius = RING * level * max(1.0, len(ring) / (14.0 * level))
+        for i, other in enumerate(ring):
+            angle = 2 * math.pi * i / len(ring) - math.pi / 2 + (level - 1) * 0.3
+            placed.append((other, level, radius * math.cos(angle), radius * math.sin(angle)))
+    return _finish(view, placed, truncated, now)
+
+
+def whole(view: BundleView, now: datetime) -> Graph | None:
+    """Every concept of the bundle, grouped by type on a spiral; None over
+    :data:`WHOLE_LIMIT` concepts."""
+    if len(view.bundle) > WHOLE_LIMIT:
+        return None
+    ordered = sorted(view.bundle, key=lambda c: (c.type.casefold(), c.path))
+    spacing = 46.0
+    placed = [
+        (
+            c.path,
+            1,
+            spacing * math.sqrt(i + 0.5) * math.cos(i * GOLDEN),
+            spacing * math.sqrt(i + 0.5) * math.sin(i * GOLDEN),
+        )
+        for i, c in enumerate(ordered)
+    ]
+    return _finish(view, placed, False, now)

@@ -1,0 +1,193 @@
+"""Markdown to HTML for bundle text, which is hostile input.
+
+CommonMark with tables, strikethrough and footnotes (markdown-it-py), with raw HTML
+off: a ``<script>`` in a body is shown as text. Every link and image URL is sorted by
+:func:`url_kind` before anything is emitted: ``http``, ``https`` and ``mailto`` stay
+links to the outside (marked, ``rel="noopener noreferrer nofollow"``); any other scheme
+(``javascript:``, ``data:``, ``vbscript:``, ``file:``...) is refused at parse time, so
+the text stays text; a relative URL goes to the caller's ``rewrite``, which maps it to a
+viewer page (a concept, a folder, an attached file) or to nothing, and a link to nothing
+is rendered as a marked span without an ``href``. Images load only from the viewer's
+own origin (the caller decides which bundle files are raster images); any other image
+becomes a link. Headings get ids (``h-<slug>``, never clashing with the page's own) and
+make the outline. Bodies over :data:`MAX_RENDER_CHARS` are cut, and the cut is reported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
+
+__all__ = [
+    "MAX_RENDER_CHARS",
+    "Heading",
+    "Rendered",
+    "Rewrite",
+    "render",
+    "slug",
+    "url_kind",
+]
+
+#: Characters of a body rendered as markdown; the rest is left to the raw file.
+MAX_RENDER_CHARS = 200_000
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+UrlKind = Literal["external", "fragment", "relative", "unsafe"]
+#: ``rewrite(url, image)``: the viewer URL for a relative link (or image), or None.
+Rewrite = Callable[[str, bool], "Target | None"]
+
+# Browsers drop ASCII whitespace and control characters inside a URL before they read
+# its scheme ("java\tscript:" is javascript:), and read a backslash as a slash.
+_INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+_SLUG_DROP = re.compile(r"[^\w\- ]+")
+_SLUG_GAP = re.compile(r"[\s\-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a relative link points in the viewer; ``image``: show it inline (a raster
+    image file of the bundle, served from the viewer's origin)."""
+
+    url: str
+    image: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    html: str  # safe to insert: every piece of bundle text in it is escaped
+    outline: tuple[Heading, ...]
+    cut: int  # characters not rendered (0 when the whole text was)
+
+
+def url_kind(url: str) -> UrlKind:
+    """What a link URL is, read the way a browser reads it."""
+    seen = _INVISIBLE.sub("", url).replace("\\", "/")
+    if seen.startswith("//"):
+        return "external"  # protocol-relative: another host over http(s)
+    scheme = _SCHEME.match(seen)
+    if scheme is not None:
+        return "external" if scheme.group(1).lower() in SAFE_SCHEMES else "unsafe"
+    return "fragment" if seen.startswith("#") else "relative"
+
+
+def slug(text: str) -> str:
+    """The id of a heading called ``text`` (``h-`` + lower-case words joined by ``-``)."""
+    words = _SLUG_GAP.sub("-", _SLUG_DROP.sub("", text.casefold())).strip("-")
+    return "h-" + (words[:80] or "section")
+
+
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    md.use(footnote_plugin)
+    md.validateLink = lambda url: url_kind(url) != "unsafe"  # type: ignore[method-assign]
+    md.add_render_rule("image", _render_image)
+    return md
+
+
+def _render_image(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    token = tokens[idx]
+    alt = escapeHtml("".join(child.content for child in token.children or ()))
+    src = token.attrGet("src")
+    if token.meta.get("inline") and isinstance(src, str):
+        return f'<img src="{escapeHtml(src)}" alt="{alt}" loading="lazy">'
+    if isinstance(src, str) and src:
+        rel = ' rel="noopener noreferrer nofollow" class="external"' if token.meta["ext"] else ""
+        return f'<a href="{escapeHtml(src)}"{rel}>[image: {alt or "untitled"}]</a>'
+    return f'<span class="broken-link" title="unresolved image">[image: {alt}]</span>'
+
+
+_MD = _parser()
+
+
+def _link(token: Token, rewrite: Rewrite) -> str | None:
+    """The ``href`` a link token keeps, or None to render it without one."""
+    href = str(token.attrGet("href") or "")
+    kind = url_kind(href)
+    if kind == "external":
+        token.attrSet("rel", "noopener noreferrer nofollow")
+        token.attrSet("class", "external")
+        return href
+    if kind == "fragment":
+        return "#" + slug(unquote(href[1:]))
+    if kind == "relative":
+        target = rewrite(href, False)
+        return None if target is None else target.url
+    return None
+
+
+def _image(token: Token, rewrite: Rewrite) -> None:
+    src = str(token.attrGet("src") or "")
+    kind = url_kind(src)
+    token.meta["ext"] = kind == "external"
+    if kind == "external":
+        return  # shown as a link: the viewer loads nothing from elsewhere
+    target = rewrite(src, True) if kind == "relative" else None
+    token.attrSet("src", "" if target is None else target.url)
+    token.meta["inline"] = target is not None and target.image
+
+
+def _walk_inline(children: list[Token], rewrite: Rewrite) -> None:
+    opened: list[Token] = []
+    for token in children:
+        if token.type == "link_open":
+            href = _link(token, rewrite)
+            if href is None:
+                token.tag = "span"
+                token.attrs = {"class": "broken-link", "title": "unresolved link"}
+            else:
+                token.attrSet("href", href)
+            opened.append(token)
+        elif token.type == "link_close" and opened:
+            token.tag = opened.pop().tag
+        elif token.type == "image":
+            _image(token, rewrite)
+
+
+def render(text: str, rewrite: Rewrite) -> Rendered:
+    """``text`` (markdown from a bundle) as inert HTML, with its outline."""
+    cut = 0
+    if len(text) > MAX_RENDER_CHARS:
+        end = text.rfind("\n", 0, MAX_RENDER_CHARS)
+        end = end if end > MAX_RENDER_CHARS // 2 else MAX_RENDER_CHARS
+        cut, text = len(text) - end, text[:end]
+    env: dict[str, Any] = {}
+    tokens = _MD.parse(text, env)
+    outline: list[Heading] = []
+    taken: set[str] = set()
+    for at, token in enumerate(tokens):
+        if token.type == "inline" and token.children:
+            _walk_inline(token.children, rewrite)
+        elif token.type == "heading_open" and at + 1 < len(tokens):
+            title = "".join(
+                child.content
+                for child in tokens[at + 1].children or ()
+                if child.type in ("text", "code_inline")
+            )
+            anchor = base = slug(title)
+            n = 1
+            while anchor in taken:
+                n += 1
+                anchor = f"{base}-{n}"
+            taken.add(anchor)
+            token.attrSet("id", anchor)
+            outline.append(Heading(int(token.tag[1]), title, anchor))
+    html = _MD.renderer.render(tokens, _MD.options, env)
+    return Rendered(html, tuple(outline), cut)

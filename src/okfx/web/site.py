@@ -1,0 +1,211 @@
+"""What the pages need of one loaded bundle, computed once per bundle and kept.
+
+A bundle is immutable once loaded, so its counts (by type, status, trust tier, tag),
+its folder tree, its stale deadlines, its most recently generated and verified concepts
+and its link resolver are computed on first use and kept beside it (a reload gives a
+new :class:`~okfx.bundle.bundle.Bundle`, hence fresh figures). Each is one pass over the
+concepts, so a page never scans a 100k-concept bundle again.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import weakref
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any
+
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.links import Resolver
+from okfx.bundle.paths import parent_dir
+from okfx.errors import UnsafePath
+from okfx.model import Concept, IndexFile, LogFile, Problem
+from okfx.web import urls
+from okfx.web.markdown import Rewrite, Target, slug
+
+__all__ = ["RASTER_TYPES", "BundleView", "problems_by_code", "view_of"]
+
+#: Bundle files shown as images (by extension): raster formats, which cannot run script.
+RASTER_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".avif": "image/avif",
+    ".bmp": "image/bmp",
+    ".ico": "image/x-icon",
+}
+RECENT = 8
+
+
+def raster_type(path: str) -> str | None:
+    dot = path.rfind(".")
+    return RASTER_TYPES.get(path[dot:].lower()) if dot > path.rfind("/") else None
+
+
+def problems_by_code(warnings: Iterable[Problem]) -> list[tuple[str, list[Problem]]]:
+    """The warnings grouped by code, the largest group first (then by code).
+
+    Issue 17 adds ``Bundle.problems_by_code()``; this is the one place to switch to it.
+    """
+    groups: dict[str, list[Problem]] = {}
+    for problem in warnings:
+        groups.setdefault(problem.code, []).append(problem)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+class BundleView:
+    """Figures and look-ups of one bundle for the pages; each made on first use."""
+
+    def __init__(self, bundle: Bundle) -> None:
+        self.bundle = bundle
+        self.name = bundle.name
+
+    # -- counts ----------------------------------------------------------------------------
+    @cached_property
+    def counts(self) -> dict[str, Counter[str]]:
+        """Concepts by ``type``, ``status``, ``tier`` and ``tag`` (a tag counted once per
+        concept, under its first spelling)."""
+        types: Counter[str] = Counter()
+        statuses: Counter[str] = Counter()
+        tiers: Counter[str] = Counter()
+        tags: Counter[str] = Counter()
+        spelling: dict[str, str] = {}
+        for concept in self.bundle:
+            types[concept.type] += 1
+            statuses[concept.status] += 1
+            tiers[concept.trust_tier] += 1
+            for tag in {t.casefold(): t for t in concept.tags}.values():
+                tags[spelling.setdefault(tag.casefold(), tag)] += 1
+        return {"type": types, "status": statuses, "tier": tiers, "tag": tags}
+
+    @cached_property
+    def _deadlines(self) -> list[datetime]:
+        return sorted(c.stale_after for c in self.bundle if c.stale_after is not None)
+
+    def stale_count(self, now: datetime) -> int:
+        when = now if now.tzinfo is not None else now.replace(tzinfo=UTC)
+        return bisect_right(self._deadlines, when)
+
+    @cached_property
+    def recent_generated(self) -> list[Concept]:
+        dated = [c for c in self.bundle if c.generated is not None and c.generated.at is not None]
+        return heapq.nlargest(RECENT, dated, key=lambda c: (c.generated.at, c.path))  # type: ignore[union-attr]
+
+    @cached_property
+    def recent_verified(self) -> list[Concept]:
+        dated = [c for c in self.bundle if c.last_verified is not None]
+        return heapq.nlargest(RECENT, dated, key=lambda c: (c.last_verified, c.path))
+
+    # -- folders ---------------------------------------------------------------------------
+    @cached_property
+    def _tree(self) -> tuple[dict[str, list[str]], Counter[str]]:
+        children: dict[str, list[str]] = {}
+        for folder in self.bundle.directories:
+            if folder != "/":
+                children.setdefault(parent_dir(folder), []).append(folder)
+        for kids in children.values():
+            kids.sort()
+        under: Counter[str] = Counter()
+        for concept in self.bundle:
+            folder = concept.directory
+            while True:
+                under[folder] += 1
+                if folder == "/":
+                    break
+                folder = parent_dir(folder)
+        return children, under
+
+    def subfolders(self, folder: str) -> list[tuple[str, int]]:
+        """The folders directly in ``folder``, each with the concepts under it."""
+        children, under = self._tree
+        return [(kid, under[kid]) for kid in children.get(folder, ())]
+
+    def concepts_under(self, folder: str) -> int:
+        return self._tree[1][folder]
+
+    # -- links -----------------------------------------------------------------------------
+    @cached_property
+    def _file_links(self) -> dict[str, list[str]]:
+        """The concepts linking to each attached (non-document) file."""
+        out: dict[str, list[str]] = {}
+        for link in self.bundle.links():
+            if link.exists and not link.target.endswith(".md"):
+                sources = out.setdefault(link.target, [])
+                if not sources or sources[-1] != link.source:
+                    sources.append(link.source)
+        return out
+
+    def linking_to_file(self, path: str) -> list[str]:
+        return self._file_links.get(path, [])
+
+    @cached_property
+    def resolver(self) -> Resolver:
+        return Resolver(set(self.bundle.files), set(self.bundle.directories))
+
+    def url_of(self, path: str) -> str | None:
+        """The viewer page of a canonical bundle path: a document's page, a folder's
+        listing, an attached file's text page; None when the bundle has no such thing."""
+        b = self.bundle
+        if path in b.files:
+            found = b.get(path)
+            if isinstance(found, Concept | IndexFile | LogFile):
+                return urls.concept(self.name, path)
+            return urls.file(self.name, path)
+        folder = path.removesuffix("/index.md").rstrip("/") or "/"
+        if folder in b.directories:
+            return urls.browse(self.name, dir=None if folder == "/" else folder)
+        return None
+
+    def rewrite(self, base_dir: str) -> Rewrite:
+        """Map relative links in a document of ``base_dir`` to viewer URLs, resolved
+        exactly as the loader resolves them (through the path guard)."""
+
+        def to_viewer(href: str, image: bool) -> Target | None:
+            path, _, fragment = href.partition("#")
+            try:
+                target = self.resolver.resolve(path, base_dir) if path else None
+            except UnsafePath:
+                return None
+            if target is None:
+                return None
+            if image:
+                if target in self.bundle.files and raster_type(target):
+                    return Target(urls.raw(self.name, target), image=True)
+            url = self.url_of(target)
+            if url is None:
+                return None
+            if fragment and url.startswith(urls.concept(self.name, "/")):
+                url += "#" + slug(fragment)
+            return Target(url)
+
+        return to_viewer
+
+    def summary(self, now: datetime) -> dict[str, Any]:
+        counts = self.counts
+        return {
+            "name": self.name,
+            "concepts": len(self.bundle),
+            "okf_version": self.bundle.okf_version,
+            "stale": self.stale_count(now),
+            "deprecated": counts["status"].get("deprecated", 0),
+            "warnings": len(self.bundle.warnings),
+        }
+
+
+_VIEWS: weakref.WeakKeyDictionary[Bundle, BundleView] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def view_of(bundle: Bundle) -> BundleView:
+    """The kept :class:`BundleView` of ``bundle`` (made on first use)."""
+    with _LOCK:
+        found = _VIEWS.get(bundle)
+        if found is None:
+            found = _VIEWS[bundle] = BundleView(bundle)
+        return found

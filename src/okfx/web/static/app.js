@@ -1,0 +1,43 @@
+// okfx viewer: keyboard navigation. Written for okfx (Apache-2.0); no third-party code.
+// "/" focuses the search box; "j" / "k" move through the rows of a list and Enter opens
+// the current one; Escape leaves a text field.
+(function () {
+  "use strict";
+  var current = -1;
+
+  function rows() {
+    return Array.prototype.slice.call(document.querySelectorAll(".row a.primary"));
+  }
+
+  function typing(target) {
+    var tag = target && target.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable);
+  }
+
+  function move(step) {
+    var links = rows();
+    if (!links.length) { return; }
+    current = Math.max(0, Math.min(links.length - 1, current + step));
+    links.forEach(function (link, i) {
+      var row = link.closest(".row");
+      if (row) { row.classList.toggle("kbd-current", i === current); }
+    });
+    links[current].focus();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    if (typing(event.target)) {
+      if (event.key === "Escape") { event.target.blur(); }
+      return;
+    }
+    if (event.key === "/") {
+      var box = document.getElementById("quick-search");
+      if (box) { event.preventDefault(); box.focus(); box.select(); }
+    } else if (event.key === "j") {
+      move(1);
+    } else if (event.key === "k") {
+      move(-1);
+    }
+  });
+})();
