@@ -1,0 +1,333 @@
+"""The viewer's pages over HTTP (starlette's test client): what each shows, the same
+answers as the tools, and the headers and path rules that keep bundle text inert."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the viewer needs the web extra")
+pytest.importorskip("httpx", reason="starlette's test client needs httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
+from okfx import Bundle, KnowledgeManager, Toolbox  # noqa: E402
+from okfx.cli.webserve import viewer  # noqa: E402
+from okfx.web import create_app  # noqa: E402
+from okfx.web.graph import WHOLE_LIMIT  # noqa: E402
+
+EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+LOCAL = "http://127.0.0.1:8766"
+
+
+@pytest.fixture(scope="module")
+def example() -> Bundle:
+    return Bundle.load(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def client(example: Bundle) -> TestClient:
+    return TestClient(create_app(Toolbox(example, now=lambda: NOW)), base_url=LOCAL)
+
+
+def hrefs(html: str) -> list[str]:
+    return re.findall(r'(?:href|src)="([^"]*)"', html)
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def inert(html: str) -> None:
+    """Fail unless the page's markup runs only the viewer's own script files: no inline
+    script, no event handler attribute, no frame or plug-in, no script URL."""
+    parser = _Tags()
+    parser.feed(html)
+    for tag, attrs in parser.tags:
+        assert tag not in ("iframe", "object", "embed", "frame", "base", "meta") or (
+            tag == "meta" and "http-equiv" not in attrs
+        ), tag
+        if tag == "script":
+            assert attrs.get("src") in ("/static/app.js", "/static/graph.js"), attrs
+        assert not [name for name in attrs if name.startswith("on")], (tag, attrs)
+        for name in ("href", "src", "action", "formaction", "xlink:href"):
+            value = attrs.get(name)
+            if value is not None:
+                assert value.startswith(("/", "#", "http://", "https://", "mailto:")), value
+
+
+PAGES = [
+    "/",
+    "/b/knowledge/",
+    "/b/knowledge/browse",
+    "/b/knowledge/browse?dir=/tables&type=BigQuery+Table",
+    "/b/knowledge/c/metrics/dock-availability.md",
+    "/b/knowledge/c/computations/trips-per-bike-day.md",
+    "/b/knowledge/c/index.md",
+    "/b/knowledge/file/attesters/sql_equality.py",
+    "/b/knowledge/graph",
+    "/b/knowledge/graph?path=/metrics/dock-availability.md&depth=2",
+    "/search?q=dock+availability",
+    "/grep?pattern=docks_available",
+    "/b/knowledge/problems",
+    "/b/knowledge/log",
+]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_page_answers_with_the_security_headers(client: TestClient, url: str) -> None:
+    answer = client.get(url)
+    assert answer.status_code == 200, answer.text[:500]
+    csp = answer.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "default-src 'none'" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    assert answer.headers["x-frame-options"] == "DENY"
+    inert(answer.text)
+
+
+def test_the_viewer_is_read_only(client: TestClient) -> None:
+    assert client.post("/b/knowledge/browse").status_code == 405
+    assert client.put("/").status_code == 405
+
+
+def test_the_overview_counts_types_statuses_tiers_stale_and_problems(
+    client: TestClient, example: Bundle
+) -> None:
+    html = client.get("/").text
+    stale = sum(c.is_stale(NOW) for c in example)
+    assert f"<strong>{len(example)}</strong> concepts" in html
+    assert f"<strong>{stale}</strong> stale" in html
+    assert 'href="/b/knowledge/browse?stale=only"' in html
+    assert 'href="/b/knowledge/browse?type=Metric">Metric</a> <span class="n">5</span>' in html
+    assert 'href="/b/knowledge/problems?code=broken_link"' in html
+    assert "Most recently verified" in html and "2026-11-29T09:30:00Z" in html
+
+
+def test_a_concept_page_shows_badges_provenance_links_and_stays_in_the_viewer(
+    client: TestClient,
+) -> None:
+    html = client.get("/b/knowledge/c/metrics/dock-availability.md").text
+    assert "<h1>Dock availability</h1>" in html
+    assert 'class="badge tier t-human-reviewed"' in html
+    assert "fresh until 2027-03-31T00:00:00Z" in html
+    # a body link to another concept is the viewer's page of it
+    assert '<a href="/b/knowledge/c/computations/dock-availability-rate.md">' in html
+    assert 'id="h-definition"' in html and 'href="#h-definition"' in html  # outline
+    assert 'class="footnote-ref"' in html  # a footnote rendered
+    assert 'href="/b/knowledge/raw/metrics/dock-availability.md"' in html
+    assert "Backlinks" in html and "/computations/dock-availability-rate.md" in html
+    assert "spokeway_agent/gemini-2.5-pro" in html  # generated.by
+
+
+def test_the_attested_computation_contract_is_shown(client: TestClient) -> None:
+    html = client.get("/b/knowledge/c/computations/trips-per-bike-day.md").text
+    assert "Attested Computation contract" in html
+    assert "<code>bigquery</code>" in html
+    assert "<code>start_date</code>" in html and "<code>bike_type</code>" in html
+    assert 'href="/b/knowledge/file/computations/sql/trips_per_bike_day.sql"' in html
+    assert 'href="/b/knowledge/c/skills/run-on-bigquery.md"' in html  # the executor
+    assert "<code>executed_sql</code>" in html  # a receipt field
+
+
+def test_a_stale_concept_shows_when_it_went_stale(client: TestClient, example: Bundle) -> None:
+    stale = next(c for c in example if c.is_stale(NOW))
+    html = client.get(f"/b/knowledge/c{stale.path}").text
+    assert f"stale since {stale.stale_after:%Y-%m-%dT%H:%M:%S}" in html
+
+
+def test_browse_uses_the_list_concepts_filter_and_counts(
+    client: TestClient, example: Bundle
+) -> None:
+    box = Toolbox(example, now=lambda: NOW)
+    for query, tool in [
+        ("type=Metric", {"type": "Metric"}),
+        ("tier=unverified&deprecated=1", {"trust_tier": "unverified", "include_deprecated": True}),
+        ("dir=/tables&stale=exclude", {"directory": "/tables", "include_stale": False}),
+    ]:
+        html = client.get(f"/b/knowledge/browse?{query}").text
+        want = box.list_concepts(limit=200, **tool)
+        shown = re.findall(r'<a class="primary" href="/b/knowledge/c([^"]+)"', html)
+        assert shown == [row["path"] for row in want["concepts"]], query
+        assert f'<strong id="total">{want["total"]}</strong>' in html
+    only = client.get("/b/knowledge/browse?stale=only").text
+    assert re.findall(r'<a class="primary" href="/b/knowledge/c([^"]+)"', only) == [
+        c.path for c in example if c.is_stale(NOW)
+    ]
+    deprecated = client.get("/b/knowledge/browse?status=deprecated").text
+    assert len(re.findall(r'class="primary"', deprecated)) == 2
+
+
+def test_browse_pages_through_a_large_folder(make_bundle: MakeBundle) -> None:
+    root = make_bundle({f"a/c{i:03}.md": concept(title=f"C{i:03}") for i in range(120)})
+    client = TestClient(create_app(Bundle.load(root, "big")), base_url=LOCAL)
+    first = client.get("/b/big/browse?dir=/a").text
+    assert "page 1 of 3" in first and '<strong id="total">120</strong>' in first
+    assert 'rel="next" href="/b/big/browse?dir=%2Fa&amp;page=2"' in first
+    third = client.get("/b/big/browse?dir=/a&page=3").text
+    assert re.findall(r">C(\d{3})<", third) == [f"{i:03}" for i in range(100, 120)]
+    assert 'rel="prev"' in third and 'rel="next"' not in third
+    tree = client.get("/b/big/browse").text
+    assert 'href="/b/big/browse?dir=%2Fa">a/</a> <span class="n">120</span>' in tree
+
+
+def test_search_ranks_exactly_as_search_concepts(client: TestClient, example: Bundle) -> None:
+    box = Toolbox(example, now=lambda: NOW)
+    for query in ("dock availability", "trips per bike", "fare policy"):
+        want = [h["path"] for h in box.search_concepts(query=query, limit=20)["hits"]]
+        html = client.get(f"/search?q={query}").text
+        shown = re.findall(r'<a class="primary" href="/b/knowledge/c([^"]+)"', html)
+        assert shown == want and want, query
+    assert "<mark>" in client.get("/search?q=dock").text
+    filtered = client.get("/search?q=dock&type=Playbook").text
+    assert set(re.findall(r"badge type\" title=\"type\">([^<]+)<", filtered)) == {"Playbook"}
+
+
+def test_grep_marks_the_matches_and_reports_bad_patterns(client: TestClient) -> None:
+    html = client.get("/grep?pattern=docks_available").text
+    assert "<mark>docks_available</mark>" in html
+    assert client.get("/grep?pattern=(a&regex=1").status_code == 400
+
+
+def test_problems_are_grouped_by_code_and_link_to_their_files(client: TestClient) -> None:
+    html = client.get("/b/knowledge/problems").text
+    assert '<h2 id="h-code-1"><code>broken_link</code>' in html
+    assert '<a href="/b/knowledge/c/tables/bikes.md">/tables/bikes.md</a>' in html
+
+
+def test_the_log_is_a_timeline_newest_first_with_links_in_the_viewer(
+    client: TestClient,
+) -> None:
+    html = client.get("/b/knowledge/log").text
+    dates = re.findall(r'<time datetime="([0-9-]+)">', html)
+    assert dates and dates == sorted(dates, reverse=True)
+    assert '<a href="/b/knowledge/c/metrics/active-members.md">active members</a>' in html
+
+
+def test_the_graph_draws_the_neighbourhood_and_bounds_the_whole_view(
+    client: TestClient, example: Bundle, make_bundle: MakeBundle
+) -> None:
+    html = client.get("/b/knowledge/graph?path=/metrics/dock-availability.md").text
+    around = example.neighbors("/metrics/dock-availability.md")
+    near = {link.target for link in around.outbound} | {link.source for link in around.backlinks}
+    drawn = set(re.findall(r'<a href="/b/knowledge/c([^"]+)" class="node', html))
+    assert drawn == near | {"/metrics/dock-availability.md"}
+    assert 'class="node root' in html and '<line class="edge"' in html
+    whole = client.get("/b/knowledge/graph").text
+    assert len(re.findall(r'class="node[ "]', whole)) == len(example)
+    root = make_bundle({f"c{i}.md": concept() for i in range(WHOLE_LIMIT + 1)})
+    big = TestClient(create_app(Bundle.load(root, "big")), base_url=LOCAL)
+    refused = big.get("/b/big/graph").text
+    assert 'id="too-large"' in refused and not re.search(r'class="node[ "]', refused)
+
+
+def test_unknown_pages_and_concepts_are_404_with_suggestions(client: TestClient) -> None:
+    answer = client.get("/b/knowledge/c/metrics/dock-availabilty")
+    assert answer.status_code == 404
+    assert 'href="/b/knowledge/c/metrics/dock-availability.md"' in answer.text
+    assert client.get("/b/nope/browse").status_code == 404
+    assert client.get("/no/such/page").status_code == 404
+
+
+def test_several_bundles_each_have_their_pages(example: Bundle, make_bundle: MakeBundle) -> None:
+    other = Bundle.load(make_bundle({"x.md": concept(title="Other X")}), "other")
+    client = TestClient(create_app(KnowledgeManager([example, other])), base_url=LOCAL)
+    home = client.get("/").text
+    assert 'href="/b/knowledge/"' in home and 'href="/b/other/"' in home
+    assert "Other X" in client.get("/b/other/browse").text
+    hits = client.get("/search?q=other").text
+    assert 'href="/b/other/c/x.md"' in hits
+
+
+def test_attached_files_are_text_pages_and_raw_bytes_are_sandboxed(
+    client: TestClient,
+) -> None:
+    page = client.get("/b/knowledge/file/attesters/sql_equality.py")
+    assert '<pre class="file-text"><code>' in page.text and "def " in page.text
+    raw = client.get("/b/knowledge/raw/attesters/sql_equality.py")
+    assert raw.headers["content-type"] == "text/plain; charset=utf-8"
+    assert "sandbox" in raw.headers["content-security-policy"]
+    assert raw.headers["x-content-type-options"] == "nosniff"
+    concept_raw = client.get("/b/knowledge/raw/metrics/dock-availability.md")
+    assert concept_raw.text.startswith("---")
+    assert client.get("/b/knowledge/file/metrics/dock-availability.md").status_code == 200
+
+
+def test_the_token_rule_and_the_host_checks_guard_the_viewer(example: Bundle) -> None:
+    manager = KnowledgeManager([example])
+    open_app = TestClient(viewer(manager, "127.0.0.1", None), base_url=LOCAL)
+    assert open_app.get("/").status_code == 200
+    assert open_app.get("/", headers={"host": "evil.example:8766"}).status_code == 421
+    assert open_app.get("/", headers={"origin": "http://evil.example"}).status_code == 403
+    assert open_app.get("/", headers={"origin": "http://localhost:8766"}).status_code == 200
+
+    guarded = TestClient(viewer(manager, "0.0.0.0", "s3cret"), base_url="http://kb.internal:8766")
+    assert guarded.get("/", headers={"accept": "application/json"}).status_code == 401
+    to_login = guarded.get("/", headers={"accept": "text/html"}, follow_redirects=False)
+    assert (to_login.status_code, to_login.headers["location"]) == (303, "/login")
+    assert 'type="password"' in guarded.get("/login").text
+    wrong = guarded.post("/login", data={"token": "nope"}, follow_redirects=False)
+    assert (
+        "HttpOnly" in wrong.headers["set-cookie"]
+        and "SameSite=Strict" in wrong.headers["set-cookie"]
+    )
+    assert guarded.get("/b/knowledge/browse").status_code == 401  # the wrong cookie is kept
+    guarded.cookies.clear()
+    signed = guarded.post("/login", data={"token": "s3cret"}, follow_redirects=False)
+    assert signed.status_code == 303
+    assert guarded.get("/b/knowledge/browse").status_code == 200  # carried by the cookie
+    bearer = TestClient(viewer(manager, "0.0.0.0", "s3cret"), base_url="http://kb.internal:8766")
+    assert bearer.get("/", headers={"authorization": "Bearer s3cret"}).status_code == 200
+
+
+def test_paths_never_leave_the_bundle(tmp_path: Path) -> None:
+    from hostile_site import SECRET, build
+
+    bundle = Bundle.load(build(tmp_path))
+    client = TestClient(create_app(bundle), base_url=LOCAL)
+    probes = [
+        "/b/hostile/raw/../secret.txt",
+        "/b/hostile/raw/%2e%2e/secret.txt",
+        "/b/hostile/raw/..%2Fsecret.txt",
+        "/b/hostile/raw/leak.txt",
+        "/b/hostile/file/leak.txt",
+        "/b/hostile/file/..%2Fsecret.txt",
+        "/b/hostile/c/..%2Fsecret.txt",
+        "/b/hostile/c/leak.txt",
+        "/b/hostile/graph?path=../secret.txt",
+        "/b/hostile/raw/%00",
+        "/static/..%2F..%2F..%2Fsecret.txt",
+    ]
+    for url in probes:
+        answer = client.get(url)
+        assert answer.status_code in (400, 404), url
+        assert SECRET not in answer.text, url
+
+
+def test_a_hostile_bundle_renders_as_text(tmp_path: Path) -> None:
+    from hostile_site import FLAG, build
+
+    client = TestClient(create_app(Bundle.load(build(tmp_path))), base_url=LOCAL)
+    for url in ("/b/hostile/c/evil-concept.md", "/b/hostile/", "/b/hostile/browse",
+                "/b/hostile/log", "/search?q=evil", "/b/hostile/c/friend.md"):  # fmt: skip
+        html = client.get(url).text
+        inert(html)
+        assert "javascript:" not in "".join(hrefs(html)), url
+        assert FLAG in html or url != "/b/hostile/c/evil-concept.md"  # shown, as text
+    for name, kind in (("evil.html", "text/plain"), ("evil.svg", "text/plain")):
+        raw = client.get(f"/b/hostile/raw/{name}")
+        assert raw.headers["content-type"].startswith(kind), name
+        assert "sandbox" in raw.headers["content-security-policy"]
+    big = client.get("/b/hostile/c/big.md").text
+    assert "more characters are not shown here" in big
