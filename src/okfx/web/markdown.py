@@ -161,8 +161,9 @@ def _walk_inline(children: list[Token], rewrite: Rewrite) -> None:
             _image(token, rewrite)
 
 
-def render(text: str, rewrite: Rewrite) -> Rendered:
-    """``text`` (markdown from a bundle) as inert HTML, with its outline."""
+def render(text: str, rewrite: Rewrite, *, demote: int = 1) -> Rendered:
+    """``text`` (markdown from a bundle) as inert HTML, with its outline. Headings go
+    ``demote`` levels down (to h6 at most): the page's own title is its one ``h1``."""
     cut = 0
     if len(text) > MAX_RENDER_CHARS:
         end = text.rfind("\n", 0, MAX_RENDER_CHARS)
@@ -175,6 +176,8 @@ def render(text: str, rewrite: Rewrite) -> Rendered:
     for at, token in enumerate(tokens):
         if token.type == "inline" and token.children:
             _walk_inline(token.children, rewrite)
+        elif token.type == "heading_close":
+            token.tag = f"h{min(int(token.tag[1]) + demote, 6)}"
         elif token.type == "heading_open" and at + 1 < len(tokens):
             title = "".join(
                 child.content
@@ -189,5 +192,6 @@ def render(text: str, rewrite: Rewrite) -> Rendered:
             taken.add(anchor)
             token.attrSet("id", anchor)
             outline.append(Heading(int(token.tag[1]), title, anchor))
+            token.tag = f"h{min(int(token.tag[1]) + demote, 6)}"
     html = _MD.renderer.render(tokens, _MD.options, env)
     return Rendered(html, tuple(outline), cut)

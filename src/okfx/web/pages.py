@@ -175,7 +175,8 @@ class Site:
             "folder": current,
             "crumbs": [(c, urls.browse(b.name, dir=c)) for c in reversed(crumbs)],
             "subfolders": [
-                (kid.rsplit("/", 1)[-1], n, browse_url(dir=kid)) for kid, n in view.subfolders(current)
+                (kid.rsplit("/", 1)[-1], n, browse_url(dir=kid))
+                for kid, n in view.subfolders(current)
             ],
             "rows": rows,
             "total": chosen.total,

@@ -1,0 +1,315 @@
+"""The viewer in a real browser: Playwright driving Debian's chromium.
+
+Walks every page on the example bundle and a published sample (titles, badges, links,
+search, filters, the drawn graph, keyboard navigation), takes the screenshots
+``docs/viewer.md`` shows, and opens a hostile bundle to check that nothing in it runs:
+a window flag its payloads try to set stays unset, the console stays free of errors,
+no request leaves the viewer, and no answer carries the secret beside the bundle.
+
+Needs ``pip install playwright`` and ``/usr/bin/chromium`` (``apt-get install
+chromium``; Playwright's own browser download is not used). Without them the tests skip
+and say why, unless ``OKFX_BROWSER_TESTS=required`` (as ``.ci/run`` sets), which makes
+that a failure. ``OKFX_SCREENSHOTS=DIR`` writes the screenshots to DIR (``docs`` to
+refresh the documentation's), else to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import PROJECT_ROOT, SAMPLES
+from okfx import Bundle
+from hostile_site import FLAG, SECRET, build
+from viewer_server import chromium_path, running
+
+pytest.importorskip("starlette", reason="the viewer needs the web extra")
+
+EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
+SAMPLE = SAMPLES / "stackoverflow"
+REQUIRED = os.environ.get("OKFX_BROWSER_TESTS") == "required"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEOUT_MS = 30_000
+
+
+def _missing(reason: str) -> None:
+    if REQUIRED:
+        pytest.fail(f"browser tests are required here but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("playwright is not installed (pip install playwright)")
+    path = chromium_path()
+    if not path.exists():
+        _missing(f"Debian's chromium is not at {path} (apt-get install chromium)")
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=str(path), args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    bundles = [str(EXAMPLE)] + ([str(SAMPLE)] if SAMPLE.is_dir() else [])
+    with running(["view", *bundles, "--port", "0"], "Open: ") as url:
+        yield url.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    bundle = build(tmp_path_factory.mktemp("hostile"))
+    with running(["view", str(bundle), "--port", "0"], "Open: ") as url:
+        yield url.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    chosen = os.environ.get("OKFX_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Watched:
+    """A page whose console errors, uncaught exceptions, outside requests and answer
+    bodies are recorded."""
+
+    def __init__(self, browser: Any, base: str) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 820})
+        self.context.set_default_timeout(TIMEOUT_MS)
+        self.page = self.context.new_page()
+        self.base = base
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.bodies: list[bytes] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("response", self._keep)
+        self.context.route("**/*", self._only_the_viewer)
+
+    def _only_the_viewer(self, route: Any) -> None:
+        if route.request.url.startswith(self.base + "/"):
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+    def _keep(self, response: Any) -> None:
+        try:
+            self.bodies.append(response.body())
+        except Exception:  # a redirect or an aborted request has no body
+            pass
+
+    def go(self, path: str) -> Any:
+        answer = self.page.goto(self.base + path)
+        self.page.wait_for_load_state("load")
+        return answer
+
+    def flag(self) -> Any:
+        return self.page.evaluate(f"() => window.{FLAG}")
+
+    def clean(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.outside == [], self.outside
+
+
+@pytest.fixture
+def watched(browser: Any, site: str) -> Iterator[Watched]:
+    page = Watched(browser, site)
+    yield page
+    page.context.close()
+
+
+def _titles(page: Any, selector: str) -> list[str]:
+    return [text.strip() for text in page.locator(selector).all_inner_texts()]
+
+
+def test_walk_every_page_of_the_example(watched: Watched, shots: Path) -> None:
+    page = watched.page
+    watched.go("/")
+    assert page.title() == "Overview · okfx"
+    assert page.locator(".bundle-card h2").first.inner_text() == "knowledge"
+    page.screenshot(path=str(shots / "viewer-overview.png"))
+
+    page.get_by_role("link", name="Metric").first.click()
+    page.wait_for_url("**/b/knowledge/browse?type=Metric")
+    assert set(_titles(page, "tbody .badge.type")) == {"Metric"}
+    metrics = [c for c in Bundle.load(EXAMPLE) if c.type == "Metric"]
+    current = [c for c in metrics if c.status != "deprecated"]  # hidden by default, as in
+    assert page.locator("tbody tr.row").count() == len(current) < len(metrics)  # the tool
+    assert "deprecated match hidden" in page.locator(".notice").inner_text()
+    page.select_option("select[name=tier]", "human-reviewed")
+    page.get_by_role("button", name="Apply").click()
+    page.wait_for_url("**tier=human-reviewed**")
+    assert set(_titles(page, "tbody .badge.tier")) == {"human-reviewed"}
+    watched.go("/b/knowledge/browse?dir=/tables")
+    page.screenshot(path=str(shots / "viewer-browse.png"))
+
+    page.get_by_role("link", name="Dock status snapshots").click()
+    page.wait_for_url("**/b/knowledge/c/tables/dock_status_snapshots.md")
+    assert page.locator("main h1").first.inner_text() == "Dock status snapshots"
+    watched.go("/b/knowledge/c/metrics/dock-availability.md")
+    assert page.locator(".doc-head .badge.tier").inner_text() == "human-reviewed"
+    assert "fresh until" in page.locator(".doc-head .badge.fresh").inner_text()
+    page.screenshot(path=str(shots / "viewer-concept.png"))
+    page.locator(".body").get_by_role("link", name="station offline playbook").click()
+    page.wait_for_url("**/b/knowledge/c/playbooks/station-offline.md")
+    assert page.locator("main h1").first.inner_text() == "Incident: station stops reporting"
+
+    watched.go("/b/knowledge/c/computations/trips-per-bike-day.md")
+    assert page.locator("#contract").inner_text() == "Attested Computation contract"
+    page.locator(".contract").get_by_role("link", name="./sql/trips_per_bike_day.sql").click()
+    page.wait_for_url("**/file/computations/sql/trips_per_bike_day.sql")
+    assert "SELECT" in page.locator("pre.file-text").inner_text().upper()
+
+    watched.go("/b/knowledge/graph?path=/metrics/dock-availability.md&depth=2")
+    page.wait_for_selector("svg#graph[data-ready='1']")
+    assert page.locator("svg#graph .node").count() >= 10
+    assert page.locator("svg#graph .node.root").count() == 1
+    assert page.locator("svg#graph line.edge").count() >= 10
+    page.screenshot(path=str(shots / "viewer-graph.png"))
+    page.locator("svg#graph .node", has_text="Stations").first.click()
+    page.wait_for_url("**/b/knowledge/c/tables/stations.md")
+
+    watched.go("/search?q=dock+availability")
+    hits = _titles(page, ".hit a.primary")
+    assert hits[0] == "Dock availability" and len(hits) >= 3
+    assert page.locator(".hit mark").count() > 0
+    page.screenshot(path=str(shots / "viewer-search.png"))
+    page.get_by_role("link", name="grep").first.click()
+    page.wait_for_url("**/grep?pattern=dock+availability")
+
+    watched.go("/b/knowledge/problems")
+    assert page.locator(".problem-group h2 code").first.inner_text() in (
+        "broken_link",
+        "unknown_footnote",
+    )
+    page.screenshot(path=str(shots / "viewer-problems.png"))
+    page.get_by_role("link", name="/tables/bikes.md").click()
+    page.wait_for_url("**/b/knowledge/c/tables/bikes.md")
+
+    watched.go("/b/knowledge/log")
+    assert page.locator("ol.timeline li.entry").count() >= 5
+    page.screenshot(path=str(shots / "viewer-log.png"))
+    page.locator(".timeline").get_by_role("link", name="active members").first.click()
+    page.wait_for_url("**/b/knowledge/c/metrics/active-members.md")
+    watched.clean()
+
+
+def test_walk_a_published_sample(watched: Watched) -> None:
+    if not SAMPLE.is_dir():
+        pytest.skip(f"the sample bundles are not at {SAMPLES}")
+    page = watched.page
+    name = SAMPLE.name
+    watched.go(f"/b/{name}/")
+    assert page.locator(".bundle-card h2").inner_text() == name
+    watched.go(f"/b/{name}/browse")
+    first = page.locator("tbody a.primary").first
+    title = first.inner_text()
+    first.click()
+    page.wait_for_url(f"**/b/{name}/c/**")
+    assert page.locator("main h1").first.inner_text() == title
+    assert page.locator(".doc-head .badge.type").count() == 1
+    watched.go(f"/b/{name}/graph")
+    page.wait_for_selector("svg#graph[data-ready='1']")
+    assert page.locator("svg#graph .node").count() > 5
+    watched.go(f"/b/{name}/problems")
+    watched.go(f"/search?q=reputation&bundle={name}")
+    assert page.locator(".hit").count() >= 1
+    watched.clean()
+
+
+def test_keyboard_navigation(watched: Watched) -> None:
+    page = watched.page
+    watched.go("/b/knowledge/browse")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "quick-search"
+    page.keyboard.type("dock availability")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/search?q=dock+availability")
+    page.keyboard.press("j")
+    focused = page.evaluate("document.activeElement.textContent")
+    assert focused == "Dock availability"
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    assert page.evaluate("document.activeElement.textContent") == "Dock availability"
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/b/knowledge/c/metrics/dock-availability.md")
+    watched.clean()
+
+
+def test_a_hostile_bundle_runs_nothing_and_reads_nothing_outside(
+    browser: Any, hostile_site: str
+) -> None:
+    watched = Watched(browser, hostile_site)
+    page = watched.page
+    try:
+        for path in [
+            "/",
+            "/b/hostile/browse",
+            "/b/hostile/c/evil-concept.md",
+            "/b/hostile/c/friend.md",
+            "/b/hostile/c/index.md",
+            "/b/hostile/log",
+            "/b/hostile/problems",
+            "/b/hostile/graph",
+            "/b/hostile/graph?path=/evil-concept.md&depth=2",
+            "/search?q=evil",
+            "/grep?pattern=script",
+            "/b/hostile/file/evil.html",
+            "/b/hostile/file/evil.svg",
+            "/b/hostile/raw/evil.html",
+            "/b/hostile/raw/evil.svg",
+            "/b/hostile/raw/evil-concept.md",
+        ]:
+            answer = watched.go(path)
+            assert answer.status == 200, path
+            page.wait_for_timeout(50)
+            assert watched.flag() is None, path
+        watched.go("/b/hostile/c/evil-concept.md")
+        body = page.locator(".body")
+        assert "<script>" in body.inner_text()  # shown as text
+        for name in ("the html attachment", "svg link"):
+            watched.go("/b/hostile/c/evil-concept.md")
+            page.locator(".body").get_by_role("link", name=name).click()
+            page.wait_for_url("**/b/hostile/file/evil.*")
+            assert watched.flag() is None, name
+        for name in ("js link", "JS", "data", "escape", "outside by symlink"):
+            assert page.locator(".body").get_by_role("link", name=name).count() == 0, name
+        watched.go("/b/hostile/c/big.md")
+        assert "more characters are not shown here" in page.locator("main").inner_text()
+        for probe in [
+            "/b/hostile/raw/leak.txt",
+            "/b/hostile/raw/..%2Fsecret.txt",
+            "/b/hostile/raw/%2e%2e/secret.txt",
+            "/b/hostile/file/..%2Fsecret.txt",
+            "/b/hostile/c/..%2F..%2Fsecret.txt",
+        ]:
+            answer = page.request.get(hostile_site + probe)
+            assert answer.status in (400, 404), probe
+            assert SECRET.encode() not in answer.body(), probe
+        assert all(SECRET.encode() not in body for body in watched.bodies)
+        assert watched.flag() is None
+        watched.clean()
+    finally:
+        watched.context.close()
