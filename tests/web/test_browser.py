@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile_site import FLAG, SECRET, build
+from viewer_server import chromium_path, running
 
 from conftest import PROJECT_ROOT, SAMPLES
 from okfx import Bundle
-from hostile_site import FLAG, SECRET, build
-from viewer_server import chromium_path, running
 
 pytest.importorskip("starlette", reason="the viewer needs the web extra")
 
