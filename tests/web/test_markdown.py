@@ -1,0 +1,132 @@
+"""Bundle markdown becomes inert HTML: raw HTML is text, only safe URLs become links."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+
+pytest.importorskip("markdown_it", reason="the viewer needs the web extra")
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from okfx.web.markdown import MAX_RENDER_CHARS, Target, render, slug, url_kind  # noqa: E402
+
+
+def nowhere(href: str, image: bool) -> Target | None:
+    return None
+
+
+def everywhere(href: str, image: bool) -> Target:
+    return Target("/b/x/c/" + href.lstrip("/"), image=image)
+
+
+# How a browser reads an attribute value: entities decoded, then ASCII whitespace and
+# control characters ignored before the scheme.
+def _scheme(value: str) -> str | None:
+    seen = re.sub(r"[\x00-\x20\x7f]", "", unescape(value)).lower()
+    match = re.match(r"([a-z][a-z0-9+.\-]*):", seen)
+    return match.group(1) if match else None
+
+
+SCHEMES = ["javascript", "JaVaScRiPt", "data", "vbscript", "file", "http", "https", "mailto"]
+_noise = st.sampled_from(["", "\t", "\n", " ", "\x00", "&#9;", "&#x0A;", "%20"])
+_urls = st.builds(
+    lambda lead, scheme, cut, mid, tail: f"{lead}{scheme[:cut]}{mid}{scheme[cut:]}:{tail}",
+    _noise,
+    st.sampled_from(SCHEMES),
+    st.integers(0, 10),
+    _noise,
+    st.sampled_from(["alert(1)", "//evil.example/x", "text/html,<script>x</script>", ""]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(url=_urls, image=st.booleans(), rewrite=st.sampled_from([nowhere, everywhere]))
+def test_no_link_or_image_ever_carries_an_unsafe_scheme(url, image, rewrite) -> None:
+    text = f"{'!' if image else ''}[x]({url}) <{url}> [r][1]\n\n[1]: {url}\n"
+    html = render(text, rewrite).html
+    for value in re.findall(r'(?:href|src)="([^"]*)"', html):
+        assert _scheme(value) in (None, "http", "https", "mailto"), (url, value)
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("javascript:alert(1)", "unsafe"),
+        (" java\tscript:x", "unsafe"),
+        ("DATA:text/html,x", "unsafe"),
+        ("vbscript:x", "unsafe"),
+        ("file:///etc/passwd", "unsafe"),
+        ("https://example.org", "external"),
+        ("//evil.example/x", "external"),
+        ("/\\evil.example", "external"),
+        ("mailto:a@b.c", "external"),
+        ("#section", "fragment"),
+        ("../tables/orders.md", "relative"),
+        ("%6Aavascript:x", "relative"),
+    ],
+)
+def test_urls_are_sorted_as_a_browser_reads_them(url: str, kind: str) -> None:
+    assert url_kind(url) == kind
+
+
+def test_raw_html_is_text() -> None:
+    html = render('<script>x()</script>\n\n<img src=x onerror="y()">\n', nowhere).html
+    assert "<script" not in html and "<img" not in html
+    assert "&lt;script&gt;" in html and "&lt;img src=x onerror=" in html
+
+
+def test_relative_links_go_through_rewrite_and_dead_ones_lose_their_href() -> None:
+    def some(href: str, image: bool) -> Target | None:
+        return Target("/b/k/c/a.md") if href.startswith("a.md") else None
+
+    html = render("[a](a.md) [b](b.md) [up](../../x.md) [frag](<#Some Heading>)", some).html
+    assert '<a href="/b/k/c/a.md">a</a>' in html
+    assert '<span class="broken-link" title="unresolved link">b</span>' in html
+    assert '<span class="broken-link" title="unresolved link">up</span>' in html
+    assert '<a href="#h-some-heading">frag</a>' in html
+
+
+def test_external_links_are_marked_and_external_images_never_load() -> None:
+    html = render("[site](https://example.org) ![pic](https://example.org/p.png)", nowhere).html
+    assert 'rel="noopener noreferrer nofollow" class="external">site</a>' in html
+    assert "<img" not in html and "[image: pic]" in html
+
+
+def test_only_raster_bundle_images_are_shown_inline() -> None:
+    def files(href: str, image: bool) -> Target:
+        return Target("/b/k/raw/" + href, image=href.endswith(".png"))
+
+    html = render("![p](p.png) ![s](s.svg)", files).html
+    assert '<img src="/b/k/raw/p.png" alt="p"' in html
+    assert '<a href="/b/k/raw/s.svg">[image: s]</a>' in html
+
+
+def test_headings_get_unique_ids_an_outline_and_go_one_level_down() -> None:
+    out = render("# Intro\n## Intro\n### Déjà vu!\n###### Six\n", nowhere)
+    assert [(h.level, h.anchor) for h in out.outline] == [
+        (1, "h-intro"),
+        (2, "h-intro-2"),
+        (3, "h-déjà-vu"),
+        (6, "h-six"),
+    ]
+    assert '<h2 id="h-intro">' in out.html and '<h6 id="h-six">' in out.html
+    assert slug("") == "h-section"
+
+
+def test_tables_code_and_footnotes_render() -> None:
+    html = render(
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\nx[^n]\n\n[^n]: note\n\n```sql\nSELECT 1\n```\n", nowhere
+    ).html
+    assert "<table>" in html and "<td>1</td>" in html
+    assert 'class="footnote-ref"' in html and "note" in html
+    assert '<code class="language-sql">SELECT 1' in html
+
+
+def test_a_long_body_is_cut_and_the_cut_reported() -> None:
+    text = ("word " * 20 + "\n") * (MAX_RENDER_CHARS // 50)
+    out = render(text, nowhere)
+    assert out.cut > 0 and out.cut + MAX_RENDER_CHARS >= len(text) > MAX_RENDER_CHARS
