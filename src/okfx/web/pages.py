@@ -27,7 +27,7 @@ from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
 from okfx.web.graph import WHOLE_LIMIT, Graph, neighbourhood, whole
 from okfx.web.markdown import render, url_kind
-from okfx.web.site import BundleView, problems_by_code, raster_type, view_of
+from okfx.web.site import BundleView, raster_type, view_of
 
 __all__ = ["PER_PAGE", "PageError", "Site"]
 
@@ -99,18 +99,16 @@ class Site:
         chosen = [self.bundle(only)] if only else [view_of(b) for b in self.bundles()]
         cards = []
         for view in chosen:
-            counts = view.counts
+            counts, ranked = view.counts, view.ranked
             cards.append(
                 {
                     **view.summary(now),
-                    "types": counts["type"].most_common(24),
-                    "more_types": max(len(counts["type"]) - 24, 0),
-                    "statuses": counts["status"].most_common(),
+                    "types": ranked["type"][:24],
+                    "more_types": max(len(ranked["type"]) - 24, 0),
+                    "statuses": ranked["status"],
                     "tiers": [(tier, counts["tier"].get(tier, 0)) for tier in TRUST_TIERS],
-                    "tags": counts["tag"].most_common(24),
-                    "problems": [
-                        (code, len(items)) for code, items in problems_by_code(view.bundle.warnings)
-                    ],
+                    "tags": ranked["tag"][:24],
+                    "problems": [(code, len(items)) for code, items in view.problems],
                     "generated": [
                         (c, c.generated.at) for c in view.recent_generated if c.generated
                     ],
@@ -185,8 +183,8 @@ class Site:
             "prev": browse_url(page=page - 1) if page > 1 else None,
             "next": browse_url(page=page + 1) if page < pages else None,
             "notice": hidden_notice(chosen.hidden),
-            "types": counts["type"].most_common(60),
-            "tags": counts["tag"].most_common(60),
+            "types": _options(view.ranked["type"], [args["type"]]),
+            "tags": _options(view.ranked["tag"], tags),
             "tiers": TRUST_TIERS,
             "statuses": sorted(counts["status"]),
             "stale_choices": STALE_CHOICES,
@@ -382,7 +380,7 @@ class Site:
     def problems(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
         code, page = params.get("code") or None, params.get("page")
         view = self.bundle(name)
-        groups = problems_by_code(view.bundle.warnings)
+        groups = view.problems
         at = _int(page, 1, 1, 10**9)
         shown = []
         for group_code, items in groups:
@@ -469,6 +467,13 @@ class Redirect(Exception):  # noqa: N818 - a control-flow signal, not an error
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self.url = url
+
+
+def _options(ranked: list[tuple[str, int]], chosen: list[str | None]) -> list[tuple[str, int]]:
+    """The most common values (for a drop-down), plus any chosen one that is not among them."""
+    shown = ranked[:60]
+    names = {name for name, _ in shown}
+    return shown + [(value, 0) for value in chosen if value and value not in names]
 
 
 _SHOWN_KEYS = frozenset(

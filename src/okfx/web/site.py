@@ -85,6 +85,18 @@ class BundleView:
         return {"type": types, "status": statuses, "tier": tiers, "tag": tags}
 
     @cached_property
+    def ranked(self) -> dict[str, list[tuple[str, int]]]:
+        """Each of :attr:`counts`, most common first (ties by name)."""
+        return {
+            kind: sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+            for kind, counter in self.counts.items()
+        }
+
+    @cached_property
+    def problems(self) -> list[tuple[str, list[Problem]]]:
+        return problems_by_code(self.bundle.warnings)
+
+    @cached_property
     def _deadlines(self) -> list[datetime]:
         return sorted(c.stale_after for c in self.bundle if c.stale_after is not None)
 
