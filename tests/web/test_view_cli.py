@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 
@@ -79,3 +81,14 @@ def test_serve_web_serves_mcp_and_the_pages_in_one_process() -> None:
         )  # fmt: skip
         with urllib.request.urlopen(request, timeout=30) as answer:
             assert json.loads(answer.read())["result"]["serverInfo"]["name"] == "okfx"
+
+
+def test_the_python_example_in_the_viewer_doc_runs() -> None:
+    snippet = PROJECT_ROOT / "docs" / "snippets" / "viewer_app.py"
+    doc = (PROJECT_ROOT / "docs" / "viewer.md").read_text(encoding="utf-8")
+    assert snippet.read_text(encoding="utf-8") in doc, "docs/viewer.md is out of step"
+    done = subprocess.run(
+        [sys.executable, str(snippet)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["200", "default-src", "'none'", "True"]
