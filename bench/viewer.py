@@ -117,9 +117,7 @@ def main() -> None:
         print(f"{'page':<24}{'first':>9}{'p50':>9}{'p95':>9}{'tool p50':>10}")
         for label, row in result["pages"].items():
             tool = "-" if row["tool_p50"] is None else f"{row['tool_p50']:.2f}"
-            print(
-                f"{label:<24}{row['first']:>9.2f}{row['p50']:>9.2f}{row['p95']:>9.2f}{tool:>10}"
-            )
+            print(f"{label:<24}{row['first']:>9.2f}{row['p50']:>9.2f}{row['p95']:>9.2f}{tool:>10}")
 
 
 if __name__ == "__main__":

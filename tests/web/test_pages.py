@@ -331,3 +331,19 @@ def test_a_hostile_bundle_renders_as_text(tmp_path: Path) -> None:
         assert "sandbox" in raw.headers["content-security-policy"]
     big = client.get("/b/hostile/c/big.md").text
     assert "more characters are not shown here" in big
+
+
+def test_a_hub_and_a_wide_folder_stay_one_bounded_page(make_bundle: MakeBundle) -> None:
+    from okfx.web.pages import MAX_LISTED
+
+    files = {"hub.md": concept(title="Hub")}
+    files.update({f"f{i:03}/c.md": concept(body="[hub](/hub.md)") for i in range(MAX_LISTED + 50)})
+    client = TestClient(create_app(Bundle.load(make_bundle(files), "wide")), base_url=LOCAL)
+    hub = client.get("/b/wide/c/hub.md").text
+    assert f'Backlinks <span class="n">{MAX_LISTED + 50}</span>' in hub
+    assert "and 50 more" in hub
+    assert hub.count('<a href="/b/wide/c/f') == MAX_LISTED
+    tree = client.get("/b/wide/browse").text
+    assert "and 50 more folders" in tree
+    graph = client.get("/b/wide/graph?path=/hub.md").text
+    assert "More documents are within reach" in graph

@@ -32,6 +32,9 @@ from okfx.web.site import BundleView, raster_type, view_of
 __all__ = ["PER_PAGE", "PageError", "Site"]
 
 PER_PAGE = 50
+#: The most rows of one kind a page lists (subfolders, links of each kind, log entries);
+#: the page says how many more there are, so a hub or a huge folder stays a page.
+MAX_LISTED = 300
 PROBLEMS_SHOWN = 20  # per code on the summary; a code's own page shows PER_PAGE * 4
 STALE_CHOICES = ("", "exclude", "only")
 
@@ -174,8 +177,9 @@ class Site:
             "crumbs": [(c, urls.browse(b.name, dir=c)) for c in reversed(crumbs)],
             "subfolders": [
                 (kid.rsplit("/", 1)[-1], n, browse_url(dir=kid))
-                for kid, n in view.subfolders(current)
+                for kid, n in view.subfolders(current)[:MAX_LISTED]
             ],
+            "more_folders": max(len(view.subfolders(current)) - MAX_LISTED, 0),
             "rows": rows,
             "total": chosen.total,
             "page": page,
@@ -268,7 +272,10 @@ class Site:
     def _neighbors(self, view: BundleView, path: str) -> dict[str, Any]:
         payload = _check(self.box.get_neighbors(path=path, bundle=view.name))
         for key in ("outbound", "backlinks", "unresolved"):
-            for edge in payload[key]:
+            edges = payload[key]
+            payload[f"{key}_count"] = len(edges)
+            payload[key] = edges = edges[:MAX_LISTED]
+            for edge in edges:
                 edge["url"] = view.url_of(edge["path"]) if key != "unresolved" else None
         return payload
 
@@ -421,10 +428,11 @@ class Site:
                     "heading": entry.heading,
                     "text": Markup(render(entry.text, rewrite).html),
                 }
-                for entry in log.entries
+                for entry in log.entries[:MAX_LISTED]
             ]
             logs.append(
                 {"path": log.path, "title": log.title, "entries": entries,
+                 "more": max(len(log.entries) - MAX_LISTED, 0),
                  "url": urls.concept(view.name, log.path)}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
