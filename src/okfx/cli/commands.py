@@ -173,6 +173,29 @@ def _filters(func: F) -> F:
     return func
 
 
+def _listen(port: int, scope: str, token: str) -> Callable[[F], F]:
+    """``--host``, ``--port`` and ``--token`` of a command that serves HTTP; ``scope``
+    starts each help text (``"HTTP: "`` where another transport exists)."""
+
+    def text(words: str) -> str:
+        return scope + words if scope else words[:1].upper() + words[1:]
+
+    def add(func: F) -> F:
+        func = click.option(
+            "--token", envvar="OKFX_TOKEN", metavar="TOKEN",
+            help=text(f"{token} [env OKFX_TOKEN]; needed to bind any non-loopback address."),
+        )(func)  # fmt: skip
+        func = click.option(
+            "--port", type=click.IntRange(0, 65535), default=port, show_default=True,
+            help=text("port to bind (0 picks a free one)."),
+        )(func)  # fmt: skip
+        return click.option(
+            "--host", default="127.0.0.1", show_default=True, help=text("address to bind.")
+        )(func)
+
+    return add
+
+
 def _trust(func: F) -> F:
     func = click.option(
         "--exclude-stale", is_flag=True, help="Leave out concepts past their stale_after."
@@ -468,16 +491,7 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
 @click.option(
     "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
 )
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: address to bind.")
-@click.option(
-    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
-    help="HTTP: port to bind (0 picks a free one).",
-)  # fmt: skip
-@click.option(
-    "--token", envvar="OKFX_TOKEN", metavar="TOKEN",
-    help="HTTP: require 'Authorization: Bearer TOKEN' on every request [env OKFX_TOKEN]; "
-    "needed to bind any non-loopback address.",
-)  # fmt: skip
+@_listen(8765, "HTTP: ", "require 'Authorization: Bearer TOKEN' on every request")
 @click.option(
     "--lazy-index", is_flag=True,
     help="Build the search index on the first search, not in the background at start.",
@@ -656,16 +670,7 @@ def _viewer_app(manager: KnowledgeManager, host: str, token: str | None) -> Any:
 
 @cli.command()
 @_sources
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option(
-    "--port", type=click.IntRange(0, 65535), default=8766, show_default=True,
-    help="Port to bind (0 picks a free one).",
-)  # fmt: skip
-@click.option(
-    "--token", envvar="OKFX_TOKEN", metavar="TOKEN",
-    help="Require this token (a browser signs in once at /login) [env OKFX_TOKEN]; "
-    "needed to bind any non-loopback address.",
-)  # fmt: skip
+@_listen(8766, "", "require this token (a browser signs in once at /login)")
 @click.option("--open", "open_browser", is_flag=True, help="Open the viewer in a browser.")
 def view(
     sources: tuple[str, ...], host: str, port: int, token: str | None, open_browser: bool

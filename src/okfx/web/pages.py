@@ -321,6 +321,12 @@ class Site:
             "include_deprecated": bool(params.get("deprecated")),
         }
 
+    def _placed(self, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Search hits or grep matches, each with the ``url`` of its page."""
+        for item in found:
+            item["url"] = view_of(self.box.manager.bundle(item["bundle"])).url_of(item["path"])
+        return found
+
     def search(self, params: Mapping[str, Any]) -> dict[str, Any]:
         query = (params.get("q") or "").strip()
         filters = self._filters(params)
@@ -344,9 +350,7 @@ class Site:
                 **filters,
             )
         )
-        for hit in payload["hits"]:
-            view = view_of(self.box.manager.bundle(hit["bundle"]))
-            hit["url"] = view.url_of(hit["path"])
+        for hit in self._placed(payload["hits"]):
             hit["pieces"] = marked(hit["snippet"], hit["matched"])
         context.update({"hits": payload["hits"], "notice": payload.get("notice", "")})
         return context
@@ -373,9 +377,7 @@ class Site:
             )
         )
         finder = _finder(pattern, regex, ignore_case)
-        for match in payload["matches"]:
-            view = view_of(self.box.manager.bundle(match["bundle"]))
-            match["url"] = view.url_of(match["path"])
+        for match in self._placed(payload["matches"]):
             match["pieces"] = _pieces(match["text"], finder)
         context.update(
             {"matches": payload["matches"], "notice": payload.get("notice", ""),
