@@ -155,7 +155,7 @@ def test_walk_every_page_of_the_example(watched: Watched, shots: Path) -> None:
     metrics = [c for c in Bundle.load(EXAMPLE) if c.type == "Metric"]
     current = [c for c in metrics if c.status != "deprecated"]  # hidden by default, as in
     assert page.locator("tbody tr.row").count() == len(current) < len(metrics)  # the tool
-    assert "deprecated match hidden" in page.locator(".notice").inner_text()
+    assert "1 deprecated hidden" in page.locator(".notice").inner_text()
     page.select_option("select[name=tier]", "human-reviewed")
     page.get_by_role("button", name="Apply").click()
     page.wait_for_url("**tier=human-reviewed**")

@@ -167,6 +167,10 @@ def test_browse_uses_the_list_concepts_filter_and_counts(
     ]
     deprecated = client.get("/b/knowledge/browse?status=deprecated").text
     assert len(re.findall(r'class="primary"', deprecated)) == 2
+    default = client.get("/b/knowledge/browse").text
+    assert (
+        '2 deprecated hidden: <a href="/b/knowledge/browse?deprecated=1">show them</a>' in default
+    )
 
 
 def test_browse_pages_through_a_large_folder(make_bundle: MakeBundle) -> None:

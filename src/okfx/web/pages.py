@@ -21,7 +21,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import normalize, parent_dir
 from okfx.errors import InvalidArgument, NotFound, OKFError, UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
-from okfx.search.filters import TRUST_TIERS, ConceptFilter, hidden_notice, normalize_directory
+from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.tools.payloads import concept_header, concept_row
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -186,7 +186,14 @@ class Site:
             "pages": pages,
             "prev": browse_url(page=page - 1) if page > 1 else None,
             "next": browse_url(page=page + 1) if page < pages else None,
-            "notice": hidden_notice(chosen.hidden),
+            "revealers": [
+                (f"{n} {what} hidden", browse_url(**change))
+                for key, what, change in (
+                    ("deprecated", "deprecated", {"deprecated": True}),
+                    ("stale", "stale", {"stale": ""}),
+                )
+                if (n := chosen.hidden.get(key, 0))
+            ],
             "types": _options(view.ranked["type"], [args["type"]]),
             "tags": _options(view.ranked["tag"], tags),
             "tiers": TRUST_TIERS,
