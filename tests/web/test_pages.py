@@ -338,7 +338,7 @@ def test_a_hostile_bundle_renders_as_text(tmp_path: Path) -> None:
 
 
 def test_a_hub_and_a_wide_folder_stay_one_bounded_page(make_bundle: MakeBundle) -> None:
-    from okfx.web.pages import MAX_LISTED
+    from okfx.web.answers import MAX_LISTED
 
     files = {"hub.md": concept(title="Hub")}
     files.update({f"f{i:03}/c.md": concept(body="[hub](/hub.md)") for i in range(MAX_LISTED + 50)})

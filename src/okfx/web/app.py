@@ -40,8 +40,9 @@ from okfx.tools.payloads import iso
 from okfx.tools.toolbox import Toolbox
 from okfx.version import __version__
 from okfx.web import urls
+from okfx.web.answers import PageError, Redirect
 from okfx.web.headers import RAW_CSP, security_headers
-from okfx.web.pages import PageError, Redirect, Site
+from okfx.web.pages import Site
 from okfx.web.site import raster_type
 
 __all__ = ["create_app"]

@@ -1,0 +1,143 @@
+"""The page of one document (a concept, an ``index.md``, a ``log.md``) and of an attached
+file: the body rendered inert, the header ``read_concept`` gives (badges, provenance, the
+Attested Computation contract), the links ``get_neighbors`` gives, each placed in the
+viewer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from markupsafe import Markup
+
+from okfx.bundle.paths import normalize, parent_dir
+from okfx.errors import UnsafePath
+from okfx.model import Concept, IndexFile, LogFile
+from okfx.tools.payloads import concept_header
+from okfx.tools.toolbox import Toolbox
+from okfx.web import urls
+from okfx.web.answers import MAX_LISTED, PageError, Redirect, checked, page_error
+from okfx.web.markdown import render, url_kind
+from okfx.web.site import BundleView, raster_type
+
+__all__ = ["document", "file"]
+
+_SHOWN_KEYS = frozenset(
+    {
+        "type", "title", "description", "resource", "tags", "status", "stale_after",
+        "sources", "usage_window", "generated", "verified", "timestamp", "id", "runtime",
+        "parameters", "computation", "executor", "attester",
+    }
+)  # fmt: skip
+
+
+def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[str, Any]:
+    """The page of a concept, an ``index.md`` or a ``log.md``."""
+    b = view.bundle
+    try:
+        doc = b.get(path)
+    except UnsafePath as exc:
+        raise page_error(exc) from None
+    if doc is None:
+        canon = normalize(path)
+        if canon in b.files:  # an attached file: its own page
+            raise Redirect(urls.file(b.name, canon))
+        raise PageError(404, f"no concept at {canon} in bundle {b.name!r}", b.suggest(canon))
+    body = render(doc.body, view.rewrite(doc.directory))
+    context: dict[str, Any] = {
+        "bundle": b.name,
+        "path": doc.path,
+        "body": Markup(body.html),
+        "outline": body.outline,
+        "cut": body.cut,
+        "raw": urls.raw(b.name, doc.path),
+        "graph": urls.graph(b.name, doc.path),
+        "folder": (
+            doc.directory,
+            urls.browse(b.name, dir=None if doc.directory == "/" else doc.directory),
+        ),
+        "neighbors": _neighbors(view, box, doc.path),
+    }
+    if isinstance(doc, Concept):
+        context.update(_concept(view, doc, now))
+    else:
+        kind = "index" if isinstance(doc, IndexFile) else "log"
+        context.update({"kind": kind, "title": f"{doc.path} ({kind})"})
+        if isinstance(doc, LogFile):
+            context["log"] = urls.log(b.name)
+    return context
+
+
+def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
+    b = view.bundle
+    header = concept_header(b.name, c, c.is_stale(now))
+    fields = {link.field: link.target for link in c.links if link.field != "body"}
+
+    def where(value: str | None, field: str) -> str | None:
+        if not value:
+            return None
+        if url_kind(value) == "external":
+            return value
+        target = fields.get(field)
+        return view.url_of(target) if target else None
+
+    sources = header["sources"]
+    for i, source in enumerate(sources):
+        source["url"] = where(source.get("resource"), f"sources[{i}].resource")
+    contract = header["computation"]
+    if contract is not None:
+        contract["url"] = where(contract["computation"], "computation")
+        contract["executor"]["url"] = where(contract["executor"]["resource"], "executor.resource")
+        contract["attester"]["url"] = where(contract["attester"]["resource"], "attester.resource")
+        contract["language"] = c.computation.inline_language if c.computation else None
+    return {
+        "kind": "concept",
+        "title": c.title,
+        "concept": header,
+        "resource_url": where(c.resource, "resource"),
+        "tag_urls": [(t, urls.browse(b.name, tag=t)) for t in c.tags],
+        "type_url": urls.browse(b.name, type=c.type),
+        "extra": {k: v for k, v in header["frontmatter"].items() if k not in _SHOWN_KEYS},
+    }
+
+
+def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
+    payload = checked(box.get_neighbors(path=path, bundle=view.name))
+    for key in ("outbound", "backlinks", "unresolved"):
+        edges = payload[key]
+        payload[f"{key}_count"] = len(edges)
+        payload[key] = edges = edges[:MAX_LISTED]
+        for edge in edges:
+            edge["url"] = view.url_of(edge["path"]) if key != "unresolved" else None
+    return payload
+
+
+def file(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
+    """The page of an attached file: its text, through the read_resource tool."""
+    b = view.bundle
+    try:
+        canon = normalize(path)
+    except UnsafePath as exc:
+        raise page_error(exc) from None
+    if isinstance(b.get(canon), Concept | IndexFile | LogFile) and canon in b.files:
+        raise Redirect(urls.concept(b.name, canon))
+    context: dict[str, Any] = {
+        "title": canon,
+        "bundle": b.name,
+        "path": canon,
+        "raw": urls.raw(b.name, canon),
+        "image": bool(raster_type(canon)) and canon in b.files,
+        "folder": (parent_dir(canon), urls.browse(b.name, dir=parent_dir(canon))),
+        "backlinks": [(src, urls.concept(b.name, src)) for src in view.linking_to_file(canon)],
+    }
+    if context["image"]:
+        return context
+    payload = box.read_resource(path=canon, bundle=b.name)
+    err = payload.get("error")
+    if err and err.get("code") == "not_found":
+        raise PageError(404, str(err["message"]), list(err.get("did_you_mean") or []))
+    context.update(
+        {"text": payload.get("text"), "truncated": payload.get("truncated"),
+         "bytes": payload.get("bytes"), "error": err and err.get("message")}
+    )  # fmt: skip
+    return context

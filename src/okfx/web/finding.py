@@ -1,0 +1,126 @@
+"""The Search and Grep pages: the search_concepts and grep_concepts tools, so a person
+sees the ranking an agent gets (hybrid when it is enabled), with the matches marked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import re2
+
+from okfx.tools.toolbox import Toolbox
+from okfx.web.answers import checked, int_arg
+from okfx.web.site import view_of
+
+__all__ = ["grep", "marked", "search"]
+
+
+def _filters(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "bundle": params.get("bundle") or None,
+        "type": params.get("type") or None,
+        "tags": [t for t in params.get("tag", []) if t] or None,
+        "directory": params.get("dir") or None,
+        "include_deprecated": bool(params.get("deprecated")),
+    }
+
+
+def _placed(box: Toolbox, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Search hits or grep matches, each with the ``url`` of its page."""
+    for item in found:
+        item["url"] = view_of(box.manager.bundle(item["bundle"])).url_of(item["path"])
+    return found
+
+
+def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Ranked search: the search_concepts tool, its hits placed and their words marked."""
+    query = (params.get("q") or "").strip()
+    filters = _filters(params)
+    tier = params.get("tier") or None
+    stale = params.get("stale") != "exclude"
+    context: dict[str, Any] = {
+        "title": f"Search: {query}" if query else "Search",
+        "q": query,
+        "params": {**filters, "tier": tier, "stale": "" if stale else "exclude"},
+        "hits": [],
+        "bundles": box.manager.names,
+    }
+    if not query:
+        return context
+    payload = checked(
+        box.search_concepts(
+            query=query,
+            limit=int_arg(params.get("limit"), 20, 1, 50),
+            trust_tier=tier,
+            include_stale=stale,
+            **filters,
+        )
+    )
+    for hit in _placed(box, payload["hits"]):
+        hit["pieces"] = marked(hit["snippet"], hit["matched"])
+    context.update({"hits": payload["hits"], "notice": payload.get("notice", "")})
+    return context
+
+
+def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Grep: the grep_concepts tool, each matching line with its matches marked."""
+    pattern = params.get("pattern") or ""
+    regex = bool(params.get("regex"))
+    ignore_case = bool(params.get("i"))
+    filters = _filters(params)
+    context: dict[str, Any] = {
+        "title": f"Grep: {pattern}" if pattern else "Grep",
+        "pattern": pattern,
+        "regex": regex,
+        "ignore_case": ignore_case,
+        "params": filters,
+        "matches": [],
+        "bundles": box.manager.names,
+    }
+    if not pattern:
+        return context
+    payload = checked(
+        box.grep_concepts(
+            pattern=pattern, regex=regex, ignore_case=ignore_case, limit=200, **filters
+        )
+    )
+    finder = _finder(pattern, regex, ignore_case)
+    for match in _placed(box, payload["matches"]):
+        match["pieces"] = _pieces(match["text"], finder)
+    context.update(
+        {"matches": payload["matches"], "notice": payload.get("notice", ""),
+         "concepts": payload.get("concepts", 0)}
+    )  # fmt: skip
+    return context
+
+
+def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
+    """``text`` cut into ``(piece, is_match)`` where a word starts with a matched term."""
+    words = sorted({t for t in terms if t}, key=len, reverse=True)
+    if not words:
+        return [(text, False)]
+    return _pieces(text, re.compile(r"(?i)\b(?:" + "|".join(map(re.escape, words)) + r")\w*"))
+
+
+def _finder(pattern: str, regex: bool, ignore_case: bool) -> Any:
+    text = pattern if regex else re.escape(pattern)
+    try:
+        return re2.compile(("(?i)" if ignore_case else "") + text)
+    except Exception:  # the tool reported it already
+        return None
+
+
+def _pieces(text: str, finder: Any) -> list[tuple[str, bool]]:
+    if finder is None:
+        return [(text, False)]
+    out: list[tuple[str, bool]] = []
+    at = 0
+    for match in finder.finditer(text):
+        if match.end() == match.start():
+            continue
+        out.append((text[at : match.start()], False))
+        out.append((match.group(), True))
+        at = match.end()
+    out.append((text[at:], False))
+    return [piece for piece in out if piece[0]]
