@@ -10,6 +10,8 @@ the viewer.
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Any
 
 from okfx.tools.manager import KnowledgeManager
@@ -26,9 +28,20 @@ def viewer(manager: KnowledgeManager, host: str, token: str | None) -> Any:
     from okfx.web.auth import browser_login
 
     app = create_app(manager)
+    threading.Thread(target=_prepare, args=(manager,), name="okfx-viewer", daemon=True).start()
     if token:
         app = browser_login(http.bearer_auth(app, token))
     return http.host_guard(app, host)
+
+
+def _prepare(manager: KnowledgeManager) -> None:
+    from okfx.web.site import view_of
+
+    try:
+        for bundle in manager.bundles.values():
+            view_of(bundle).prepare()
+    except Exception:  # the first page computes them again and reports the problem
+        logging.getLogger("okfx").exception("okfx: preparing the viewer's figures failed")
 
 
 def beside_mcp(mcp_app: Any, web_app: Any) -> Any:

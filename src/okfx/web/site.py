@@ -198,6 +198,12 @@ class BundleView:
 
         return to_viewer
 
+    def prepare(self) -> None:
+        """Compute every kept figure now (``okfx view`` does, in the background), so the
+        first overview or listing of a large bundle does not pay for them."""
+        for figure in ("counts", "ranked", "problems", "_deadlines", "_tree", "resolver"):
+            getattr(self, figure)
+
     def summary(self, now: datetime) -> dict[str, Any]:
         counts = self.counts
         return {
