@@ -287,6 +287,9 @@ def test_the_token_rule_and_the_host_checks_guard_the_viewer(example: Bundle) ->
         and "SameSite=Strict" in wrong.headers["set-cookie"]
     )
     assert guarded.get("/b/knowledge/browse").status_code == 401  # the wrong cookie is kept
+    back = guarded.get("/", headers={"accept": "text/html"}, follow_redirects=False)
+    assert (back.status_code, back.headers["location"]) == (303, "/login")  # and then
+    assert "Max-Age=0" in back.headers["set-cookie"]  # forgotten for a browser
     guarded.cookies.clear()
     signed = guarded.post("/login", data={"token": "s3cret"}, follow_redirects=False)
     assert signed.status_code == 303

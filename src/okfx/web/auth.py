@@ -7,7 +7,8 @@ form (or takes ``?token=`` once, for ``okfx view --open``), answers with an ``Ht
 that has the cookie and no ``Authorization`` header gets ``Authorization: Bearer
 <cookie>`` added before the wrapped app, which is the bearer check itself
 (``okfx.adapters.mcp.bearer_auth``, applied by the CLI): this module never decides
-whether a token is right. A browser without the cookie is sent to ``/login``.
+whether a token is right. A browser without the cookie is sent to ``/login``, and so is
+one whose cookie the check refused (the cookie is cleared).
 """
 
 from __future__ import annotations
@@ -67,6 +68,24 @@ async def _form_token(receive: Receive) -> str | None:
     return values[0] if values else None
 
 
+def _back_to_login(send: Send) -> Send:
+    """``send``, except that a 401 becomes a redirect to the form that clears the cookie."""
+    refused = False
+
+    async def relay(message: Message) -> None:
+        nonlocal refused
+        if message["type"] == "http.response.start" and message["status"] == 401:
+            refused = True
+            forget = f"{COOKIE}=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/".encode()
+            await _answer(
+                send, 303, [(b"location", LOGIN_PATH.encode()), (b"set-cookie", forget)], b""
+            )
+        elif not refused:
+            await send(message)
+
+    return relay
+
+
 def browser_login(app: ASGIApp) -> ASGIApp:
     """Wrap ``app`` (a bearer-token check in front of the viewer) so a browser can sign
     in once and carry the token in a cookie."""
@@ -93,12 +112,15 @@ def browser_login(app: ASGIApp) -> ASGIApp:
             await login(scope, receive, send)
             return
         headers = dict(scope.get("headers") or ())
+        browser = b"text/html" in headers.get(b"accept", b"")
         if b"authorization" not in headers:
             token = _cookie_token(headers)
             if token is not None:
                 added = (b"authorization", f"Bearer {token}".encode("utf-8", "replace"))
                 scope = {**scope, "headers": [*scope.get("headers", ()), added]}
-            elif b"text/html" in headers.get(b"accept", b""):
+                if browser:  # a wrong token in the cookie: forget it, sign in again
+                    send = _back_to_login(send)
+            elif browser:
                 await _answer(send, 303, [(b"location", LOGIN_PATH.encode())], b"")
                 return
         await app(scope, receive, send)
