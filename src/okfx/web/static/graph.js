@@ -30,7 +30,7 @@
   function relax(nodes, edges) {
     var n = nodes.length;
     var rounds = n > 250 ? 60 : n > 100 ? 120 : 220;
-    var want = 95;
+    var want = 80;
     for (var round = 0; round < rounds; round++) {
       var heat = 1 - round / rounds;
       for (var i = 0; i < n; i++) {
@@ -40,7 +40,7 @@
           var dx = a.x - b.x, dy = a.y - b.y;
           var d2 = dx * dx + dy * dy + 0.01;
           if (d2 > 250000) { continue; }
-          var push = 2200 / d2;
+          var push = 1400 / d2;
           a.vx += dx * push; a.vy += dy * push;
           b.vx -= dx * push; b.vy -= dy * push;
         }
