@@ -275,6 +275,9 @@ def test_the_token_rule_and_the_host_checks_guard_the_viewer(example: Bundle) ->
     assert open_app.get("/", headers={"host": "evil.example:8766"}).status_code == 421
     assert open_app.get("/", headers={"origin": "http://evil.example"}).status_code == 403
     assert open_app.get("/", headers={"origin": "http://localhost:8766"}).status_code == 200
+    six = TestClient(viewer(manager, "::1", None), base_url="http://[::1]:8766")
+    assert six.get("/").status_code == 200
+    assert six.get("/", headers={"host": "[::2]:8766"}).status_code == 421
 
     guarded = TestClient(viewer(manager, "0.0.0.0", "s3cret"), base_url="http://kb.internal:8766")
     assert guarded.get("/", headers={"accept": "application/json"}).status_code == 401
