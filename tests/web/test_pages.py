@@ -357,3 +357,19 @@ def test_a_hub_and_a_wide_folder_stay_one_bounded_page(make_bundle: MakeBundle) 
     assert "and 50 more folders" in tree
     graph = client.get("/b/wide/graph?path=/hub.md").text
     assert "More documents are within reach" in graph
+
+
+def test_problems_show_exact_counts_past_max_warnings_and_what_each_code_means(
+    make_bundle: MakeBundle,
+) -> None:
+    from okfx.limits import Limits
+
+    files = {f"c{i}.md": concept(body=f"[x](missing{i}.md)") for i in range(5)}
+    bundle = Bundle.load(make_bundle(files), "many", limits=Limits(max_warnings=2))
+    client = TestClient(create_app(bundle), base_url=LOCAL)
+    html = client.get("/b/many/problems").text
+    assert '<code>broken_link</code> <span class="n">5</span>' in html
+    assert "were counted but not recorded" in html
+    assert 'class="explanation"' in html
+    # five broken links and the note that some were not recorded
+    assert "<strong>6</strong> problems" in client.get("/b/many/").text

@@ -67,7 +67,7 @@ class Site:
                     "statuses": ranked["status"],
                     "tiers": [(tier, counts["tier"].get(tier, 0)) for tier in TRUST_TIERS],
                     "tags": ranked["tag"][:24],
-                    "problems": [(code, len(items)) for code, items in view.problems],
+                    "problems": [(g.code, g.count, g.severity) for g in view.problems],
                     "generated": [
                         (c, c.generated.at) for c in view.recent_generated if c.generated
                     ],
@@ -210,21 +210,24 @@ class Site:
         groups = view.problems
         at = int_arg(page, 1, 1, 10**9)
         shown = []
-        for group_code, items in groups:
-            if code and group_code != code:
+        for group in groups:
+            if code and group.code != code:
                 continue
             size = PER_PAGE * 4 if code else PROBLEMS_SHOWN
             first = (at - 1) * size if code else 0
-            chunk = items[first : first + size]
+            chunk = group.problems[first : first + size]
             shown.append(
                 {
-                    "code": group_code,
-                    "count": len(items),
+                    "code": group.code,
+                    "count": group.count,
+                    "severity": group.severity,
+                    "explanation": group.explanation,
+                    "unlisted": group.unlisted,
                     "problems": [(p, view.url_of(p.path)) for p in chunk],
-                    "more": len(items) - first - len(chunk),
-                    "all": urls.problems(view.name, group_code),
-                    "next": urls.problems(view.name, group_code, at + 1)
-                    if code and first + size < len(items)
+                    "more": len(group.problems) - first - len(chunk),
+                    "all": urls.problems(view.name, group.code),
+                    "next": urls.problems(view.name, group.code, at + 1)
+                    if code and first + size < len(group.problems)
                     else None,
                 }
             )
@@ -232,8 +235,8 @@ class Site:
             "title": f"Problems in {view.name}",
             "bundle": view.name,
             "groups": shown,
-            "codes": [(c, len(items), urls.problems(view.name, c)) for c, items in groups],
-            "total": len(view.bundle.warnings),
+            "codes": [(g.code, g.count, urls.problems(view.name, g.code)) for g in groups],
+            "total": sum(group.count for group in groups),
             "code": code,
         }
 

@@ -14,7 +14,6 @@ import threading
 import weakref
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
@@ -22,12 +21,13 @@ from typing import Any
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
 from okfx.bundle.paths import parent_dir
+from okfx.bundle.problems import ProblemGroup
 from okfx.errors import UnsafePath
-from okfx.model import Concept, IndexFile, LogFile, Problem
+from okfx.model import Concept, IndexFile, LogFile
 from okfx.web import urls
 from okfx.web.markdown import Rewrite, Target, slug
 
-__all__ = ["RASTER_TYPES", "BundleView", "problems_by_code", "view_of"]
+__all__ = ["RASTER_TYPES", "BundleView", "view_of"]
 
 #: Bundle files shown as images (by extension): raster formats, which cannot run script.
 RASTER_TYPES = {
@@ -46,17 +46,6 @@ RECENT = 8
 def raster_type(path: str) -> str | None:
     dot = path.rfind(".")
     return RASTER_TYPES.get(path[dot:].lower()) if dot > path.rfind("/") else None
-
-
-def problems_by_code(warnings: Iterable[Problem]) -> list[tuple[str, list[Problem]]]:
-    """The warnings grouped by code, the largest group first (then by code).
-
-    Issue 17 adds ``Bundle.problems_by_code()``; this is the one place to switch to it.
-    """
-    groups: dict[str, list[Problem]] = {}
-    for problem in warnings:
-        groups.setdefault(problem.code, []).append(problem)
-    return sorted(groups.items(), key=lambda item: (-len(item[1]), item[0]))
 
 
 class BundleView:
@@ -93,8 +82,9 @@ class BundleView:
         }
 
     @cached_property
-    def problems(self) -> list[tuple[str, list[Problem]]]:
-        return problems_by_code(self.bundle.warnings)
+    def problems(self) -> list[ProblemGroup]:
+        """The load problems grouped by code (``Bundle.problems_by_code``), errors first."""
+        return self.bundle.problems_by_code()
 
     @cached_property
     def _deadlines(self) -> list[datetime]:
@@ -212,7 +202,7 @@ class BundleView:
             "okf_version": self.bundle.okf_version,
             "stale": self.stale_count(now),
             "deprecated": counts["status"].get("deprecated", 0),
-            "warnings": len(self.bundle.warnings),
+            "warnings": sum(group.count for group in self.problems),
         }
 
 
