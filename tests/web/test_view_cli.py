@@ -92,3 +92,12 @@ def test_the_python_example_in_the_viewer_doc_runs() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["200", "default-src", "'none'", "True"]
+
+
+def test_serve_web_with_workers_serves_the_pages_from_each_worker() -> None:
+    pytest.importorskip("mcp")
+    args = ["serve", EXAMPLE, "--transport", "http", "--port", "0", "--web", "--workers", "2"]
+    with running(args, "Viewer: ") as url:
+        for _ in range(6):  # several connections, so more than one worker answers
+            status, page, _ = _get(url + "b/knowledge/browse")
+            assert status == 200 and 'id="total"' in page

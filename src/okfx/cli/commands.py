@@ -592,7 +592,9 @@ def serve(
 
         def http(mcp_server: Any, served: KnowledgeManager) -> Any:
             app = adapter.http_app(mcp_server, host=host, token=token)
-            return webserve.beside_mcp(app, _viewer_app(served, host, token)) if web else app
+            if not web:
+                return app
+            return webserve.beside_mcp(app, _viewer_app(served, host, token, workers == 1))
 
         app = http(server, manager)
         if web:
@@ -661,9 +663,11 @@ def _require_token(host: str, token: str | None) -> None:
         )
 
 
-def _viewer_app(manager: KnowledgeManager, host: str, token: str | None) -> Any:
+def _viewer_app(
+    manager: KnowledgeManager, host: str, token: str | None, background: bool = True
+) -> Any:
     try:
-        return webserve.viewer(manager, host, token)
+        return webserve.viewer(manager, host, token, background=background)
     except ImportError as exc:
         raise click.ClickException(str(exc)) from exc
 

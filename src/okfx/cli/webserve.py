@@ -21,14 +21,23 @@ __all__ = ["beside_mcp", "viewer", "viewer_banner"]
 MCP_PATH = "/mcp"
 
 
-def viewer(manager: KnowledgeManager, host: str, token: str | None) -> Any:
-    """The viewer's ASGI app over ``manager``, guarded for ``host`` (and ``token``)."""
+def viewer(
+    manager: KnowledgeManager, host: str, token: str | None, *, background: bool = True
+) -> Any:
+    """The viewer's ASGI app over ``manager``, guarded for ``host`` (and ``token``).
+
+    Its per-bundle figures are computed in a background thread, or now when
+    ``background`` is false (before ``--workers`` fork, so that every worker shares them
+    and no thread is caught mid-way by the fork)."""
     from okfx.adapters import mcp as http  # the HTTP guards `okfx serve` uses
     from okfx.web import create_app
     from okfx.web.auth import browser_login
 
     app = create_app(manager)
-    threading.Thread(target=_prepare, args=(manager,), name="okfx-viewer", daemon=True).start()
+    if background:
+        threading.Thread(target=_prepare, args=(manager,), name="okfx-viewer", daemon=True).start()
+    else:
+        _prepare(manager)
     if token:
         app = browser_login(http.bearer_auth(app, token))
     return http.host_guard(app, host)
