@@ -26,6 +26,18 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+@pytest.fixture(autouse=True)
+def private_cache_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test gets caches of its own (the state cache is on by default): nothing is
+    read from or written to the user's cache folder, and no test sees another's state."""
+    home = tmp_path_factory.mktemp("cache-home")
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(home))
+    monkeypatch.delenv("OKFX_STATE_CACHE", raising=False)
+    return home
+
+
 @pytest.fixture
 def make_bundle(tmp_path: Path) -> MakeBundle:
     """Build a bundle folder from a mapping of files; each call gets a fresh folder."""

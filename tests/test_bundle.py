@@ -400,11 +400,11 @@ NOISY = {
 
 def _everything(bundle: Bundle) -> object:
     return (
-        [[(name, getattr(c, name)) for name in c.__slots__] for c in bundle],
+        [[(name, getattr(c, name)) for name in Concept.__slots__] for c in bundle],
         bundle.indexes,
         bundle.logs,
         bundle.warnings,
-        dict(bundle._backlinks),
+        dict(bundle.backlink_map()),
     )
 
 

@@ -75,7 +75,7 @@ def _okfx_commands(text: str) -> Iterator[list[str]]:
 
 def test_every_okfx_command_in_the_docs_parses() -> None:
     seen = 0
-    for doc in ("README.md", "docs/cli.md", "docs/mcp.md"):
+    for doc in ("README.md", "docs/cli.md", "docs/mcp.md", "docs/state.md"):
         text = (PROJECT_ROOT / doc).read_text(encoding="utf-8")
         for name, *rest in _okfx_commands(text):
             command = cli.commands[name]  # type: ignore[attr-defined]
@@ -126,3 +126,26 @@ def test_the_ci_workflow_in_the_cli_doc_runs_real_okfx_commands() -> None:
     for run in runs:
         name, *rest = shlex.split(run)[1:]
         cli.commands[name].make_context(name, rest)  # type: ignore[attr-defined]
+
+
+def test_the_state_page_shows_its_reload_snippet_whole_and_it_runs(tmp_path: object) -> None:
+    path = PROJECT_ROOT / "docs" / "snippets" / "reload_and_watch.py"
+    doc = (PROJECT_ROOT / "docs" / "state.md").read_text(encoding="utf-8")
+    assert path.read_text(encoding="utf-8") in doc
+    proc = subprocess.run(
+        [sys.executable, str(path)],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "OKFX_CACHE_HOME": str(tmp_path)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    changed, title, reloaded, count = proc.stdout.splitlines()
+    assert changed.startswith("1 changed, 0 added, 0 removed")
+    assert title == "Dock capacity"
+    assert "0 changed, 1 added, 0 removed" in reloaded
+    from okfx import Bundle
+
+    assert int(count) == len(Bundle.load(PROJECT_ROOT / "examples" / "knowledge")) + 1

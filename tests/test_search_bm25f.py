@@ -383,8 +383,11 @@ def test_prepare_all_completes_the_arrays_a_state_cache_saves():
 
 
 def test_a_stored_state_keeps_pending_terms_pending_and_they_finish_after_restore(tmp_path):
-    from okfx.bundle.persist import StateCache
+    import io
+    from array import array
+
     from okfx.search.bm25f import Postings
+    from okfx.statefile import StateFile, StateWriter
 
     rng = random.Random(3)
     docs = [
@@ -402,9 +405,18 @@ def test_a_stored_state_keeps_pending_terms_pending_and_they_finish_after_restor
     state = lazy.pending_state()
     assert 0 < state["pending"].count(1) < len(lazy.terms)  # storing finished nothing
     arrays = {name: getattr(lazy, name) for name in ("starts", "docs", "impacts", "upper", "idfs")}
-    cache = StateCache(tmp_path / "state")
-    assert cache.store("k", "search", "d", 0, {"terms": lazy.terms, **arrays, **state})
-    saved = cache.fetch("k", "search", "d")
+    writer = StateWriter("search")
+    for name, value in {**arrays, **state}.items():
+        if isinstance(value, array):
+            writer.add_array(name, value)
+        else:
+            writer.add_json(name, value)
+    writer.add_json("terms", list(lazy.terms))
+    out = io.BytesIO()
+    writer.write(out)
+    file = StateFile(out.getvalue())
+    saved = {n: file.json(n) if file.typecode(n) == "json" else file.array(n) for n in file.names}
+    saved["terms"] = dict(zip(saved["terms"], range(len(saved["terms"])), strict=True))
     restored = Postings.restore(saved["terms"], saved, len(docs), saved)
     assert restored is not None
     tids = list(restored.terms.values())

@@ -4,9 +4,10 @@ The one thing that runs anything is an executor an application configures (the D
 one lives in ``okfx.attest.duckdb_executor``, imported only by name); it runs bound SQL in
 its own engine, never a process, and the audit holds for it too.
 
-Only ``okfx.sources`` may run ``git`` and write into its cache, and only ``okfx.bundle.persist``
-writes (and reads back) the opt-in state cache; the CLI and the adapters
-(servers) sit outside the audited core.
+Only ``okfx.sources`` may run ``git`` and write into its cache, and only the state cache
+(``okfx.cachedir`` makes its private folder, ``okfx.statecache`` and ``okfx.statefile``
+write its files) writes anything else; the CLI and the adapters (servers) sit outside the
+audited core. Nothing in the package reads anything with pickle or marshal.
 """
 
 from __future__ import annotations
@@ -20,11 +21,20 @@ import pytest
 import okfx
 
 PACKAGE = Path(okfx.__file__).resolve().parent
-# persist.py is the opt-in state cache: it writes its own cache directory and reads
-# pickles back only from a private one (tests/test_persist.py); nothing else may.
+# The state cache writes its own private folder (tests/test_state_cache.py); its files are
+# read back as checked arrays and JSON only (test_state_files_are_read_without_pickle).
 # The command line (the cli package) and the servers (adapters) sit outside it too.
 # cachedir.py creates the private cache folders (mkdir only, pinned below).
-OUTSIDE_THE_CORE = {"__main__.py", "bundle/persist.py", "cachedir.py"}
+OUTSIDE_THE_CORE = {"__main__.py", "cachedir.py", "statecache.py", "statefile.py"}
+# What reads a state file back: each must decode it with json, array and mmap alone.
+STATE_READERS = (
+    "statefile.py",
+    "statecache.py",
+    "records.py",
+    "bundle/state.py",
+    "bundle/stored.py",
+    "search/saved.py",
+)
 
 FORBIDDEN_MODULES = {
     "subprocess",
@@ -166,8 +176,35 @@ def test_cachedir_only_creates_folders() -> None:
     assert found and all(v.endswith("calls mkdir()") for v in found), found
 
 
-def test_only_the_state_cache_touches_pickle() -> None:
-    assert importers("pickle|marshal") == ["bundle/persist.py"]
+def test_nothing_in_the_package_touches_pickle() -> None:
+    assert importers("pickle|marshal|shelve|dill|cloudpickle|joblib") == []
+    # Not even by name, through importlib or __import__.
+    for path in PACKAGE.rglob("*.py"):
+        text = path.read_text("utf-8")
+        assert not re.search(r"""["'](c?pickle|marshal|shelve)["']""", text), path
+
+
+@pytest.mark.parametrize("name", STATE_READERS)
+def test_state_files_are_read_without_pickle_or_dynamic_code(name: str) -> None:
+    """No state file anywhere in the package is read with pickle: the modules that read
+    one back import nothing that could run code from its bytes."""
+    path = PACKAGE / name
+    assert violations(path) == [] or name in OUTSIDE_THE_CORE
+    tree = ast.parse(path.read_text("utf-8"))
+    imported = {
+        alias.name if isinstance(node, ast.Import) else node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    risky = {"pickle", "marshal", "shelve", "importlib", "ctypes", "yaml", "runpy", "code"}
+    assert not {m for m in imported if m.split(".")[0] in risky}
+    calls = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
+    assert not calls & {"eval", "exec", "compile", "__import__"}
 
 
 def test_only_the_duckdb_executor_imports_duckdb_and_only_the_cli_imports_it() -> None:

@@ -61,7 +61,7 @@ class Link(NamedTuple):
 
     def __reduce__(self) -> tuple[Callable[..., Link], tuple[Any, ...]]:
         # Rebuilt by tuple.__new__ in C: a bundle holds several links per concept, and
-        # the NamedTuple constructor is a Python-level call (see okfx.bundle.persist).
+        # the NamedTuple constructor is a Python-level call (see okfx.records).
         return tuple.__new__, (Link, tuple(self))
 
 

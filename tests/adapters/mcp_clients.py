@@ -70,21 +70,42 @@ async def in_process(server: Any, *, framed: bool) -> AsyncIterator[Session]:
 
 
 @asynccontextmanager
-async def over_stdio(command: str, args: list[str], cwd: str) -> AsyncIterator[Session]:
-    """Start ``command args`` as a subprocess and talk MCP over its stdin/stdout."""
+async def over_stdio(
+    command: str,
+    args: list[str],
+    cwd: str,
+    *,
+    notifications: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    legacy: bool = False,
+) -> AsyncIterator[Session]:
+    """Start ``command args`` as a subprocess and talk MCP over its stdin/stdout; the
+    method of every notification the server sends is appended to ``notifications``.
+    ``legacy`` keeps a 2.x client on the 2025 protocol (1.x speaks nothing else)."""
     from mcp import StdioServerParameters
 
-    params = StdioServerParameters(command=command, args=args, cwd=cwd)
+    params = StdioServerParameters(command=command, args=args, cwd=cwd, env=env)
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        method = getattr(root, "method", None)
+        if notifications is not None and isinstance(method, str):
+            notifications.append(method)
+
     if MAJOR == 2:
         from mcp import Client
 
-        async with Client(params) as client:
+        mode = "legacy" if legacy else "auto"
+        async with Client(params, message_handler=on_message, mode=mode) as client:
             yield Session(client, client.instructions)
     else:
         from mcp import ClientSession
         from mcp.client.stdio import stdio_client
 
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, message_handler=on_message) as session,
+        ):
             init = await session.initialize()
             yield Session(session, init.instructions)
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from conftest import MakeBundle, concept
 from okfx import Bundle
-from okfx.bundle import persist
+from okfx.bundle import state as state_module
 from okfx.bundle.parse import DocumentParser
 from okfx.cli.commands import cli
 
@@ -80,13 +80,13 @@ def test_cli_wikilinks_flag(make_bundle: MakeBundle) -> None:
 def test_the_state_cache_keeps_loads_with_other_options_apart(
     make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(persist, "RACY_SECONDS", 0.0)  # store the fresh files' state
+    monkeypatch.setattr(state_module, "RACY_SECONDS", 0.0)  # store the fresh files' state
     root = make_bundle(VAULT)
     cache = tmp_path / "state"
     cache.mkdir(mode=0o700)
     for round_ in range(2):  # the second round reads the stored states back
         if round_:
-            assert len(list(cache.iterdir())) == 2  # one state per set of options
+            assert len(list(cache.glob("*.bundle.okfs"))) == 2  # one state per set of options
             monkeypatch.setattr(DocumentParser, "concepts", None)  # parsing would fail
         followed = Bundle.load(root, wikilinks=True, state_cache=cache)
         plain = Bundle.load(root, state_cache=cache)

@@ -12,6 +12,7 @@ needs no ignores for the module that is absent.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hmac
 import importlib
@@ -19,6 +20,7 @@ import ipaddress
 import logging
 import socket
 import sys
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +54,7 @@ __all__ = [
     "serve_http",
     "serve_stdio",
     "url_for",
+    "watch_resources",
 ]
 
 logger = logging.getLogger("okfx")
@@ -139,9 +142,11 @@ def _guarded(what: str, build: Callable[[], str]) -> Callable[[], str]:
     return read
 
 
-def _add_resources(server: Any, sdk: _SDK, manager: KnowledgeManager) -> None:
+def _resources(sdk: _SDK, manager: KnowledgeManager) -> list[Any]:
+    """The resources of ``manager``'s bundles as they are now."""
+    found = []
     for bundle in manager.bundles.values():
-        server.add_resource(
+        found.append(
             sdk.function_resource(
                 uri=index_uri(bundle.name),
                 name=f"{bundle.name}/index",
@@ -155,7 +160,7 @@ def _add_resources(server: Any, sdk: _SDK, manager: KnowledgeManager) -> None:
             )
         )
         for concept in bundle:
-            server.add_resource(
+            found.append(
                 sdk.function_resource(
                     uri=concept_uri(bundle.name, concept.path),
                     name=f"{bundle.name}{concept.path}",
@@ -165,6 +170,12 @@ def _add_resources(server: Any, sdk: _SDK, manager: KnowledgeManager) -> None:
                     fn=_guarded(concept.path, functools.partial(concept_markdown, concept)),
                 )
             )
+    return found
+
+
+def _add_resources(server: Any, sdk: _SDK, manager: KnowledgeManager) -> None:
+    for resource in _resources(sdk, manager):
+        server.add_resource(resource)
 
 
 # -- the server --------------------------------------------------------------------------------
@@ -196,7 +207,7 @@ def build_server(source: Any, *, name: str = "okfx", policy: CallPolicy | None =
         server.add_tool(tool, name=tool.__name__, annotations=hints)
 
     def knowledge() -> str:
-        return prompt
+        return manager.prompt()  # the bundles as they are now (they may be reloaded)
 
     server.prompt(
         name=PROMPT_NAME,
@@ -205,6 +216,115 @@ def build_server(source: Any, *, name: str = "okfx", policy: CallPolicy | None =
     )(knowledge)
     _add_resources(server, sdk, manager)
     return server
+
+
+# -- watch mode ------------------------------------------------------------------------------
+def _low_level(server: Any) -> Any:
+    return getattr(server, "_lowlevel_server", None) or server._mcp_server
+
+
+class _Sessions:
+    """The client sessions seen so far, each with its event loop, to notify later."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.items: list[tuple[Any, asyncio.AbstractEventLoop]] = []
+
+    def add(self, session: Any) -> None:
+        loop = asyncio.get_running_loop()
+        with self.lock:
+            if all(known is not session for known, _ in self.items):
+                self.items.append((session, loop))
+
+    def resources_changed(self, bus: Any = None, timeout: float = 5.0) -> int:
+        """Send ``notifications/resources/list_changed`` to each session (clients of the
+        2025 protocol) and publish it on ``bus`` (mcp 2.x: clients listening through
+        ``subscriptions/listen``); the sessions that are gone are dropped. Returns how
+        many sessions were told."""
+        told = 0
+        with self.lock:
+            items = list(self.items)
+        if bus is not None:
+            event = importlib.import_module("mcp.shared.subscriptions").ResourcesListChanged()
+            for loop in {id(loop): loop for _, loop in items}.values():
+                try:
+                    asyncio.run_coroutine_threadsafe(bus.publish(event), loop).result(timeout)
+                except Exception as exc:
+                    logger.debug("okfx: the change was not published: %r", exc)
+        for session, loop in items:
+            try:
+                future = asyncio.run_coroutine_threadsafe(
+                    session.send_resource_list_changed(), loop
+                )
+                future.result(timeout)
+                told += 1
+            except Exception as exc:  # closed stream or loop: that client is gone
+                logger.debug("okfx: a client was not told of the change: %r", exc)
+                with self.lock:
+                    self.items = [i for i in self.items if i[0] is not session]
+        return told
+
+
+def _capture_sessions(server: Any, sessions: _Sessions) -> None:
+    """Remember the session of every request, and say in the handshake that the
+    resource list can change."""
+    low = _low_level(server)
+    if _sdk().major >= 2:
+
+        async def capture(ctx: Any, call_next: Any) -> Any:
+            sessions.add(ctx.session)
+            return await call_next(ctx)
+
+        server.middleware.append(capture)
+    else:
+        handlers = low.request_handlers
+        for key, handler in list(handlers.items()):
+
+            async def wrapped(request: Any, handler: Any = handler) -> Any:
+                try:
+                    sessions.add(low.request_context.session)
+                except LookupError:
+                    pass
+                return await handler(request)
+
+            handlers[key] = wrapped
+    lowlevel = importlib.import_module("mcp.server.lowlevel.server")
+    options = low.create_initialization_options
+
+    def with_list_changed(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        notification_options = notification_options or lowlevel.NotificationOptions(
+            resources_changed=True
+        )
+        return options(notification_options, *args, **kwargs)
+
+    low.create_initialization_options = with_list_changed
+
+
+def watch_resources(server: Any, manager: KnowledgeManager) -> Callable[[Any], bool]:
+    """Keep ``server``'s resources in step with ``manager`` as it reloads.
+
+    Returns the callback for :class:`okfx.tools.watch.Watcher`'s ``on_reload``: it lists
+    the bundles' resources anew and, when the set of URIs changed, sends
+    ``notifications/resources/list_changed`` to every connected client (stdio; a
+    stateless HTTP client lists them again on its next request). Returns whether it
+    notified.
+    """
+    sdk = _sdk()
+    sessions = _Sessions()
+    _capture_sessions(server, sessions)
+    registry = server._resource_manager
+
+    def on_reload(_: Any = None) -> bool:
+        current = dict(registry._resources)
+        fresh = {k: v for k, v in current.items() if not k.startswith("okf://")}
+        fresh.update({str(r.uri): r for r in _resources(sdk, manager)})
+        registry._resources = fresh  # one assignment: a listing sees old or new
+        if set(fresh) == set(current):
+            return False
+        sessions.resources_changed(getattr(server, "_subscriptions", None))
+        return True
+
+    return on_reload
 
 
 # -- transports --------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ frontmatter split and YAML readers (:mod:`~okfx.bundle.frontmatter`,
 :mod:`~okfx.bundle.quickyaml`), field normalisation (:mod:`~okfx.bundle.fields`), links
 (:mod:`~okfx.bundle.links`), the reserved ``index.md``/``log.md`` files
 (:mod:`~okfx.bundle.reserved`), turning one file into a concept (:mod:`~okfx.bundle.parse`),
-the on-disk state cache (:mod:`~okfx.bundle.persist`), the :class:`Bundle` itself and the
-spec §11 conformance report (:mod:`~okfx.bundle.validate`).
+a bundle's state as a state file (:mod:`~okfx.bundle.state`), concepts whose bodies stay in
+their files (:mod:`~okfx.bundle.stored`), incremental reload (:mod:`~okfx.bundle.reload`),
+the :class:`Bundle` itself and the spec §11 conformance report (:mod:`~okfx.bundle.validate`).
 
 May import: :mod:`okfx.search` (``Bundle.search`` builds on it), :mod:`okfx.sources` (git
 URLs and archives) and the core modules (``model``, ``errors``, ``limits``, ``trust``,

@@ -7,9 +7,11 @@ cannot be reached (a missing folder, a failed clone).
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,27 +20,42 @@ from typing import TYPE_CHECKING, Any
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import PathGuard, normalize
-from okfx.bundle.persist import StateCache, default_dir, fingerprint
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
+from okfx.bundle.reload import (
+    Changes,
+    Reparsed,
+    Updated,
+    content_changes,
+    diff,
+    update,
+    update_backlinks,
+)
 from okfx.bundle.rootlinks import find_root_links
 from okfx.bundle.rootlinks import message as root_links_message
 from okfx.bundle.scope import find_scope
-from okfx.bundle.walk import FileEntry, Walk, decode_text, read_bytes, walk
+from okfx.bundle.state import BUNDLE_KIND, Manifest, Parsed, decode, encode, okf_version_of, scan
+from okfx.bundle.stored import FileStore, slim
+from okfx.bundle.walk import FileEntry, decode_text, read_bytes, walk
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.deadline import acquire
 from okfx.errors import NotFound, UnsafePath
 from okfx.gcpause import gc_paused
 from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile, Problem
+from okfx.statecache import StateCache, resolve, store_later
+from okfx.statefile import StateFormatError, StateWriter
 
 if TYPE_CHECKING:
     from okfx.search.facets import Facets
     from okfx.search.grep import GrepResults
-    from okfx.search.index import SearchIndex, SearchResults
+    from okfx.search.index import SearchResults
+    from okfx.search.live import Index
     from okfx.search.suggest import NameIndex
     from okfx.sources import GitSource, SourceLimits
 
 __all__ = ["Bundle", "Document", "Neighbors"]
+
+logger = logging.getLogger("okfx")
 
 Document = Concept | IndexFile | LogFile
 RESERVED = frozenset({"index.md", "log.md"})
@@ -66,11 +83,13 @@ class _HeldWarnings:
     def add(self, path: str, code: str, message: str) -> None:
         self._by_path.setdefault(path, []).append((code, message))
 
-    def replay(self, paths: list[str], warn: Callable[[str, str, str], None]) -> None:
-        """Warnings of ``paths``, in that order, then any others (none are expected)."""
+    def take(self, paths: list[str]) -> Iterator[tuple[str, list[tuple[str, str]]]]:
+        """``(path, warnings)`` of ``paths`` in that order, then of any other path (none
+        are expected), each path once and only with warnings."""
         for path in [*paths, *self._by_path]:
-            for code, message in self._by_path.pop(path, ()):
-                warn(path, code, message)
+            found = self._by_path.pop(path, None)
+            if found:
+                yield path, found
 
 
 class _Reader:
@@ -152,15 +171,29 @@ class Bundle:
         self._logs: dict[str, LogFile] = {}
         self._files: frozenset[str] = frozenset()
         self._dirs: frozenset[str] = frozenset({"/"})
-        self._backlinks: dict[str, list[Link]] = {}
+        self._backlinks: dict[str, list[Link]] | None = None  # built on first use
+        self._backlinks_lock = threading.Lock()
         self._lock = threading.Lock()  # the search index's build
         self._names_lock = threading.Lock()
-        self._search_index: SearchIndex | None = None
+        self._search_index: Index | None = None
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
         self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
-        # (cache, key, fingerprint, newest mtime) when loaded with a state cache
-        self._state: tuple[StateCache, str, str, int] | None = None
+        self._skip: frozenset[str] = frozenset()  # excluded .md files: files, not concepts
+        self._walk_overflow: dict[str, int] = {}
+        #: What :meth:`load` was given (a folder, git URL, GitSource or archive).
+        self.source: Any = None
+        #: The other options :meth:`load` was given (to load the source again).
+        self.load_options: dict[str, Any] = {}
+        #: What the last :meth:`reload` found changed (None after a load).
+        self.changes: Changes | None = None
+        self._parsed: Parsed | None = None
+        self._store = FileStore(self.guard.real_root, self.limits)
+        self._cache: StateCache | None = None
+        self._key = ""
+        # (generation of a stored index, paths changed since): how to get the search
+        # index from the state cache when it is first needed.
+        self._index_plan: tuple[str, frozenset[str]] | None = None
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -184,17 +217,28 @@ class Bundle:
         ``name`` defaults to the folder name (for git: the subdirectory's last part, else
         the repository name). Raises ``FileNotFoundError`` when the folder is missing.
         ``progress(done, total)`` is called as markdown files are read (for a progress bar).
-        ``state_cache`` (a directory, or True for :func:`okfx.bundle.persist.default_dir`) keeps
-        the parsed state and search index between runs (:mod:`okfx.bundle.persist`): an unchanged
-        bundle then loads without parsing a file.
+
+        The parsed state and search index are kept between runs in the state cache
+        (:mod:`okfx.statecache`): an unchanged bundle then loads without parsing a file,
+        and a changed one parses only what changed. ``state_cache`` is a folder, True
+        (the default folder), False (no cache) or None (the default: on, unless
+        ``$OKFX_STATE_CACHE`` says ``off`` or names another folder).
         Beyond the spec (docs/okf.md): ``exclude`` patterns name ``.md`` files that are not
         concepts (:mod:`okfx.bundle.scope`), and ``wikilinks`` follows ``[[name]]`` links.
         """
-        state = _state_cache(state_cache)
+        state = resolve(state_cache)
+        options: dict[str, Any] = {
+            "cache_dir": cache_dir,
+            "timeout": timeout,
+            "source_limits": source_limits,
+            "state_cache": False if state is None else state.directory,
+            "exclude": exclude,
+            "wikilinks": wikilinks,
+        }
         if isinstance(source, str | os.PathLike):
             if os.path.isdir(source):
                 bundle = cls(source, name, limits, exclude=exclude, wikilinks=wikilinks)
-                return bundle._load(progress, state)
+                return bundle._load(progress, state, source, options)
             text = os.fspath(source)
             remote = "://" in text or "::" in text or text.startswith("git@")
             if not os.path.exists(text) and not remote:
@@ -205,7 +249,7 @@ class Bundle:
             source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
         ) as (root, default_name):
             bundle = cls(root, name or default_name, limits, exclude=exclude, wikilinks=wikilinks)
-            return bundle._load(progress, state)
+            return bundle._load(progress, state, source, options)
 
     @classmethod
     def from_git(
@@ -261,9 +305,13 @@ class Bundle:
         self,
         progress: Callable[[int, int], None] | None = None,
         state: StateCache | None = None,
+        source: Any = None,
+        options: dict[str, Any] | None = None,
     ) -> Bundle:
         if not os.path.isdir(self.root):
             raise FileNotFoundError(f"bundle folder not found: {self.root}")
+        self.source = source
+        self.load_options = options or {}
         with gc_paused():
             self._read_all(progress, state)
         return self
@@ -273,48 +321,120 @@ class Bundle:
         progress: Callable[[int, int], None] | None = None,
         state: StateCache | None = None,
     ) -> None:
-        limits = self.limits
-        listing = walk(self.guard.real_root, limits, self._warn)
-        scope = find_scope(listing, self.exclude, limits, self._warn, str(self.root))
+        manifest = self._scan()
+        parsed = None
+        if state is not None:
+            self._cache = state
+            self._key = state.key("bundle", self.guard.real_root, *self._state_key_parts())
+            parsed = self._from_cache(manifest)
+            if parsed is None:
+                # Another process loading this bundle now stores it once: wait for it.
+                with state.lock(self._key):
+                    parsed = self._from_cache(manifest)
+                    if parsed is None:
+                        parsed = self._parse_all(manifest, progress)
+                        self._save(parsed)
+        else:
+            parsed = self._parse_all(manifest, progress)
+        self._install(parsed)
+        if progress is not None:
+            markdown = sum(1 for path in manifest.paths if self._parses(path))
+            progress(markdown, markdown)
+
+    def _state_key_parts(self) -> tuple[object, ...]:
+        """What a stored state must have been loaded with to be used: the limits, and any
+        load option that changes what a load produces (add each new one here; its
+        ``repr`` goes into the key)."""
+        return (self.limits, self.exclude, self.wikilinks)
+
+    def _scan(self) -> Manifest:
+        """Walk the folder and find what belongs to the bundle (reporting what is skipped
+        or left out), and stat every file, those of nested bundles too (their
+        ``index.md`` decides what is left out)."""
+        listing = walk(self.guard.real_root, self.limits, self._warn)
+        scope = find_scope(listing, self.exclude, self.limits, self._warn, str(self.root))
         self.nested_bundles, self.excluded = scope.nested, scope.excluded
         inside = scope.apply(listing)
         self._files = frozenset(f.path for f in inside.files)
         self._dirs = frozenset(inside.dirs)
-        if state is not None:
-            self._state = self._fingerprint(state, listing)
-            if self._restore():
-                if progress is not None:
-                    progress(len(self._concepts), len(self._concepts))
-                return
+        self._skip = frozenset(scope.excluded)
+        prefix = self.guard.real_root.rstrip("/")
+        hosts = {f.path: f.host for f in inside.files if f.host != prefix + f.path}
+        self._store = FileStore(self.guard.real_root, self.limits, hosts)
+        # What the walk counted but did not record (past max_warnings).
+        recorded = Counter(w.code for w in self.warnings)
+        self._walk_overflow = dict(Counter(self._problem_counts) - recorded)
+        return scan(listing, self.warnings)
+
+    def _parses(self, path: str) -> bool:
+        """Is ``path`` a markdown file this bundle parses (not nested, not excluded)?"""
+        return path.endswith(".md") and path in self._files and path not in self._skip
+
+    def _parse_all(
+        self, manifest: Manifest, progress: Callable[[int, int], None] | None = None
+    ) -> Parsed:
+        markdown = [p for p in manifest.paths if self._parses(p)]
+        fresh = self._reparse(markdown, manifest, progress)
+        overflow = Counter(fresh.overflow) + Counter(self._walk_overflow)
+        limited = any(w.code == "too_many_files" for w in self.warnings)
+        return Parsed(
+            manifest,
+            fresh.concepts,
+            fresh.indexes,
+            fresh.logs,
+            fresh.warnings,
+            okf_version_of(fresh.indexes),
+            fresh.complete and not limited and not overflow,
+            overflow=dict(overflow),
+            nested=self.nested_bundles,
+            excluded=self.excluded,
+        )
+
+    def _reparse(
+        self,
+        paths: list[str],
+        manifest: Manifest,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Reparsed:
+        """Parse the markdown files at ``paths`` (in path order) against the current file
+        set; their warnings by file. Past ``max_warnings`` only §11 errors are kept (up
+        to as many again), as :meth:`_warn` records them; the rest are counted in
+        ``overflow`` and the result is incomplete (a reload then loads it all again)."""
+        limits = self.limits
+        by_path = manifest.by_path()
+        stamps = {p: s[1] << 40 | s[0] & ((1 << 40) - 1) for p, (_, s) in by_path.items()}
         held = _HeldWarnings()
         wikis = WikiIndex(self._files) if self.wikilinks else None
         resolver = Resolver(set(self._files), set(self._dirs))
         parser = DocumentParser(resolver, limits, held.add, wikis)
-        skip = frozenset(scope.excluded)
-        markdown = [e for e in inside.files if e.path.endswith(".md") and e.path not in skip]
         read = _Reader(limits, held.add)
+        out = Reparsed({}, {}, {}, {}, True)
+        kept, cap = 0, limits.max_warnings
         # Files go through in batches, each parsed stage by stage (see
-        # DocumentParser.concepts); the warnings held meanwhile are then replayed in file
-        # order, so the result is the same as reading one file after the other.
-        for first in range(0, len(markdown), _BATCH):
+        # DocumentParser.concepts); the warnings held meanwhile are then collected by
+        # file, so the result is the same as reading one file after the other.
+        for first in range(0, len(paths), _BATCH):
             if progress is not None:
-                progress(first, len(markdown))
-            batch = markdown[first : first + _BATCH]
-            self._parse_batch(parser, read.batch(batch))
-            held.replay([entry.path for entry in batch], self._warn)
+                progress(first, len(paths))
+            batch = [FileEntry(p, by_path[p][0]) for p in paths[first : first + _BATCH]]
+            concepts = self._parse_batch(parser, read.batch(batch), out)
+            for concept in concepts:
+                out.concepts[concept.path] = slim(concept, self._store, stamps[concept.path])
+            for path, found in held.take([entry.path for entry in batch]):
+                problems = []
+                for code, message in found:
+                    if kept < cap or (code in ERROR_CODES and kept < 2 * cap):
+                        problems.append(Problem(path, code, message))
+                        kept += 1
+                    else:  # never recorded: counted, and a reload loads it all again
+                        out.overflow[code] = out.overflow.get(code, 0) + 1
+                        out.complete = False
+                if problems:
+                    out.warnings[path] = problems
             if read.stopped:
+                out.complete = False
                 break
-        if progress is not None:
-            progress(len(markdown), len(markdown))
-        root_index = self._indexes.get("/")
-        if root_index is not None and root_index.frontmatter.get("okf_version") is not None:
-            self.okf_version = str(root_index.frontmatter["okf_version"])
-        for concept in self._concepts.values():
-            for link in concept.links:
-                self._backlinks.setdefault(link.target, []).append(link)
-        self._report_root_links()
-        self._close_warnings()
-        self._persist("bundle", self._parsed_state())
+        return out
 
     def _report_root_links(self) -> None:
         """One ``repository_root_links`` warning instead of a ``broken_link`` per link
@@ -337,72 +457,182 @@ class Bundle:
             del self._problem_counts["broken_link"]
         self._warn("/", "repository_root_links", root_links_message(found))
 
-    def _parse_batch(self, parser: DocumentParser, texts: list[tuple[str, str]]) -> None:
+    def _parse_batch(
+        self, parser: DocumentParser, texts: list[tuple[str, str]], out: Reparsed
+    ) -> list[Concept]:
         concepts: list[tuple[str, str]] = []
         for path, text in texts:
             basename = path.rsplit("/", 1)[-1]
             if basename == "index.md":
                 index = parser.index(path, text)
-                self._indexes[index.directory] = index
+                out.indexes[index.directory] = index
             elif basename == "log.md":
                 log = parser.log(path, text)
-                self._logs[log.directory] = log
+                out.logs[log.directory] = log
             else:
                 concepts.append((path, text))
-        for concept in parser.concepts(concepts):
-            if concept is not None:
-                self._concepts[concept.path] = concept
+        return [c for c in parser.concepts(concepts) if c is not None]
 
-    # -- persisted state (okfx.bundle.persist) -----------------------------------------------------
-    def _fingerprint(self, state: StateCache, listing: Walk) -> tuple[StateCache, str, str, int]:
-        """What the cached state must match: every file's stat, the folders, and what
-        the walk reported (so a new FIFO or symlink warning is not lost)."""
-        stats = []
-        for entry in listing.files:
+    def _install(self, parsed: Parsed) -> None:
+        """Make ``parsed`` this bundle's content; warnings are the walk's, then each
+        file's in path order, recorded and counted as a load records them (:meth:`_warn`),
+        then the repository-root links check."""
+        self._parsed = parsed
+        self._concepts = parsed.concepts
+        self._indexes = parsed.indexes
+        self._logs = parsed.logs
+        self.okf_version = parsed.okf_version
+        self.warnings, self._problem_counts, self._unrecorded = [], {}, 0
+        for warning in parsed.manifest.walk_warnings:
+            self._warn(*warning)
+        for found in parsed.file_warnings.values():
+            for warning in found:
+                self._warn(*warning)
+        for code, count in parsed.overflow.items():
+            self._problem_counts[code] = self._problem_counts.get(code, 0) + count
+            self._unrecorded += count
+        self._report_root_links()
+        self._close_warnings()
+
+    # -- persisted state (okfx.statecache, okfx.bundle.state) ----------------------------
+    def _from_cache(self, manifest: Manifest) -> Parsed | None:
+        """The state stored for this bundle, brought up to date with ``manifest`` (only
+        the files that differ are parsed); None without a usable one."""
+        cache = self._cache
+        if cache is None:
+            return None
+        with cache.open(self._key, BUNDLE_KIND) as file:
+            if file is None:
+                return None
             try:
-                stats.append((entry.path, os.stat(entry.host)))
-            except OSError:
-                pass  # gone since the walk: the parse reports it, the digest differs
-        digest, newest = fingerprint(stats, extra=(sorted(listing.dirs), self.warnings))
-        options = (self.limits, self.exclude, self.wikilinks)
-        return state, state.key(self.guard.real_root, options), digest, newest
+                stored = decode(file, self.guard.real_root, self._store)
+            except StateFormatError as exc:
+                logger.info("okfx state of %s rebuilt: %s", self.root, exc)
+                return None
+        changes = diff(stored.manifest, manifest)
+        if not changes:
+            self._index_plan = (stored.generation, frozenset())
+            return stored
+        updated = self._update(stored, manifest, changes)
+        if updated is None:
+            return None
+        self._index_plan = (stored.generation, content_changes(changes))
+        self._save(updated.parsed)
+        return updated.parsed
 
-    def _parsed_state(self) -> dict[str, Any]:
-        return {
-            "concepts": self._concepts,
-            "indexes": self._indexes,
-            "logs": self._logs,
-            "backlinks": self._backlinks,
-            "warnings": self.warnings,
-            "problem_counts": self._problem_counts,
-            "okf_version": self.okf_version,
-        }
+    def _save(self, parsed: Parsed, later: bool = False) -> None:
+        """Store ``parsed``; ``later`` in a background thread (a reload answers at once)."""
+        cache = self._cache
+        if cache is None or parsed.manifest.racy.issuperset(parsed.manifest.paths):
+            return  # every file was just written: nothing in this state would be reused
+        real_root = self.guard.real_root
+        self._store_state(cache, BUNDLE_KIND, lambda: encode(parsed, real_root), later)
 
-    def _restore(self) -> bool:
-        if self._state is None:
-            return False
-        cache, key, digest, _ = self._state
-        saved = cache.fetch(key, "bundle", digest)
-        if not isinstance(saved, dict) or saved.keys() != self._parsed_state().keys():
-            return False
-        self._concepts = saved["concepts"]
-        self._indexes = saved["indexes"]
-        self._logs = saved["logs"]
-        self._backlinks = saved["backlinks"]
-        self.warnings = saved["warnings"]
-        self._problem_counts = saved["problem_counts"]
-        self.okf_version = saved["okf_version"]
-        return True
+    def _store_state(
+        self, cache: StateCache, kind: str, build: Callable[[], StateWriter], later: bool
+    ) -> None:
+        """Store what ``build`` makes (in a background thread when ``later``); a value
+        the format cannot hold means no state, logged, never a failed load."""
+        root = self.root
 
-    def _state_entry(self) -> tuple[StateCache, str, str, int] | None:
-        """The state cache this bundle was loaded with: ``(cache, key, digest of the
-        files, newest mtime)``, or None without one (for a combined index's state)."""
-        return self._state
+        def make() -> StateWriter | None:
+            try:
+                return build()
+            except Exception as exc:
+                logger.warning("okfx %s state of %s not stored: %s", kind, root, exc)
+                return None
 
-    def _persist(self, kind: str, value: Any) -> None:
-        if self._state is not None:
-            cache, key, digest, newest = self._state
-            cache.store(key, kind, digest, newest, value)
+        if later:
+            store_later(cache, self._key, kind, make)
+            return
+        writer = make()
+        if writer is not None:
+            cache.store(self._key, kind, writer)
+
+    def _state_entry(self) -> tuple[StateCache, str, str] | None:
+        """The state cache this bundle uses, its key and its generation (for a combined
+        index's state), or None without one."""
+        if self._cache is None or self._parsed is None:
+            return None
+        return self._cache, self._key, self._parsed.generation
+
+    # -- reloading -----------------------------------------------------------------------
+    def reload(self) -> Bundle:
+        """The bundle as its folder holds it now, parsing only what changed.
+
+        A stat scan finds the files that changed, appeared or went; only those (and the
+        documents whose links may now resolve differently) are parsed again, links,
+        backlinks and the search index are updated without a rebuild, and the result
+        equals a fresh :meth:`load` (:mod:`okfx.bundle.reload`). Returns ``self`` when
+        nothing changed, else a new :class:`Bundle`; this one stays as it was, so a
+        caller still holding it never sees a mix of the two. ``changes`` on the new one
+        says what changed.
+        """
+        new = Bundle(
+            self.root, self.name, self.limits, exclude=self.exclude, wikilinks=self.wikilinks
+        )
+        new.source, new.load_options = self.source, self.load_options
+        new._cache, new._key = self._cache, self._key
+        with gc_paused():
+            manifest = new._scan()
+            old = self._parsed
+            changes = diff(old.manifest, manifest) if old is not None else Changes()
+            if old is not None and not changes:
+                return self
+            updated = None if old is None else new._update(old, manifest, changes)
+            if updated is None:
+                parsed = new._parse_all(manifest)
+                new._install(parsed)
+                new._save(parsed, later=True)
+                return new
+            new._install(updated.parsed)
+            new.changes = changes
+            with self._backlinks_lock:
+                backlinks = self._backlinks
+            if backlinks is not None:
+                replaced = updated.replaced
+                before = [c for p, c in self._concepts.items() if p in replaced]
+                after = [c for p, c in new._concepts.items() if p in replaced]
+                new._backlinks = update_backlinks(backlinks, before, after)
+            new._carry_index(self, content_changes(changes))
+        new._save(updated.parsed, later=True)
+        return new
+
+    @property
+    def unsettled(self) -> bool:
+        """True when the last scan saw a file modified too recently to trust its stat:
+        the next :meth:`reload` parses it again even if its stat is the same."""
+        return self._parsed is not None and bool(self._parsed.manifest.racy)
+
+    def _update(self, old: Parsed, manifest: Manifest, changes: Changes) -> Updated | None:
+        """``old`` brought up to date; None when the whole bundle must be parsed: what
+        belongs to it changed (a nested bundle or an exclusion, from an ``index.md``), or
+        the walk counted more problems than it recorded."""
+        scope = (self.nested_bundles, self.excluded)
+        if self._walk_overflow or (old.nested, old.excluded) != scope:
+            return None
+
+        def reparse(paths: list[str]) -> Reparsed:
+            return self._reparse([p for p in paths if self._parses(p)], manifest)
+
+        updated = update(old, manifest, changes, reparse, self.limits.max_total_bytes)
+        if updated is not None:
+            updated.parsed.nested, updated.parsed.excluded = scope
+        return updated
+
+    def _carry_index(self, old: Bundle, dirty: frozenset[str]) -> None:
+        """Bring ``old``'s search index (built, or stored) over to this bundle."""
+        index = old._search_index  # one read: built, or not (yet)
+        if index is not None:
+            from okfx.search.live import updated
+
+            name = self.name
+            add = [(name, self._concepts[p]) for p in sorted(dirty) if p in self._concepts]
+            self._search_index = updated(index, [(name, p) for p in dirty], add)
+            self._save_index(self._search_index, later=True)
+        elif old._index_plan is not None:
+            generation, before = old._index_plan
+            self._index_plan = (generation, before | dirty)
 
     # -- container protocol --------------------------------------------------------------
     def __len__(self) -> int:
@@ -556,9 +786,21 @@ class Bundle:
         return Neighbors(
             path=doc.path,
             outbound=tuple(link for link in doc.links if link.exists),
-            backlinks=tuple(self._backlinks.get(doc.path, ())),
+            backlinks=tuple(self.backlink_map().get(doc.path, ())),
             unresolved=tuple(link for link in doc.links if not link.exists),
         )
+
+    def backlink_map(self) -> dict[str, list[Link]]:
+        """Every link from a concept, by target (existing or not), in source path order;
+        built on first use. Do not change it."""
+        with self._backlinks_lock:
+            if self._backlinks is None:
+                backlinks: dict[str, list[Link]] = {}
+                for concept in self._concepts.values():
+                    for link in concept.links:
+                        backlinks.setdefault(link.target, []).append(link)
+                self._backlinks = backlinks
+            return self._backlinks
 
     def links(self) -> Iterator[Link]:
         """Every edge from a concept, in source path order."""
@@ -587,8 +829,10 @@ class Bundle:
         return facets
 
     # -- search --------------------------------------------------------------------------
-    def search_index(self) -> SearchIndex:
-        """The bundle's BM25F index, built on first use (``Bundle.load`` stays lean)."""
+    def search_index(self) -> Index:
+        """The bundle's BM25F index: read back from the state cache, or built on first use
+        (``Bundle.load`` stays lean). After a :meth:`reload` it is a
+        :class:`~okfx.search.live.LiveIndex` until its delta is merged."""
         if self._search_index is not None:
             return self._search_index
         # a call with a deadline waits for another thread's build only until then
@@ -597,24 +841,48 @@ class Bundle:
             if self._search_index is None:
                 from okfx.search.index import SearchIndex
 
-                self._search_index = self._restore_index()
-                if self._search_index is None:
+                index = self._index_from_cache()
+                if index is None:
                     index = SearchIndex.build((self.name, c) for c in self)
-                    self._persist("search", index.state())
-                    self._search_index = index
+                    self._save_index(index)
+                self._search_index = index
             return self._search_index
         finally:
             self._lock.release()
 
-    def _restore_index(self) -> SearchIndex | None:
-        if self._state is None:
+    def _index_from_cache(self) -> Index | None:
+        """The stored index of this bundle's generation, or of the stored generation it
+        was brought up from, updated with the files changed since."""
+        cache, plan, parsed = self._cache, self._index_plan, self._parsed
+        if cache is None or plan is None or parsed is None:
             return None
-        from okfx.search.index import SearchIndex
+        from okfx.search.live import updated
+        from okfx.search.saved import SEARCH_KIND, read_index
 
-        cache, key, digest, _ = self._state
-        with gc_paused():
-            saved = cache.fetch(key, "search", digest)
-            return SearchIndex.restore(saved, [(self.name, self._concepts)])
+        with gc_paused(), cache.open(self._key, SEARCH_KIND) as file:
+            if file is None:
+                return None
+            generation = file.meta.get("generation")
+            if generation not in (parsed.generation, plan[0]):
+                return None
+            index = read_index(file, [(self.name, self._concepts)])
+        if index is None or generation == parsed.generation:
+            return index
+        dirty = plan[1]
+        add = [(self.name, self._concepts[p]) for p in sorted(dirty) if p in self._concepts]
+        name = index.bundles[0] if len(index.bundles) == 1 else self.name
+        index = updated(index, [(name, p) for p in dirty], add)
+        self._save_index(index, later=True)
+        return index
+
+    def _save_index(self, index: Index, later: bool = False) -> None:
+        cache, parsed = self._cache, self._parsed
+        if cache is None or parsed is None:
+            return
+        from okfx.search.saved import SEARCH_KIND, write_index
+
+        meta = {"generation": parsed.generation}
+        self._store_state(cache, SEARCH_KIND, lambda: write_index(index, meta), later)
 
     def search(
         self,
@@ -635,9 +903,3 @@ class Bundle:
         from okfx.search.grep import grep
 
         return grep(((self.name, c) for c in self), pattern, regex=regex, **options)
-
-
-def _state_cache(option: str | os.PathLike[str] | bool | None) -> StateCache | None:
-    if option is None or option is False:
-        return None
-    return StateCache(default_dir() if option is True else option)

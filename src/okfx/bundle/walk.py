@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from okfx.bundle.paths import is_inside
 from okfx.limits import Limits
 
-__all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "read_head", "walk"]
+__all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "read_file", "read_head", "walk"]
 
 _FORBIDDEN_NAME = frozenset(chr(c) for c in range(32)) | {"\x7f", "\\"}
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -118,6 +118,11 @@ def read_bytes(host: str, max_bytes: int) -> bytes:
 
     Raises ``OSError`` (unreadable / not regular) or ``ValueError`` (too large).
     """
+    return read_file(host, max_bytes)[0]
+
+
+def read_file(host: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
+    """:func:`read_bytes`, and the ``fstat`` of the file it read."""
     fd = os.open(host, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
@@ -135,7 +140,7 @@ def read_bytes(host: str, max_bytes: int) -> bytes:
             if total > max_bytes:
                 raise ValueError(f"file grew past max_file_bytes={max_bytes} while reading")
             chunks.append(chunk)
-        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
     finally:
         os.close(fd)
 

@@ -211,19 +211,24 @@ def _trust(func: F) -> F:
 @click.option(
     "--state-cache",
     metavar="DIR",
-    envvar="OKFX_STATE_CACHE",
     type=click.Path(file_okay=False),
-    help="Keep parsed bundles and their search indexes in DIR (a private folder) so "
-    "unchanged bundles load without parsing. Also OKFX_STATE_CACHE.",
+    help="Keep the state cache (parsed bundles and search indexes, so unchanged bundles "
+    "load without parsing) in DIR instead of the user cache folder. Also "
+    "OKFX_STATE_CACHE=DIR.",
+)
+@click.option(
+    "--no-state-cache",
+    is_flag=True,
+    help="Neither read nor write the state cache (also OKFX_STATE_CACHE=off).",
 )
 @click.pass_context
-def cli(ctx: click.Context, state_cache: str | None) -> None:
+def cli(ctx: click.Context, state_cache: str | None, no_state_cache: bool) -> None:
     """Read, search, validate and serve Open Knowledge Format (OKF v0.2) bundles.
 
     BUNDLE is a folder, a git URL or an archive; most commands take several. Write
     NAME=BUNDLE to name one (two folders both called okf: a=one/okf b=two/okf).
     """
-    ctx.obj = {"state_cache": state_cache}
+    ctx.obj = {"state_cache": False if no_state_cache else state_cache}
 
 
 @cli.command()
@@ -512,6 +517,15 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     "--web", is_flag=True,
     help="HTTP: also serve the viewer's pages (okfx view) beside /mcp; needs okfx[web].",
 )  # fmt: skip
+@click.option(
+    "--watch", is_flag=True,
+    help="Reload local bundles when their files change, and tell clients when the list "
+    "of concepts changes (faster with pip install 'okfx[watch]').",
+)  # fmt: skip
+@click.option(
+    "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
+    help="Git bundles: this often, fetch again when the remote commit moved.",
+)  # fmt: skip
 def serve(
     sources: tuple[str, ...],
     transport: str,
@@ -525,6 +539,8 @@ def serve(
     workers: int,
     call_timeout: float,
     web: bool,
+    watch: bool,
+    refresh_interval: float | None,
 ) -> None:
     """Serve the bundles as an MCP server.
 
@@ -536,10 +552,15 @@ def serve(
     With --executor duckdb and --data TABLE=FILE it also offers run_computation, which
     runs Attested Computations of that runtime over those files (nothing runs without).
 
+    With --watch, local bundles are reloaded when their files change (only the
+    changed files are parsed again), one line per reload goes to stderr, and
+    clients are told when the list of concepts changes.
+
     Example:
 
     \b
         okfx serve examples/knowledge --transport http --port 8765
+        okfx serve ./knowledge --watch
     """
     from okfx.adapters import mcp as adapter
 
@@ -551,6 +572,11 @@ def serve(
         _require_token(host, token)
     if workers > 1:
         _check_workers(transport, settings.can_run)
+        if watch or refresh_interval:
+            raise click.UsageError(
+                "--watch and --refresh-interval need one worker; with --workers N, "
+                "send SIGHUP to the first process to reload the bundles"
+            )
     # The bundles live as long as the server and hold no cycles: keep the cyclic GC from
     # walking them again and again (its first passes after a large load take seconds),
     # from the end of each load, index build or state read on.
@@ -577,6 +603,16 @@ def serve(
         server = adapter.build_server(Toolbox(manager, computations=settings), policy=policy)
     except ImportError as exc:
         raise click.ClickException(str(exc)) from exc
+    if watch or refresh_interval:
+        from okfx.tools.watch import Watcher
+
+        Watcher(
+            manager,
+            on_reload=adapter.watch_resources(server, manager),
+            watch=watch,
+            refresh_interval=refresh_interval,
+            log=lambda line: click.echo(line, err=True),
+        ).start()
     try:
         if transport == "stdio":
             adapter.serve_stdio(server)
@@ -626,6 +662,47 @@ def serve(
     except KeyboardInterrupt:  # Ctrl+C is how a server is stopped, not an error
         if transport == "stdio":
             click.echo("okfx: stopped", err=True)
+
+
+@cli.group()
+def cache() -> None:
+    """Show or clear the state cache (parsed bundles and search indexes).
+
+    It lives in the user cache folder (OKFX_CACHE_HOME, XDG_CACHE_HOME/okfx or
+    the platform's), never in a bundle; --state-cache DIR or OKFX_STATE_CACHE=DIR
+    move it. Clearing is always safe: the next load parses again.
+
+    Example:
+
+    \b
+        okfx cache path
+        okfx cache clear
+    """
+
+
+def _state_cache() -> Any:
+    from okfx.statecache import StateCache, default_dir, resolve
+
+    option = click.get_current_context().find_root().obj.get("state_cache")
+    found = resolve(option)
+    return found if found is not None else StateCache(default_dir())
+
+
+@cache.command("path")
+def cache_path() -> None:
+    """Print the state cache folder (and how much it holds, on stderr)."""
+    state = _state_cache()
+    files = state.files()
+    size = sum(path.stat().st_size for path in files if path.exists())
+    click.echo(str(state.directory))
+    click.echo(f"{len(files)} files, {size / 2**20:.1f} MB", err=True)
+
+
+@cache.command("clear")
+def cache_clear() -> None:
+    """Delete every state file (the next load of each bundle parses it again)."""
+    state = _state_cache()
+    click.echo(f"removed {state.clear()} files from {state.directory}")
 
 
 def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:

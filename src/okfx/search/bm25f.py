@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain, repeat
 from operator import add, and_, call, mul, rshift, truediv
-from typing import Any
+from typing import Any, NamedTuple
 
 from okfx.gcpause import gc_paused
 from okfx.memory import release_free_memory
@@ -39,6 +39,7 @@ __all__ = [
     "K1",
     "STATUS_MULTIPLIERS",
     "Postings",
+    "Stats",
     "build_postings",
     "idf",
     "length_norm",
@@ -68,6 +69,16 @@ def saturate(x: float, k1: float = K1) -> float:
     return (k1 + 1.0) * x / (k1 + x)
 
 
+class Stats(NamedTuple):
+    """Corpus statistics to score a build with instead of its own (a delta index scored
+    like the index it extends): the number of documents, each field's average length,
+    and each term's document frequency (None: the term is new, count it in the build)."""
+
+    n_docs: int
+    avg_lengths: dict[str, float]
+    df: Callable[[str], int | None]
+
+
 class Postings:
     """Precomputed per-term impacts in compact arrays; immutable once built.
 
@@ -85,6 +96,7 @@ class Postings:
         "upper",
         "idfs",
         "n_docs",
+        "avg_lengths",
         "_pending",
         "_finisher",
         "_lock",
@@ -101,6 +113,7 @@ class Postings:
         n_docs: int,
         pending: bytearray | None = None,
         finisher: _Finisher | None = None,
+        avg_lengths: dict[str, float] | None = None,
     ) -> None:
         self.terms = terms
         self.starts = starts
@@ -109,6 +122,8 @@ class Postings:
         self.upper = upper
         self.idfs = idfs
         self.n_docs = n_docs
+        # Per field, the average length the impacts were normalised by (see Stats).
+        self.avg_lengths = avg_lengths or {}
         # pending[tid] is 1 while the term's impacts are not computed yet.
         self._pending = pending if pending is not None and finisher is not None else None
         self._finisher = finisher
@@ -134,7 +149,7 @@ class Postings:
 
     def pending_state(self) -> dict[str, Any]:
         """The pending terms and what finishing them takes, as flat arrays and a float
-        (for :mod:`okfx.bundle.persist`, so storing never computes them); see :meth:`restore`.
+        (for :mod:`okfx.search.saved`, so storing never computes them); see :meth:`restore`.
 
         Call it before the postings are shared between threads: a term finished while
         the arrays are being written would no longer match the pending flags.
@@ -152,6 +167,7 @@ class Postings:
         arrays: Mapping[str, Any],
         n_docs: int,
         pending_state: Mapping[str, Any],
+        avg_lengths: dict[str, float] | None = None,
     ) -> Postings | None:
         """Postings from :meth:`pending_state` and the five arrays (``starts``, ``docs``,
         ``impacts``, ``upper``, ``idfs``); None when their shapes do not fit."""
@@ -169,7 +185,21 @@ class Postings:
         if len(pending) and finisher is None:
             return None
         flags = bytearray(pending) if finisher is not None else None
-        return cls(terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher)
+        return cls(terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher, avg_lengths)
+
+    def df(self, tid: int) -> int:
+        """The number of documents holding term ``tid``."""
+        return self.starts[tid + 1] - self.starts[tid]
+
+    def stats(self) -> Stats:
+        """The statistics these postings were scored with (for a delta built alike)."""
+        terms, starts = self.terms, self.starts
+
+        def df(term: str) -> int | None:
+            tid = terms.get(term)
+            return None if tid is None else starts[tid + 1] - starts[tid]
+
+        return Stats(self.n_docs, dict(self.avg_lengths), df)
 
     def _finish(self, tid: int) -> None:
         with self._lock:
@@ -378,12 +408,17 @@ class _Builder:
         for term, append in self.appenders.items():
             yield term, append.__self__  # type: ignore[attr-defined]
 
-    def _field_factors(self, n_docs: int) -> dict[str, list[float]]:
+    def average_lengths(self, n_docs: int, stats: Stats | None) -> dict[str, float]:
+        if stats is not None:
+            return {field: stats.avg_lengths.get(field, 0.0) for field in self.fields}
+        return {f: sum(self.lengths[f]) / n_docs if n_docs else 0.0 for f in self.fields}
+
+    def _field_factors(self, n_docs: int, averages: dict[str, float]) -> dict[str, list[float]]:
         """Per field and doc: ``w_f / length_norm``; a tf times this is its share of x."""
         factors: dict[str, list[float]] = {}
         for field in self.fields:
             lengths = self.lengths[field]
-            avg = sum(lengths) / n_docs if n_docs else 0.0
+            avg = averages[field]
             weight = self.weights[field]
             if avg <= 0.0:
                 factors[field] = [0.0] * n_docs
@@ -391,14 +426,17 @@ class _Builder:
                 factors[field] = [weight / length_norm(n, avg, self.b) for n in lengths]
         return factors
 
-    def finish(self, n_docs: int, eager_df: int) -> Postings:
+    def finish(self, n_docs: int, eager_df: int, stats: Stats | None = None) -> Postings:
         self.cache.clear()  # no more text to analyse: free it before the big arrays
         self.sinks.clear()
         packed_lists = list(self._packed())
         self.appenders.clear()
         n_terms = len(packed_lists)
         extras: dict[int, array[int]] = {}
-        finisher = _Finisher(self._field_factors(n_docs), self.main, self.others, self.k1, extras)
+        averages = self.average_lengths(n_docs, stats)
+        factors = self._field_factors(n_docs, averages)
+        finisher = _Finisher(factors, self.main, self.others, self.k1, extras)
+        corpus = n_docs if stats is None else stats.n_docs
         pending = bytearray(n_terms)
         # docs and impacts grow as terms are finished (a large array grows in place,
         # and its pages only count once written), while the packed lists they replace
@@ -413,6 +451,7 @@ class _Builder:
             n_docs=n_docs,
             pending=pending,
             finisher=finisher,
+            avg_lengths=averages,
         )
         terms, starts, idfs = postings.terms, postings.starts, postings.idfs
         # A run of consecutive eager terms, finished together.
@@ -435,7 +474,8 @@ class _Builder:
             terms[term] = tid
             end += len(packed)
             starts[tid + 1] = end
-            idfs[tid] = idf(n_docs, len(packed))
+            known = None if stats is None else stats.df(term)
+            idfs[tid] = idf(corpus, len(packed) if known is None else known)
             term_extras = self.extras.pop(term, None)
             if term_extras is not None:
                 extras[tid] = term_extras
@@ -559,13 +599,15 @@ def build_postings(
     k1: float = K1,
     b: float = B,
     eager_df: int = 0,
+    stats: Stats | None = None,
 ) -> Postings:
     """Index ``documents`` (field name -> text, in doc-id order) into :class:`Postings`.
 
     Terms with fewer than ``eager_df`` postings are left pending: their impacts are
     computed on first read, so a search is ready sooner (0 computes every term now).
     The cyclic GC is paused while building: millions of small objects are created and
-    none of them form cycles.
+    none of them form cycles. ``stats`` scores the documents with another corpus's
+    statistics (see :class:`Stats`) instead of their own.
     """
     builder = _Builder(FIELD_WEIGHTS if weights is None else weights, k1, b)
     with gc_paused():
@@ -573,4 +615,4 @@ def build_postings(
         for doc, texts in enumerate(documents):
             builder.add(doc, texts)
             n_docs = doc + 1
-        return builder.finish(n_docs, eager_df)
+        return builder.finish(n_docs, eager_df, stats)

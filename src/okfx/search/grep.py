@@ -307,7 +307,9 @@ def _candidates(
         found = [
             (name, c)
             for name, c in entries
-            if needle in c.body or needle in c.title or needle in c.description
+            if needle in c.title
+            or needle in c.description
+            or (_may_contain(c, needle, False) and needle in c.body)
         ]
     else:
         if isinstance(matcher, _Regex) and matcher.joinable:
@@ -322,14 +324,27 @@ def _candidates(
                 is not None
             ]
         found_in = matcher.found
+        plain = matcher if isinstance(matcher, _Substring) else None
+
+        def in_body(c: ConceptLike) -> bool:
+            if plain is not None and not _may_contain(c, plain.needle, plain.ignore_case):
+                return False
+            return found_in(c.body)
+
         found = [
             (name, c)
             for name, c in entries
-            if found_in(c.body)
-            or found_in(_one_line(c.title))
-            or found_in(_one_line(c.description))
+            if found_in(_one_line(c.title)) or found_in(_one_line(c.description)) or in_body(c)
         ]
     return [(name, c) for name, c in found if not _reserved(c.path)]
+
+
+def _may_contain(concept: ConceptLike, needle: str, ignore_case: bool) -> bool:
+    """False when a concept that keeps its body in its file (``okfx.bundle.stored``)
+    says the body cannot hold ``needle``: a byte search of the file, instead of reading
+    the body text of every concept."""
+    check = getattr(concept, "body_may_contain", None)
+    return True if check is None else bool(check(needle, ignore_case))
 
 
 def _plain(needle: str) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby, repeat
@@ -24,7 +24,7 @@ from typing import Any, overload
 
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
-from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, build_postings
+from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_postings
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
@@ -61,6 +61,7 @@ _RESERVED = frozenset({"index.md", "log.md"})
 _POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
 _STATE_KEYS = {
+    "avg_lengths",
     "paths",
     "counts",
     "multipliers",
@@ -164,6 +165,21 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
     }
 
 
+def prepare_query(
+    query: object, limit: object, **filters: Any
+) -> tuple[int, ConceptFilter, list[QueryTerm]]:
+    """The clamped limit, the filter and the analysed terms of a search; raises
+    ``InvalidArgument`` for a bad argument."""
+    if not isinstance(query, str):
+        raise InvalidArgument(f"query must be a string, got {query.__class__.__name__}")
+    return clamp_limit(limit, MAX_LIMIT), ConceptFilter.create(**filters), analyze_query(query)
+
+
+def no_hits(query: str, terms: Sequence[QueryTerm]) -> SearchResults:
+    """The answer to a query none of whose words is in the index."""
+    return SearchResults(query, [], {}, "" if terms else "The query has no searchable words.")
+
+
 class SearchIndex:
     """A BM25F index over concepts of one or more bundles. Immutable; thread-safe."""
 
@@ -186,10 +202,12 @@ class SearchIndex:
         entries: Iterable[tuple[str, ConceptLike]],
         *,
         weights: Mapping[str, float] | None = None,
+        stats: Stats | None = None,
     ) -> SearchIndex:
         """Index ``(bundle name, concept)`` pairs; ties later break by (bundle, path).
 
-        ``weights`` overrides :data:`~okfx.search.bm25f.FIELD_WEIGHTS` (tests, baselines).
+        ``weights`` overrides :data:`~okfx.search.bm25f.FIELD_WEIGHTS` (tests, baselines);
+        ``stats`` scores with another index's statistics (a delta, :mod:`okfx.search.live`).
         Reserved ``index.md``/``log.md`` files are skipped if an iterable yields them.
         """
         kept = [
@@ -201,13 +219,13 @@ class SearchIndex:
         kept.sort(key=lambda entry: (entry[0], entry[1].path))
         # Short lists wait for their first query; long ones feed the dense vectors now.
         postings = build_postings(
-            (_fields(c) for _, c in kept), weights=weights, eager_df=DENSE_MIN_DF
+            (_fields(c) for _, c in kept), weights=weights, eager_df=DENSE_MIN_DF, stats=stats
         )
         multipliers = [STATUS_MULTIPLIERS.get(c.status, 1.0) for _, c in kept]
         return cls(kept, postings, multipliers)
 
     def state(self) -> dict[str, Any]:
-        """What :meth:`restore` needs to rebuild this index (for :mod:`okfx.bundle.persist`):
+        """What :meth:`restore` needs to rebuild this index (for :mod:`okfx.search.saved`):
         entry paths in doc-id order with the number of entries of each bundle, in
         bundle-name order, multipliers, and the postings' arrays as top-level values
         (stored raw, read back without a copy). Terms still pending stay pending
@@ -220,6 +238,7 @@ class SearchIndex:
             "multipliers": list(self.multipliers),
             "terms": p.terms,
             "n_docs": p.n_docs,
+            "avg_lengths": dict(p.avg_lengths),
             **{name: getattr(p, name) for name in _POSTING_ARRAYS},
             **p.pending_state(),
         }
@@ -255,8 +274,13 @@ class SearchIndex:
                 at += count
         except (KeyError, TypeError):
             return None
+        averages = state["avg_lengths"]
+        if not isinstance(averages, dict) or not all(
+            isinstance(k, str) and type(v) is float for k, v in averages.items()
+        ):
+            return None
         pending = {name: state[name] for name in _PENDING_KEYS}
-        postings = Postings.restore(state["terms"], state, n_docs, pending)
+        postings = Postings.restore(state["terms"], state, n_docs, pending, averages)
         return None if postings is None else cls(entries, postings, multipliers)
 
     def __len__(self) -> int:
@@ -295,10 +319,9 @@ class SearchIndex:
             bundle: Only concepts of this bundle (multi-bundle indexes).
             now: The instant that decides staleness; defaults to the current UTC time.
         """
-        if not isinstance(query, str):
-            raise InvalidArgument(f"query must be a string, got {query.__class__.__name__}")
-        k = clamp_limit(limit, MAX_LIMIT)
-        spec = ConceptFilter.create(
+        k, spec, terms = prepare_query(
+            query,
+            limit,
             bundle=bundle,
             directory=directory,
             type=type,
@@ -308,11 +331,9 @@ class SearchIndex:
             include_stale=include_stale,
             now=now,
         )
-        terms = analyze_query(query)
         groups = [self._forms(term) for term in terms]
         if not any(groups):
-            notice = "" if terms else "The query has no searchable words."
-            return SearchResults(query, [], {}, notice)
+            return no_hits(query, terms)
         entries = self.entries
 
         def accept(doc: int) -> str | None:
@@ -325,20 +346,26 @@ class SearchIndex:
         hits = [self._hit(doc, -neg, snippet_terms, spec.now) for neg, doc in order]
         return SearchResults(query, hits, ranked.hidden, hidden_notice(ranked.hidden))
 
-    def _forms(self, term: QueryTerm) -> list[tuple[int, float]]:
+    def _forms(
+        self, term: QueryTerm, idf_of: Callable[[str], float | None] | None = None
+    ) -> list[tuple[int, float]]:
         """``(term id, weight)`` of the term's forms present in the index.
 
         A variant counts at the *typed* form's idf (its weight is rescaled by the idf
-        ratio): "tables" must not outweigh "table" just because it is rarer.
+        ratio): "tables" must not outweigh "table" just because it is rarer. ``idf_of``
+        gives the typed form's idf when this index may not hold it (a delta index).
         """
         ids, idfs = self.postings.terms, self.postings.idfs
         typed = ids.get(term.text)
+        typed_idf = idfs[typed] if typed is not None else None
+        if typed_idf is None and idf_of is not None:
+            typed_idf = idf_of(term.text)
         forms = []
         for form, weight in term.forms:
             tid = ids.get(form)
             if tid is not None:
-                if typed is not None and tid != typed:
-                    weight *= idfs[typed] / idfs[tid]
+                if typed_idf is not None and form != term.text:
+                    weight *= typed_idf / idfs[tid]
                 forms.append((tid, weight))
         return forms
 

@@ -54,6 +54,9 @@ class Ranked:
 
     hits: list[tuple[float, int]]  # (score, doc), best first, ties by doc id
     hidden: dict[str, int] = field(default_factory=dict)  # filter name -> matches hidden
+    # (score, filter name) of every inadmissible doc examined that could rank: what
+    # ``hidden`` counts against another k-th score when two rankings are merged.
+    examined: list[tuple[float, str]] = field(default_factory=list)
 
 
 def _contribution(postings: Postings, group: Group, doc: int) -> float:
@@ -156,7 +159,7 @@ class _Walk:
             if score >= theta:
                 counts[verdict] = counts.get(verdict, 0) + 1
         hits = [(score, -neg) for score, neg in sorted(self.heap, reverse=True)]
-        return Ranked(hits, counts)
+        return Ranked(hits, counts, self.hidden)
 
 
 @dataclass

@@ -17,12 +17,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.persist import StateCache
+from okfx.bundle.reload import Changes, content_changes
 from okfx.deadline import acquire
 from okfx.errors import NotFound
 from okfx.search.suggest import closest
+from okfx.statecache import StateCache
 
-__all__ = ["AccessEvent", "KnowledgeManager"]
+__all__ = ["AccessEvent", "Changes", "KnowledgeManager"]
 
 logger = logging.getLogger("okfx")
 
@@ -46,6 +47,7 @@ class KnowledgeManager:
         self._callbacks: list[Callback] = []
         self._lock = threading.Lock()
         self._combined: Any = None
+        self._reload_lock = threading.Lock()
         self.ranker: Any = None  # the override seam: see ``search``
         for bundle in bundles:
             self.add(bundle)
@@ -68,7 +70,8 @@ class KnowledgeManager:
 
         Pass a mapping ``{name: source}`` (or ``(name, source)`` pairs) to name bundles
         yourself; otherwise each takes its default name (the folder name).
-        ``state_cache``, ``exclude`` and ``wikilinks`` are passed to :meth:`Bundle.load`.
+        ``state_cache``, ``exclude`` and ``wikilinks`` are passed to :meth:`Bundle.load`
+        (see :mod:`okfx.statecache`).
         """
         manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
         items = sources.items() if isinstance(sources, Mapping) else sources
@@ -101,9 +104,19 @@ class KnowledgeManager:
                     f"two bundles are named {bundle.name!r}; pass name= to tell them apart, "
                     "e.g. KnowledgeManager.from_paths({'sales': path1, 'ops': path2})"
                 )
-            self._bundles[bundle.name] = bundle
+            # A new dict, never changed in place: a reader holding the old one keeps it.
+            self._bundles = {**self._bundles, bundle.name: bundle}
             self._combined = None
         return bundle
+
+    def replace(self, bundle: Bundle) -> None:
+        """Serve ``bundle`` instead of the bundle of the same name (a source fetched
+        again); a tool call in flight keeps the one it started with."""
+        with self._lock:
+            if bundle.name not in self._bundles:
+                raise NotFound(f"no bundle named {bundle.name!r} to replace", path=bundle.name)
+            self._bundles = {**self._bundles, bundle.name: bundle}
+            self._combined = None
 
     @property
     def bundles(self) -> dict[str, Bundle]:
@@ -205,22 +218,42 @@ class KnowledgeManager:
         they all use the same one and none changed, else built (and then stored)."""
         from okfx.gcpause import gc_paused
         from okfx.search.index import SearchIndex
+        from okfx.search.saved import SEARCH_KIND, read_index, write_index
 
         bundles = sorted(self._bundles.values(), key=lambda b: b.name)
         shared = _shared_state(bundles)
         if shared is not None:
-            cache, key, digest, newest = shared
-            with gc_paused():
-                saved = cache.fetch(key, "search", digest)
-                index = SearchIndex.restore(
-                    saved, [(b.name, {c.path: c for c in b}) for b in bundles]
-                )
-            if index is not None:
-                return index
+            cache, key, generation = shared
+            with gc_paused(), cache.open(key, SEARCH_KIND) as file:
+                if file is not None and file.meta.get("generation") == generation:
+                    index = read_index(file, [(b.name, b._concepts) for b in bundles])
+                    if index is not None:
+                        return index
         index = SearchIndex.build((b.name, c) for b in bundles for c in b)
         if shared is not None:
-            cache.store(key, "search", digest, newest, index.state())
+            cache.store(key, SEARCH_KIND, write_index(index, {"generation": generation}))
         return index
+
+    # -- reloading ---------------------------------------------------------------------------
+    def reload(self) -> dict[str, Changes]:
+        """Reload every bundle (:meth:`Bundle.reload`, parsing only what changed) and swap
+        the changed ones in at once, with the combined index brought up to date; a tool
+        call in flight keeps the bundles it started with. Returns what changed, by bundle
+        name (a bundle loaded whole again maps to empty :class:`Changes`)."""
+        with self._reload_lock:
+            current = self._bundles
+            fresh = {name: bundle.reload() for name, bundle in current.items()}
+            changed = {name: b for name, b in fresh.items() if b is not current[name]}
+            if not changed:
+                return {}
+            with self._lock:
+                combined = self._combined
+            if combined is not None:
+                combined = _carry_combined(combined, current, changed)
+            with self._lock:
+                self._bundles = {n: changed.get(n, b) for n, b in self._bundles.items()}
+                self._combined = combined
+        return {name: b.changes or Changes() for name, b in changed.items()}
 
     # -- access events ---------------------------------------------------------------------
     def on_access(self, callback: Callback) -> Callback:
@@ -243,10 +276,10 @@ class KnowledgeManager:
                 logger.exception("okfx access callback %r failed", callback)
 
 
-def _shared_state(bundles: list[Bundle]) -> tuple[StateCache, str, str, int] | None:
+def _shared_state(bundles: list[Bundle]) -> tuple[StateCache, str, str] | None:
     """Where a combined index over ``bundles`` (in name order) is stored: the state
-    cache they were all loaded with, a key naming each (name, bundle key) and a digest
-    of all their files; None when one has no state cache or they use different ones."""
+    cache they all use, a key naming each (name, bundle key) and the generations of their
+    states; None when one has no state cache or they use different ones."""
     entries = []
     for bundle in bundles:
         entry = bundle._state_entry()
@@ -256,9 +289,25 @@ def _shared_state(bundles: list[Bundle]) -> tuple[StateCache, str, str, int] | N
     if not entries or len({cache.directory for cache, *_ in entries}) != 1:
         return None
     cache = entries[0][0]
-    key = cache.combined_key((b.name, e[1]) for b, e in zip(bundles, entries, strict=True))
-    digest = hashlib.sha256(" ".join(e[2] for e in entries).encode()).hexdigest()
-    return cache, key, digest, max(e[3] for e in entries)
+    key = cache.key("combined", *((b.name, e[1]) for b, e in zip(bundles, entries, strict=True)))
+    generation = hashlib.sha256(" ".join(e[2] for e in entries).encode()).hexdigest()
+    return cache, key, generation
+
+
+def _carry_combined(combined: Any, before: dict[str, Bundle], after: dict[str, Bundle]) -> Any:
+    """The combined index after the bundles of ``after`` replaced those of ``before``;
+    None (built again when needed) when one was loaded whole again."""
+    from okfx.search.live import updated
+
+    drop: list[tuple[str, str]] = []
+    add: list[tuple[str, Any]] = []
+    for name, bundle in after.items():
+        if bundle.changes is None:
+            return None
+        dirty = content_changes(bundle.changes)
+        drop.extend((name, path) for path in dirty)
+        add.extend((name, c) for p in sorted(dirty) if (c := bundle.get(p)) is not None)
+    return updated(combined, drop, add)
 
 
 def _schedule(awaitable: Any) -> None:

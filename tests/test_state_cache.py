@@ -1,5 +1,5 @@
-"""The opt-in state cache (okfx.bundle.persist): warm loads equal cold ones, any change or
-doubt means a normal load, and only a private directory is ever read."""
+"""The state cache (okfx.statecache): on by default, warm loads equal cold ones, a change
+is parsed alone, any doubt means a normal load, and only a private folder is ever read."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 
 from conftest import MakeBundle
 from okfx import Bundle, Limits
-from okfx.bundle import persist as persist_module
+from okfx.bundle import state as state_module
 from okfx.search.index import SearchIndex
+from okfx.statecache import LEFTOVER_SECONDS
 
 FILES = {
     "index.md": (
@@ -35,11 +36,17 @@ FILES = {
 
 
 def aged(root: Path, seconds: float = 60.0) -> Path:
-    """Set every file's mtime in the past, as for a bundle that is not being edited."""
+    """Set the mtime of ``root`` (a file, or every file under a folder) in the past, as
+    for a bundle that is not being edited."""
     past = time.time() - seconds
-    for path in root.rglob("*"):
+    for path in [root, *root.rglob("*")] if root.is_dir() else [root]:
         os.utime(path, (past, past), follow_symlinks=False)
     return root
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def snapshot(bundle: Bundle) -> tuple:
@@ -62,7 +69,7 @@ def cache_dir(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def no_racy_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     # aged() moves mtimes back, but the ctime it leaves is "now": tests do not wait.
-    monkeypatch.setattr(persist_module, "RACY_SECONDS", 0.0)
+    monkeypatch.setattr(state_module, "RACY_SECONDS", 0.0)
 
 
 def forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,8 +90,9 @@ def test_a_warm_load_equals_the_cold_one_without_parsing(
     cold = Bundle.load(root, state_cache=cache_dir)
     expected = snapshot(cold)  # builds the search index, which is stored too
     assert sorted(p.name.split(".", 1)[1] for p in cache_dir.iterdir()) == [
-        "bundle.pickle",
-        "search.pickle",
+        "bundle.okfs",
+        "lock",
+        "search.okfs",
     ]
     forbid_parsing(monkeypatch)
     warm = Bundle.load(root, state_cache=cache_dir)
@@ -92,40 +100,99 @@ def test_a_warm_load_equals_the_cold_one_without_parsing(
     assert warm.search("orders").hits[0].path == "/tables/orders.md"
 
 
-def test_no_state_cache_by_default(
+def test_the_state_cache_is_on_by_default_in_the_user_cache_folder(
     make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("OKFX_CACHE_HOME")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     root = aged(make_bundle(FILES))
     Bundle.load(root).search("orders")
-    assert not (tmp_path / "xdg").exists()
+    state = tmp_path / "xdg" / "okfx" / "state"
+    assert sorted(p.name.split(".", 1)[1] for p in state.glob("*.okfs")) == [
+        "bundle.okfs",
+        "search.okfs",
+    ]
+    assert (state.stat().st_mode & 0o777) == 0o700
+    assert not list(root.rglob("*.okfs"))  # never in the bundle
+
+
+@pytest.mark.parametrize("how", ["argument", "variable", "variable-0"])
+def test_the_state_cache_can_be_turned_off(
+    make_bundle: MakeBundle,
+    private_cache_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+) -> None:
+    root = aged(make_bundle(FILES))
+    if how == "argument":
+        Bundle.load(root, state_cache=False).search("orders")
+    else:
+        monkeypatch.setenv("OKFX_STATE_CACHE", "off" if how == "variable" else "0")
+        Bundle.load(root).search("orders")
+    assert not (private_cache_home / "state").exists()
+
+
+def test_the_variable_can_name_another_folder(
+    make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OKFX_STATE_CACHE", str(tmp_path / "elsewhere"))
+    Bundle.load(aged(make_bundle(FILES)))
+    assert list((tmp_path / "elsewhere").glob("*.bundle.okfs"))
+
+
+def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the concepts parsed from now on."""
+    from okfx.bundle.parse import DocumentParser
+
+    parsed: list[str] = []
+    real = DocumentParser.concepts
+
+    def spy(self: DocumentParser, documents: list[tuple[str, str]]) -> list[object]:
+        parsed.extend(path for path, _ in documents)
+        return real(self, documents)  # type: ignore[return-value]
+
+    monkeypatch.setattr(DocumentParser, "concepts", spy)
+    return parsed
 
 
 @pytest.mark.parametrize(
     "change",
     ["edit", "add", "remove", "rename", "new_dir"],
 )
-def test_any_change_to_the_files_means_a_fresh_load(
-    make_bundle: MakeBundle, cache_dir: Path, change: str
+def test_a_change_to_the_files_is_parsed_alone_and_equals_a_fresh_load(
+    make_bundle: MakeBundle, cache_dir: Path, change: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = aged(make_bundle(FILES))
     Bundle.load(root, state_cache=cache_dir).search("orders")
     target = root / "metrics" / "revenue.md"
     if change == "edit":
-        target.write_text(target.read_text().replace("Revenue", "Income"))
+        aged(write(target, target.read_text().replace("Revenue", "Income")))
     elif change == "add":
-        (root / "metrics" / "margin.md").write_text("---\ntype: metric\n---\nMargin.\n")
+        aged(write(root / "metrics" / "margin.md", "---\ntype: metric\n---\nMargin.\n"))
     elif change == "remove":
         target.unlink()
     elif change == "rename":
         target.rename(root / "metrics" / "income.md")
     else:
         (root / "empty").mkdir()
-    aged(root)
-    fresh = Bundle.load(root)
+    fresh = Bundle.load(root, state_cache=False)
+    parsed = count_parses(monkeypatch)
     warm = Bundle.load(root, state_cache=cache_dir)
     assert snapshot(warm) == snapshot(fresh)
     assert sorted(warm.directories) == sorted(fresh.directories)
+    # Only the changed file, and a concept linking to a path that appeared or went.
+    expected = {
+        "edit": ["/metrics/revenue.md"],
+        "add": ["/metrics/margin.md"],
+        "remove": ["/tables/orders.md"],
+        "rename": ["/metrics/income.md", "/tables/orders.md"],
+        "new_dir": [],
+    }[change]
+    assert sorted(parsed) == expected
+    # ... and the state is stored updated: the next load parses nothing.
+    parsed.clear()
+    assert snapshot(Bundle.load(root, state_cache=cache_dir)) == snapshot(fresh)
+    assert parsed == []
 
 
 def test_same_size_same_second_edits_are_still_seen(
@@ -144,16 +211,23 @@ def test_same_size_same_second_edits_are_still_seen(
     assert warm.get("/metrics/revenue.md").title == "Rxvenue"
 
 
-def test_files_edited_just_now_are_not_stored(
+def test_files_edited_just_now_are_parsed_again_next_time(
     make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = make_bundle(FILES)  # every mtime is "now": the next edit might not change it
-    monkeypatch.setattr(persist_module, "RACY_SECONDS", 3600.0)
+    root = aged(make_bundle(FILES))
+    monkeypatch.setattr(state_module, "RACY_SECONDS", 0.5)
+    time.sleep(0.6)  # the other files' ctimes (set by aged) are now old enough
+    write(root / "metrics" / "revenue.md", FILES["metrics/revenue.md"])  # "now"
     Bundle.load(root, state_cache=cache_dir).search("orders")
-    assert not list(cache_dir.glob("*.pickle"))
-    monkeypatch.setattr(persist_module, "RACY_SECONDS", 0.0)
+    # Its next edit might keep size and mtime: it is stored as changed.
+    parsed = count_parses(monkeypatch)
     Bundle.load(root, state_cache=cache_dir)
-    assert len(list(cache_dir.glob("*.bundle.pickle"))) == 1
+    assert parsed == ["/metrics/revenue.md"]
+    # A state where every file was just written would be of no use: not stored.
+    monkeypatch.setattr(state_module, "RACY_SECONDS", 3600.0)
+    other = cache_dir.parent / "other"
+    Bundle.load(make_bundle(FILES), state_cache=other)
+    assert not list(other.glob("*.okfs"))
 
 
 def test_other_limits_or_versions_do_not_share_a_state(
@@ -163,25 +237,27 @@ def test_other_limits_or_versions_do_not_share_a_state(
     Bundle.load(root, state_cache=cache_dir)
     strict = Bundle.load(root, state_cache=cache_dir, limits=Limits(max_links_per_concept=1))
     assert len(strict.get("/tables/orders.md").links) == 1
-    assert len(list(cache_dir.glob("*.bundle.pickle"))) == 2
-    monkeypatch.setattr(persist_module, "FORMAT", persist_module.FORMAT + 1)
+    assert len(list(cache_dir.glob("*.bundle.okfs"))) == 2
+    monkeypatch.setattr(state_module, "BUNDLE_FORMAT", state_module.BUNDLE_FORMAT + 1)
     forbid_parsing(monkeypatch)
     with pytest.raises(AssertionError, match="parsed"):
         Bundle.load(root, state_cache=cache_dir)
 
 
-@pytest.mark.parametrize("damage", [b"", b"okfx-state 1 abc\n", b"garbage" * 100, "truncate"])
+@pytest.mark.parametrize(
+    "damage", [b"", b"OKFXSTAT\x01\x00", b"garbage" * 100, b"\x80\x05\x95pickle", "truncate"]
+)
 def test_a_damaged_state_file_is_ignored_and_replaced(
     make_bundle: MakeBundle, cache_dir: Path, damage: bytes | str
 ) -> None:
     root = aged(make_bundle(FILES))
     expected = snapshot(Bundle.load(root, state_cache=cache_dir))
-    for path in cache_dir.glob("*.pickle"):
+    for path in cache_dir.glob("*.okfs"):
         data = path.read_bytes()
         path.write_bytes(data[: len(data) // 2] if damage == "truncate" else damage)
     assert snapshot(Bundle.load(root, state_cache=cache_dir)) == expected
     # ... and written again, so the next load is warm
-    assert all(p.stat().st_size > 1000 for p in cache_dir.glob("*.pickle"))
+    assert all(p.stat().st_size > 1000 for p in cache_dir.glob("*.okfs"))
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
@@ -198,9 +274,9 @@ def test_a_state_anyone_else_could_write_is_never_read(
     os.chmod(cache_dir, 0o777)
     with caplog.at_level(logging.WARNING, logger="okfx"), pytest.raises(AssertionError):
         Bundle.load(root, state_cache=cache_dir)
-    assert "writable by no one else" in caplog.text
+    assert "writable by other users" in caplog.text
     os.chmod(cache_dir, 0o700)
-    for path in cache_dir.glob("*.bundle.pickle"):
+    for path in cache_dir.glob("*.bundle.okfs"):
         os.chmod(path, 0o666)
     with pytest.raises(AssertionError, match="parsed"):
         Bundle.load(root, state_cache=cache_dir)
@@ -211,8 +287,8 @@ def test_a_symlinked_state_file_is_refused(
 ) -> None:
     root = aged(make_bundle(FILES))
     Bundle.load(root, state_cache=cache_dir)
-    (state,) = cache_dir.glob("*.bundle.pickle")
-    elsewhere = tmp_path / "elsewhere.pickle"
+    (state,) = cache_dir.glob("*.bundle.okfs")
+    elsewhere = tmp_path / "elsewhere.okfs"
     state.rename(elsewhere)
     state.symlink_to(elsewhere)
     forbid_parsing(monkeypatch)
@@ -244,14 +320,19 @@ def test_walk_warnings_survive_a_warm_load(make_bundle: MakeBundle, cache_dir: P
 def test_state_cache_true_uses_the_xdg_cache_home(
     make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("OKFX_CACHE_HOME")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("OKFX_STATE_CACHE", "off")  # the argument wins over the variable
     root = aged(make_bundle(FILES))
     Bundle.load(root, state_cache=True)
-    assert list((tmp_path / "xdg" / "okfx" / "state").glob("*.bundle.pickle"))
+    assert list((tmp_path / "xdg" / "okfx" / "state").glob("*.bundle.okfs"))
 
 
-def test_the_cli_uses_the_state_cache_option_and_variable(
-    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+def test_the_cli_uses_the_state_cache_options_and_variable(
+    make_bundle: MakeBundle,
+    cache_dir: Path,
+    private_cache_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from click.testing import CliRunner
 
@@ -259,38 +340,22 @@ def test_the_cli_uses_the_state_cache_option_and_variable(
 
     root = aged(make_bundle(FILES))
     args = ["search", str(root), "orders", "--json"]
+    off = CliRunner().invoke(cli, ["--no-state-cache", *args])
+    assert off.exit_code == 0, off.output
+    assert not (private_cache_home / "state").exists()
     first = CliRunner().invoke(cli, ["--state-cache", str(cache_dir), *args])
     assert first.exit_code == 0, first.output
-    assert list(cache_dir.glob("*.search.pickle"))
-    forbid_parsing(monkeypatch)
-    monkeypatch.setenv("OKFX_STATE_CACHE", str(cache_dir))
-    second = CliRunner().invoke(cli, args)
+    assert list(cache_dir.glob("*.search.okfs"))
+    assert first.output == off.output
+    with monkeypatch.context() as patch:
+        forbid_parsing(patch)
+        patch.setenv("OKFX_STATE_CACHE", str(cache_dir))
+        second = CliRunner().invoke(cli, args)
     assert second.exit_code == 0, second.output
     assert second.output == first.output
-
-
-def _slot_values(obj: object) -> dict[str, object]:
-    return {name: getattr(obj, name) for name in type(obj).__slots__}  # type: ignore[attr-defined]
-
-
-def test_model_objects_pickle_to_equal_objects_of_the_same_types(samples: Path) -> None:
-    """The compact pickling of Concept, Link and the frozen dataclasses (okfx.model)
-    gives back every field, with the same types, for every sample concept."""
-    import pickle
-
-    bundle = Bundle.load(samples / "acme_retail")
-    docs = [*bundle, *bundle._indexes.values(), *bundle._logs.values()]
-    copies = pickle.loads(pickle.dumps(docs, protocol=pickle.HIGHEST_PROTOCOL))
-    for doc, copy in zip(docs, copies, strict=True):
-        assert type(copy) is type(doc)
-        assert _slot_values(copy) == _slot_values(doc)
-        assert [type(link) for link in copy.links] == [type(link) for link in doc.links]
-    revenue = copies[[c.path for c in bundle].index("/computations/revenue-ytd.md")]
-    assert revenue.computation == bundle.get("/computations/revenue-ytd.md").computation
-    assert type(revenue.computation.parameters[0]).__name__ == "Parameter"
-    assert any(c.sources for c in copies if hasattr(c, "sources"))
-    with pytest.raises(AttributeError):
-        revenue.title = "changed"  # still read-only
+    default = CliRunner().invoke(cli, args)  # the default folder, filled now
+    assert default.output == first.output
+    assert list((private_cache_home / "state").glob("*.search.okfs"))
 
 
 def test_a_stored_concept_of_another_shape_is_refused() -> None:
@@ -323,14 +388,14 @@ def test_the_combined_index_of_several_bundles_is_stored_and_read_back(
     expected = _combined(roots, None)
     assert {bundle for bundle, _, _ in expected} == {"shop", "ops"}
     assert _combined(roots, cache_dir) == expected
-    assert len(list(cache_dir.glob("*.search.pickle"))) == 1  # the combined index only
+    assert len(list(cache_dir.glob("*.search.okfs"))) == 1  # the combined index only
     with monkeypatch.context() as patch:
         forbid_parsing(patch)
         assert _combined(roots, cache_dir) == expected
     # Other names are another combination: built again, and stored beside the first.
     renamed = {"a-shop": roots["shop"], "ops": roots["ops"]}
     assert [(p, s) for _, p, s in _combined(renamed, cache_dir)] == [(p, s) for _, p, s in expected]
-    assert len(list(cache_dir.glob("*.search.pickle"))) == 2
+    assert len(list(cache_dir.glob("*.search.okfs"))) == 2
 
 
 def test_a_changed_bundle_means_a_new_combined_index(
@@ -355,7 +420,7 @@ def test_bundles_in_different_state_caches_share_no_combined_index(
     shop = Bundle.load(aged(make_bundle(FILES)), state_cache=tmp_path / "one")
     ops = Bundle.load(aged(make_bundle(OTHER)), "ops", state_cache=tmp_path / "two")
     KnowledgeManager([shop, ops]).search("orders")
-    assert not list(tmp_path.glob("*/*.search.pickle"))
+    assert not list(tmp_path.glob("*/*.search.okfs"))
 
 
 def test_prepare_search_reads_the_combined_index_back_before_any_search(
@@ -380,21 +445,21 @@ def test_temporary_files_left_by_a_killed_store_are_removed_when_old(
 ) -> None:
     root = aged(make_bundle(FILES))
     Bundle.load(root, state_cache=cache_dir)
-    (state,) = cache_dir.glob("*.bundle.pickle")
+    (state,) = cache_dir.glob("*.bundle.okfs")
     key = state.name.split(".", 1)[0]
     old = cache_dir / f".{key}.bundle.dead1234"
     fresh = cache_dir / f".{key}.bundle.live5678"  # another process still writing
     other = cache_dir / f".{key}.search.dead9999"  # another kind: its own store cleans it
     for path in (old, fresh, other):
         path.write_bytes(b"partial")
-    past = time.time() - persist_module.LEFTOVER_SECONDS - 60
+    past = time.time() - LEFTOVER_SECONDS - 60
     os.utime(old, (past, past))
     os.utime(other, (past, past))
     state.unlink()  # the next load stores again
     Bundle.load(root, state_cache=cache_dir)
     assert not old.exists()
     assert fresh.exists() and other.exists()
-    assert len(list(cache_dir.glob("*.bundle.pickle"))) == 1
+    assert len(list(cache_dir.glob("*.bundle.okfs"))) == 1
 
 
 def test_a_bundle_without_concepts_does_not_cost_the_combined_index_its_state(
@@ -409,3 +474,143 @@ def test_a_bundle_without_concepts_does_not_cost_the_combined_index_its_state(
     with monkeypatch.context() as patch:
         forbid_parsing(patch)
         assert _combined(roots, cache_dir) == expected
+
+
+RACER = """
+import json, sys
+from okfx import Bundle
+from okfx.bundle import bundle as module
+from okfx.bundle import state
+state.RACY_SECONDS = 0.0
+calls = []
+real = module.Bundle._parse_all
+def spy(self, *args, **kwargs):
+    calls.append(1)
+    return real(self, *args, **kwargs)
+module.Bundle._parse_all = spy
+sys.stdin.readline()  # both start loading at once
+loaded = Bundle.load(sys.argv[1], state_cache=sys.argv[2])
+print(json.dumps({"parsed": len(calls), "concepts": len(loaded), "warnings": len(loaded.warnings)}))
+"""
+
+
+def test_two_processes_starting_at_once_build_one_correct_state(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    files = dict(FILES)
+    for i in range(400):
+        files[f"many/c{i}.md"] = (
+            f"---\ntype: note\ntitle: Note {i}\n---\nAbout [orders](/tables/orders.md) {i}.\n"
+        )
+    root = aged(make_bundle(files))
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(root), str(cache_dir)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for racer in racers:
+        assert racer.stdin is not None
+        racer.stdin.write("go\n")
+        racer.stdin.flush()
+    results = [json.loads(racer.communicate(timeout=120)[0]) for racer in racers]
+    assert all(racer.returncode == 0 for racer in racers)
+    # The lock: one parsed and stored, the other waited and read what it stored.
+    assert sorted(r["parsed"] for r in results) == [0, 1]
+    assert results[0]["concepts"] == results[1]["concepts"] == 402
+    assert len(list(cache_dir.glob("*.bundle.okfs"))) == 1
+    assert not [p for p in cache_dir.iterdir() if p.name.startswith(".")]  # no leftovers
+    fresh = Bundle.load(root, state_cache=False)
+    parsed = count_parses(monkeypatch)
+    assert snapshot(Bundle.load(root, state_cache=cache_dir)) == snapshot(fresh)
+    assert parsed == []
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to chown")
+def test_a_state_cache_behind_another_users_symlink_is_never_read_or_written(
+    make_bundle: MakeBundle,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 16 item 7: ownership of the file alone is not enough; every folder and
+    symlink on the path counts (okfx.cachedir.private_dir)."""
+    os.chmod(tmp_path, 0o700)
+    root = aged(make_bundle(FILES))
+    real = tmp_path / "real"
+    Bundle.load(root, state_cache=real / "state")  # a good state, written by us
+    link = tmp_path / "theirs"
+    link.symlink_to(real)
+    os.lchown(link, 65534, 65534)  # the symlink on the path belongs to another user
+    forbid_parsing(monkeypatch)
+    with caplog.at_level(logging.WARNING, logger="okfx"), pytest.raises(AssertionError):
+        Bundle.load(root, state_cache=link / "state")
+    assert "owned by another user" in caplog.text
+
+
+def test_the_search_index_after_a_change_is_the_stored_one_brought_up_to_date(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = aged(make_bundle(FILES))
+    Bundle.load(root, state_cache=cache_dir).search("orders")
+    target = root / "metrics" / "revenue.md"
+    aged(write(target, target.read_text().replace("Sum of", "Total refunds of")))
+    expected = [(h.path, h.score) for h in Bundle.load(root, state_cache=False).search("refunds")]
+    calls: list[int] = []
+    monkeypatch.setattr(SearchIndex, "build", _counting(SearchIndex.build, calls))
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert [(h.path, h.score) for h in warm.search("refunds")] == expected
+    assert calls == [1]  # a small bundle is rebuilt from the stored state's concepts
+
+
+def _counting(func: object, calls: list[int]) -> object:
+    def count(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return func(*args, **kwargs)  # type: ignore[operator]
+
+    return count
+
+
+def test_okfx_cache_path_and_clear(
+    make_bundle: MakeBundle, private_cache_home: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    root = aged(make_bundle(FILES))
+    Bundle.load(root).search("orders")
+    state = private_cache_home / "state"
+    shown = CliRunner().invoke(cli, ["cache", "path"])
+    assert shown.exit_code == 0 and shown.stdout.strip() == str(state)
+    assert "3 files" in shown.stderr  # bundle, search, lock
+    cleared = CliRunner().invoke(cli, ["cache", "clear"])
+    assert cleared.exit_code == 0 and cleared.stdout.startswith("removed 3 files")
+    assert not list(state.iterdir())
+    other = CliRunner().invoke(cli, ["--state-cache", str(tmp_path / "x"), "cache", "path"])
+    assert other.stdout.strip() == str(tmp_path / "x")
+
+
+def test_a_reload_stores_its_state_in_the_background_for_the_next_start(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from okfx import statecache
+
+    monkeypatch.setattr(statecache, "STORE_DELAY", 0.0)
+    root = aged(make_bundle(FILES))
+    bundle = Bundle.load(root, state_cache=cache_dir)
+    bundle.search("orders")
+    aged(write(root / "metrics" / "margin.md", "---\ntype: metric\ntitle: Margin\n---\nm\n"))
+    reloaded = bundle.reload()
+    assert statecache.wait_for_stores(timeout=60)
+    parsed = count_parses(monkeypatch)
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert parsed == []  # the reloaded state was stored: nothing is parsed again
+    assert snapshot(warm) == snapshot(reloaded) == snapshot(Bundle.load(root, state_cache=False))

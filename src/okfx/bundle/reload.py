@@ -1,0 +1,259 @@
+"""Incremental reload: parse again only the files that changed, and what depends on them.
+
+Given the parsed state of a bundle and a new stat scan (:mod:`okfx.bundle.state`), the
+files are sorted into changed, added and removed by their stat (size, mtime, ctime,
+inode, host path). What is parsed again:
+
+- every markdown file that changed or was added;
+- when files or folders were added or removed, every document (concept or reserved
+  file) holding a link that could resolve differently now: a link's target depends on
+  which files and folders exist (``b.md`` tries the file's folder, then the root; a
+  folder link reads its ``index.md``; ``x`` may mean ``x.md``), and always ends in a name
+  taken from the link itself, so a link can only be affected by a path whose name (less
+  ``.md``) appears in its href, or, for an ``index.md``, by a link to a folder.
+
+The result equals a fresh load of the bundle: the same concepts, links, warnings (in the
+same order), backlinks and ``okf_version``; the property test in ``tests/test_reload.py``
+holds it to that. A load that a limit cut short (``max_files``, ``max_total_bytes``,
+``max_warnings``) is never updated, only loaded again whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import TypeVar
+from urllib.parse import unquote
+
+from okfx.bundle.state import Manifest, Parsed, okf_version_of
+from okfx.model import Concept, IndexFile, Link, LogFile, Problem
+
+__all__ = [
+    "Changes",
+    "Reparsed",
+    "Updated",
+    "content_changes",
+    "diff",
+    "update",
+    "update_backlinks",
+]
+
+Document = Concept | IndexFile | LogFile
+_D = TypeVar("_D", Concept, IndexFile, LogFile)
+_path = attrgetter("path")
+_folder = attrgetter("directory")
+_source = attrgetter("source")
+
+
+@dataclass
+class Changes:
+    """What differs between two scans of one bundle."""
+
+    changed: list[str] = field(default_factory=list)
+    # same stat, but modified too recently at the last scan to trust it: read again
+    rechecked: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    dirs_added: list[str] = field(default_factory=list)
+    dirs_removed: list[str] = field(default_factory=list)
+    walk_changed: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(
+            self.changed
+            or self.rechecked
+            or self.added
+            or self.removed
+            or self.dirs_added
+            or self.dirs_removed
+            or self.walk_changed
+        )
+
+    @property
+    def files(self) -> int:
+        return len(self.changed) + len(self.added) + len(self.removed)
+
+    def summary(self) -> str:
+        text = f"{len(self.changed)} changed, {len(self.added)} added, {len(self.removed)} removed"
+        return text + (f", {len(self.rechecked)} read again" if self.rechecked else "")
+
+
+def diff(old: Manifest, new: Manifest) -> Changes:
+    """The changes from ``old`` to ``new``; a file ``old`` recorded as racy is changed."""
+    before = old.by_path()
+    after = new.by_path()
+    racy = old.racy
+    changes = Changes()
+    for path, seen in after.items():
+        was = before.get(path)
+        if was is None:
+            changes.added.append(path)
+        elif was != seen:
+            changes.changed.append(path)
+        elif path in racy:
+            changes.rechecked.append(path)
+    changes.removed = [p for p in before if p not in after]
+    old_dirs, new_dirs = set(old.dirs), set(new.dirs)
+    changes.dirs_added = sorted(new_dirs - old_dirs)
+    changes.dirs_removed = sorted(old_dirs - new_dirs)
+    changes.walk_changed = old.walk_warnings != new.walk_warnings
+    return changes
+
+
+def content_changes(changes: Changes) -> frozenset[str]:
+    """The markdown files whose content changed, appeared or went."""
+    paths = (*changes.changed, *changes.rechecked, *changes.added, *changes.removed)
+    return frozenset(p for p in paths if p.endswith(".md"))
+
+
+@dataclass
+class Reparsed:
+    """What parsing a set of files gave: documents by path and warnings by file."""
+
+    concepts: dict[str, Concept]
+    indexes: dict[str, IndexFile]  # by folder
+    logs: dict[str, LogFile]  # by folder
+    warnings: dict[str, list[Problem]]
+    complete: bool
+    # problems counted but not kept (past max_warnings), by code
+    overflow: dict[str, int] = field(default_factory=dict)
+
+
+Reparse = Callable[[list[str]], Reparsed]
+
+
+def _names(paths: Iterable[str]) -> tuple[set[str], bool]:
+    """The names a link must mention to be affected by ``paths`` appearing or going, and
+    whether a folder's ``index.md`` (or a folder) is among them."""
+    names: set[str] = set()
+    folders = False
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        if name == "index.md" or "." not in name:
+            folders = True
+        names.add(name.removesuffix(".md"))
+        parent = path.rsplit("/", 1)[0].rsplit("/", 1)[-1]
+        if name == "index.md" and parent:
+            names.add(parent)
+    names.discard("")
+    return names, folders
+
+
+def _may_change(href: str, names: set[str], folders: bool) -> bool:
+    text = unquote(href.split("#", 1)[0].split("?", 1)[0]).strip().strip("<>")
+    if folders:
+        last = text.rstrip("/").rsplit("/", 1)[-1]
+        if text.endswith("/") or last in ("", ".", ".."):
+            return True
+    return any(name in text for name in names)
+
+
+def _hrefs(doc: Document) -> Iterable[str]:
+    yield from (link.href for link in doc.links)
+    if isinstance(doc, IndexFile):
+        for section in doc.sections:
+            yield from (entry.href for entry in section.entries)
+
+
+def affected(parsed: Parsed, changes: Changes) -> list[str]:
+    """Paths of documents whose links may resolve differently after ``changes``."""
+    moved = [*changes.added, *changes.removed, *changes.dirs_added, *changes.dirs_removed]
+    if not moved:
+        return []
+    names, folders = _names(moved)
+    docs: list[Document] = [
+        *parsed.concepts.values(),
+        *parsed.indexes.values(),
+        *parsed.logs.values(),
+    ]
+    return [doc.path for doc in docs if any(_may_change(h, names, folders) for h in _hrefs(doc))]
+
+
+@dataclass
+class Updated:
+    """A parsed state brought up to date, and the files whose documents were replaced
+    (removed or parsed again)."""
+
+    parsed: Parsed
+    replaced: set[str]
+
+
+def update(
+    old: Parsed, manifest: Manifest, changes: Changes, reparse: Reparse, max_bytes: int
+) -> Updated | None:
+    """The parsed state after ``changes`` (see the module docstring); None when the old
+    state is incomplete or the new scan hit a limit (``max_files``, or more than
+    ``max_bytes`` of markdown), so the bundle must be loaded whole."""
+    if not old.complete or _limited(manifest.walk_warnings):
+        return None
+    pairs = zip(manifest.paths, manifest.stats, strict=True)
+    if sum(stat[0] for path, stat in pairs if path.endswith(".md")) > max_bytes:
+        return None
+    files = set(manifest.paths)
+    markdown = [
+        p for p in [*changes.changed, *changes.rechecked, *changes.added] if p.endswith(".md")
+    ]
+    todo = set(markdown) | {p for p in affected(old, changes) if p in files}
+    gone = set(changes.removed) | todo
+    fresh = reparse(sorted(todo))
+    if not fresh.complete:
+        return None
+    concepts = _merged(old.concepts, gone, fresh.concepts, _path)
+    indexes = _merged(old.indexes, gone, fresh.indexes, _folder)
+    logs = _merged(old.logs, gone, fresh.logs, _folder)
+    warnings = {p: w for p, w in old.file_warnings.items() if p not in gone}
+    warnings.update(fresh.warnings)
+    parsed = Parsed(
+        manifest=manifest,
+        concepts=concepts,
+        indexes=indexes,
+        logs=logs,
+        file_warnings={p: warnings[p] for p in sorted(warnings)},
+        okf_version=okf_version_of(indexes),
+        complete=True,
+    )
+    return Updated(parsed, gone)
+
+
+def _limited(warnings: Iterable[Problem]) -> bool:
+    return any(w.code == "too_many_files" for w in warnings)
+
+
+def _merged(
+    old: Mapping[str, _D], gone: set[str], fresh: Mapping[str, _D], key: Callable[[_D], str]
+) -> dict[str, _D]:
+    """``old`` without the documents of ``gone`` files, plus ``fresh``, in path order (as
+    a fresh load has them), keyed by ``key`` (the path, or the folder of a reserved file)."""
+    kept: list[_D] = [doc for doc in old.values() if doc.path not in gone]
+    if fresh:
+        kept.extend(fresh.values())
+        kept.sort(key=_path)
+    return {key(doc): doc for doc in kept}
+
+
+def update_backlinks(
+    old: Mapping[str, list[Link]], before: Iterable[Concept], after: Iterable[Concept]
+) -> dict[str, list[Link]]:
+    """Backlinks after the concepts ``before`` were replaced by ``after`` (either side may
+    lack some); lists of other targets are shared with ``old``. A fresh load lists a
+    target's backlinks by source path, each source's links in their order: so do these."""
+    sources = {c.path for c in before} | {c.path for c in after}
+    added: dict[str, list[Link]] = {}
+    targets: set[str] = set()
+    for concept in before:
+        targets.update(link.target for link in concept.links)
+    for concept in after:
+        for link in concept.links:
+            added.setdefault(link.target, []).append(link)
+    targets.update(added)
+    backlinks = dict(old)
+    for target in targets:
+        links = [link for link in old.get(target, ()) if link.source not in sources]
+        links.extend(added.get(target, ()))
+        links.sort(key=_source)
+        if links:
+            backlinks[target] = links
+        else:
+            backlinks.pop(target, None)
+    return backlinks

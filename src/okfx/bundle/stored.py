@@ -1,0 +1,231 @@
+"""Concepts whose body and frontmatter mapping stay in their file until asked for.
+
+A loaded bundle keeps in memory what search, filters, facets and listings need: every
+normalised field, the links, the body's first line. The body text and the raw frontmatter
+mapping (together about four fifths of a concept) are read again from the concept's file
+when :attr:`StoredConcept.body` or :attr:`StoredConcept.frontmatter` is read: one read and
+a split (plus a YAML parse for the mapping), through the same guarded reader as the load.
+
+The file's size and mtime at load are kept (:attr:`StoredConcept.stamp`). A file changed
+since is read as it is now (re-parsed, with a debug log), so a body never comes from a
+mix of two versions of one file; a file that is gone, unreadable or no longer a concept
+gives an empty body and mapping (with one warning) until the bundle is reloaded
+(:meth:`okfx.Bundle.reload`, or ``okfx serve --watch``). Recently read texts are kept in a
+small cache shared by all bundles, keyed by file and stamp.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from itertools import repeat
+from operator import attrgetter, call
+from typing import Any
+
+from okfx.bundle.frontmatter import FrontmatterError, load_yaml, split
+from okfx.bundle.walk import decode_text, read_file
+from okfx.limits import Limits
+from okfx.model import Concept
+
+__all__ = [
+    "CACHE_CHARS",
+    "LAZY_FIELDS",
+    "SLIM_FIELDS",
+    "FileStore",
+    "StoredConcept",
+    "slim",
+    "stamp_of",
+    "stored_builder",
+]
+
+logger = logging.getLogger("okfx")
+
+#: The Concept fields read from the file on demand; every other field stays in memory.
+LAZY_FIELDS = ("body", "frontmatter")
+#: Characters of recently read texts kept (shared by every bundle of the process).
+CACHE_CHARS = 8_000_000
+
+
+def stamp_of(st: os.stat_result) -> int:
+    """A file's size and mtime as one int (what a stored concept checks its file by)."""
+    return st.st_mtime_ns << 40 | st.st_size & ((1 << 40) - 1)
+
+
+class _Texts:
+    """``(host, stamp) -> (yaml text, body)``, least recently used first, bounded."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+        self.items: OrderedDict[tuple[str, int], tuple[str, str]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, int]) -> tuple[str, str] | None:
+        with self.lock:
+            found = self.items.get(key)
+            if found is not None:
+                self.items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[str, int], value: tuple[str, str]) -> None:
+        size = len(value[0]) + len(value[1])
+        if size > self.budget // 4:
+            return
+        with self.lock:
+            if key in self.items:
+                return
+            self.items[key] = value
+            self.used += size
+            while self.used > self.budget:
+                _, (head, body) = self.items.popitem(last=False)
+                self.used -= len(head) + len(body)
+
+
+_TEXTS = _Texts(CACHE_CHARS)
+
+
+class FileStore:
+    """Where the concepts of one bundle are read from: its real root, the host path of
+    files that are symlinks (inside the root), and the limits of the load."""
+
+    __slots__ = ("root", "hosts", "limits", "_warned")
+
+    def __init__(self, real_root: str, limits: Limits, hosts: dict[str, str] | None = None):
+        self.root = real_root.rstrip("/") if real_root != "/" else ""
+        self.hosts = hosts or {}
+        self.limits = limits
+        self._warned: set[tuple[str, int]] = set()
+
+    def host(self, path: str) -> str:
+        return self.hosts.get(path) or self.root + path
+
+    def texts(self, concept: StoredConcept) -> tuple[str, str]:
+        """The concept's frontmatter text and body as its file holds them now."""
+        host = self.host(concept.path)
+        try:
+            current = stamp_of(os.stat(host))
+        except OSError:
+            current = -1
+        found = _TEXTS.get((host, current))
+        if found is not None:
+            return found
+        try:
+            data, st = read_file(host, self.limits.max_file_bytes)
+            yaml_text, body, _ = split(decode_text(data))
+        except (OSError, ValueError, FrontmatterError) as exc:
+            self._lost(concept, f"cannot be read again ({exc})")
+            return "", ""
+        if yaml_text is None:
+            self._lost(concept, "has no frontmatter any more")
+            return "", ""
+        current = stamp_of(st)
+        if current != concept.stamp:
+            logger.debug("okfx: %s changed since the bundle was loaded; read as it is now", host)
+        _TEXTS.put((host, current), (yaml_text, body))
+        return yaml_text, body
+
+    def _lost(self, concept: StoredConcept, why: str) -> None:
+        key = (concept.path, concept.stamp)
+        if key not in self._warned:
+            self._warned.add(key)
+            logger.warning(
+                "okfx: the file of concept %s %s; its body reads as empty until the bundle "
+                "is reloaded",
+                concept.path,
+                why,
+            )
+
+    def may_contain(self, concept: StoredConcept, needle: str, ignore_case: bool) -> bool:
+        """False only when the concept's body cannot contain ``needle`` (casefolded when
+        ``ignore_case``): one read of the file's bytes, no decoding. A grep over every
+        concept asks this first and reads the texts of the few that may match."""
+        if "\n" in needle or "\r" in needle:
+            return True  # the file's line endings may differ from the text's
+        try:
+            data, _ = read_file(self.host(concept.path), self.limits.max_file_bytes)
+        except (OSError, ValueError):
+            return True  # let the body read report it
+        if not ignore_case:
+            return needle.encode("utf-8", "surrogatepass") in data
+        if needle.isascii() and data.isascii():
+            return needle.encode() in data.lower()
+        return True
+
+    def frontmatter(self, concept: StoredConcept) -> dict[str, Any]:
+        yaml_text, _ = self.texts(concept)
+        if not yaml_text:
+            return {}
+        try:
+            data, _ = load_yaml(yaml_text, self.limits)
+        except FrontmatterError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+
+class StoredConcept(Concept):
+    """A :class:`~okfx.model.Concept` whose ``body`` and ``frontmatter`` are read from its
+    file when asked for (see the module docstring). Read-only like every concept."""
+
+    __slots__ = ("_store", "stamp")
+
+    _store: FileStore
+    stamp: int
+
+    @property
+    def body(self) -> str:  # type: ignore[override]
+        return self._store.texts(self)[1]
+
+    @property
+    def frontmatter(self) -> dict[str, Any]:  # type: ignore[override]
+        return self._store.frontmatter(self)
+
+    def body_may_contain(self, needle: str, ignore_case: bool = False) -> bool:
+        """See :meth:`FileStore.may_contain` (``okfx.search.grep`` asks it)."""
+        return self._store.may_contain(self, needle, ignore_case)
+
+    def __reduce__(self) -> tuple[Callable[[tuple[Any, ...]], Concept], tuple[Any, ...]]:
+        # A copy made elsewhere is a plain Concept holding the texts read now.
+        values = tuple([getattr(self, name) for name in Concept.__slots__])
+        return _plain, (values,)
+
+
+def _plain(values: tuple[Any, ...]) -> Concept:
+    return Concept(**dict(zip(Concept.__slots__, values, strict=True)))
+
+
+#: The in-memory fields of a stored concept, in ``Concept.__slots__`` order.
+SLIM_FIELDS = tuple(name for name in Concept.__slots__ if name not in LAZY_FIELDS)
+_SLIM_SETTERS = [vars(Concept)[name].__set__ for name in SLIM_FIELDS]
+_SET_STORE = vars(StoredConcept)["_store"].__set__
+_SET_STAMP = vars(StoredConcept)["stamp"].__set__
+
+
+def stored_builder(store: FileStore, stamps: dict[str, int]) -> Callable[[tuple[Any, ...]], Any]:
+    """Makes a :class:`StoredConcept` from its :data:`SLIM_FIELDS` values (``path``
+    first among them), with its file's stamp looked up in ``stamps``."""
+    new = object.__new__
+    setters = _SLIM_SETTERS
+
+    def make(values: tuple[Any, ...]) -> StoredConcept:
+        concept: StoredConcept = new(StoredConcept)
+        any(map(call, setters, repeat(concept), values))
+        _SET_STORE(concept, store)
+        _SET_STAMP(concept, stamps.get(values[0], -1))
+        return concept
+
+    return make
+
+
+_slim_values = attrgetter(*SLIM_FIELDS)
+
+
+def slim(concept: Concept, store: FileStore, stamp: int) -> StoredConcept:
+    """``concept`` as a :class:`StoredConcept` reading its texts through ``store``."""
+    stored: StoredConcept = object.__new__(StoredConcept)
+    any(map(call, _SLIM_SETTERS, repeat(stored), _slim_values(concept)))
+    _SET_STORE(stored, store)
+    _SET_STAMP(stored, stamp)
+    return stored

@@ -1,0 +1,166 @@
+"""An index kept up to date without a rebuild: a base, what was dropped from it, a delta.
+
+When a bundle reloads, the concepts whose files changed, appeared or went are *dropped*
+from the base index (their doc ids are skipped, never counted as hidden) and the current
+versions of the changed and added ones go into a small *delta* index, built with the
+base's statistics (:class:`~okfx.search.bm25f.Stats`: document count, average field
+lengths, document frequencies). A search runs on both and merges them.
+
+**Tolerance.** Until the next merge a search ranks exactly as a fresh build would if it
+used the base's statistics (same scores to the bit, same order, same hidden counts;
+``tests/test_live_index.py`` holds it to that). A fresh build uses the current
+statistics instead, so scores differ by how much the changes moved the document count,
+the document frequencies and the average field lengths; the delta is merged, which
+rebuilds the index from the current concepts and ranks exactly as a fresh build, once it
+holds more than :data:`MERGE_FRACTION` of the documents, or at once when the index is
+smaller than :data:`SMALL` documents (a rebuild there takes well under a second).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from typing import Any
+
+from okfx.search.filters import ConceptLike, hidden_notice
+from okfx.search.index import SearchIndex, SearchResults, _Needles, no_hits, prepare_query
+from okfx.search.topk import top_k
+
+__all__ = ["MERGE_FRACTION", "SMALL", "LiveIndex", "Index", "updated"]
+
+#: The delta (changed or added documents, and dropped ones) is merged past this share.
+MERGE_FRACTION = 0.05
+#: Indexes with fewer documents than this are rebuilt on every change.
+SMALL = 2000
+_DROPPED = "\0dropped"
+_SCORE_DIGITS = 4
+
+Key = tuple[str, str]  # (bundle name, concept path)
+Entry = tuple[str, ConceptLike]
+
+
+class LiveIndex:
+    """A base :class:`SearchIndex`, doc ids dropped from it, and a delta index scored with
+    the base's statistics. Immutable; :func:`updated` makes the next one."""
+
+    __slots__ = ("base", "dropped", "delta")
+
+    def __init__(self, base: SearchIndex, dropped: frozenset[int], delta: SearchIndex) -> None:
+        self.base = base
+        self.dropped = dropped
+        self.delta = delta
+
+    def __len__(self) -> int:
+        return len(self.base) - len(self.dropped) + len(self.delta)
+
+    @property
+    def entries(self) -> list[Entry]:
+        """The current entries, in (bundle, path) order."""
+        kept = (e for doc, e in enumerate(self.base.entries) if doc not in self.dropped)
+        return sorted(chain(kept, self.delta.entries), key=_key)
+
+    @property
+    def bundles(self) -> tuple[str, ...]:
+        """The bundle names in the base or the delta, sorted."""
+        return tuple(sorted({*self.base.bundles, *self.delta.bundles}))
+
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        **filters: Any,
+    ) -> SearchResults:
+        """:meth:`SearchIndex.search` over the base (less what was dropped) and the delta."""
+        k, spec, terms = prepare_query(query, limit, type=type, tags=tags, **filters)
+        base, delta = self.base, self.delta
+        base_ids, base_idfs = base.postings.terms, base.postings.idfs
+
+        def base_idf(text: str) -> float | None:
+            tid = base_ids.get(text)
+            return None if tid is None else base_idfs[tid]
+
+        parts = []
+        for index, dropped in ((base, self.dropped), (delta, frozenset[int]())):
+            idf_of = None if index is base else base_idf
+            groups = [index._forms(term, idf_of) for term in terms]
+            if not any(groups):
+                continue
+            entries = index.entries
+
+            def accept(
+                doc: int, entries: Sequence[Entry] = entries, dropped: frozenset[int] = dropped
+            ) -> str | None:
+                return _DROPPED if doc in dropped else spec.reason(*entries[doc])
+
+            ranked = top_k(index.postings, groups, k, accept, index.multipliers, dense=index.dense)
+            parts.append((index, groups, ranked))
+        if not parts:
+            return no_hits(query, terms)
+        best = heapq.nsmallest(
+            k,
+            (
+                (-score, _key(index.entries[doc]), doc, part)
+                for part, (index, _, ranked) in enumerate(parts)
+                for score, doc in ranked.hits
+            ),
+        )
+        theta = -best[-1][0] if len(best) == k else 0.0
+        hidden: dict[str, int] = {}
+        for _, _, ranked in parts:
+            for score, reason in ranked.examined:
+                if reason != _DROPPED and score >= theta:
+                    hidden[reason] = hidden.get(reason, 0) + 1
+        needles = [_Needles(index.postings, terms, groups, query) for index, groups, _ in parts]
+        order = sorted((round(neg, _SCORE_DIGITS), key, doc, part) for neg, key, doc, part in best)
+        hits = [
+            parts[part][0]._hit(doc, -neg, needles[part], spec.now) for neg, _, doc, part in order
+        ]
+        return SearchResults(query, hits, hidden, hidden_notice(hidden))
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "base": self.base.state(),
+            "delta": self.delta.state(),
+            "dropped": sorted(self.dropped),
+        }
+
+
+Index = SearchIndex | LiveIndex
+
+
+def _key(entry: Entry) -> Key:
+    return entry[0], entry[1].path
+
+
+def updated(
+    index: Index,
+    drop: Iterable[Key],
+    add: Iterable[Entry],
+    *,
+    merge_fraction: float = MERGE_FRACTION,
+    small: int = SMALL,
+) -> Index:
+    """``index`` without the documents of ``drop`` and with ``add`` (a changed document
+    is in both): a :class:`LiveIndex`, or a fresh :class:`SearchIndex` when the delta
+    has grown past ``merge_fraction`` of the documents or the index is under ``small``."""
+    base = index.base if isinstance(index, LiveIndex) else index
+    dropped_before = index.dropped if isinstance(index, LiveIndex) else frozenset[int]()
+    gone = set(drop)
+    added = list(add)
+    gone.update(_key(e) for e in added)
+    positions = {_key(e): doc for doc, e in enumerate(base.entries)}
+    dropped = dropped_before | {positions[key] for key in gone if key in positions}
+    delta_entries = (
+        [e for e in index.delta.entries if _key(e) not in gone]
+        if isinstance(index, LiveIndex)
+        else []
+    )
+    delta_entries.extend(added)
+    if len(base) < small or len(dropped) + len(delta_entries) > merge_fraction * len(base):
+        kept = [e for doc, e in enumerate(base.entries) if doc not in dropped]
+        return SearchIndex.build([*kept, *delta_entries])
+    stats = base.postings.stats()
+    return LiveIndex(base, frozenset(dropped), SearchIndex.build(delta_entries, stats=stats))

@@ -1,0 +1,108 @@
+"""A search index as sections of a state file (:mod:`okfx.statefile`), and back.
+
+The postings' arrays are stored raw; the terms, the entry paths and the small values as
+JSON. A :class:`~okfx.search.live.LiveIndex` is stored as its base, its delta and the doc
+ids dropped from the base. Reading one back gives None whenever anything does not fit
+(the index is then built again).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
+from itertools import groupby
+from typing import Any
+
+from okfx.search.filters import ConceptLike
+from okfx.search.index import SearchIndex
+from okfx.search.live import Index, LiveIndex
+from okfx.statefile import StateFile, StateFormatError, StateWriter
+
+__all__ = ["SEARCH_KIND", "read_index", "write_index"]
+
+SEARCH_KIND = "search"
+_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "pending", "factors", "extra_heads")
+_ARRAYS_Q = ("extras",)
+_JSON = ("counts", "n_docs", "k1", "avg_lengths")
+# A stand-in for a concept dropped from a base index: never scored, never shown.
+_GONE: Any = None
+
+
+def _write_one(writer: StateWriter, prefix: str, index: SearchIndex) -> None:
+    state = index.state()
+    names = [name for name, _ in groupby(bundle for bundle, _ in index.entries)]
+    for name in (*_ARRAYS, *_ARRAYS_Q):
+        writer.add_array(prefix + name, state[name])
+    writer.add_array(prefix + "multipliers", array("d", state["multipliers"]))
+    writer.add_json(prefix + "terms", list(state["terms"]))
+    writer.add_json(prefix + "paths", state["paths"])
+    writer.add_json(prefix + "values", {name: state[name] for name in _JSON})
+    writer.add_json(prefix + "bundles", names)
+
+
+def write_index(index: Index, meta: dict[str, Any]) -> StateWriter:
+    """A state file holding ``index``; ``meta`` says what it belongs to."""
+    writer = StateWriter(SEARCH_KIND, {**meta, "live": isinstance(index, LiveIndex)})
+    if isinstance(index, LiveIndex):
+        _write_one(writer, "base.", index.base)
+        _write_one(writer, "delta.", index.delta)
+        writer.add_array("dropped", array("i", sorted(index.dropped)))
+    else:
+        _write_one(writer, "", index)
+    return writer
+
+
+def _read_one(
+    file: StateFile,
+    prefix: str,
+    bundles: Sequence[tuple[str, Mapping[str, ConceptLike]]],
+    gone: set[int] | None = None,
+) -> SearchIndex | None:
+    terms = file.json(prefix + "terms")
+    paths = file.json(prefix + "paths")
+    values = file.json(prefix + "values")
+    if not isinstance(terms, list) or not isinstance(values, dict) or set(values) != set(_JSON):
+        return None
+    if not all(type(t) is str for t in terms) or not isinstance(paths, list):
+        return None
+    state: dict[str, Any] = {name: file.array(prefix + name) for name in (*_ARRAYS, *_ARRAYS_Q)}
+    state.update(values)
+    state["terms"] = dict(zip(terms, range(len(terms)), strict=True))
+    if len(state["terms"]) != len(terms):
+        return None
+    state["multipliers"] = file.array(prefix + "multipliers", "d").tolist()
+    state["paths"] = paths
+    names = file.json(prefix + "bundles")
+    if not isinstance(names, list):
+        return None
+    bundles = [(name, concepts) for name, concepts in bundles if name in names]
+    if len(bundles) != len(names):
+        return None
+    if gone:
+        # Dropped docs keep their place (doc ids) with a stand-in for the concept.
+        missing = {paths[doc]: _GONE for doc in gone if 0 <= doc < len(paths)}
+        bundles = [(name, ChainMap(dict(concepts), missing)) for name, concepts in bundles]
+    return SearchIndex.restore(state, bundles)
+
+
+def read_index(
+    file: StateFile, bundles: Sequence[tuple[str, Mapping[str, ConceptLike]]]
+) -> Index | None:
+    """The index stored in ``file`` over ``bundles`` (``(name, concepts by path)`` in
+    name order), or None when it does not fit them."""
+    if file.kind != SEARCH_KIND:
+        return None
+    try:
+        if not file.meta.get("live"):
+            return _read_one(file, "", bundles)
+        dropped = file.array("dropped", "i")
+        base = _read_one(file, "base.", bundles, set(dropped))
+        delta = _read_one(file, "delta.", bundles)
+        if base is None or delta is None:
+            return None
+        if any(not 0 <= doc < len(base) for doc in dropped):
+            return None
+        return LiveIndex(base, frozenset(dropped), delta)
+    except (StateFormatError, KeyError, TypeError, ValueError):
+        return None

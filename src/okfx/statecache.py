@@ -1,0 +1,360 @@
+"""The state cache: where okfx keeps parsed bundles and indexes between runs, safely.
+
+On by default, in ``<user cache folder>/state`` (:func:`okfx.cachedir.user_cache_root`:
+``$OKFX_CACHE_HOME``, else ``$XDG_CACHE_HOME/okfx``, ``~/Library/Caches/okfx`` or
+``%LOCALAPPDATA%\\okfx\\Cache``), never in a bundle. Turned off with ``state_cache=False``,
+``--no-state-cache`` or ``OKFX_STATE_CACHE=off``; ``OKFX_STATE_CACHE=DIR`` (or
+``state_cache=DIR``) puts it elsewhere.
+
+What makes it safe to read back:
+
+- the folder must pass :func:`okfx.cachedir.private_dir` (created ``0700``; every folder and
+  symlink on its path owned by this user or root and writable by no one else); a folder
+  that fails is reported once, with what to do, and the load goes on without the cache;
+- a file is opened without following symlinks, and must be a regular file owned by this
+  user that no one else may write;
+- its content executes nothing (:mod:`okfx.statefile`: arrays and JSON, checksummed;
+  :mod:`okfx.records`: only okfx's model classes are built), and anything that does not
+  fit is rebuilt, never misread and never fatal;
+- files are written to a private temporary name and renamed into place (readers see an old
+  file or a whole new one), and a per-key lock lets two processes starting on one bundle
+  build it once: the second waits, then reads what the first stored.
+
+A key names the bundle (its real path), the :class:`~okfx.limits.Limits` and load options,
+and this okfx: its version, a digest of its own source files, the Python version and byte
+order. Another okfx, other limits or other options never read each other's state.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import logging
+import os
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+from okfx.cachedir import private_dir, user_cache_root
+from okfx.errors import UnsafeCacheDir
+from okfx.statefile import StateFile, StateFormatError, StateWriter, native_order
+
+__all__ = [
+    "ENV",
+    "LEFTOVER_SECONDS",
+    "LOCK_SECONDS",
+    "StateCache",
+    "code_digest",
+    "default_dir",
+    "resolve",
+    "store_later",
+    "wait_for_stores",
+]
+
+logger = logging.getLogger("okfx")
+
+#: ``off`` (or 0, false, no) turns the state cache off; a path moves it; unset: default.
+ENV = "OKFX_STATE_CACHE"
+_OFF = frozenset({"0", "off", "false", "no"})
+_ON = frozenset({"", "1", "on", "true", "yes"})
+#: A temporary state file untouched this long was left by a process killed mid-store.
+LEFTOVER_SECONDS = 3600.0
+#: How long a process waits for another that is building the same state.
+LOCK_SECONDS = 600.0
+#: Seconds a background store waits before it starts (see store_later).
+STORE_DELAY = 2.0
+_SUFFIX = ".okfs"
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_warned: set[str] = set()
+
+
+def default_dir() -> Path:
+    """``<user cache folder>/state`` (see the module docstring)."""
+    return user_cache_root() / "state"
+
+
+def resolve(option: str | os.PathLike[str] | bool | None) -> StateCache | None:
+    """The cache an option asks for: None follows ``$OKFX_STATE_CACHE`` (default on),
+    True the default folder, False none, a path that folder."""
+    if option is None:
+        value = os.environ.get(ENV, "").strip()
+        if value.lower() in _OFF:
+            return None
+        return StateCache(default_dir() if value.lower() in _ON else value)
+    if option is False:
+        return None
+    return StateCache(default_dir() if option is True else option)
+
+
+@cache
+def code_digest() -> str:
+    """A digest of okfx's own source files: state written by other code is never read."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()
+
+
+def _private(st: os.stat_result) -> bool:
+    """Owned by this user and writable by no one else (always true without uids)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return True
+    return st.st_uid == getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+class StateCache:
+    """One folder of state files, one per (key, kind)."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory).expanduser().absolute()
+
+    def __repr__(self) -> str:
+        return f"StateCache({str(self.directory)!r})"
+
+    # -- keys ----------------------------------------------------------------------------
+    @staticmethod
+    def key(*parts: object) -> str:
+        """A file key over ``parts`` (reprs) and this okfx's version and code."""
+        from okfx.version import __version__
+
+        text = repr((__version__, code_digest(), sys.version_info[:2], native_order(), parts))
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:40]
+
+    # -- the folder ----------------------------------------------------------------------
+    def usable(self, create: bool = True) -> Path | None:
+        """The folder when it passes :func:`~okfx.cachedir.private_dir`, else None (and
+        one warning per folder and process saying why)."""
+        try:
+            return private_dir(self.directory, create=create)
+        except UnsafeCacheDir as exc:
+            if create or os.path.lexists(self.directory):
+                _warn_once(str(self.directory), f"{exc} Loading without the state cache.")
+            return None
+
+    def path(self, key: str, kind: str) -> Path:
+        return self.directory / f"{key}.{kind}{_SUFFIX}"
+
+    # -- reading -------------------------------------------------------------------------
+    @contextmanager
+    def open(self, key: str, kind: str) -> Iterator[StateFile | None]:
+        """The verified state file of ``key``/``kind``, or None when there is none or it
+        cannot be used (then it is logged, never raised). Close it by leaving the block."""
+        folder = self.usable(create=False)
+        state = None if folder is None else self._open(self.path(key, kind))
+        try:
+            yield state
+        finally:
+            if state is not None:
+                try:
+                    state.close()
+                except BufferError:  # a caller kept a view: the map goes when it does
+                    pass
+
+    def _open(self, path: Path) -> StateFile | None:
+        try:
+            fd = os.open(path, _READ_FLAGS)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ENOTDIR):
+                logger.warning("okfx state file %s not read: %s", path, exc.strerror or exc)
+            return None  # none yet (or a symlink: refused)
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or not _private(st):
+                logger.warning(
+                    "okfx state file %s ignored: it must be a regular file of yours that no "
+                    "one else can write",
+                    path,
+                )
+                return None
+            return StateFile.from_fd(fd)
+        except StateFormatError as exc:
+            logger.info("okfx state file %s rebuilt: %s", path, exc)
+            return None
+        except Exception as exc:  # a damaged file must never fail a load
+            logger.warning("okfx state file %s ignored: %s", path, exc)
+            return None
+        finally:
+            os.close(fd)
+
+    # -- writing -------------------------------------------------------------------------
+    def store(self, key: str, kind: str, writer: StateWriter) -> bool:
+        """Write a state file atomically; False (and logged) when it cannot be. Never
+        raises."""
+        try:
+            folder = self.usable()
+            if folder is None:
+                return False
+            self._remove_leftovers(key, kind)
+            fd, tmp = tempfile.mkstemp(prefix=f".{key}.{kind}.", dir=folder)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    writer.write(handle)
+                os.replace(tmp, self.path(key, kind))
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            return True
+        except Exception as exc:
+            logger.warning("okfx state cache %s not written: %s", self.directory, exc)
+            return False
+
+    def _remove_leftovers(self, key: str, kind: str) -> None:
+        """Delete temporary files of this key and kind that a process killed while
+        storing left behind (a write in progress elsewhere is younger than
+        :data:`LEFTOVER_SECONDS`, and is kept)."""
+        cutoff = time.time() - LEFTOVER_SECONDS
+        for path in self.directory.glob(f".{key}.{kind}.*"):
+            try:
+                st = os.lstat(path)
+                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
+                    os.unlink(path)
+            except OSError:
+                pass  # gone already, or not ours to remove
+
+    @contextmanager
+    def lock(self, key: str, timeout: float = LOCK_SECONDS) -> Iterator[bool]:
+        """Hold the lock of ``key`` for the block; yields False when it could not be
+        taken (no folder, no ``fcntl``, or another process held it ``timeout`` seconds):
+        the caller then goes on without it."""
+        folder = self.usable()
+        try:
+            import fcntl
+        except ImportError:  # Windows: the rename alone keeps files whole
+            fcntl = None  # type: ignore[assignment]
+        if folder is None or fcntl is None:
+            yield False
+            return
+        try:
+            fd = os.open(folder / f"{key}.lock", _LOCK_FLAGS, 0o600)
+        except OSError as exc:
+            logger.warning("okfx state lock in %s not taken: %s", folder, exc.strerror or exc)
+            yield False
+            return
+        try:
+            held = _flock(fcntl, fd, timeout)
+            try:
+                yield held
+            finally:
+                if held:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    # -- housekeeping --------------------------------------------------------------------
+    def files(self) -> list[Path]:
+        """The state files (and locks) in the folder."""
+        if not self.directory.is_dir():
+            return []
+        return sorted(p for p in self.directory.iterdir() if p.name.endswith((_SUFFIX, ".lock")))
+
+    def clear(self) -> int:
+        """Delete every state file, lock and leftover in the folder; returns the count."""
+        if self.usable(create=False) is None:
+            return 0
+        removed = 0
+        for path in self.directory.iterdir():
+            if path.name.endswith((_SUFFIX, ".lock")) or path.name.startswith("."):
+                try:
+                    if stat.S_ISREG(os.lstat(path).st_mode):
+                        os.unlink(path)
+                        removed += 1
+                except OSError:
+                    pass
+        return removed
+
+
+class _Later:
+    """Stores made in a background thread, the newest per file only: a reload answers
+    at once, and a burst of reloads writes its last state once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle = threading.Event()
+        self.idle.set()
+        self.pending: dict[tuple[Path, str, str], Callable[[], StateWriter | None]] = {}
+        self.caches: dict[tuple[Path, str, str], StateCache] = {}
+        self.thread: threading.Thread | None = None
+
+    def submit(
+        self, cache: StateCache, key: str, kind: str, make: Callable[[], StateWriter | None]
+    ) -> None:
+        slot = (cache.directory, key, kind)
+        with self.lock:
+            self.pending[slot] = make
+            self.caches[slot] = cache
+            self.idle.clear()
+            if self.thread is None:
+                self.thread = threading.Thread(target=self._run, name="okfx-store", daemon=True)
+                self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            # Let the work that asked for the store finish first (a reload's first
+            # search): encoding holds the interpreter for a while.
+            time.sleep(STORE_DELAY)
+            with self.lock:
+                if not self.pending:
+                    self.thread = None
+                    self.idle.set()
+                    return
+                slot = next(iter(self.pending))
+                make, cache = self.pending.pop(slot), self.caches.pop(slot)
+            try:
+                writer = make()
+                if writer is not None:
+                    cache.store(slot[1], slot[2], writer)
+            except Exception:  # never let a store take the process down
+                logger.exception("okfx state not stored")
+
+
+_LATER = _Later()
+
+
+def store_later(
+    cache: StateCache, key: str, kind: str, make: Callable[[], StateWriter | None]
+) -> None:
+    """Make (``make()``, None: nothing to store) and store a state file in the background;
+    a newer one for the same file replaces one still waiting."""
+    _LATER.submit(cache, key, kind, make)
+
+
+def wait_for_stores(timeout: float | None = None) -> bool:
+    """Wait until the background stores are done (tests, and a process about to exit)."""
+    return _LATER.idle.wait(timeout)
+
+
+def _flock(fcntl: object, fd: int, timeout: float) -> bool:
+    flock = fcntl.flock  # type: ignore[attr-defined]
+    exclusive = fcntl.LOCK_EX | fcntl.LOCK_NB  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        try:
+            flock(fd, exclusive)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                logger.warning("okfx state lock busy for %.0f s; going on without it", timeout)
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
+def _warn_once(key: str, message: str) -> None:
+    if key not in _warned:
+        _warned.add(key)
+        logger.warning("%s", message)

@@ -1,0 +1,244 @@
+"""The on-disk state format: named sections of raw arrays and JSON, checked, never executed.
+
+A state file holds what okfx keeps between runs (a bundle's parsed metadata, its search
+index, later other per-concept arrays). Reading one runs no code from it: there is no
+pickle, only two kinds of section, each with a CRC-32 that is checked before it is used:
+
+- **arrays**: raw machine values of one fixed-size ``array`` typecode, at 8-byte aligned
+  offsets, so a reader may ``mmap`` the file and use them in place (``memoryview.cast``),
+  shared read-only between processes;
+- **json**: UTF-8 JSON text (lone surrogates kept), for records and small values.
+
+Layout::
+
+    b"OKFXSTAT"  u32 FORMAT  u32 header length  u32 header CRC  u32 0
+    header: JSON {"kind", "meta", "sections": [[name, type, offset, length, crc], ...]}
+    sections, each at an 8-byte aligned offset
+
+A truncated, corrupt or foreign file raises :class:`StateFormatError` on open; nothing in
+it is trusted before its checksum matched. Values come back as JSON types and arrays, and
+the caller decides what they mean (see :mod:`okfx.records`).
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import struct
+import sys
+import zlib
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
+
+__all__ = ["FORMAT", "StateFile", "StateFormatError", "StateWriter"]
+
+MAGIC = b"OKFXSTAT"
+#: Bumped when the container layout changes (what a kind stores has its own checks).
+FORMAT = 1
+_PREFIX = struct.Struct("<8sIIII")
+_ALIGN = 8
+#: Typecodes of fixed size on every platform okfx runs on ('l' and 'L' are not).
+TYPECODES = {"b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "f": 4, "d": 8}
+_JSON = "json"
+_MAX_HEADER = 1 << 24
+
+
+class StateFormatError(ValueError):
+    """A state file that cannot be used: truncated, damaged, foreign or of another format."""
+
+
+def _pad(n: int) -> int:
+    return -n % _ALIGN
+
+
+def dumps(value: Any) -> bytes:
+    """JSON bytes of ``value``; strings with lone surrogates survive (see :func:`loads`)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=True)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def loads(data: bytes | memoryview) -> Any:
+    try:
+        return json.loads(bytes(data).decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError) as exc:
+        raise StateFormatError(f"a JSON section does not parse: {exc}") from None
+
+
+class StateWriter:
+    """Collects sections, then writes them as one state file."""
+
+    def __init__(self, kind: str, meta: dict[str, Any] | None = None) -> None:
+        self.kind = kind
+        self.meta = dict(meta or {})
+        self._sections: list[tuple[str, str, bytes | memoryview]] = []
+        self._names: set[str] = set()
+
+    def _add(self, name: str, kind: str, data: bytes | memoryview) -> None:
+        if name in self._names:
+            raise ValueError(f"section {name!r} added twice")
+        self._names.add(name)
+        self._sections.append((name, kind, data))
+
+    def add_json(self, name: str, value: Any) -> None:
+        self._add(name, _JSON, dumps(value))
+
+    def add_array(self, name: str, values: array[Any]) -> None:
+        if values.typecode not in TYPECODES or values.itemsize != TYPECODES[values.typecode]:
+            raise ValueError(f"typecode {values.typecode!r} has no fixed size")
+        self._add(name, values.typecode, memoryview(values).cast("B"))
+
+    def write(self, handle: IO[bytes]) -> int:
+        """Write the file to ``handle`` (at its start); returns the bytes written."""
+        entries: list[list[Any]] = []
+        # Offsets depend on the header length, which depends on the offsets: lay the
+        # sections out after a header measured with placeholder offsets of full width.
+        guess = 0
+        for _ in range(4):
+            at = _PREFIX.size + guess
+            at += _pad(at)
+            entries = []
+            for name, kind, data in self._sections:
+                entries.append([name, kind, at, len(data), zlib.crc32(data)])
+                at += len(data)
+                at += _pad(at)
+            header = dumps({"kind": self.kind, "meta": self.meta, "sections": entries})
+            if len(header) == guess:
+                break
+            guess = len(header)
+        else:  # pragma: no cover - the header length converges in two rounds
+            raise RuntimeError("state header did not settle")
+        written = handle.write(_PREFIX.pack(MAGIC, FORMAT, len(header), zlib.crc32(header), 0))
+        written += handle.write(header)
+        for (_, _, data), (_, _, offset, _, _) in zip(self._sections, entries, strict=True):
+            written += handle.write(bytes(offset - written))
+            written += handle.write(data)
+        return written
+
+
+class StateFile:
+    """An open, verified state file. Sections are read from a read-only ``mmap``."""
+
+    def __init__(self, buffer: mmap.mmap | bytes) -> None:
+        self._buffer = buffer
+        view = memoryview(buffer)
+        self._view = view
+        if len(view) < _PREFIX.size:
+            raise StateFormatError("the file is shorter than its fixed prefix")
+        magic, version, header_len, header_crc, _ = _PREFIX.unpack_from(view)
+        if magic != MAGIC:
+            raise StateFormatError("not an okfx state file")
+        if version != FORMAT:
+            raise StateFormatError(f"state format {version}, this okfx reads {FORMAT}")
+        end = _PREFIX.size + header_len
+        if header_len > _MAX_HEADER or end > len(view):
+            raise StateFormatError("the header runs past the end of the file")
+        header_bytes = view[_PREFIX.size : end]
+        if zlib.crc32(header_bytes) != header_crc:
+            raise StateFormatError("the header checksum does not match")
+        header = loads(header_bytes)
+        if not isinstance(header, dict) or not isinstance(header.get("sections"), list):
+            raise StateFormatError("the header has no section table")
+        self.kind = header.get("kind")
+        meta = header.get("meta")
+        self.meta: dict[str, Any] = meta if isinstance(meta, dict) else {}
+        self._sections: dict[str, tuple[str, int, int]] = {}
+        for entry in header["sections"]:
+            self._check_section(entry, end, len(view))
+
+    def _check_section(self, entry: Any, start: int, size: int) -> None:
+        if not (isinstance(entry, list) and len(entry) == 5):
+            raise StateFormatError("a section entry is malformed")
+        name, kind, offset, length, crc = entry
+        if not isinstance(name, str) or name in self._sections:
+            raise StateFormatError("a section name is missing or repeated")
+        if kind != _JSON and kind not in TYPECODES:
+            raise StateFormatError(f"section {name!r} has an unknown type")
+        numbers = (offset, length, crc)
+        if not all(type(n) is int and n >= 0 for n in numbers):
+            raise StateFormatError(f"section {name!r} has a bad position")
+        if offset < start or offset % _ALIGN or offset + length > size:
+            raise StateFormatError(f"section {name!r} lies outside the file")
+        if kind != _JSON and length % TYPECODES[kind]:
+            raise StateFormatError(f"section {name!r} is not a whole number of items")
+        if zlib.crc32(self._view[offset : offset + length]) != crc:
+            raise StateFormatError(f"section {name!r} checksum does not match")
+        self._sections[name] = (kind, offset, length)
+
+    @classmethod
+    def from_fd(cls, fd: int) -> StateFile:
+        """Map the open file ``fd`` read-only (the descriptor may be closed after)."""
+        size = os.fstat(fd).st_size
+        if size == 0:
+            raise StateFormatError("the file is empty")
+        try:
+            buffer = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            buffer = os.pread(fd, size, 0)  # type: ignore[assignment]
+        return cls(buffer)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._sections)
+
+    def _section(self, name: str, kind: str | None) -> memoryview:
+        found = self._sections.get(name)
+        if found is None:
+            raise StateFormatError(f"the file has no section {name!r}")
+        stored, offset, length = found
+        if kind is not None and stored != kind:
+            raise StateFormatError(f"section {name!r} is {stored!r}, expected {kind!r}")
+        return self._view[offset : offset + length]
+
+    def has(self, name: str) -> bool:
+        return name in self._sections
+
+    def json(self, name: str) -> Any:
+        return loads(self._section(name, _JSON))
+
+    def typecode(self, name: str) -> str:
+        return self._sections[name][0] if name in self._sections else ""
+
+    def view(self, name: str, typecode: str | None = None) -> memoryview:
+        """The array section in place (no copy); valid while the file is open."""
+        raw = self._section(name, typecode)
+        kind = self._sections[name][0]
+        if kind == _JSON:
+            raise StateFormatError(f"section {name!r} is not an array")
+        values: memoryview = raw.cast(kind)  # type: ignore[call-overload]
+        return values
+
+    def array(self, name: str, typecode: str | None = None) -> array[Any]:
+        """A copy of an array section (an ``array`` the caller may change)."""
+        raw = self._section(name, typecode)
+        kind = self._sections[name][0]
+        if kind == _JSON:
+            raise StateFormatError(f"section {name!r} is not an array")
+        out = array(kind)
+        out.frombytes(raw)
+        return out
+
+    def close(self) -> None:
+        self._view.release()
+        if isinstance(self._buffer, mmap.mmap):
+            self._buffer.close()
+
+
+@contextmanager
+def opened(fd: int) -> Iterator[StateFile]:
+    """:meth:`StateFile.from_fd`, closed when the block ends (arrays copied out stay)."""
+    state = StateFile.from_fd(fd)
+    try:
+        yield state
+    finally:
+        try:
+            state.close()
+        except BufferError:  # a caller kept a view: the map goes when it does
+            pass
+
+
+def native_order() -> str:
+    """What the arrays' byte order depends on: part of every state key."""
+    return sys.byteorder

@@ -1,0 +1,240 @@
+"""Watch the bundles a manager serves and reload them when their files change.
+
+Used by ``okfx serve --watch`` and meant for any long-running reader (a viewer's
+``--watch`` builds one the same way)::
+
+    watcher = Watcher(manager, on_reload=lambda report: print(report.line())).start()
+    ...
+    watcher.stop()
+
+Local folders are watched with ``watchfiles`` (the ``watch`` extra: ``pip install
+'okfx[watch]'``), or, without it, by a stat scan every :data:`POLL_SECONDS`. After a burst
+of changes settles (``debounce``), :meth:`KnowledgeManager.reload` parses what changed and
+swaps the new bundles in at once; each reload is one log line (what changed, how long it
+took) and one call of ``on_reload``. A file saved half-written is parsed as it is, and
+again on its next change; when the last scan saw a file modified within the racy window
+(:data:`okfx.bundle.state.RACY_SECONDS`) another reload follows once that window has
+passed, so a write that kept its size and mtime is not served stale.
+
+Git sources get ``refresh_interval``: that often, the remote is asked for the commit its
+ref points at (``git ls-remote``) and, when it moved, the bundle is cloned again and
+swapped in. A failing reload or fetch is logged and retried at the next event.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from okfx.bundle import state as bundle_state
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.reload import Changes
+from okfx.tools.manager import KnowledgeManager
+
+__all__ = ["DEBOUNCE_SECONDS", "POLL_SECONDS", "Reload", "Watcher"]
+
+logger = logging.getLogger("okfx")
+
+#: Changes closer together than this are reloaded as one.
+DEBOUNCE_SECONDS = 0.3
+#: How often bundles are scanned when ``watchfiles`` is not installed.
+POLL_SECONDS = 1.0
+
+
+@dataclass
+class Reload:
+    """What one reload did: changes by bundle name, bundles fetched again, its time."""
+
+    changes: dict[str, Changes] = field(default_factory=dict)
+    refreshed: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __bool__(self) -> bool:
+        return bool(self.changes or self.refreshed)
+
+    def line(self) -> str:
+        """The one log line of this reload."""
+        parts = [f"{name}: {c.summary()}" for name, c in self.changes.items()]
+        parts += [f"{name}: fetched a new commit" for name in self.refreshed]
+        return f"okfx: reloaded in {self.seconds:.2f} s ({'; '.join(parts)})"
+
+
+class Watcher:
+    """Reloads ``manager``'s bundles when their files change (see the module docstring).
+
+    ``watch`` False leaves local folders alone (only ``refresh_interval`` runs);
+    ``polling`` True scans instead of using ``watchfiles``; ``log`` receives each line.
+    """
+
+    def __init__(
+        self,
+        manager: KnowledgeManager,
+        *,
+        on_reload: Callable[[Reload], Any] | None = None,
+        watch: bool = True,
+        refresh_interval: float | None = None,
+        debounce: float = DEBOUNCE_SECONDS,
+        polling: bool | None = None,
+        log: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.manager = manager
+        self.on_reload = on_reload
+        self.watch = watch
+        self.refresh_interval = refresh_interval
+        self.debounce = debounce
+        # OKFX_WATCH_POLLING=1 scans even where watchfiles is installed.
+        self.polling = os.environ.get("OKFX_WATCH_POLLING") == "1" if polling is None else polling
+        self.log = log or logger.info
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # one reload at a time
+        self._threads: list[threading.Thread] = []
+        self._commits: dict[str, str] = {}
+
+    # -- life cycle ----------------------------------------------------------------------
+    def start(self) -> Watcher:
+        if self.watch and self.roots():
+            self._spawn(self._watch_files, "okfx-watch")
+        if self.refresh_interval and self._git_bundles():
+            self._spawn(self._refresh_loop, "okfx-refresh")
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def roots(self) -> list[Path]:
+        """The local bundle folders watched (git checkouts and archives are not)."""
+        return sorted({b.root for b in self.manager.bundles.values() if _is_local(b)})
+
+    # -- reloading -----------------------------------------------------------------------
+    def reload_now(self) -> Reload:
+        """Reload every bundle now; log and report what changed (nothing: no line)."""
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                changes = self.manager.reload()
+            except Exception:  # a bug must not end the watch: the next event retries
+                logger.exception("okfx: reloading the bundles failed")
+                return Reload()
+            report = Reload(changes, seconds=time.perf_counter() - started)
+        if report:
+            self._report(report)
+        return report
+
+    def _report(self, report: Reload) -> None:
+        self.log(report.line())
+        if self.on_reload is not None:
+            try:
+                self.on_reload(report)
+            except Exception:
+                logger.exception("okfx: the reload callback failed")
+
+    def _unsettled(self) -> bool:
+        """Did the last scan see a file too recent to trust its stat?"""
+        return any(b.unsettled for b in self.manager.bundles.values())
+
+    def _watch_files(self) -> None:
+        roots = [str(root) for root in self.roots()]
+        watch = None if self.polling else _watchfiles()
+        if watch is None:
+            if not self.polling:
+                self.log("okfx: watchfiles is not installed (pip install 'okfx[watch]'): polling")
+            while not self._stop.wait(POLL_SECONDS):
+                self.reload_now()
+            return
+        settle = bundle_state.RACY_SECONDS + 0.1
+        follow_up: float | None = None
+        for batch in watch(
+            *roots,
+            debounce=int(self.debounce * 1000),
+            step=50,
+            stop_event=self._stop,
+            yield_on_timeout=True,
+            rust_timeout=int(settle * 1000),
+            raise_interrupt=False,
+        ):
+            due = follow_up is not None and time.monotonic() >= follow_up
+            if batch or due:
+                self.reload_now()
+                follow_up = time.monotonic() + settle if self._unsettled() else None
+
+    # -- git -----------------------------------------------------------------------------
+    def _git_bundles(self) -> list[Bundle]:
+        return [b for b in self.manager.bundles.values() if _git_source(b) is not None]
+
+    def _refresh_loop(self) -> None:
+        interval = float(self.refresh_interval or 0)
+        while not self._stop.wait(interval):
+            self.refresh_now()
+
+    def refresh_now(self) -> Reload:
+        """Fetch each git bundle whose remote commit moved, and swap it in."""
+        from okfx.sources.refresh import cached_commit, remote_commit
+
+        report = Reload()
+        started = time.perf_counter()
+        for bundle in self._git_bundles():
+            source = _git_source(bundle)
+            options = bundle.load_options
+            try:
+                remote = remote_commit(source, timeout=float(options.get("timeout", 30.0)))
+                loaded = self._commits.get(bundle.name) or cached_commit(
+                    source, options.get("cache_dir")
+                )
+                if remote == loaded:
+                    continue
+                with self._lock:
+                    fresh = Bundle.load(
+                        bundle.source, bundle.name, limits=bundle.limits, refresh=True, **options
+                    )
+                    self.manager.replace(fresh)
+                self._commits[bundle.name] = remote
+                report.refreshed.append(bundle.name)
+            except Exception as exc:
+                logger.warning("okfx: refreshing %s failed: %s", bundle.name, exc)
+        report.seconds = time.perf_counter() - started
+        if report:
+            self._report(report)
+        return report
+
+
+def _is_local(bundle: Bundle) -> bool:
+    source = bundle.source
+    if source is None:
+        return True
+    from okfx.sources import LocalDir, parse_source
+
+    try:
+        return isinstance(parse_source(source), LocalDir)
+    except (ValueError, TypeError):
+        return False
+
+
+def _git_source(bundle: Bundle) -> Any:
+    from okfx.sources import GitSource, parse_source
+
+    try:
+        parsed = parse_source(bundle.source) if bundle.source is not None else None
+    except (ValueError, TypeError):
+        return None
+    return parsed if isinstance(parsed, GitSource) else None
+
+
+def _watchfiles() -> Callable[..., Iterable[set[Any]]] | None:
+    try:
+        from watchfiles import watch
+    except ImportError:
+        return None
+    return watch

@@ -1,0 +1,55 @@
+"""``--refresh-interval``: a git bundle is fetched again when its remote commit moved, and
+only then (real git, local repositories, ``file://`` URLs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from okfx import KnowledgeManager
+from okfx.sources import GitSource
+from okfx.sources.refresh import cached_commit, remote_commit
+from okfx.tools.watch import Reload, Watcher
+from test_sources_git import Remote, git, isolated_git, remote  # noqa: F401
+
+
+def test_a_git_bundle_is_fetched_again_when_its_commit_moves(
+    remote: Remote,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    source = GitSource(remote.url, subdir="okf/sales")
+    cache = tmp_path / "sources"
+    manager = KnowledgeManager.from_paths({"sales": source}, cache_dir=cache)
+    first = manager.bundle("sales")
+    assert "/metrics/revenue.md" in first
+    head = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    assert remote_commit(source) == cached_commit(source, cache) == head
+    reports: list[Reload] = []
+    lines: list[str] = []
+    watcher = Watcher(manager, on_reload=reports.append, watch=False, log=lines.append)
+    assert watcher.roots() == []  # a checkout is not watched: it is refreshed
+    assert not watcher.refresh_now() and reports == []  # nothing moved: no clone, no line
+    assert manager.bundle("sales") is first
+
+    moved = remote.commit({"okf/sales/metrics/margin.md": "---\ntype: Metric\n---\nMargin.\n"})
+    report = watcher.refresh_now()
+    assert report.refreshed == ["sales"] and reports == [report]
+    assert lines == [report.line()] and "sales: fetched a new commit" in lines[0]
+    fresh = manager.bundle("sales")
+    assert fresh is not first and "/metrics/margin.md" in fresh
+    assert cached_commit(source, cache) == moved
+    assert not watcher.refresh_now()  # and not again for the same commit
+
+
+def test_an_unreachable_remote_is_logged_and_the_bundle_kept(
+    remote: Remote,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    source = GitSource(remote.url)
+    manager = KnowledgeManager.from_paths({"repo": source}, cache_dir=tmp_path / "sources")
+    before = manager.bundle("repo")
+    shutil.rmtree(remote.bare)
+    watcher = Watcher(manager, watch=False)
+    assert not watcher.refresh_now()
+    assert manager.bundle("repo") is before
