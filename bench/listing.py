@@ -39,7 +39,7 @@ from okfx import Bundle, Toolbox
 from okfx.search.filters import ConceptFilter
 from okfx.gcpause import freeze_after_loads
 
-root, cache, repeat, prepare = sys.argv[1], sys.argv[2] or None, int(sys.argv[3]), sys.argv[4]
+root, cache, repeat, prepare = sys.argv[1], sys.argv[2] or False, int(sys.argv[3]), sys.argv[4]
 freeze_after_loads()  # as okfx serve runs
 t = time.perf_counter()
 bundle = Bundle.load(root, state_cache=cache)
@@ -121,9 +121,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--state-cache", default="", help="a state cache folder (okfx.bundle.persist)"
-    )
+    parser.add_argument("--state-cache", default="", help="a state cache folder (default: none)")
     args = parser.parse_args()
     for size in args.sizes:
         root = ensure_bundle(size)

@@ -117,7 +117,7 @@ RESULT = {"seconds": time.perf_counter() - t, "files": n}
 import time
 from okfx import Bundle
 t = time.perf_counter()
-b = Bundle.load(ROOT)
+b = Bundle.load(ROOT, state_cache=False)
 RESULT = {"seconds": time.perf_counter() - t, "concepts": len(b), "warnings": len(b.warnings)}
 """,
 }
