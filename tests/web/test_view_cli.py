@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +103,44 @@ def test_serve_web_with_workers_serves_the_pages_from_each_worker() -> None:
         for _ in range(6):  # several connections, so more than one worker answers
             status, page, _ = _get(url + "b/knowledge/browse")
             assert status == 200 and 'id="total"' in page
+
+
+def test_okfx_view_shows_an_edit_without_a_restart(tmp_path: Path) -> None:
+    bundle = tmp_path / "kb"
+    bundle.mkdir()
+    page = bundle / "note.md"
+    page.write_text("---\ntype: Note\ntitle: First title\n---\nBody.\n", encoding="utf-8")
+    env = {"OKFX_WATCH_POLLING": "1"}
+    with running(["view", str(bundle), "--port", "0"], "Open: ", env) as url:
+        assert "<h1>First title</h1>" in _get(url + "b/kb/c/note.md")[1]
+        page.write_text("---\ntype: Note\ntitle: Second title\n---\nBody.\n", encoding="utf-8")
+        (bundle / "added.md").write_text("---\ntype: Note\ntitle: Added\n---\n", "utf-8")
+        deadline = time.monotonic() + 60
+        while "<h1>Second title</h1>" not in _get(url + "b/kb/c/note.md")[1]:
+            assert time.monotonic() < deadline, "the edit never showed"
+            time.sleep(0.2)
+        assert _get(url + "b/kb/c/added.md")[0] == 200
+
+
+@pytest.mark.parametrize(("flag", "watched"), [([], True), (["--no-watch"], False)])
+def test_okfx_view_watches_unless_told_not_to(
+    monkeypatch: pytest.MonkeyPatch, flag: list[str], watched: bool
+) -> None:
+    from okfx.adapters import mcp as adapter
+    from okfx.tools import watch
+
+    started: list[bool] = []
+
+    class Recorder:
+        def __init__(self, manager: object, **options: object) -> None:
+            self.options = options
+
+        def start(self) -> Recorder:
+            started.append(bool(self.options["watch"]))
+            return self
+
+    monkeypatch.setattr(watch, "Watcher", Recorder)
+    monkeypatch.setattr(adapter, "serve_http", lambda app, sock: sock.close())
+    result = CliRunner().invoke(cli, ["view", EXAMPLE, "--port", "0", *flag])
+    assert result.exit_code == 0, result.output
+    assert started == ([True] if watched else [])

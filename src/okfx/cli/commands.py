@@ -753,15 +753,31 @@ def _viewer_app(
 @_sources
 @_listen(8766, "", "require this token (a browser signs in once at /login)")
 @click.option("--open", "open_browser", is_flag=True, help="Open the viewer in a browser.")
+@click.option(
+    "--watch/--no-watch", default=True, show_default=True,
+    help="Reload local bundles when their files change (faster with pip install "
+    "'okfx[watch]').",
+)  # fmt: skip
+@click.option(
+    "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
+    help="Git bundles: this often, fetch again when the remote commit moved.",
+)  # fmt: skip
 def view(
-    sources: tuple[str, ...], host: str, port: int, token: str | None, open_browser: bool
+    sources: tuple[str, ...],
+    host: str,
+    port: int,
+    token: str | None,
+    open_browser: bool,
+    watch: bool,
+    refresh_interval: float | None,
 ) -> None:
     """Browse, search and see the graph of bundles in a web browser.
 
     A local, read-only web app: an overview, a folder tree and filtered
     listing, each concept rendered with its provenance, trust and links, the
     link graph, search and grep, the load problems and the log. Needs the web
-    extra: pip install 'okfx[web]'. Prints the URL to stderr.
+    extra: pip install 'okfx[web]'. Prints the URL to stderr. Local bundles are
+    watched: a page shows an edit after its next load (--no-watch turns it off).
 
     Example:
 
@@ -780,6 +796,15 @@ def view(
     gc.freeze()
     prepare_in_background(manager)
     app = _viewer_app(manager, host, token)
+    if watch or refresh_interval:
+        from okfx.tools.watch import Watcher
+
+        Watcher(
+            manager,
+            watch=watch,
+            refresh_interval=refresh_interval,
+            log=lambda line: click.echo(line, err=True),
+        ).start()
     try:
         sock = adapter.bind(host, port)
     except OSError as exc:
