@@ -1,12 +1,14 @@
-"""Search quality on the evaluation sets: okfx BM25F against plain BM25, same run.
+"""Search quality on the evaluation sets: okfx against plain BM25, same run.
 
-Loads the four sample bundles from ``../shared/okf-samples`` into one index and runs
-every query of ``tests/search_eval/queries.yaml`` (written while building the analyzer)
-and of ``tests/search_eval/blind.yaml`` (written blind, without the ranking code: the
-closer guess at an unseen query set). Prints nDCG@5, MRR@10, hit@1 and hit@3 per query
-kind, plus the no-answer abstain rate (see ``tests/search_eval/evaluate.py`` for the
-definitions). The baseline is plain BM25 over one combined field with ``\\w+`` tokens:
-no field weights, no identifier splitting, no plural forms.
+``tests/search_eval/queries.yaml`` (written while building the analyzer) and
+``tests/search_eval/blind.yaml`` (written blind, without the ranking code) run against one
+index over the four sample bundles in ``../shared/okf-samples``;
+``tests/search_eval/third.yaml`` (written blind before issue 20's tuning) runs each of its
+bundles (the example bundle, and a real bundle kept under ``$OKFX_CORPUS``) in an index of
+its own. Prints nDCG@5, MRR@10, hit@1 and hit@3 per query kind, plus the no-answer abstain
+rate (see ``tests/search_eval/evaluate.py`` for the definitions). The baseline is plain
+BM25 over one combined field with ``\\w+`` tokens: no field weights, no identifier
+splitting, no plural forms.
 
 Usage::
 
@@ -17,8 +19,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT.parent / "shared" / "okf-samples"
@@ -28,46 +32,106 @@ sys.path.insert(0, str(ROOT / "tests"))
 from okfx import Bundle  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from search_eval.baseline import PlainBM25  # noqa: E402
-from search_eval.evaluate import BLIND, QUERIES, evaluate, format_report, load_queries  # noqa: E402
+from search_eval.evaluate import (  # noqa: E402
+    BLIND,
+    QUERIES,
+    THIRD,
+    evaluate,
+    format_report,
+    load_bundles,
+    load_queries,
+)
 
 NAMES = ("acme_retail", "crypto_bitcoin", "ga4", "stackoverflow")
 NOW = datetime(2026, 7, 15, tzinfo=UTC)
 
+Entries = list[tuple[str, Any]]
+Ranked = list[tuple[str, float]]
+# entries of one index -> (query, options) -> ranked (bundle:/path, score)
+Ranking = Callable[[Entries], Callable[[str, dict[str, Any]], Ranked]]
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--queries", type=Path, nargs="+", default=[QUERIES, BLIND])
-    parser.add_argument("--show", nargs="*", default=[], help="print the ranking of these ids")
-    args = parser.parse_args()
-    if not SAMPLES.is_dir():
-        sys.exit(f"sample bundles not found at {SAMPLES}")
-    bundles = [Bundle.load(SAMPLES / name) for name in NAMES]
-    entries = [(b.name, c) for b in bundles for c in b]
+
+def okfx_lexical(entries: Entries) -> Callable[[str, dict[str, Any]], Ranked]:
     index = SearchIndex.build(entries)
-    baseline = PlainBM25(entries)
 
-    def ours(query: str, options: dict) -> list[tuple[str, float]]:
+    def search(query: str, options: dict[str, Any]) -> Ranked:
         hits = index.search(query, limit=10, now=NOW, **options)
         return [(f"{h.bundle}:{h.path}", h.score) for h in hits]
 
-    def plain(query: str, options: dict) -> list[tuple[str, float]]:
+    return search
+
+
+def plain_bm25(entries: Entries) -> Callable[[str, dict[str, Any]], Ranked]:
+    baseline = PlainBM25(entries)
+
+    def search(query: str, options: dict[str, Any]) -> Ranked:
+        options = {k: v for k, v in options.items() if k != "bundle"}
         return list(baseline.search(query, 10, **options))
 
+    return search
+
+
+RANKINGS: dict[str, tuple[str, Ranking]] = {
+    "lexical": ("okfx BM25F (title 3, tags 2.5, description 2, body 0.5)", okfx_lexical),
+    "plain": ("plain BM25 (one field, \\w+ tokens)", plain_bm25),
+}
+
+
+def groups(path: Path) -> dict[str | None, Entries]:
+    """The indexes a set runs against: one per bundle for a set with a ``bundles``
+    section, else one over the four samples (key None)."""
+    if path.name == THIRD.name:
+        found: dict[str | None, Entries] = {}
+        for spec in load_bundles(path):
+            if spec.path is None:
+                print(f"  skipped bundle {spec.name}: {spec.note}")
+                continue
+            bundle = Bundle.load(spec.path, name=spec.name)
+            found[spec.name] = [(bundle.name, c) for c in bundle]
+        return found
+    bundles = [Bundle.load(SAMPLES / name) for name in NAMES]
+    return {None: [(b.name, c) for b in bundles for c in b]}
+
+
+def routed(
+    ranking: Ranking, indexes: dict[str | None, Entries]
+) -> Callable[[str, dict[str, Any]], Ranked]:
+    searches = {key: ranking(entries) for key, entries in indexes.items()}
+
+    def search(query: str, options: dict[str, Any]) -> Ranked:
+        return searches[options.get("bundle") if None not in searches else None](query, options)
+
+    return search
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--queries", type=Path, nargs="+", default=[QUERIES, BLIND, THIRD])
+    parser.add_argument("--rankings", nargs="+", default=list(RANKINGS), choices=list(RANKINGS))
+    parser.add_argument("--show", nargs="*", default=[], help="print the ranking of these ids")
+    args = parser.parse_args(argv)
+    if not SAMPLES.is_dir():
+        sys.exit(f"sample bundles not found at {SAMPLES}")
     for path in args.queries:
-        queries = load_queries(path)
-        print(f"== {path.name}: {len(queries)} queries, {len(entries)} concepts\n")
-        ranking = "okfx BM25F (title 3, tags 2.5, description 2, body 0.5)"
-        print(format_report(ranking, evaluate(ours, queries)))
-        print()
-        print(format_report("plain BM25 (one field, \\w+ tokens)", evaluate(plain, queries)))
-        print()
-        for query in queries:
-            if query.id in args.show:
-                print(f"{query.id}: {query.query!r}")
-                for rank, (doc, score) in enumerate(ours(query.query, query.options), 1):
-                    grade = query.relevant.get(doc, 0)
-                    print(f"  {rank:2d}. {score:8.4f} {'*' * grade:2s} {doc}")
-                print()
+        indexes = groups(path)
+        queries = [
+            q for q in load_queries(path) if None in indexes or q.options.get("bundle") in indexes
+        ]
+        concepts = sum(len(entries) for entries in indexes.values())
+        print(f"== {path.name}: {len(queries)} queries, {concepts} concepts\n")
+        for key in args.rankings:
+            label, ranking = RANKINGS[key]
+            search = routed(ranking, indexes)
+            report = evaluate(search, queries)
+            print(format_report(label, report, misses=path.name == QUERIES.name))
+            print()
+            for query in queries:
+                if query.id in args.show:
+                    print(f"{query.id}: {query.query!r}")
+                    for rank, (doc, score) in enumerate(search(query.query, query.options), 1):
+                        grade = query.relevant.get(doc, 0)
+                        print(f"  {rank:2d}. {score:8.4f} {'*' * grade:2s} {doc}")
+                    print()
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from conftest_search import SAMPLE_NAMES, require_samples
 from okfx import Bundle
 from okfx.search.index import SearchIndex
 from search_eval.baseline import PlainBM25
-from search_eval.evaluate import BLIND, QUERIES, evaluate, load_queries
+from search_eval.evaluate import BLIND, QUERIES, THIRD, evaluate, load_bundles, load_queries
 
 NOW = datetime(2026, 7, 15, tzinfo=UTC)
 
@@ -106,3 +106,31 @@ def test_the_blind_set_stays_above_its_floors_and_beats_plain_bm25(blind_reports
         assert ours.by_kind[kind]["hit@3"] >= 0.9, kind
     assert ours.abstain >= 0.75
     assert overall["ndcg@5"] >= plain.by_kind["all"]["ndcg@5"] + 0.1
+
+
+def test_the_third_set_is_large_enough_and_judges_concepts_that_exist():
+    """third.yaml: over 60 queries, every kind the lexical failure classes name; each
+    judged concept exists (the example bundle always, the real bundle when present)."""
+    queries = load_queries(THIRD)
+    assert len(queries) >= 60
+    assert len({q.id for q in queries}) == len(queries)
+    assert {q.kind for q in queries} >= {
+        "keyword",
+        "paraphrase",
+        "type-folder",
+        "acronym",
+        "word-form",
+        "no-answer",
+    }
+    bundles = {spec.name: spec for spec in load_bundles(THIRD)}
+    assert {q.options["bundle"] for q in queries} == set(bundles)
+    checked = 0
+    for name, spec in bundles.items():
+        if spec.path is None:
+            continue
+        known = {f"{name}:{c.path}" for c in Bundle.load(spec.path, name=name)}
+        for query in queries:
+            if query.options["bundle"] == name:
+                assert set(query.relevant) <= known, query.id
+                checked += 1
+    assert checked >= 50  # the example-bundle half runs everywhere
