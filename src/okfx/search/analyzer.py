@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
+from okfx.search.wordforms import word_forms
 
 __all__ = [
+    "FORM_WEIGHT",
     "MAX_QUERY_TERMS",
     "STOPWORDS",
     "VARIANT_WEIGHT",
@@ -40,6 +42,8 @@ __all__ = [
 
 #: Score multiplier for a singular/plural form the user did not type.
 VARIANT_WEIGHT = 0.95
+#: Score multiplier for another inflection (:func:`okfx.search.wordforms.word_forms`).
+FORM_WEIGHT = 0.7
 #: A query keeps at most this many distinct terms, so a pasted page stays a fast query.
 MAX_QUERY_TERMS = 64
 
@@ -48,6 +52,9 @@ MAX_QUERY_TERMS = 64
 STOPWORDS = frozenset(
     "a an and are as at be by can do does for from how i in is it me my of on or "
     "show that the there this to was what when where which who why with you".split()
+    # Filler of natural questions, added for issue 20 ("which table has ...").
+    + "about any been but could had has have if into its our should than them then "
+    "these they those we were will would your".split()
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
@@ -317,6 +324,8 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
         forms = {text: 1.0}
         for variant in plural_variants(text):
             forms.setdefault(variant, VARIANT_WEIGHT)
+        for variant in word_forms(text):
+            forms.setdefault(variant, FORM_WEIGHT)
         merged = next((owner[f] for f in forms if f in owner), None)
         if merged is None:
             if len(terms) >= MAX_QUERY_TERMS:

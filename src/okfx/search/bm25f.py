@@ -46,8 +46,15 @@ __all__ = [
     "saturate",
 ]
 
-#: Field weights: a title match counts six times a body match.
-FIELD_WEIGHTS: dict[str, float] = {"title": 3.0, "tags": 2.5, "description": 2.0, "body": 0.5}
+#: Field weights: a title match counts six times a body match. ``kind`` (the concept's
+#: type and folder names) is okfx's own addition to the four fields of the spec.
+FIELD_WEIGHTS: dict[str, float] = {
+    "title": 3.0,
+    "tags": 2.5,
+    "description": 2.0,
+    "body": 0.5,
+    "kind": 2.0,
+}
 K1 = 1.2
 B = 0.75
 #: Lifecycle score multipliers (spec §5.4); other statuses count 1.0.

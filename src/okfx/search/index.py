@@ -13,6 +13,7 @@ Typical use::
 
 from __future__ import annotations
 
+import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,8 +29,10 @@ from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_posting
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from okfx.search.scoring import COVERAGE_FLOOR, Factors, NamedTitles, query_words
 from okfx.search.snippets import best_line
 from okfx.search.topk import top_k
+from okfx.search.wordforms import initialisms, title_initialisms
 
 __all__ = [
     "HIT_KEYS",
@@ -71,6 +74,10 @@ _STATE_KEYS = {
     *_PENDING_KEYS,
 }
 _SCORE_DIGITS = 4
+#: Weight of an acronym a run of query words spells ("personally identifiable
+#: information" -> pii), an optional term that never counts in coverage.
+ACRONYM_WEIGHT = 0.8
+_PARENTHESES = re.compile(r"\([^)]*\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +162,18 @@ class SearchResults(Sequence[SearchHit]):
 
 def _fields(concept: ConceptLike) -> dict[str, str]:
     # The file name is the concept's handle in links and index listings
-    # ("revenue-ytd"), so it is searchable as part of the title.
-    stem = concept.path.rsplit("/", 1)[-1].removesuffix(".md")
+    # ("revenue-ytd"), so it is searchable as part of the title, and so are the title's
+    # initials ("Monthly active users" -> mau). The concept's kind and place, its type
+    # and folder names ("BigQuery Table", "tables"), are a field of their own.
+    folder, _, name = concept.path.rpartition("/")
+    stem = name.removesuffix(".md")
+    initials = title_initialisms(query_words(_PARENTHESES.sub(" ", concept.title)))
     return {
-        "title": f"{concept.title} {stem}",
+        "title": " ".join((concept.title, stem, *initials)),
         "tags": " ".join(concept.tags),
         "description": concept.description,
         "body": concept.body,
+        "kind": f"{concept.type} {folder.replace('/', ' ')}",
     }
 
 
@@ -183,7 +195,7 @@ def no_hits(query: str, terms: Sequence[QueryTerm]) -> SearchResults:
 class SearchIndex:
     """A BM25F index over concepts of one or more bundles. Immutable; thread-safe."""
 
-    __slots__ = ("entries", "postings", "multipliers", "dense")
+    __slots__ = ("entries", "postings", "multipliers", "dense", "named", "coverage_floor")
 
     def __init__(
         self,
@@ -195,6 +207,8 @@ class SearchIndex:
         self.postings = postings
         self.multipliers = multipliers
         self.dense = DenseVectors(postings)
+        self.named = NamedTitles()
+        self.coverage_floor = COVERAGE_FLOOR
 
     @classmethod
     def build(
@@ -203,11 +217,13 @@ class SearchIndex:
         *,
         weights: Mapping[str, float] | None = None,
         stats: Stats | None = None,
+        coverage_floor: float = COVERAGE_FLOOR,
     ) -> SearchIndex:
         """Index ``(bundle name, concept)`` pairs; ties later break by (bundle, path).
 
         ``weights`` overrides :data:`~okfx.search.bm25f.FIELD_WEIGHTS` (tests, baselines);
-        ``stats`` scores with another index's statistics (a delta, :mod:`okfx.search.live`).
+        ``stats`` scores with another index's statistics (a delta, :mod:`okfx.search.live`);
+        ``coverage_floor=1.0`` turns the coverage factor off (:mod:`okfx.search.scoring`).
         Reserved ``index.md``/``log.md`` files are skipped if an iterable yields them.
         """
         kept = [
@@ -222,7 +238,9 @@ class SearchIndex:
             (_fields(c) for _, c in kept), weights=weights, eager_df=DENSE_MIN_DF, stats=stats
         )
         multipliers = [STATUS_MULTIPLIERS.get(c.status, 1.0) for _, c in kept]
-        return cls(kept, postings, multipliers)
+        index = cls(kept, postings, multipliers)
+        index.coverage_floor = coverage_floor
+        return index
 
     def state(self) -> dict[str, Any]:
         """What :meth:`restore` needs to rebuild this index (for :mod:`okfx.search.saved`):
@@ -332,19 +350,45 @@ class SearchIndex:
             now=now,
         )
         groups = [self._forms(term) for term in terms]
-        if not any(groups):
+        extra = self._acronyms(query, terms)
+        if not any(groups) and not extra:
             return no_hits(query, terms)
         entries = self.entries
 
         def accept(doc: int) -> str | None:
             return spec.reason(*entries[doc])
 
-        ranked = top_k(self.postings, groups, k, accept, self.multipliers, dense=self.dense)
+        factors = self.factors(terms, groups)
+        ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
         # Order by the score as shown, so equal-looking scores list by (bundle, path).
         order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in ranked.hits)
         snippet_terms = _Needles(self.postings, terms, groups, query)
         hits = [self._hit(doc, -neg, snippet_terms, spec.now) for neg, doc in order]
         return SearchResults(query, hits, ranked.hidden, hidden_notice(ranked.hidden))
+
+    def factors(
+        self, terms: Sequence[QueryTerm], groups: Sequence[Sequence[tuple[int, float]]]
+    ) -> Factors:
+        """The per-document score factor of one query (:mod:`okfx.search.scoring`)."""
+        multipliers = self.multipliers
+
+        def reduced() -> Iterator[tuple[int, str]]:
+            for doc, value in enumerate(multipliers):
+                if value < 1.0:
+                    yield doc, self.entries[doc][1].title
+
+        named = self.named.named(terms, reduced)
+        return Factors(multipliers, named, self.postings, groups, self.coverage_floor)
+
+    def _acronyms(self, query: str, terms: Sequence[QueryTerm]) -> list[list[tuple[int, float]]]:
+        """Optional groups for the acronyms runs of the query's words spell."""
+        typed = {term.text for term in terms}
+        ids = self.postings.terms
+        return [
+            [(tid, ACRONYM_WEIGHT)]
+            for acronym in initialisms(query_words(query))
+            if acronym not in typed and (tid := ids.get(acronym)) is not None
+        ]
 
     def _forms(
         self, term: QueryTerm, idf_of: Callable[[str], float | None] | None = None

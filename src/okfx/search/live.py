@@ -86,7 +86,8 @@ class LiveIndex:
         for index, dropped in ((base, self.dropped), (delta, frozenset[int]())):
             idf_of = None if index is base else base_idf
             groups = [index._forms(term, idf_of) for term in terms]
-            if not any(groups):
+            extra = index._acronyms(query, terms)
+            if not any(groups) and not extra:
                 continue
             entries = index.entries
 
@@ -95,7 +96,8 @@ class LiveIndex:
             ) -> str | None:
                 return _DROPPED if doc in dropped else spec.reason(*entries[doc])
 
-            ranked = top_k(index.postings, groups, k, accept, index.multipliers, dense=index.dense)
+            factors = index.factors(terms, groups)  # lifecycle and coverage, as SearchIndex
+            ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
             parts.append((index, groups, ranked))
         if not parts:
             return no_hits(query, terms)

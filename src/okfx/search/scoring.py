@@ -1,0 +1,122 @@
+"""Per-query score factors of the lexical default, beyond BM25F sums (issue 20).
+
+A document's score is ``factor(doc) * sum of its terms' contributions``
+(:mod:`okfx.search.topk`), with every factor <= 1 so the upper bounds of the exact top-k
+walk stay valid. :class:`Factors` is that factor for one query:
+
+- the lifecycle multiplier (draft x0.8, deprecated x0.5), except for a concept the query
+  *names*: every word of its title (two or more words) is in the query ("Orders
+  (legacy)" asked for by name is what the user wants, deprecated or not);
+- coverage: ``COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * matched / terms`` over the query's
+  terms, so a concept matching more of the query outranks one that matches a single
+  rare word ("does", "which", "about" in a question are rare in small bundles). One-term
+  queries have no coverage factor.
+
+Acronym lookups (:func:`okfx.search.wordforms.initialisms`) are optional extra terms:
+they add to a score but never count in coverage.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
+
+from okfx.search.analyzer import QueryTerm, analyze_query
+from okfx.search.bm25f import Postings
+
+__all__ = ["COVERAGE_FLOOR", "Factors", "NamedTitles", "query_words"]
+
+#: The share of a score a concept keeps when it matches one query term of very many.
+COVERAGE_FLOOR = 0.5
+
+_WORDS = re.compile(r"[^\W_]+")
+Group = Sequence[tuple[int, float]]
+
+
+def query_words(text: str) -> list[str]:
+    """The words of ``text`` in order, lowercase, identifier parts split
+    ("retrieval-augmented" -> retrieval, augmented): what initialisms are spelled from."""
+    return _WORDS.findall(text.casefold())
+
+
+class NamedTitles:
+    """Which concepts with a lifecycle multiplier below 1 a query names by title.
+
+    Built on first use from the titles of those concepts only (usually few), keyed by
+    each title's first term, under a lock.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_term: dict[str, list[tuple[int, frozenset[str]]]] | None = None
+
+    def _build(
+        self, titles: Iterator[tuple[int, str]]
+    ) -> dict[str, list[tuple[int, frozenset[str]]]]:
+        by_term: dict[str, list[tuple[int, frozenset[str]]]] = {}
+        for doc, title in titles:
+            terms = [t.text for t in analyze_query(title)]
+            if terms:
+                by_term.setdefault(terms[0], []).append((doc, frozenset(terms)))
+        return by_term
+
+    def named(self, terms: Sequence[QueryTerm], titles: Any) -> set[int]:
+        """Docs whose every title term is among the forms of ``terms``; ``titles`` is a
+        callable returning ``(doc, title)`` of the reduced-multiplier docs."""
+        by_term = self._by_term
+        if by_term is None:
+            with self._lock:
+                if self._by_term is None:
+                    self._by_term = self._build(titles())
+                by_term = self._by_term
+        if not by_term:
+            return set()
+        forms = {form for term in terms for form, _ in term.forms}
+        found: set[int] = set()
+        for form in forms:
+            for doc, title_terms in by_term.get(form, ()):
+                # A one-word title ("Users") names nothing: an active "Users" may exist.
+                if len(title_terms) > 1 and title_terms <= forms:
+                    found.add(doc)
+        return found
+
+
+class Factors(Sequence[float]):
+    """``factor[doc]``: lifecycle (unless named) times coverage, for one query."""
+
+    __slots__ = ("base", "named", "postings", "groups", "floor")
+
+    def __init__(
+        self,
+        base: Sequence[float],
+        named: set[int],
+        postings: Postings,
+        groups: Sequence[Group],
+        floor: float = COVERAGE_FLOOR,
+    ) -> None:
+        self.base, self.named, self.postings, self.floor = base, named, postings, floor
+        self.groups = [g for g in groups if g] if len(groups) > 1 else []
+
+    def coverage(self, doc: int) -> float:
+        """``floor + (1 - floor) * share of the query's terms doc matches``."""
+        groups = self.groups
+        if len(groups) < 2:
+            return 1.0
+        impact = self.postings.impact
+        matched = sum(1 for group in groups if any(impact(tid, doc) > 0.0 for tid, _ in group))
+        return self.floor + (1.0 - self.floor) * matched / len(groups)
+
+    @overload
+    def __getitem__(self, doc: int) -> float: ...
+    @overload
+    def __getitem__(self, doc: slice) -> Sequence[float]: ...
+    def __getitem__(self, doc: int | slice) -> float | Sequence[float]:
+        if isinstance(doc, slice):
+            raise TypeError("Factors are read one document at a time")
+        lifecycle = 1.0 if doc in self.named else self.base[doc]
+        return lifecycle * self.coverage(doc)
+
+    def __len__(self) -> int:
+        return len(self.base)

@@ -1,0 +1,122 @@
+"""The lexical failure classes of issue 20, one test each (docs/search.md, "What a query
+means"): coverage of the query's terms, a deprecated concept asked for by name, acronyms,
+word forms the plural folding misses, and a concept's type and folder."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest_search import NOW, FakeConcept, entries
+from okfx.search.analyzer import STOPWORDS
+from okfx.search.index import SearchIndex
+from okfx.search.wordforms import initialisms, title_initialisms, word_forms
+
+
+def paths(index, query, **options):
+    return [hit.path for hit in index.search(query, now=NOW, **options)]
+
+
+def test_a_concept_matching_more_of_the_query_outranks_one_rare_word():
+    # "retention" is rare and sits in a short title; the concept the query is about
+    # matches every word, in its title and body. Without a reward for matching more of
+    # the query, the one rare word wins.
+    concepts = [
+        FakeConcept("/notes/retention.md", title="Retention", body="How long rows are kept."),
+        FakeConcept(
+            "/metrics/inactive-users.md",
+            title="Inactive users",
+            body="Users without a session in 7 days, by signup cohort and retention week.",
+        ),
+        *(FakeConcept(f"/m/{i}.md", title=f"Users {i}", body="inactive users") for i in range(3)),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "inactive users retention")[0] == "/metrics/inactive-users.md"
+    plain = SearchIndex.build(entries(*concepts), coverage_floor=1.0)
+    assert paths(plain, "inactive users retention")[0] == "/notes/retention.md"
+
+
+def test_question_filler_words_are_not_query_terms():
+    assert {"has", "about", "have", "would", "there"} <= STOPWORDS
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/tables/inputs.md", title="Inputs", body="Transaction inputs."),
+            FakeConcept("/notes/about.md", title="About has", body="About this bundle."),
+        )
+    )
+    assert paths(index, "which table has transaction inputs about")[0] == "/tables/inputs.md"
+
+
+def test_a_deprecated_concept_named_by_its_title_is_not_halved():
+    concepts = [
+        FakeConcept(
+            "/tables/orders.md",
+            title="Orders",
+            description="Orders placed since 2020; replaces the legacy orders table.",
+        ),
+        FakeConcept(
+            "/tables/orders-legacy.md",
+            title="Orders (legacy)",
+            body="Orders before the 2020 migration.",
+            status="deprecated",
+        ),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "Orders (legacy)", include_deprecated=True)[0] == (
+        "/tables/orders-legacy.md"
+    )
+    # Not named: the lifecycle factor applies, the active concept leads.
+    assert paths(index, "orders", include_deprecated=True)[0] == "/tables/orders.md"
+    # Still hidden by default.
+    assert paths(index, "Orders (legacy)") == ["/tables/orders.md"]
+
+
+def test_an_acronym_finds_its_spelled_out_title_and_the_reverse():
+    concepts = [
+        FakeConcept("/metrics/mau.md", title="Monthly active users", body="Distinct users."),
+        FakeConcept("/policies/privacy.md", title="Privacy", tags=("pii",), body="Rules."),
+        FakeConcept("/notes/active.md", title="Active", body="Users who were active."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "MAU") == ["/metrics/mau.md"]
+    assert paths(index, "personally identifiable information") == ["/policies/privacy.md"]
+    assert title_initialisms(["monthly", "active", "users"]) == ["mau"]
+    assert "pii" in initialisms(["personally", "identifiable", "information"])
+
+
+def test_word_forms_the_plural_folding_misses_are_found_below_a_typed_word():
+    concepts = [
+        FakeConcept("/policies/invoices.md", title="Invoices", body="How customers are billed."),
+        FakeConcept("/policies/billing.md", title="Billing", body="The billing cycle."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "billing")[0] == "/policies/billing.md"  # typed form first
+    assert "/policies/invoices.md" in paths(index, "billing")
+    assert "/policies/billing.md" in paths(index, "billed")
+    assert {"bill", "billed", "bills"} <= set(word_forms("billing"))
+    assert "attestation" in word_forms("attesting")
+    assert "rebalancing" in word_forms("rebalance")
+    assert word_forms("station") == [] or "state" not in word_forms("station")
+
+
+def test_type_and_folder_names_are_searched():
+    concepts = [
+        FakeConcept("/tables/orders.md", title="Orders", type="BigQuery Table", body="Rows."),
+        FakeConcept(
+            "/metrics/orders-per-day.md",
+            title="Orders per day",
+            type="Metric",
+            description="Orders per day, counted from the orders table.",
+        ),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "orders table")[0] == "/tables/orders.md"
+    assert paths(index, "orders metric")[0] == "/metrics/orders-per-day.md"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=0, max_size=30))
+def test_word_forms_and_initialisms_never_raise_and_never_return_the_word(word):
+    forms = word_forms(word)
+    assert word not in forms
+    assert all(form.isalpha() for form in forms)
+    acronyms = initialisms(word.split())
+    assert all(3 <= len(a) <= 6 for a in acronyms)
