@@ -71,9 +71,42 @@ def plain_bm25(entries: Entries) -> Callable[[str, dict[str, Any]], Ranked]:
     return search
 
 
+_EMBEDDER: list[Any] = []
+
+
+def _hybrid(entries: Entries, semantic_only: bool) -> Callable[[str, dict[str, Any]], Ranked]:
+    from okfx.search.embedder import default_embedder
+    from okfx.search.hybrid import HybridRanker, SemanticState
+    from okfx.search.vectors import default_store
+
+    if not _EMBEDDER:
+        _EMBEDDER.append(default_embedder())
+    index = SearchIndex.build(entries)
+    state = SemanticState(index, _EMBEDDER[0], default_store(), max_concepts=None)
+    state.build()
+    ranker = HybridRanker(state)
+    ranker.semantic_only = semantic_only
+
+    def search(query: str, options: dict[str, Any]) -> Ranked:
+        hits = ranker.search(query, limit=10, now=NOW, **options)
+        return [(f"{h.bundle}:{h.path}", h.score) for h in hits]
+
+    return search
+
+
+def okfx_hybrid(entries: Entries) -> Callable[[str, dict[str, Any]], Ranked]:
+    return _hybrid(entries, semantic_only=False)
+
+
+def okfx_semantic(entries: Entries) -> Callable[[str, dict[str, Any]], Ranked]:
+    return _hybrid(entries, semantic_only=True)
+
+
 RANKINGS: dict[str, tuple[str, Ranking]] = {
-    "lexical": ("okfx BM25F (title 3, tags 2.5, description 2, body 0.5)", okfx_lexical),
+    "lexical": ("okfx lexical default (BM25F and issue 20's factors)", okfx_lexical),
     "plain": ("plain BM25 (one field, \\w+ tokens)", plain_bm25),
+    "semantic": ("okfx semantic only (all-MiniLM-L6-v2 int8, filters applied)", okfx_semantic),
+    "hybrid": ("okfx hybrid (BM25F + embedding candidates, blended)", okfx_hybrid),
 }
 
 
@@ -107,7 +140,13 @@ def routed(
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=Path, nargs="+", default=[QUERIES, BLIND, THIRD])
-    parser.add_argument("--rankings", nargs="+", default=list(RANKINGS), choices=list(RANKINGS))
+    parser.add_argument(
+        "--rankings",
+        nargs="+",
+        default=["lexical", "plain"],
+        choices=list(RANKINGS),
+        help="semantic and hybrid need okfx[semantic]; vectors are cached in the user cache",
+    )
     parser.add_argument("--show", nargs="*", default=[], help="print the ranking of these ids")
     args = parser.parse_args(argv)
     if not SAMPLES.is_dir():

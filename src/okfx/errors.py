@@ -16,7 +16,8 @@ Hierarchy::
     ├── Unreadable                code = "unreadable"      (+ .path)
     ├── TooLarge                  code = "too_large"       (+ .path)
     ├── TimedOut                  code = "timeout"
-    └── UnsafeCacheDir            code = "unsafe_cache_dir" (+ .path)
+    ├── UnsafeCacheDir            code = "unsafe_cache_dir" (+ .path)
+    └── SemanticUnavailable       code = "semantic_unavailable"
 
 Messages say what was wrong and what to do next.
 """
@@ -31,6 +32,7 @@ __all__ = [
     "NotAttestable",
     "NotFound",
     "OKFError",
+    "SemanticUnavailable",
     "TimedOut",
     "TooLarge",
     "UnsafeCacheDir",
@@ -146,3 +148,10 @@ class UnsafeCacheDir(OKFError):
     def __init__(self, message: str, *, path: str = "") -> None:
         super().__init__(message)
         self.path = path
+
+
+class SemanticUnavailable(OKFError):
+    """Semantic search was asked for but cannot run: its packages are not installed (the
+    message names ``pip install 'okfx[semantic]'``), or the bundle is over the size cap."""
+
+    code = "semantic_unavailable"

@@ -35,11 +35,13 @@ from okfx.search.topk import top_k
 from okfx.search.wordforms import initialisms, title_initialisms
 
 __all__ = [
+    "FOUND",
     "HIT_KEYS",
     "MAX_LIMIT",
     "SearchHit",
     "SearchIndex",
     "SearchResults",
+    "hit_dicts",
 ]
 
 #: The most hits one search returns.
@@ -59,7 +61,10 @@ HIT_KEYS = (
     "score",
     "matched",
     "snippet",
+    "found",
 )
+#: How a hit was found (``found``): by its words, by meaning (the embedding), or both.
+FOUND = ("lexical", "semantic", "both")
 _RESERVED = frozenset({"index.md", "log.md"})
 _POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
@@ -98,6 +103,7 @@ class SearchHit:
     score: float
     matched: tuple[str, ...]
     snippet: str
+    found: str = "lexical"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types, keys in :data:`HIT_KEYS` order."""
@@ -114,6 +120,7 @@ class SearchHit:
             "score": self.score,
             "matched": list(self.matched),
             "snippet": self.snippet,
+            "found": self.found,
         }
 
 
@@ -125,15 +132,22 @@ class SearchResults(Sequence[SearchHit]):
     them when fewer than ``limit`` hits came back); ``notice`` says it in one sentence.
     """
 
-    __slots__ = ("query", "hits", "hidden", "notice")
+    __slots__ = ("query", "hits", "hidden", "notice", "ranking")
 
     def __init__(
-        self, query: str, hits: Sequence[SearchHit], hidden: Mapping[str, int], notice: str
+        self,
+        query: str,
+        hits: Sequence[SearchHit],
+        hidden: Mapping[str, int],
+        notice: str,
+        ranking: str = "lexical",
     ) -> None:
         self.query = query
         self.hits = tuple(hits)
         self.hidden = dict(hidden)
         self.notice = notice
+        #: "lexical" (BM25F), "hybrid" (BM25F and the embedding) or "ranker" (a plug-in).
+        self.ranking = ranking
 
     @overload
     def __getitem__(self, index: int) -> SearchHit: ...
@@ -157,6 +171,7 @@ class SearchResults(Sequence[SearchHit]):
             "hits": [hit.to_dict() for hit in self.hits],
             "hidden": dict(self.hidden),
             "notice": self.notice,
+            "ranking": self.ranking,
         }
 
 
@@ -195,7 +210,15 @@ def no_hits(query: str, terms: Sequence[QueryTerm]) -> SearchResults:
 class SearchIndex:
     """A BM25F index over concepts of one or more bundles. Immutable; thread-safe."""
 
-    __slots__ = ("entries", "postings", "multipliers", "dense", "named", "coverage_floor")
+    __slots__ = (
+        "entries",
+        "postings",
+        "multipliers",
+        "dense",
+        "named",
+        "coverage_floor",
+        "ranker",
+    )
 
     def __init__(
         self,
@@ -209,6 +232,10 @@ class SearchIndex:
         self.dense = DenseVectors(postings)
         self.named = NamedTitles()
         self.coverage_floor = COVERAGE_FLOOR
+        #: The override seam: a :class:`~okfx.search.ranking.Ranker` that :meth:`search`
+        #: hands every query to (hybrid retrieval, :mod:`okfx.search.hybrid`); None ranks
+        #: with BM25F (:meth:`rank`).
+        self.ranker: Any = None
 
     @classmethod
     def build(
@@ -322,7 +349,37 @@ class SearchIndex:
         bundle: str | None = None,
         now: datetime | None = None,
     ) -> SearchResults:
-        """Rank concepts for ``query`` (any text: OR semantics, BM25F sums).
+        """Rank concepts for ``query``: with :attr:`ranker` when one is set, else
+        :meth:`rank` (BM25F). Arguments as :meth:`rank` takes them."""
+        if self.ranker is None:
+            return self.rank(
+                query, limit, type, tags, directory, trust_tier, include_deprecated,
+                include_stale, bundle, now,
+            )  # fmt: skip
+        found = self.ranker.search(
+            query, bundle=bundle, limit=limit, type=type, tags=tags, directory=directory,
+            trust_tier=trust_tier, include_deprecated=include_deprecated,
+            include_stale=include_stale, now=now,
+        )  # fmt: skip
+        if isinstance(found, SearchResults):
+            return found
+        hits = [SearchHit(**hit) for hit in hit_dicts(found, clamp_limit(limit, MAX_LIMIT))]
+        return SearchResults(query, hits, {}, "", "ranker")
+
+    def rank(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        directory: str | None = None,
+        trust_tier: str | None = None,
+        include_deprecated: bool = False,
+        include_stale: bool = True,
+        bundle: str | None = None,
+        now: datetime | None = None,
+    ) -> SearchResults:
+        """Rank concepts for ``query`` with BM25F (any text: OR semantics, BM25F sums).
 
         Args:
             query: Free text; punctuation and identifiers are fine.
@@ -360,11 +417,26 @@ class SearchIndex:
 
         factors = self.factors(terms, groups)
         ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
-        # Order by the score as shown, so equal-looking scores list by (bundle, path).
-        order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in ranked.hits)
-        snippet_terms = _Needles(self.postings, terms, groups, query)
-        hits = [self._hit(doc, -neg, snippet_terms, spec.now) for neg, doc in order]
+        hits = self.build_hits(query, ranked.hits, spec.now)
         return SearchResults(query, hits, ranked.hidden, hidden_notice(ranked.hidden))
+
+    def build_hits(
+        self,
+        query: str,
+        scored: Iterable[tuple[float, int]],
+        now: datetime,
+        found: Mapping[int, str] | None = None,
+    ) -> list[SearchHit]:
+        """Hits for ``(score, doc id)`` pairs, whichever ranking found them: matched
+        terms and snippet from ``query``, ordered by the score as shown (4 decimals),
+        equal-looking scores by (bundle, path). ``found`` maps a doc to how it was found
+        (default "lexical")."""
+        terms = analyze_query(query)
+        groups = [self._forms(term) for term in terms]
+        needles = _Needles(self.postings, terms, groups, query)
+        how = found or {}
+        order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in scored)
+        return [self._hit(doc, -neg, needles, now, how.get(doc, "lexical")) for neg, doc in order]
 
     def factors(
         self, terms: Sequence[QueryTerm], groups: Sequence[Sequence[tuple[int, float]]]
@@ -413,7 +485,9 @@ class SearchIndex:
                 forms.append((tid, weight))
         return forms
 
-    def _hit(self, doc: int, score: float, needles: _Needles, now: datetime) -> SearchHit:
+    def _hit(
+        self, doc: int, score: float, needles: _Needles, now: datetime, found: str
+    ) -> SearchHit:
         bundle, concept = self.entries[doc]
         matched, words = needles.of(doc)
         values = (
@@ -429,6 +503,7 @@ class SearchIndex:
             score,
             matched,
             best_line(concept.body, words),
+            found,
         )
         hit = object.__new__(SearchHit)
         any(map(call, _HIT_SETTERS, repeat(hit), values))
@@ -491,3 +566,21 @@ class _Needles:
             if found:
                 matched.append(text)
         return tuple(matched), words + self.typed
+
+
+def hit_dicts(hits: object, limit: int) -> list[dict[str, Any]]:
+    """Validate what a plug-in ranker returned: a list of at most ``limit`` dicts with
+    exactly the :data:`HIT_KEYS` (``found`` may be left out: "lexical"). Raises
+    ``InvalidArgument`` naming the problem; returns the dicts with ``found`` filled in
+    and ``matched`` as a tuple."""
+    if not isinstance(hits, list):
+        raise InvalidArgument(f"a ranker must return a list, got {hits.__class__.__name__}")
+    if len(hits) > limit:
+        raise InvalidArgument(f"the ranker returned {len(hits)} hits for limit={limit}")
+    out = []
+    for i, hit in enumerate(hits):
+        if not isinstance(hit, dict) or set(hit) | {"found"} != set(HIT_KEYS):
+            keys = sorted(hit) if isinstance(hit, dict) else hit.__class__.__name__
+            raise InvalidArgument(f"hit {i} has keys {keys}; expected {list(HIT_KEYS)}")
+        out.append({**hit, "matched": tuple(hit["matched"]), "found": hit.get("found", "lexical")})
+    return out

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from okfx.errors import InvalidArgument
-from okfx.search.index import HIT_KEYS, SearchIndex
+from okfx.search.index import SearchIndex, hit_dicts
 
 __all__ = ["FILTER_ARGUMENTS", "BM25Ranker", "Ranker", "check_hits"]
 
@@ -65,13 +65,7 @@ class BM25Ranker:
 
 def check_hits(hits: object, limit: int) -> list[dict[str, Any]]:
     """Validate a plug-in ranker's output: a list of at most ``limit`` dicts with exactly
-    the :data:`~okfx.search.index.HIT_KEYS`. Raises ``InvalidArgument`` naming the problem."""
-    if not isinstance(hits, list):
-        raise InvalidArgument(f"a ranker must return a list, got {hits.__class__.__name__}")
-    if len(hits) > limit:
-        raise InvalidArgument(f"the ranker returned {len(hits)} hits for limit={limit}")
-    for i, hit in enumerate(hits):
-        if not isinstance(hit, dict) or set(hit) != set(HIT_KEYS):
-            keys = sorted(hit) if isinstance(hit, dict) else hit.__class__.__name__
-            raise InvalidArgument(f"hit {i} has keys {keys}; expected {list(HIT_KEYS)}")
-    return hits
+    the :data:`~okfx.search.index.HIT_KEYS` (``found`` may be left out). Raises
+    ``InvalidArgument`` naming the problem; returns the dicts as given."""
+    hit_dicts(hits, limit)
+    return hits  # type: ignore[return-value]

