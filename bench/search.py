@@ -30,9 +30,17 @@ all with ``okfx.gcpause.freeze_after_loads()`` as ``okfx serve`` runs:
 It prints the ratios the issue sets: restart / cold <= 0.05, reload / cold <= 0.05 (plus
 the stat scan), peak RSS at 100k <= 1.0 GB, warm p50/p95 against eager bodies.
 
+With ``--semantic`` (needs ``okfx[semantic]``) each size also reports the hybrid search
+of :mod:`okfx.search.hybrid`: the default model's encode time per 1,000 concepts (over
+``--encode-sample`` concepts of the bundle), hybrid query p50/p95 including the query's
+own encode (over a random unit matrix in place of the concept vectors: latency does not
+depend on their values, and encoding 100k concepts would take hours), and the vectors'
+memory (n x 384 float32).
+
 Usage::
 
     .venv/bin/python bench/search.py                 # 10k and 100k
+    .venv/bin/python bench/search.py --sizes 10000 100000 --semantic
     .venv/bin/python bench/search.py --sizes 10000 --queries 300
 
 The machine is shared: look at CPU time next to wall time, and re-run before trusting a
@@ -209,7 +217,34 @@ def measure_eager(entries: list[tuple[str, Any]], queries: list[str]) -> dict[st
     return measure(lambda q: index.search(q, limit=10), queries)
 
 
-def run_one(size: int, n_queries: int, naive: bool) -> dict[str, Any]:
+def bench_semantic(
+    entries: list[tuple[str, Any]], queries: list[str], result: dict[str, Any], sample: int
+) -> None:
+    import numpy as np
+
+    from okfx.search.embedder import default_embedder
+    from okfx.search.hybrid import HybridRanker, SemanticState
+    from okfx.search.vectors import VectorIndex, concept_text
+
+    embedder = default_embedder()
+    texts = [concept_text(c) for _, c in entries[:sample]]
+    embedder.embed(texts[:8])  # load and warm the model
+    w0, c0 = time.perf_counter(), time.process_time()
+    embedder.embed(texts)
+    result["encode_s_per_1k"] = (time.perf_counter() - w0) * 1000 / len(texts)
+    result["encode_cpu_s_per_1k"] = (time.process_time() - c0) * 1000 / len(texts)
+    index = SearchIndex.build(entries)
+    rng = np.random.default_rng(0)
+    matrix = rng.standard_normal((len(entries), embedder.dimension), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    state = SemanticState(index, embedder, None)
+    state.vectors = VectorIndex("random", matrix, 0)
+    ranker = HybridRanker(state)
+    result["vector_mb"] = matrix.nbytes / 2**20
+    result["hybrid"] = measure(lambda q: ranker.search(q, limit=10), queries)
+
+
+def run_one(size: int, n_queries: int, naive: bool, semantic: int = 0) -> dict[str, Any]:
     path = bundle_dir(size)
     queries = generator().sample_queries(n_queries)
     result: dict[str, Any] = {"size": size, "queries": n_queries}
@@ -222,6 +257,8 @@ def run_one(size: int, n_queries: int, naive: bool) -> dict[str, Any]:
     entries = [(bundle.name, c) for c in bundle]
 
     bench_okfx(entries, queries, result, rss_loaded)
+    if semantic:
+        bench_semantic(entries, queries, result, semantic)
     result["peak_rss_mb"] = peak_rss_mb()
     result["loaded_rss_mb"] = rss_loaded - rss0
     gc.collect()
@@ -376,8 +413,14 @@ def report(r: dict[str, Any]) -> None:
         f"peak RSS (load + okfx)     {r['peak_rss_mb']:7.0f} MB (loaded bundle "
         f"{r['loaded_rss_mb']:.0f} MB)"
     )
+    if "encode_s_per_1k" in r:
+        print(
+            f"semantic: encode {r['encode_s_per_1k']:.1f} s wall / "
+            f"{r['encode_cpu_s_per_1k']:.1f} s CPU per 1k concepts; vectors "
+            f"{r['vector_mb']:.1f} MB (float32 x 384)"
+        )
     print("query latency ms            p50 wall  p95 wall   p50 CPU   p95 CPU")
-    for engine in ("okfx", "eager", "naive"):
+    for engine in ("okfx", "eager", "naive", "hybrid"):
         if engine not in r:
             continue
         for phase in ("cold", "warm"):
@@ -394,12 +437,19 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--no-naive", action="store_true", help="skip the naive baseline")
     parser.add_argument(
+        "--semantic", action="store_true", help="also time hybrid search (okfx[semantic])"
+    )
+    parser.add_argument(
+        "--encode-sample", type=int, default=1000, help="concepts encoded to time the model"
+    )
+    parser.add_argument(
         "--no-restart", action="store_true", help="skip the state-cache restart runs"
     )
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # child process mode
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one, args.queries, not args.no_naive)))
+        semantic = args.encode_sample if args.semantic else 0
+        print(json.dumps(run_one(args.one, args.queries, not args.no_naive, semantic)))
         return
 
     def child(*extra: str) -> dict[str, Any]:
@@ -410,7 +460,10 @@ def main() -> None:
 
     for size in args.sizes:
         bundle_dir(size)
-        one = child("--one", str(size), *(["--no-naive"] if args.no_naive else []))
+        flags = [*(["--no-naive"] if args.no_naive else [])]
+        if args.semantic:
+            flags += ["--semantic", "--encode-sample", str(args.encode_sample)]
+        one = child("--one", str(size), *flags)
         report(one)
         if not args.no_restart:
             report_restarts(run_restarts(size, args.queries), one["eager"]["warm"])
