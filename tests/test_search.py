@@ -268,7 +268,7 @@ def test_long_lists_take_the_dense_walk_and_agree_with_reading_everything():
     for query in ("alpha bravo", "charlie w5", "echo delta alpha"):
         terms = analyze_query(query)
         groups = [index._forms(term) for term in terms]
-        factors = index.factors(terms, groups)  # lifecycle and coverage, as search uses
+        factors = index.factors(query, terms, groups)  # lifecycle and coverage, as search uses
         exact = top_k(index.postings, groups, 10, accept, factors, read_all=10**9)
         shown = sorted(exact.hits, key=lambda item: (-round(item[0], 4), item[1]))
         # Queries of a few words are answered by the coarse walk alone.

@@ -29,7 +29,7 @@ from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_posting
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
-from okfx.search.scoring import COVERAGE_FLOOR, Factors, NamedTitles, query_words
+from okfx.search.scoring import COVERAGE_FLOOR, Factors, NamedTitles, query_units, query_words
 from okfx.search.snippets import best_line
 from okfx.search.topk import top_k
 from okfx.search.wordforms import initialisms, title_initialisms
@@ -415,7 +415,7 @@ class SearchIndex:
         def accept(doc: int) -> str | None:
             return spec.reason(*entries[doc])
 
-        factors = self.factors(terms, groups)
+        factors = self.factors(query, terms, groups)
         ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
         hits = self.build_hits(query, ranked.hits, spec.now)
         return SearchResults(query, hits, ranked.hidden, hidden_notice(ranked.hidden))
@@ -439,7 +439,10 @@ class SearchIndex:
         return [self._hit(doc, -neg, needles, now, how.get(doc, "lexical")) for neg, doc in order]
 
     def factors(
-        self, terms: Sequence[QueryTerm], groups: Sequence[Sequence[tuple[int, float]]]
+        self,
+        query: str,
+        terms: Sequence[QueryTerm],
+        groups: Sequence[Sequence[tuple[int, float]]],
     ) -> Factors:
         """The per-document score factor of one query (:mod:`okfx.search.scoring`)."""
         multipliers = self.multipliers
@@ -450,7 +453,8 @@ class SearchIndex:
                     yield doc, self.entries[doc][1].title
 
         named = self.named.named(terms, reduced)
-        return Factors(multipliers, named, self.postings, groups, self.coverage_floor)
+        units = [[groups[i] for i in unit] for unit in query_units(query, terms)]
+        return Factors(multipliers, named, self.postings, units, self.coverage_floor)
 
     def _acronyms(self, query: str, terms: Sequence[QueryTerm]) -> list[list[tuple[int, float]]]:
         """Optional groups for the acronyms runs of the query's words spell."""

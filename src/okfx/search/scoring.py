@@ -7,10 +7,11 @@ walk stay valid. :class:`Factors` is that factor for one query:
 - the lifecycle multiplier (draft x0.8, deprecated x0.5), except for a concept the query
   *names*: every word of its title (two or more words) is in the query ("Orders
   (legacy)" asked for by name is what the user wants, deprecated or not);
-- coverage: ``COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * matched / terms`` over the query's
-  terms, so a concept matching more of the query outranks one that matches a single
-  rare word ("does", "which", "about" in a question are rare in small bundles). One-term
-  queries have no coverage factor.
+- coverage: ``COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * matched / units`` over the query's
+  *units* (its words as typed: an identifier such as ``user_pseudo_id`` is one unit
+  however many terms it yields, :func:`query_units`), counting units with a term in the
+  index, so a concept matching more of the query outranks one that matches a single rare
+  word. One-unit queries have no coverage factor.
 
 Acronym lookups (:func:`okfx.search.wordforms.initialisms`) are optional extra terms:
 they add to a score but never count in coverage.
@@ -23,10 +24,10 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from okfx.search.analyzer import QueryTerm, analyze_query
+from okfx.search.analyzer import QueryTerm, analyze_chunk, analyze_query, split_chunks
 from okfx.search.bm25f import Postings
 
-__all__ = ["COVERAGE_FLOOR", "Factors", "NamedTitles", "query_words"]
+__all__ = ["COVERAGE_FLOOR", "Factors", "NamedTitles", "query_units", "query_words"]
 
 #: The share of a score a concept keeps when it matches one query term of very many.
 COVERAGE_FLOOR = 0.5
@@ -39,6 +40,18 @@ def query_words(text: str) -> list[str]:
     """The words of ``text`` in order, lowercase, identifier parts split
     ("retrieval-augmented" -> retrieval, augmented): what initialisms are spelled from."""
     return _WORDS.findall(text.casefold())
+
+
+def query_units(query: str, terms: Sequence[QueryTerm]) -> list[list[int]]:
+    """The query's words as typed, each as the indexes of its ``terms`` (stopword-only
+    words have none and are left out; equal units count once)."""
+    position = {term.text: i for i, term in enumerate(terms)}
+    units: list[list[int]] = []
+    for chunk in split_chunks(query):
+        unit = sorted({position[t] for t in analyze_chunk(chunk) if t in position})
+        if unit and unit not in units:
+            units.append(unit)
+    return units
 
 
 class NamedTitles:
@@ -86,27 +99,32 @@ class NamedTitles:
 class Factors(Sequence[float]):
     """``factor[doc]``: lifecycle (unless named) times coverage, for one query."""
 
-    __slots__ = ("base", "named", "postings", "groups", "floor")
+    __slots__ = ("base", "named", "postings", "units", "floor")
 
     def __init__(
         self,
         base: Sequence[float],
         named: set[int],
         postings: Postings,
-        groups: Sequence[Group],
+        units: Sequence[Sequence[Group]],
         floor: float = COVERAGE_FLOOR,
     ) -> None:
         self.base, self.named, self.postings, self.floor = base, named, postings, floor
-        self.groups = [g for g in groups if g] if len(groups) > 1 else []
+        # Each unit as the term ids of all its forms; units absent from the index go.
+        flat = [[tid for group in unit for tid, _ in group] for unit in units]
+        self.units = [tids for tids in flat if tids]
+
+    def matched(self, doc: int) -> int:
+        """How many of the query's units (in the index) ``doc`` contains."""
+        impact = self.postings.impact
+        return sum(1 for tids in self.units if any(impact(tid, doc) > 0.0 for tid in tids))
 
     def coverage(self, doc: int) -> float:
-        """``floor + (1 - floor) * share of the query's terms doc matches``."""
-        groups = self.groups
-        if len(groups) < 2:
+        """``floor + (1 - floor) * share of the query's units doc matches``."""
+        units = self.units
+        if len(units) < 2:
             return 1.0
-        impact = self.postings.impact
-        matched = sum(1 for group in groups if any(impact(tid, doc) > 0.0 for tid, _ in group))
-        return self.floor + (1.0 - self.floor) * matched / len(groups)
+        return self.floor + (1.0 - self.floor) * self.matched(doc) / len(units)
 
     @overload
     def __getitem__(self, doc: int) -> float: ...
