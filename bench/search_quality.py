@@ -46,7 +46,7 @@ NAMES = ("acme_retail", "crypto_bitcoin", "ga4", "stackoverflow")
 NOW = datetime(2026, 7, 15, tzinfo=UTC)
 
 Entries = list[tuple[str, Any]]
-Ranked = list[tuple[str, float]]
+Ranked = list[tuple[Any, ...]]  # (bundle:/path, score[, confidence])
 # entries of one index -> (query, options) -> ranked (bundle:/path, score)
 Ranking = Callable[[Entries], Callable[[str, dict[str, Any]], Ranked]]
 
@@ -56,7 +56,7 @@ def okfx_lexical(entries: Entries) -> Callable[[str, dict[str, Any]], Ranked]:
 
     def search(query: str, options: dict[str, Any]) -> Ranked:
         hits = index.search(query, limit=10, now=NOW, **options)
-        return [(f"{h.bundle}:{h.path}", h.score) for h in hits]
+        return [(f"{h.bundle}:{h.path}", h.score, h.confidence) for h in hits]
 
     return search
 
@@ -89,7 +89,7 @@ def _hybrid(entries: Entries, semantic_only: bool) -> Callable[[str, dict[str, A
 
     def search(query: str, options: dict[str, Any]) -> Ranked:
         hits = ranker.search(query, limit=10, now=NOW, **options)
-        return [(f"{h.bundle}:{h.path}", h.score) for h in hits]
+        return [(f"{h.bundle}:{h.path}", h.score, h.confidence) for h in hits]
 
     return search
 
@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             for query in queries:
                 if query.id in args.show:
                     print(f"{query.id}: {query.query!r}")
-                    for rank, (doc, score) in enumerate(search(query.query, query.options), 1):
+                    for rank, (doc, score, *_) in enumerate(search(query.query, query.options), 1):
                         grade = query.relevant.get(doc, 0)
                         print(f"  {rank:2d}. {score:8.4f} {'*' * grade:2s} {doc}")
                     print()

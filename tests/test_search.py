@@ -305,5 +305,7 @@ def test_a_hit_carries_each_value_of_its_concept_in_its_own_field():
         "score": hit.score,
         "matched": ["orders", "ledger"],
         "snippet": "The orders ledger, by day.",
+        "found": "lexical",
+        "confidence": 1.0,
     }
     assert hit.score > 0

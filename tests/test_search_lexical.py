@@ -120,3 +120,19 @@ def test_word_forms_and_initialisms_never_raise_and_never_return_the_word(word):
     assert all(form.isalpha() for form in forms)
     acronyms = initialisms(word.split())
     assert all(3 <= len(a) <= 6 for a in acronyms)
+
+
+def test_each_hit_says_how_sure_it_is():
+    """confidence: the share of the query's words the concept holds (an identifier is one
+    word); a query the bundle cannot answer reads low."""
+    concepts = [
+        FakeConcept("/tables/events.md", title="Events", body="user_pseudo_id per event."),
+        FakeConcept("/notes/pods.md", title="Pods", body="Kubernetes pods."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    (hit,) = index.search("user_pseudo_id events", now=NOW)
+    assert hit.confidence == 1.0
+    weak = index.search("kubernetes pod autoscaling thresholds", now=NOW)
+    assert weak[0].path == "/notes/pods.md"
+    assert weak[0].confidence == 0.5  # kubernetes and pod of four words
+    assert index.search("autoscaling thresholds", now=NOW).hits == ()

@@ -43,8 +43,11 @@ KINDS = (
     "question",
 )
 
-# query text, extra search options -> ranked [(bundle:/path, score)], best first
-SearchFn = Callable[[str, dict[str, Any]], Sequence[tuple[str, float]]]
+# query text, extra search options -> ranked [(bundle:/path, score)] or
+# [(bundle:/path, score, confidence)], best first
+SearchFn = Callable[[str, dict[str, Any]], Sequence[tuple[Any, ...]]]
+#: A hit's confidence from which the bundle is taken to answer (okfx.search.scoring).
+CONFIDENT = 0.5
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,10 @@ class Report:
     abstain: float  # share of no-answer queries that abstain
     threshold: float  # the abstain threshold on top scores
     misses: list[str]  # ids of answerable queries whose primary concept is not top 3
+    # With confidences: the share of no-answer queries whose best hit has confidence
+    # under CONFIDENT (or no hit), and the share of answerable ones at or above it.
+    unsure_none: float | None = None
+    sure_answerable: float | None = None
 
 
 def evaluate(search: SearchFn, queries: Sequence[EvalQuery]) -> Report:
@@ -135,14 +142,19 @@ def evaluate(search: SearchFn, queries: Sequence[EvalQuery]) -> Report:
     tops: list[float] = []
     none_tops: list[float | None] = []
     misses: list[str] = []
+    sure: dict[bool, list[bool]] = {True: [], False: []}  # answerable -> top >= CONFIDENT
     for q in queries:
         results = list(search(q.query, q.options))
         top = results[0][1] if results else None
+        if results and len(results[0]) > 2:
+            sure[q.kind != "no-answer"].append(results[0][2] >= CONFIDENT)
+        elif not results:
+            sure[q.kind != "no-answer"].append(False)
         if q.kind == "no-answer":
             none_tops.append(top)
             continue
         tops.append(top if top is not None else 0.0)
-        ranked = [doc for doc, _ in results]
+        ranked = [row[0] for row in results]
         row = {
             "ndcg@5": ndcg(ranked, q.relevant),
             "mrr@10": reciprocal_rank(ranked, q.relevant),
@@ -161,7 +173,9 @@ def evaluate(search: SearchFn, queries: Sequence[EvalQuery]) -> Report:
     threshold = statistics.quantiles(tops, n=10)[0] if len(tops) >= 2 else 0.0
     abstained = [t is None or t < threshold for t in none_tops]
     abstain = statistics.fmean(abstained) if abstained else 0.0
-    return Report(by_kind, abstain, threshold, misses)
+    unsure_none = 1 - statistics.fmean(sure[False]) if sure[False] else None
+    sure_answerable = statistics.fmean(sure[True]) if sure[True] else None
+    return Report(by_kind, abstain, threshold, misses, unsure_none, sure_answerable)
 
 
 def format_report(name: str, report: Report, misses: bool = True) -> str:
@@ -183,6 +197,11 @@ def format_report(name: str, report: Report, misses: bool = True) -> str:
         f"  no-answer: abstain {report.abstain:.3f} (top score < {report.threshold:.3f}, "
         "the 10th percentile of answerable top scores)"
     )
+    if report.unsure_none is not None and report.sure_answerable is not None:
+        lines.append(
+            f"  confidence: {report.unsure_none:.3f} of no-answer queries under {CONFIDENT}, "
+            f"{report.sure_answerable:.3f} of answerable ones at or above it"
+        )
     if misses and report.misses:
         lines.append(f"  primary not in top 3: {', '.join(report.misses)}")
     return "\n".join(lines)

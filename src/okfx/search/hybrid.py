@@ -178,7 +178,8 @@ class HybridRanker:
             doc: "both" if doc in lex and doc in dense else "lexical" if doc in lex else "semantic"
             for doc, _ in top
         }
-        hits = index.build_hits(query, [(s, d) for d, s in top], spec.now, found)
+        near = {doc: float(sims[doc]) for doc, _ in top}
+        hits = index.build_hits(query, [(s, d) for d, s in top], spec.now, found, near)
         theta = top[-1][1] if len(top) == k else 0.0
         # Per filter, the larger of the two sides' counts of hidden matches that would
         # have ranked within these hits.

@@ -17,7 +17,7 @@ import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import groupby, repeat
 from operator import call, itemgetter
@@ -29,7 +29,14 @@ from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_posting
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
-from okfx.search.scoring import COVERAGE_FLOOR, Factors, NamedTitles, query_units, query_words
+from okfx.search.scoring import (
+    COVERAGE_FLOOR,
+    Factors,
+    NamedTitles,
+    confidence,
+    query_units,
+    query_words,
+)
 from okfx.search.snippets import best_line
 from okfx.search.topk import top_k
 from okfx.search.wordforms import initialisms, title_initialisms
@@ -62,6 +69,7 @@ HIT_KEYS = (
     "matched",
     "snippet",
     "found",
+    "confidence",
 )
 #: How a hit was found (``found``): by its words, by meaning (the embedding), or both.
 FOUND = ("lexical", "semantic", "both")
@@ -104,6 +112,7 @@ class SearchHit:
     matched: tuple[str, ...]
     snippet: str
     found: str = "lexical"
+    confidence: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types, keys in :data:`HIT_KEYS` order."""
@@ -121,6 +130,7 @@ class SearchHit:
             "matched": list(self.matched),
             "snippet": self.snippet,
             "found": self.found,
+            "confidence": self.confidence,
         }
 
 
@@ -426,17 +436,27 @@ class SearchIndex:
         scored: Iterable[tuple[float, int]],
         now: datetime,
         found: Mapping[int, str] | None = None,
+        similarity: Mapping[int, float] | None = None,
     ) -> list[SearchHit]:
         """Hits for ``(score, doc id)`` pairs, whichever ranking found them: matched
-        terms and snippet from ``query``, ordered by the score as shown (4 decimals),
-        equal-looking scores by (bundle, path). ``found`` maps a doc to how it was found
-        (default "lexical")."""
+        terms, snippet and confidence (:func:`okfx.search.scoring.confidence`) from
+        ``query``, ordered by the score as shown (4 decimals), equal-looking scores by
+        (bundle, path). ``found`` maps a doc to how it was found (default "lexical"),
+        ``similarity`` to its cosine similarity with the query (hybrid search)."""
         terms = analyze_query(query)
         groups = [self._forms(term) for term in terms]
         needles = _Needles(self.postings, terms, groups, query)
-        how = found or {}
+        units = query_units(query, terms)
+        how, near = found or {}, similarity or {}
         order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in scored)
-        return [self._hit(doc, -neg, needles, now, how.get(doc, "lexical")) for neg, doc in order]
+        hits = []
+        for neg, doc in order:
+            hit = self._hit(doc, -neg, needles, now, how.get(doc, "lexical"))
+            sure = confidence(units, terms, hit.matched, near.get(doc))
+            if sure == 0.0 and not hit.matched and doc not in near:
+                sure = 0.5  # found through an acronym alone
+            hits.append(replace(hit, confidence=sure))
+        return hits
 
     def factors(
         self,
@@ -508,6 +528,7 @@ class SearchIndex:
             matched,
             best_line(concept.body, words),
             found,
+            0.0,
         )
         hit = object.__new__(SearchHit)
         any(map(call, _HIT_SETTERS, repeat(hit), values))
@@ -574,17 +595,21 @@ class _Needles:
 
 def hit_dicts(hits: object, limit: int) -> list[dict[str, Any]]:
     """Validate what a plug-in ranker returned: a list of at most ``limit`` dicts with
-    exactly the :data:`HIT_KEYS` (``found`` may be left out: "lexical"). Raises
-    ``InvalidArgument`` naming the problem; returns the dicts with ``found`` filled in
-    and ``matched`` as a tuple."""
+    the :data:`HIT_KEYS` (``found`` and ``confidence`` may be left out: "lexical", 0.0).
+    Raises ``InvalidArgument`` naming the problem; returns the dicts with the optional
+    keys filled in and ``matched`` as a tuple."""
     if not isinstance(hits, list):
         raise InvalidArgument(f"a ranker must return a list, got {hits.__class__.__name__}")
     if len(hits) > limit:
         raise InvalidArgument(f"the ranker returned {len(hits)} hits for limit={limit}")
     out = []
     for i, hit in enumerate(hits):
-        if not isinstance(hit, dict) or set(hit) | {"found"} != set(HIT_KEYS):
+        if not isinstance(hit, dict) or not _REQUIRED <= set(hit) <= set(HIT_KEYS):
             keys = sorted(hit) if isinstance(hit, dict) else hit.__class__.__name__
             raise InvalidArgument(f"hit {i} has keys {keys}; expected {list(HIT_KEYS)}")
-        out.append({**hit, "matched": tuple(hit["matched"]), "found": hit.get("found", "lexical")})
+        out.append({**_OPTIONAL, **hit, "matched": tuple(hit["matched"])})
     return out
+
+
+_OPTIONAL: dict[str, Any] = {"found": "lexical", "confidence": 0.0}
+_REQUIRED = frozenset(HIT_KEYS) - set(_OPTIONAL)
