@@ -17,11 +17,11 @@ import re
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from itertools import groupby, repeat
 from operator import call, itemgetter
-from typing import Any, overload
+from typing import Any
 
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
@@ -29,6 +29,14 @@ from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_posting
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from okfx.search.hits import (
+    FOUND,
+    HIT_KEYS,
+    HIT_SETTERS,
+    SearchHit,
+    SearchResults,
+    hit_dicts,
+)
 from okfx.search.scoring import (
     COVERAGE_FLOOR,
     Factors,
@@ -53,26 +61,6 @@ __all__ = [
 
 #: The most hits one search returns.
 MAX_LIMIT = 50
-#: The keys of :meth:`SearchHit.to_dict`, in order; a :class:`~okfx.search.ranking.Ranker`
-#: returns dicts with exactly these keys.
-HIT_KEYS = (
-    "bundle",
-    "path",
-    "id",
-    "type",
-    "title",
-    "description",
-    "status",
-    "trust_tier",
-    "stale",
-    "score",
-    "matched",
-    "snippet",
-    "found",
-    "confidence",
-)
-#: How a hit was found (``found``): by its words, by meaning (the embedding), or both.
-FOUND = ("lexical", "semantic", "both")
 _RESERVED = frozenset({"index.md", "log.md"})
 _POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
@@ -91,98 +79,6 @@ _SCORE_DIGITS = 4
 #: information" -> pii), an optional term that never counts in coverage.
 ACRONYM_WEIGHT = 0.8
 _PARENTHESES = re.compile(r"\([^)]*\)")
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One ranked concept. ``matched`` lists the query terms found in it; ``snippet`` is
-    its best-matching body line (at most 200 characters). Trust and staleness are shown,
-    never scored."""
-
-    bundle: str
-    path: str
-    id: str
-    type: str
-    title: str
-    description: str
-    status: str
-    trust_tier: str
-    stale: bool
-    score: float
-    matched: tuple[str, ...]
-    snippet: str
-    found: str = "lexical"
-    confidence: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON types, keys in :data:`HIT_KEYS` order."""
-        return {
-            "bundle": self.bundle,
-            "path": self.path,
-            "id": self.id,
-            "type": self.type,
-            "title": self.title,
-            "description": self.description,
-            "status": self.status,
-            "trust_tier": self.trust_tier,
-            "stale": self.stale,
-            "score": self.score,
-            "matched": list(self.matched),
-            "snippet": self.snippet,
-            "found": self.found,
-            "confidence": self.confidence,
-        }
-
-
-class SearchResults(Sequence[SearchHit]):
-    """The hits of one search, best first, with what the filters hid.
-
-    ``hidden`` maps a filter name (``deprecated``, ``stale``, ``type``...) to the number
-    of matches it removed that would otherwise have ranked within these results (all of
-    them when fewer than ``limit`` hits came back); ``notice`` says it in one sentence.
-    """
-
-    __slots__ = ("query", "hits", "hidden", "notice", "ranking")
-
-    def __init__(
-        self,
-        query: str,
-        hits: Sequence[SearchHit],
-        hidden: Mapping[str, int],
-        notice: str,
-        ranking: str = "lexical",
-    ) -> None:
-        self.query = query
-        self.hits = tuple(hits)
-        self.hidden = dict(hidden)
-        self.notice = notice
-        #: "lexical" (BM25F), "hybrid" (BM25F and the embedding) or "ranker" (a plug-in).
-        self.ranking = ranking
-
-    @overload
-    def __getitem__(self, index: int) -> SearchHit: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[SearchHit]: ...
-    def __getitem__(self, index: int | slice) -> SearchHit | Sequence[SearchHit]:
-        return self.hits[index]
-
-    def __len__(self) -> int:
-        return len(self.hits)
-
-    def __iter__(self) -> Iterator[SearchHit]:
-        return iter(self.hits)
-
-    def __repr__(self) -> str:
-        return f"<SearchResults {self.query!r} hits={len(self.hits)} hidden={self.hidden}>"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "hits": [hit.to_dict() for hit in self.hits],
-            "hidden": dict(self.hidden),
-            "notice": self.notice,
-            "ranking": self.ranking,
-        }
 
 
 def _fields(concept: ConceptLike) -> dict[str, str]:
@@ -531,13 +427,8 @@ class SearchIndex:
             0.0,
         )
         hit = object.__new__(SearchHit)
-        any(map(call, _HIT_SETTERS, repeat(hit), values))
+        any(map(call, HIT_SETTERS, repeat(hit), values))
         return hit
-
-
-# Each slot's own setter, in field order: a hit is built without the frozen dataclass's
-# per-field __setattr__ calls (ten hits per query).
-_HIT_SETTERS = tuple(vars(SearchHit)[name].__set__ for name in SearchHit.__slots__)
 
 
 class _Needles:
@@ -591,25 +482,3 @@ class _Needles:
             if found:
                 matched.append(text)
         return tuple(matched), words + self.typed
-
-
-def hit_dicts(hits: object, limit: int) -> list[dict[str, Any]]:
-    """Validate what a plug-in ranker returned: a list of at most ``limit`` dicts with
-    the :data:`HIT_KEYS` (``found`` and ``confidence`` may be left out: "lexical", 0.0).
-    Raises ``InvalidArgument`` naming the problem; returns the dicts with the optional
-    keys filled in and ``matched`` as a tuple."""
-    if not isinstance(hits, list):
-        raise InvalidArgument(f"a ranker must return a list, got {hits.__class__.__name__}")
-    if len(hits) > limit:
-        raise InvalidArgument(f"the ranker returned {len(hits)} hits for limit={limit}")
-    out = []
-    for i, hit in enumerate(hits):
-        if not isinstance(hit, dict) or not _REQUIRED <= set(hit) <= set(HIT_KEYS):
-            keys = sorted(hit) if isinstance(hit, dict) else hit.__class__.__name__
-            raise InvalidArgument(f"hit {i} has keys {keys}; expected {list(HIT_KEYS)}")
-        out.append({**_OPTIONAL, **hit, "matched": tuple(hit["matched"])})
-    return out
-
-
-_OPTIONAL: dict[str, Any] = {"found": "lexical", "confidence": 0.0}
-_REQUIRED = frozenset(HIT_KEYS) - set(_OPTIONAL)

@@ -96,7 +96,7 @@ class LiveIndex:
             ) -> str | None:
                 return _DROPPED if doc in dropped else spec.reason(*entries[doc])
 
-            factors = index.factors(terms, groups)  # lifecycle and coverage, as SearchIndex
+            factors = index.factors(query, terms, groups)  # lifecycle, coverage: as SearchIndex
             ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
             parts.append((index, groups, ranked))
         if not parts:
