@@ -22,8 +22,8 @@ from conftest_search import NOW, FakeConcept, entries, require_samples
 np = pytest.importorskip("numpy", reason="hybrid search needs okfx[semantic] (numpy)")
 
 from okfx import Bundle  # noqa: E402
+from okfx.adapters.embeddings import OpenAIEmbedder  # noqa: E402
 from okfx.errors import SemanticUnavailable  # noqa: E402
-from okfx.search.embedder import OpenAIEmbedder  # noqa: E402
 from okfx.search.hybrid import HybridRanker, SemanticState  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from okfx.search.vectors import VectorIndex, VectorStore  # noqa: E402

