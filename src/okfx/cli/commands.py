@@ -91,10 +91,13 @@ def _semantic(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _enable_semantic(target: Any, max_concepts: int, **options: Any) -> None:
-    """``target.enable_semantic`` with the CLI's error for a missing extra or the cap."""
+def _enable_semantic(target: Any, max_concepts: int, *, now: bool = False, **options: Any) -> None:
+    """``target.enable_semantic`` (and, with ``now``, the vectors of the index a search
+    will use), with the CLI's error for a missing extra or the size cap."""
     try:
         target.enable_semantic(max_concepts=max_concepts, **options)
+        if now:
+            target.prepare_search()
     except OKFError as exc:
         raise click.ClickException(str(exc)) from exc
 
@@ -455,8 +458,7 @@ def search(
     manager = _manager(sources)
     if semantic:
         with status("encoding concepts") as progress:
-            _enable_semantic(manager, semantic_max, progress=progress.update)
-            manager.prepare_search()
+            _enable_semantic(manager, semantic_max, now=True, progress=progress.update)
     payload = Toolbox(manager).search_concepts(
         query=query,
         bundle=bundle_name,

