@@ -143,13 +143,12 @@ def evaluate(search: SearchFn, queries: Sequence[EvalQuery]) -> Report:
     none_tops: list[float | None] = []
     misses: list[str] = []
     sure: dict[bool, list[bool]] = {True: [], False: []}  # answerable -> top >= CONFIDENT
+    graded = False  # whether the search gives confidences at all
     for q in queries:
         results = list(search(q.query, q.options))
         top = results[0][1] if results else None
-        if results and len(results[0]) > 2:
-            sure[q.kind != "no-answer"].append(results[0][2] >= CONFIDENT)
-        elif not results:
-            sure[q.kind != "no-answer"].append(False)
+        graded = graded or bool(results and len(results[0]) > 2)
+        sure[q.kind != "no-answer"].append(bool(results) and results[0][-1] >= CONFIDENT)
         if q.kind == "no-answer":
             none_tops.append(top)
             continue
@@ -173,8 +172,8 @@ def evaluate(search: SearchFn, queries: Sequence[EvalQuery]) -> Report:
     threshold = statistics.quantiles(tops, n=10)[0] if len(tops) >= 2 else 0.0
     abstained = [t is None or t < threshold for t in none_tops]
     abstain = statistics.fmean(abstained) if abstained else 0.0
-    unsure_none = 1 - statistics.fmean(sure[False]) if sure[False] else None
-    sure_answerable = statistics.fmean(sure[True]) if sure[True] else None
+    unsure_none = 1 - statistics.fmean(sure[False]) if graded and sure[False] else None
+    sure_answerable = statistics.fmean(sure[True]) if graded and sure[True] else None
     return Report(by_kind, abstain, threshold, misses, unsure_none, sure_answerable)
 
 
