@@ -33,9 +33,9 @@ def test_index_then_search_semantic(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     runner = CliRunner()
     first = runner.invoke(cli, ["index", "--semantic", EXAMPLE])
     assert first.exit_code == 0, first.output
-    assert "27 concept vectors ready (27 encoded, 0 from the cache" in first.output
+    assert "29 concept vectors ready (29 encoded, 0 from the cache" in first.output
     again = runner.invoke(cli, ["index", "--semantic", EXAMPLE])
-    assert "(0 encoded, 27 from the cache" in again.output
+    assert "(0 encoded, 29 from the cache" in again.output
     found = runner.invoke(cli, ["search", EXAMPLE, "kiosk went dark", "--semantic", "--json"])
     assert found.exit_code == 0, found.output
     payload = json.loads(found.output[found.output.index("{") :])
@@ -49,7 +49,7 @@ def test_the_size_cap_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
     result = CliRunner().invoke(cli, ["search", EXAMPLE, "x", "--semantic", "--semantic-max", "5"])
     assert result.exit_code == 1
-    assert "capped at 5 concepts and this has 27" in result.output
+    assert "capped at 5 concepts and this has 29" in result.output
     assert "--semantic-max" in result.output
 
 
