@@ -79,3 +79,45 @@ def test_serve_prints_one_progress_line_per_tenth(capsys: pytest.CaptureFixture[
     assert lines[0] == "okfx: semantic vectors 0/100"
     assert lines[-1] == "okfx: semantic vectors 100/100 (ready)"
     assert len(lines) == 11
+
+
+def test_serve_semantic_answers_lexically_until_the_vectors_are_ready(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """okfx serve --semantic: the server starts at once, the vectors build in the
+    background with a progress line, and the search tool says which ranking answered."""
+    pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+    _model_or_skip()
+    from okfx import gcpause
+    from okfx.adapters import mcp as adapter
+    from okfx.search import hybrid
+
+    monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
+    rankings: list[str] = []
+
+    def serve(server: object) -> None:
+        from okfx import Toolbox
+
+        manager = served[0]
+        box = Toolbox(manager)
+        rankings.append(box.search_concepts(query="dock availability")["ranking"])
+        index = next(iter(manager.bundles.values())).search_index()
+        assert isinstance(index.ranker, hybrid.HybridRanker)
+        assert index.ranker.state.wait(120)
+        rankings.append(box.search_concepts(query="dock availability")["ranking"])
+
+    served: list[object] = []
+    real_build = adapter.build_server
+
+    def build(toolbox: object, **options: object) -> object:
+        served.append(toolbox.manager)  # type: ignore[attr-defined]
+        return real_build(toolbox, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(adapter, "build_server", build)
+    monkeypatch.setattr(adapter, "serve_stdio", serve)
+    result = CliRunner().invoke(cli, ["serve", EXAMPLE, "--semantic"])
+    assert result.exit_code == 0, result.output
+    assert rankings[-1] == "hybrid"
+    assert rankings[0] in {"lexical", "hybrid"}  # lexical while the vectors build
+    assert "okfx: semantic vectors" in result.output
