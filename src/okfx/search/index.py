@@ -359,8 +359,11 @@ class SearchIndex:
         query: str,
         terms: Sequence[QueryTerm],
         groups: Sequence[Sequence[tuple[int, float]]],
+        present: int | None = None,
     ) -> Factors:
-        """The per-document score factor of one query (:mod:`okfx.search.scoring`)."""
+        """The per-document score factor of one query (:mod:`okfx.search.scoring`);
+        ``present``: how many of the query's words the whole corpus holds, when this
+        index is a part of it (a delta, :mod:`okfx.search.live`)."""
         multipliers = self.multipliers
 
         def reduced() -> Iterator[tuple[int, str]]:
@@ -370,7 +373,7 @@ class SearchIndex:
 
         named = self.named.named(terms, reduced)
         units = [[groups[i] for i in unit] for unit in query_units(query, terms)]
-        return Factors(multipliers, named, self.postings, units, self.coverage_floor)
+        return Factors(multipliers, named, self.postings, units, self.coverage_floor, present)
 
     def _acronyms(self, query: str, terms: Sequence[QueryTerm]) -> list[list[tuple[int, float]]]:
         """Optional groups for the acronyms runs of the query's words spell."""

@@ -23,8 +23,10 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
+from okfx.search.analyzer import QueryTerm
 from okfx.search.filters import ConceptLike, hidden_notice
 from okfx.search.index import SearchIndex, SearchResults, _Needles, no_hits, prepare_query
+from okfx.search.scoring import query_units
 from okfx.search.topk import top_k
 
 __all__ = ["MERGE_FRACTION", "SMALL", "LiveIndex", "Index", "updated"]
@@ -82,6 +84,7 @@ class LiveIndex:
             tid = base_ids.get(text)
             return None if tid is None else base_idfs[tid]
 
+        present = self._present(query, terms)
         parts = []
         for index, dropped in ((base, self.dropped), (delta, frozenset[int]())):
             idf_of = None if index is base else base_idf
@@ -96,7 +99,8 @@ class LiveIndex:
             ) -> str | None:
                 return _DROPPED if doc in dropped else spec.reason(*entries[doc])
 
-            factors = index.factors(query, terms, groups)  # lifecycle, coverage: as SearchIndex
+            # lifecycle and coverage as SearchIndex, counting the words the whole corpus has
+            factors = index.factors(query, terms, groups, present)
             ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
             parts.append((index, groups, ranked))
         if not parts:
@@ -122,6 +126,26 @@ class LiveIndex:
             for neg, _, doc, part in order
         ]
         return SearchResults(query, hits, hidden, hidden_notice(hidden))
+
+    def _present(self, query: str, terms: Sequence[QueryTerm]) -> int:
+        """How many of the query's words (:func:`okfx.search.scoring.query_units`) some
+        current concept holds: in the delta, or in the base outside what was dropped."""
+        base, delta, dropped = self.base, self.delta, self.dropped
+
+        def held(form: str) -> bool:
+            if form in delta.postings.terms:
+                return True
+            tid = base.postings.terms.get(form)
+            if tid is None:
+                return False
+            docs, _ = base.postings.postings(tid)
+            return any(doc not in dropped for doc in docs)
+
+        return sum(
+            1
+            for unit in query_units(query, terms)
+            if any(held(form) for i in unit for form, _ in terms[i].forms)
+        )
 
     def state(self) -> dict[str, Any]:
         return {

@@ -112,7 +112,7 @@ class NamedTitles:
 class Factors(Sequence[float]):
     """``factor[doc]``: lifecycle (unless named) times coverage, for one query."""
 
-    __slots__ = ("base", "named", "postings", "units", "floor")
+    __slots__ = ("base", "named", "postings", "units", "floor", "present")
 
     def __init__(
         self,
@@ -121,11 +121,15 @@ class Factors(Sequence[float]):
         postings: Postings,
         units: Sequence[Sequence[Group]],
         floor: float = COVERAGE_FLOOR,
+        present: int | None = None,
     ) -> None:
         self.base, self.named, self.postings, self.floor = base, named, postings, floor
         # Each unit as the term ids of all its forms; units absent from the index go.
         flat = [[tid for group in unit for tid, _ in group] for unit in units]
         self.units = [tids for tids in flat if tids]
+        #: How many of the query's units the corpus holds: this index's, unless a delta
+        #: index is scored as part of a larger one (:mod:`okfx.search.live`).
+        self.present = len(self.units) if present is None else present
 
     def matched(self, doc: int) -> int:
         """How many of the query's units (in the index) ``doc`` contains."""
@@ -134,10 +138,9 @@ class Factors(Sequence[float]):
 
     def coverage(self, doc: int) -> float:
         """``floor + (1 - floor) * share of the query's units doc matches``."""
-        units = self.units
-        if len(units) < 2:
+        if self.present < 2:
             return 1.0
-        return self.floor + (1.0 - self.floor) * self.matched(doc) / len(units)
+        return self.floor + (1.0 - self.floor) * self.matched(doc) / self.present
 
     @overload
     def __getitem__(self, doc: int) -> float: ...
