@@ -10,6 +10,7 @@ returns.
 
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
@@ -117,19 +118,26 @@ PATH_ARGUMENTS: list[tuple[str, Callable[[str], dict[str, Any]]]] = [
 
 
 # -- timing -----------------------------------------------------------------------------------
-def per_call(fn: Callable[[Any], object], arg: Any, budget: float = 0.02) -> float:
-    """CPU seconds per call of ``fn(arg)``: repeated to at least ``budget``, best of three."""
+def per_call(fn: Callable[[Any], object], arg: Any, budget: float = 0.02, rounds: int = 3) -> float:
+    """CPU seconds per call of ``fn(arg)``: repeated to at least ``budget`` (one call when
+    0), best of ``rounds``, with the cyclic GC held off."""
     best = math.inf
-    for _ in range(3):
-        calls = 0
-        start = time.process_time()
-        while True:
-            fn(arg)
-            calls += 1
-            elapsed = time.process_time() - start
-            if elapsed >= budget:
-                break
-        best = min(best, elapsed / calls)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            calls = 0
+            start = time.process_time()
+            while True:
+                fn(arg)
+                calls += 1
+                elapsed = time.process_time() - start
+                if elapsed >= budget:
+                    break
+            best = min(best, elapsed / calls)
+    finally:
+        if enabled:
+            gc.enable()
     return best
 
 
@@ -144,6 +152,53 @@ def growth(fn: Callable[[Any], object], make: Callable[[int], Any], n: int) -> f
 
 
 GROWTH_BOUND = 27
+
+#: A 4x larger input may cost at most this many times more: linear code gives about 4,
+#: quadratic 16, cubic 64; the margin absorbs timer noise on a shared machine.
+LINEAR_BOUND = 10
+
+
+def growth_4n(
+    fn: Callable[[Any], object],
+    make: Callable[[int], Any],
+    *,
+    floor: float = 5e-5,
+    start: int = 16,
+    max_n: int = 1 << 22,
+) -> float:
+    """How many times longer ``fn(make(4n))`` takes than ``fn(make(n))``.
+
+    ``make(0)`` is the same input without the part that grows: its cost is taken off
+    both, so fixed overhead (a load's walk) cannot hide a superlinear part. ``n`` starts
+    at ``start`` and doubles until a call takes ``floor`` seconds more than that: a
+    quadratic or cubic ``fn`` is caught at a small ``n`` (so a failing run stays short),
+    and inputs stay small enough for the CPU caches (a 4x input that no longer fits
+    would look superlinear). Each size is timed over repeated calls, best of three; a
+    ratio over :data:`LINEAR_BOUND` is measured twice more and the smallest returned.
+    """
+    budget = max(20 * floor, 0.004)
+    base = per_call(fn, make(0), budget)
+    n = start
+    while n < max_n and per_call(fn, make(n), 0, 1) - base < floor:
+        n *= 2
+    small, big = make(n), make(4 * n)
+    ratios = []
+    for _ in range(3):
+        spent_small = max(per_call(fn, small, budget) - base, 1e-7)
+        ratio = (per_call(fn, big, budget) - base) / spent_small
+        if ratio <= LINEAR_BOUND:
+            return ratio
+        ratios.append(ratio)
+    return min(ratios)
+
+
+def quick_growth(fn: Callable[[Any], object], make: Callable[[int], Any]) -> float | None:
+    """A one-call screen for :func:`growth_4n`: None when ``fn`` on 256 and 1,024
+    characters clearly grows linearly, else the careful ratio."""
+    small, big = per_call(fn, make(256), 0, 1), per_call(fn, make(1024), 0, 1)
+    if big <= LINEAR_BOUND * small + 0.0003:
+        return None
+    return growth_4n(fn, make)
 
 
 def within(seconds: float, fn: Callable[[], Any], unblock: Iterable[Path] = ()) -> Any:

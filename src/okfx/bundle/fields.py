@@ -19,8 +19,11 @@ FieldReport = list[tuple[str, str]]
 
 _COMPUTATION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+computation[ \t#]*+$", re.I | re.M)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]", re.M)
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n`]*$")
-_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*$")
+# Possessive runs (Python 3.11+): each run of fence characters, blanks and info text is
+# taken one way only. Greedy runs would try every way to split "~~~~...`" or
+# "```abc...`" between the marker, the language and the rest: cubic time (issue 16).
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)[ \t]*+([^`\s]*+)[^\n`]*+$")
+_FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)[ \t]*+$")
 
 
 def _text(value: Any) -> str | None:

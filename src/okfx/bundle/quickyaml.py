@@ -59,9 +59,10 @@ _DOUBLE = re.compile(r'"([^"\\]*)"')
 # One item of a flow collection and what follows it. A plain item keeps its trailing
 # spaces (the caller strips them): possessive, so that a plain item with no closing
 # bracket fails in linear time (backtracking through "a    ...    b" is quadratic).
-# The empty alternative is "[]".
+# The empty alternative is "[]"; the blanks around it are possessive too, or a run of
+# them would be split every way between the two.
 _FLOW_ITEM = re.compile(
-    r" *(?:'([^']*(?:''[^']*)*)'|\"([^\"\\]*)\"|([^,\[\]{}#'\" ][^,\[\]{}#]*+)|) *([,\]}])"
+    r" *+(?:'([^']*(?:''[^']*)*)'|\"([^\"\\]*)\"|([^,\[\]{}#'\" ][^,\[\]{}#]*+)|) *+([,\]}])"
 )
 _FLOW_KEY = re.compile(r" *([^,\[\]{}#:'\" ][^,\[\]{}#:]*): ")
 _FLOW_MAP_END = re.compile(r" *\}")

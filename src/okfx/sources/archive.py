@@ -41,6 +41,7 @@ _CHUNK = 1 << 16
 # much per entry on top of max_total_bytes keeps small-file bundles within the stream cap.
 _TAR_OVERHEAD_PER_ENTRY = 4096
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_SEPARATORS = re.compile(r"[/\\]")
 # macOS zip tools add this beside the real top folder; it must not hide that folder.
 _IGNORED_TOP = frozenset({"__MACOSX"})
 _READ_ERRORS: tuple[type[BaseException], ...] = (
@@ -125,7 +126,7 @@ def member_parts(name: str) -> tuple[str, ...]:
         raise ArchiveError(f"refusing entry {name!r}: NUL byte in its name")
     if name.startswith(("/", "\\")) or _DRIVE.match(name):
         raise ArchiveError(f"refusing entry {name!r}: absolute name")
-    parts = tuple(part for part in re.split(r"[/\\]", name) if part not in ("", "."))
+    parts = tuple(part for part in _SEPARATORS.split(name) if part not in ("", "."))
     if ".." in parts:
         raise ArchiveError(f"refusing entry {name!r}: '..' in its name")
     return parts

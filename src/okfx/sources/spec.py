@@ -34,8 +34,7 @@ _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _REMOTE_HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*::")
 # scp-like ssh syntax; a user part is required so "notes:draft" stays a file name.
 _SCP_LIKE = re.compile(r"^[^/@:\s]+@(\[[^\]]+\]|[^/:\s]+):(?!//)")
-# Greedy up to the last "@" before the first "/": a password may itself contain "@".
-_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/\s]*@")
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -98,8 +97,33 @@ def parse_source(spec: str | os.PathLike[str] | ParsedSource) -> ParsedSource:
 
 
 def redact(text: str) -> str:
-    """Replace the user-info part of every URL in ``text`` with ``***``."""
-    return _USERINFO.sub(r"\1***@", text)
+    """Replace the user-info part of every URL in ``text`` with ``***``.
+
+    A URL is a scheme (a letter, then letters, digits, ``+``, ``.``, ``-``), ``://``, and
+    its user-info runs up to the last ``@`` before the first ``/`` or blank (a password
+    may itself hold ``@``). Found from each ``://`` in one pass, without a regular
+    expression: the text may be a remote's error output, and a pattern that tries every
+    start of a long run of scheme characters takes quadratic time on it.
+    """
+    out: list[str] = []
+    done = 0  # text[:done] is copied to out already
+    at = text.find("://")
+    while at >= 0:
+        start = at
+        while start > done and text[start - 1] in _SCHEME_CHARS:
+            start -= 1
+        while start < at and not ("a" <= text[start].lower() <= "z"):
+            start += 1  # a scheme starts with a letter
+        stop = at + 3
+        while stop < len(text) and text[stop] != "/" and not text[stop].isspace():
+            stop += 1
+        userinfo_end = text.rfind("@", at + 3, stop)
+        if start < at and userinfo_end >= 0:
+            out.append(text[done : at + 3] + "***@")
+            done = userinfo_end + 1
+        at = text.find("://", max(at + 3, done))
+    out.append(text[done:])
+    return "".join(out)
 
 
 def secrets_of(url: str) -> list[str]:
