@@ -112,6 +112,12 @@ def build_flat(root: Path) -> None:
         (root / f"c{i:06}.md").write_text(concept(str(i)), encoding="utf-8")
 
 
+def build_dirs(root: Path, count: int = 300_000) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        os.mkdir(root / f"d{i:06}")
+
+
 def many(text: str, count: int) -> Callable[[Path], None]:
     def build(root: Path) -> None:
         write_files(root, {f"c{i:03}.md": text for i in range(count)})
@@ -166,6 +172,33 @@ CASES = [
         "deep-nesting-x100",
         "100 files, each '{a: ' x 25,000 (100 KB of flow nesting)",
         many("---\ntype: A\nx: " + "{a: " * 25_000 + "\n---\n", 100),
+    ),
+    Case(
+        "links-10m",
+        "2,000 concepts x 5,000 distinct broken links (10M; max_links keeps 2M)",
+        lambda root: write_files(
+            root,
+            {
+                f"c{i:04}.md": concept(body="".join(f"[a](/t{i}-{j}.md) " for j in range(5000)))
+                for i in range(2000)
+            },
+        ),
+    ),
+    Case(
+        "bodies-505mib",
+        "505 concepts of 1 MiB of prose (max_body_chars keeps 256 Mi characters)",
+        lambda root: write_files(
+            root, {f"c{i:03}.md": concept(body=PROSE * (MIB // len(PROSE))) for i in range(505)}
+        ),
+    ),
+    Case("dirs-300k", "300,000 empty folders (max_dirs walks 100,000)", build_dirs),
+    Case(
+        "computation-tildes-4k",
+        "an Attested Computation whose fence line is 4,000 '~' and a backtick (104 s before)",
+        lambda root: write_files(
+            root,
+            {"c.md": "---\ntype: A\nruntime: x\n---\n# Computation\n\n" + "~" * 4000 + "`\n"},
+        ),
     ),
     Case(
         "deep-brackets-x20",

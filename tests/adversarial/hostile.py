@@ -16,6 +16,7 @@ import math
 import os
 import threading
 import time
+import tracemalloc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pytest
 
 from conftest import concept as concept  # re-exported for the suite
 from okfx import Bundle, Toolbox
+from okfx.limits import MIB
 from okfx.tools.payloads import UNTRUSTED as UNTRUSTED
 
 MARKER = "OKFX-OUTSIDE-MARKER-5f0c9e"
@@ -115,6 +117,17 @@ PATH_ARGUMENTS: list[tuple[str, Callable[[str], dict[str, Any]]]] = [
     ("read_concept", lambda p: {"path": "d/a", "bundle": p}),
     ("list_concepts", lambda p: {"bundle": p}),
 ]
+
+
+def peak_mib(fn: object) -> tuple[object, float]:
+    """``fn()`` and the peak of Python allocations while it ran, in MiB."""
+    tracemalloc.start()
+    try:
+        value = fn()  # type: ignore[operator]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return value, peak / MIB
 
 
 # -- timing -----------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import socket
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from hostile import (
     error_code,
     growth,
     make_deep,
+    peak_mib,
     remove_deep,
     within,
     write,
@@ -32,17 +32,6 @@ from okfx import Bundle, Toolbox
 from okfx.bundle.links import Resolver
 from okfx.bundle.parse import DocumentParser
 from okfx.limits import MIB, Limits
-
-
-def peak_mib(fn: object) -> tuple[object, float]:
-    """``fn()`` and the peak of Python allocations while it ran, in MiB."""
-    tracemalloc.start()
-    try:
-        value = fn()  # type: ignore[operator]
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return value, peak / MIB
 
 
 def test_a_50_mb_body_is_skipped_unread_and_memory_stays_small(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import PathGuard, normalize
@@ -72,6 +73,9 @@ class Neighbors:
 
 
 _BATCH = 256  # files parsed together; also how often ``progress`` is told
+# A batch also ends once its texts hold this many bytes: a batch's texts and the bodies
+# parsed from them are in memory together.
+_BATCH_BYTES = 16 * 1024 * 1024
 
 
 class _HeldWarnings:
@@ -101,16 +105,23 @@ class _Reader:
         self.total = 0  # bytes read so far
         self.stopped = False  # max_total_bytes reached: read nothing more
 
-    def batch(self, entries: list[FileEntry]) -> list[tuple[str, str]]:
-        """``(path, text)`` of the readable files of ``entries``, in order."""
+    def batch(self, entries: list[FileEntry]) -> tuple[list[tuple[str, str]], int]:
+        """``(path, text)`` of the readable files of the first entries of ``entries``, in
+        order, and how many entries that took: reading stops once the texts hold
+        :data:`_BATCH_BYTES`."""
         texts: list[tuple[str, str]] = []
+        size = used = 0
         for entry in entries:
+            if size >= _BATCH_BYTES:
+                break
+            used += 1
             text = self.text(entry)
             if self.stopped:
                 break
             if text is not None:
                 texts.append((entry.path, text))
-        return texts
+                size += len(text)
+        return texts, used
 
     def text(self, entry: FileEntry) -> str | None:
         limits = self.limits
@@ -285,7 +296,8 @@ class Bundle:
         counts[code] = counts.get(code, 0) + 1
         cap = self.limits.max_warnings
         recorded = len(self.warnings)
-        if recorded < cap or (code in ERROR_CODES and recorded < 2 * cap):
+        # A memory cap reached is recorded past max_warnings too: never silently.
+        if recorded < cap or (code in ERROR_CODES and recorded < 2 * cap) or code in CAP_CODES:
             self.warnings.append(Problem(path, code, message))
         else:
             self._unrecorded += 1
@@ -415,14 +427,16 @@ class Bundle:
         # Files go through in batches, each parsed stage by stage (see
         # DocumentParser.concepts); the warnings held meanwhile are then collected by
         # file, so the result is the same as reading one file after the other.
-        for first in range(0, len(paths), _BATCH):
+        entries = [FileEntry(p, by_path[p][0]) for p in paths]
+        first = 0
+        while first < len(entries):
             if progress is not None:
-                progress(first, len(paths))
-            batch = [FileEntry(p, by_path[p][0]) for p in paths[first : first + _BATCH]]
-            concepts = self._parse_batch(parser, read.batch(batch), out)
+                progress(first, len(entries))
+            texts, used = read.batch(entries[first : first + _BATCH])
+            concepts = self._parse_batch(parser, texts, out)
             for concept in concepts:
                 out.concepts[concept.path] = slim(concept, self._store, stamps[concept.path])
-            for path, found in held.take([entry.path for entry in batch]):
+            for path, found in held.take([entry.path for entry in entries[first : first + used]]):
                 problems = []
                 for code, message in found:
                     if kept < cap or (code in ERROR_CODES and kept < 2 * cap):
@@ -433,9 +447,15 @@ class Bundle:
                         out.complete = False
                 if problems:
                     out.warnings[path] = problems
+            first += used
             if read.stopped:
                 out.complete = False
                 break
+            if parser.budget.full:  # no concept fits any more: read only index and log files
+                entries = entries[:first] + parser.budget.leave_out(entries[first:])
+        for path, code, message in parser.budget.report():
+            out.warnings.setdefault(path, []).append(Problem(path, code, message))
+            out.complete = False  # a reload parses it all again, under the same caps
         return out
 
     def _report_root_links(self) -> None:

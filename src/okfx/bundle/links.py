@@ -282,10 +282,16 @@ def _label(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
-    """Links (href, text, offset) that are candidate edges, and footnote labels, in order."""
+def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], list[str]]:
+    """Links (href, text, offset) that are candidate edges, and footnote labels, in order.
+
+    ``limit`` bounds what is kept (the memory a hostile body can cost): the first
+    ``limit`` links by offset, ``limit`` footnote labels and ``limit`` reference
+    definitions. Ask for one more than you keep to learn whether any were left out.
+    """
     if "[" not in body:
         return [], []
+    most = len(body) if limit is None else limit
     found: list[RawLink] = []
     footnotes: list[str] = []
     seen_footnotes: set[str] = set()
@@ -300,8 +306,12 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                 if href.startswith("<") and href.endswith(">"):
                     href = href[1:-1]
                 definitions.setdefault(_label(m.group(1)), href)
+                if len(definitions) >= most:
+                    break
     by_reference = False
     for start, end in segments:
+        if len(found) >= most:
+            break  # every later link has a larger offset
         mask = _Mask(body, start, end)
         taken: list[tuple[int, int]] = []
         for m in _INLINE.finditer(body, start, end):
@@ -312,6 +322,11 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                 continue
             href, text = m.group(2, 1)
             found.append((href, text, at))
+            if len(found) >= most:
+                # Reference links before this one still count: each pattern below keeps
+                # its first ``most``, and the sort and cut at the end keep the first
+                # ``most`` of all.
+                break
         if definitions:
             taken_starts = [s for s, _ in taken]
             for rx in (_FULLREF, _SHORTREF):
@@ -330,6 +345,8 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                     if not (at and body[at - 1] == "!"):
                         found.append((href, m.group(1), at))
                         by_reference = True
+                    if len(added) >= most:
+                        break
                 taken = sorted(taken + added)
                 taken_starts = [s for s, _ in taken]
         if has_footnotes:
@@ -338,8 +355,12 @@ def scan_markdown(body: str) -> tuple[list[RawLink], list[str]]:
                 if label not in seen_footnotes and not mask.covers(m.start()):
                     seen_footnotes.add(label)
                     footnotes.append(label)
+                    if len(footnotes) >= most:
+                        has_footnotes = False
+                        break
     if by_reference:  # inline links come out in order; reference links need a sort
         found.sort(key=itemgetter(2))
+        del found[most:]
     return found, footnotes
 
 

@@ -11,12 +11,13 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from okfx.bundle.budget import LoadBudget
 from okfx.bundle.fields import normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
 from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import parse_index, parse_log
-from okfx.bundle.wikilinks import WikiIndex, scan_wikilinks
+from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile
@@ -80,6 +81,7 @@ class DocumentParser:
         self.wikis = wikis  # [[wikilinks]] are followed when set (okfx.bundle.wikilinks)
         # Frontmatter keys and short values, one object per distinct string of the bundle.
         self.strings: dict[str, str] = {}
+        self.budget = LoadBudget(limits)
 
     # -- links ---------------------------------------------------------------------------
     def _edge(
@@ -126,6 +128,8 @@ class DocumentParser:
             known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
             self.warn(path, "broken_link", broken_message(field, target, line))
+            if href == target:
+                href = target  # one string for both: a flood of broken links costs less
             return _new_link((path, target, href, text, field, line, False))
         if href == known:
             href = known  # an absolute link: one string for both
@@ -134,12 +138,28 @@ class DocumentParser:
     def body_links(
         self, path: str, body: str, body_line: int, kind: str = "concept"
     ) -> tuple[list[Link], list[str], list[str]]:
-        raw, footnotes = scan_markdown(body)
+        cap = self.limits.max_links_per_concept
+        raw, footnotes = scan_markdown(body, cap + 1)  # never more kept in memory
+        wikis: list[WikiLink] = []
+        if self.wikis is not None and "[[" in body:
+            wikis = scan_wikilinks(body, cap + 1)
+        if len(raw) + len(wikis) > cap or len(footnotes) > cap:
+            self.warn(
+                path,
+                "too_many_links",
+                f"this {kind} has more than {cap} links (external and wikilinks included) "
+                "or footnotes; the rest are ignored (Limits.max_links_per_concept bounds "
+                "every document)",
+            )
+            del raw[cap:], footnotes[cap:], wikis[cap - len(raw) :]
+        left = self.budget.links_left()
+        wanted = len(raw) + len(wikis)
+        self.budget.keep_links(path, min(wanted, left), wanted > left)
+        del raw[left:], wikis[max(left - len(raw), 0) :]
         links: list[Link] = []
         externals: list[str] = []
         newline_at = 0
         line = body_line
-        cap = self.limits.max_links_per_concept
         base = parent_dir(path)
         is_external = self.resolver.is_external
         resolve_simple = self.resolver.resolve_simple
@@ -151,14 +171,6 @@ class DocumentParser:
                 if is_external(bare):
                     externals.append(bare)
                     continue
-            if len(links) >= cap:
-                self.warn(
-                    path,
-                    "too_many_links",
-                    f"this {kind} has more than {cap} links; the rest are ignored "
-                    "(Limits.max_links_per_concept bounds every document)",
-                )
-                break
             label = text if "\n" not in text and "  " not in text else " ".join(text.split())
             # Most hrefs have a simple shape: resolve those without the general path.
             target = resolve_simple(href, base, False)
@@ -168,15 +180,17 @@ class DocumentParser:
             link = self._edge(path, base, href, label, "body", line, False)
             if link is not None:
                 links.append(link)
-        if self.wikis is not None and "[[" in body:
-            links.extend(self._wikilinks(path, body, body_line, cap - len(links)))
+        if wikis:
+            links.extend(self._wikilinks(path, body, body_line, wikis))
         return links, externals, footnotes
 
-    def _wikilinks(self, path: str, body: str, body_line: int, room: int) -> list[Link]:
+    def _wikilinks(
+        self, path: str, body: str, body_line: int, scanned: list[WikiLink]
+    ) -> list[Link]:
         assert self.wikis is not None
         out: list[Link] = []
         base = parent_dir(path)
-        for target, label, offset in scan_wikilinks(body)[: max(room, 0)]:
+        for target, label, offset in scanned:
             line = body_line + body.count("\n", 0, offset)
             found, candidates = self.wikis.resolve(target, base)
             href = f"[[{target}]]"
@@ -262,6 +276,8 @@ class DocumentParser:
             kind = type(raw_type).__name__
             self.warn(path, "invalid_type", f"'type' is a {kind}; it must be a non-empty string")
             return None
+        if not self.budget.admit(path, len(parsed.body)):
+            return None  # over a bundle-wide cap: counted, reported once by the Bundle
         for key in parsed.duplicate_keys:
             self.warn(
                 path, "duplicate_key", f"frontmatter key {key!r} appears twice; last one kept"
@@ -278,7 +294,10 @@ class DocumentParser:
     def _assemble(self, path: str, parsed: Parsed, type_: str, values: dict[str, Any]) -> Concept:
         """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
-        links.extend(self._field_links(path, values))
+        fields = self._field_links(path, values)
+        left = self.budget.links_left()
+        self.budget.keep_links(path, min(len(fields), left), len(fields) > left)
+        links.extend(fields[:left])
         if footnotes:
             source_ids = {s.id for s in values["sources"] if s.id}
             if any(label not in source_ids for label in footnotes):

@@ -16,7 +16,16 @@ from dataclasses import dataclass, field
 from okfx.bundle.paths import is_inside
 from okfx.limits import Limits
 
-__all__ = ["FileEntry", "Walk", "decode_text", "read_bytes", "read_file", "read_head", "walk"]
+__all__ = [
+    "Dropped",
+    "FileEntry",
+    "Walk",
+    "decode_text",
+    "read_bytes",
+    "read_file",
+    "read_head",
+    "walk",
+]
 
 _FORBIDDEN_NAME = frozenset(chr(c) for c in range(32)) | {"\x7f", "\\"}
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -27,6 +36,19 @@ _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0)
 class FileEntry:
     path: str  # canonical bundle path
     host: str  # host path to open (a real path for symlinked files)
+
+
+@dataclass(slots=True)
+class Dropped:
+    """What a cap left out: how many, and the first bundle path it hit."""
+
+    count: int = 0
+    first: str = ""
+
+    def add(self, path: str) -> None:
+        if not self.count:
+            self.first = path
+        self.count += 1
 
 
 @dataclass(slots=True)
@@ -45,6 +67,22 @@ def _bundle_child(parent: str, name: str) -> str:
 def walk(real_root: str, limits: Limits, warn: Warn) -> Walk:
     """All regular files and directories under ``real_root`` (which must be a real path)."""
     result = Walk()
+    skipped = Dropped()  # folders past max_dirs, not walked
+    try:
+        return _walk(real_root, limits, warn, result, skipped)
+    finally:
+        if skipped.count:
+            warn(
+                skipped.first,
+                "too_many_dirs",
+                f"the bundle reached max_dirs={limits.max_dirs}: {skipped.count} more "
+                f"folders (from {skipped.first} on) and everything in them were not read. "
+                "Raise the cap with Limits(max_dirs=...) when the machine has the memory "
+                "for more.",
+            )
+
+
+def _walk(real_root: str, limits: Limits, warn: Warn, result: Walk, skipped: Dropped) -> Walk:
     seen_dirs: set[tuple[int, int]] = set()
     root_stat = os.stat(real_root)
     seen_dirs.add((root_stat.st_dev, root_stat.st_ino))
@@ -72,6 +110,9 @@ def walk(real_root: str, limits: Limits, warn: Warn) -> Walk:
                 warn(bpath.encode("utf-8", "replace").decode(), "unsafe_path", "name is not UTF-8")
                 continue
             try:
+                if len(result.dirs) + len(subdirs) >= limits.max_dirs and entry.is_dir():
+                    skipped.add(bpath)  # a folder costs about a kilobyte of memory
+                    continue
                 if entry.is_symlink():
                     real = os.path.realpath(entry.path)
                     if not is_inside(real_root, real):

@@ -28,8 +28,9 @@ _WIKILINK = re.compile(
 WikiLink = tuple[str, str, int]  # (target as written, label, offset in the body)
 
 
-def scan_wikilinks(body: str) -> list[WikiLink]:
-    """``[[...]]`` links of ``body`` outside code, embeds left out, in order."""
+def scan_wikilinks(body: str, limit: int | None = None) -> list[WikiLink]:
+    """``[[...]]`` links of ``body`` outside code, embeds left out, in order; at most
+    ``limit`` of them (what a hostile body can cost in memory)."""
     if "[[" not in body:
         return []
     out: list[WikiLink] = []
@@ -39,6 +40,8 @@ def scan_wikilinks(body: str) -> list[WikiLink]:
         target = m.group(1).strip()
         if target:
             out.append((target, (m.group(2) or target).strip(), m.start()))
+            if limit is not None and len(out) >= limit:
+                break
     return out
 
 
