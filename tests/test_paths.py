@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -7,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from okfx.bundle.paths import PathGuard, join, normalize, parent_dir
+from okfx.bundle.paths import BENEATH, PathGuard, join, normalize, open_error, parent_dir
+from okfx.bundle.walk import read_bytes
 from okfx.errors import UnsafePath
 
 
@@ -117,3 +119,67 @@ def test_host_paths_stay_under_the_root(raw: str) -> None:
     except UnsafePath:
         return
     assert host == guard.real_root or host.startswith(guard.real_root + os.sep)
+
+
+# -- opening below the root, one component at a time ------------------------------------------
+beneath = pytest.mark.skipif(not BENEATH, reason="needs folder descriptors (POSIX)")
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for rel in ("a/b/x.md", "a/b/y.md", "a/c/z.md", "top.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel, encoding="utf-8")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "x.md").write_text("outside", encoding="utf-8")
+    return root
+
+
+@beneath
+def test_the_opener_reads_nested_files_and_keeps_only_one_folder_chain(tree: Path) -> None:
+    with PathGuard(tree).opener() as opener:
+        for rel in ("a/b/x.md", "a/b/y.md", "a/c/z.md", "top.md", "a/b/x.md"):
+            assert read_bytes(opener.open(rel), 100) == rel.encode()
+            assert len(opener.chain) == rel.count("/")  # folders of the last path only
+
+
+@beneath
+@pytest.mark.parametrize("swap", ["folder", "leaf"])
+def test_a_symlink_where_the_walk_saw_none_is_not_followed(tree: Path, swap: str) -> None:
+    outside = tree.parent / "outside"
+    if swap == "folder":
+        os.rename(tree / "a" / "b", tree / "a" / "b-old")
+        os.symlink(outside, tree / "a" / "b")
+    else:
+        (tree / "a" / "b" / "x.md").unlink()
+        os.symlink(outside / "x.md", tree / "a" / "b" / "x.md")
+    with pytest.raises(OSError) as caught:
+        PathGuard(tree).open("a/b/x.md")
+    assert caught.value.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)
+    assert "changed since the bundle was loaded" in open_error(caught.value)
+
+
+@beneath
+def test_a_root_replaced_after_the_guard_was_made_is_refused(tree: Path) -> None:
+    guard = PathGuard(tree)
+    os.rename(tree, tree.parent / "moved")
+    (tree / "a" / "b").mkdir(parents=True)
+    (tree / "a" / "b" / "x.md").write_text("planted", encoding="utf-8")
+    with pytest.raises(OSError) as caught:
+        guard.open("a/b/x.md")
+    assert caught.value.errno == errno.ESTALE
+
+
+@beneath
+@pytest.mark.parametrize("rel", ["", "a//x.md", "a/../top.md", "./top.md", "a/b/", ".."])
+def test_the_opener_takes_only_plain_relative_paths(tree: Path, rel: str) -> None:
+    with pytest.raises(OSError):
+        PathGuard(tree).open(rel)
+
+
+@beneath
+def test_a_fifo_is_opened_without_blocking_and_refused_by_the_reader(tree: Path) -> None:
+    os.mkfifo(tree / "pipe.md")
+    with pytest.raises(OSError, match="not a regular file"):
+        read_bytes(PathGuard(tree).open("pipe.md"), 100)

@@ -187,16 +187,17 @@ def growth_4n(
     quadratic or cubic ``fn`` is caught at a small ``n`` (so a failing run stays short),
     and inputs stay small enough for the CPU caches (a 4x input that no longer fits
     would look superlinear). Each size is timed over repeated calls, best of three; a
-    ratio over :data:`LINEAR_BOUND` is measured twice more and the smallest returned.
+    ratio over :data:`LINEAR_BOUND` is measured again at twice and four times ``n``, and
+    the smallest of the three returned.
     """
     budget = max(20 * floor, 0.004)
     base = per_call(fn, make(0), budget)
     n = start
     while n < max_n and per_call(fn, make(n), 0, 1) - base < floor:
         n *= 2
-    small, big = make(n), make(4 * n)
     ratios = []
-    for _ in range(3):
+    for size in (n, 2 * n, 4 * n):  # superlinear code stays so at every size; noise not
+        small, big = make(size), make(4 * size)
         spent_small = max(per_call(fn, small, budget) - base, 1e-7)
         ratio = (per_call(fn, big, budget) - base) / spent_small
         if ratio <= LINEAR_BOUND:

@@ -25,9 +25,9 @@ from okfx.attest.sqltext import (
 )
 from okfx.attest.values import check_values, declared_type
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.paths import join
+from okfx.bundle.paths import join, open_error
 from okfx.bundle.walk import decode_text, read_bytes
-from okfx.errors import NotAttestable, TooLarge
+from okfx.errors import NotAttestable, TooLarge, Unreadable
 from okfx.model import Computation, Concept
 
 __all__ = ["MAX_COMPUTATION_BYTES", "Bound", "bind", "computation_of", "computation_text"]
@@ -174,14 +174,15 @@ def computation_text(bundle: Bundle, concept: Concept) -> tuple[str, str]:
             f"{concept.path}: its computation file {target} is not in the bundle",
             path=concept.path,
         )
-    host = bundle.guard.host_path(target)  # UnsafePath when a symlink leads out
     try:
-        data = read_bytes(host, MAX_COMPUTATION_BYTES)
+        # Opened below the root without following a symlink: a folder swapped for one
+        # since the load fails the open instead of leading outside the bundle.
+        data = read_bytes(bundle.open_file(target), MAX_COMPUTATION_BYTES)
     except ValueError as exc:
         raise TooLarge(f"computation file {target}: {exc}", path=target) from None
     except OSError as exc:
-        raise NotAttestable(
-            f"computation file {target} cannot be read: {exc.strerror or exc}", path=target
+        raise Unreadable(
+            f"computation file {target} cannot be read: {open_error(exc)}", path=target
         ) from None
     try:
         return decode_text(data), target

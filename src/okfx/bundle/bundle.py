@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
-from okfx.bundle.paths import PathGuard, normalize
+from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
 from okfx.bundle.reload import (
     Changes,
@@ -99,9 +99,12 @@ class _HeldWarnings:
 class _Reader:
     """Reads markdown files as text within the limits, reporting the ones it skips."""
 
-    def __init__(self, limits: Limits, warn: Callable[[str, str, str], None]) -> None:
+    def __init__(
+        self, limits: Limits, warn: Callable[[str, str, str], None], guard: PathGuard
+    ) -> None:
         self.limits = limits
         self.warn = warn
+        self.guard = guard
         self.total = 0  # bytes read so far
         self.stopped = False  # max_total_bytes reached: read nothing more
 
@@ -111,27 +114,30 @@ class _Reader:
         :data:`_BATCH_BYTES`."""
         texts: list[tuple[str, str]] = []
         size = used = 0
-        for entry in entries:
-            if size >= _BATCH_BYTES:
-                break
-            used += 1
-            text = self.text(entry)
-            if self.stopped:
-                break
-            if text is not None:
-                texts.append((entry.path, text))
-                size += len(text)
+        with self.guard.opener() as opener:
+            for entry in entries:
+                if size >= _BATCH_BYTES:
+                    break
+                used += 1
+                text = self.text(entry, opener)
+                if self.stopped:
+                    break
+                if text is not None:
+                    texts.append((entry.path, text))
+                    size += len(text)
         return texts, used
 
-    def text(self, entry: FileEntry) -> str | None:
+    def text(self, entry: FileEntry, opener: BeneathOpener) -> str | None:
         limits = self.limits
         try:
-            data = read_bytes(entry.host, limits.max_file_bytes)
+            # Opened below the root, no symlink followed: a folder swapped since the
+            # walk fails here instead of leading outside (okfx.bundle.paths).
+            data = read_bytes(opener.open(opener.relative(entry.host)), limits.max_file_bytes)
         except ValueError as exc:
             self.warn(entry.path, "file_too_large", f"{exc}; skipped")
             return None
         except OSError as exc:
-            self.warn(entry.path, "unreadable", f"cannot read: {exc.strerror or exc}")
+            self.warn(entry.path, "unreadable", f"cannot read: {open_error(exc)}")
             return None
         self.total += len(data)
         if self.total > limits.max_total_bytes:
@@ -366,7 +372,9 @@ class Bundle:
         or left out), and stat every file, those of nested bundles too (their
         ``index.md`` decides what is left out)."""
         listing = walk(self.guard.real_root, self.limits, self._warn)
-        scope = find_scope(listing, self.exclude, self.limits, self._warn, str(self.root))
+        scope = find_scope(
+            listing, self.exclude, self.limits, self._warn, str(self.root), self.guard
+        )
         self.nested_bundles, self.excluded = scope.nested, scope.excluded
         inside = scope.apply(listing)
         self._files = frozenset(f.path for f in inside.files)
@@ -421,7 +429,7 @@ class Bundle:
         wikis = WikiIndex(self._files) if self.wikilinks else None
         resolver = Resolver(set(self._files), set(self._dirs))
         parser = DocumentParser(resolver, limits, held.add, wikis)
-        read = _Reader(limits, held.add)
+        read = _Reader(limits, held.add, self.guard)
         out = Reparsed({}, {}, {}, {}, True)
         kept, cap = 0, limits.max_warnings
         # Files go through in batches, each parsed stage by stage (see
@@ -686,6 +694,14 @@ class Bundle:
     @property
     def directories(self) -> frozenset[str]:
         return self._dirs
+
+    def open_file(self, path: str) -> int:
+        """A read-only descriptor of the file at the bundle path ``path`` (one of
+        :attr:`files`; the caller closes it), opened below the root without following any
+        symlink (see :class:`~okfx.bundle.paths.BeneathOpener`). Raises ``OSError`` when
+        it is not there, not a regular file, or a folder on its way was swapped since the
+        load."""
+        return self._store.open(path)
 
     @property
     def index(self) -> IndexFile | None:

@@ -8,16 +8,34 @@ Bundle paths are POSIX-style, bundle-relative and written with a leading slash
    backslashes, Windows drive forms and any ``..`` that climbs above the root.
 2. :meth:`PathGuard.host_path` maps a canonical bundle path to a host path and refuses
    it when its real path (symlinks resolved) is not inside the real path of the root.
+
+Checking a path and opening it later leaves a window in which a folder can be swapped
+for a symlink, so files are never opened by a checked path. :class:`BeneathOpener` opens
+them from a descriptor of the root, one component at a time, with ``O_NOFOLLOW`` on
+every one (symlinks inside the bundle were resolved once, by the walk, to the real path
+that is opened): a component swapped since then fails the open (``OSError``), and the
+root itself must still be the folder that was loaded.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+from types import TracebackType
 
 from okfx.errors import UnsafePath
 
-__all__ = ["MAX_PATH_CHARS", "PathGuard", "is_inside", "join", "normalize", "parent_dir"]
+__all__ = [
+    "MAX_PATH_CHARS",
+    "BeneathOpener",
+    "PathGuard",
+    "is_inside",
+    "join",
+    "normalize",
+    "open_error",
+    "parent_dir",
+]
 
 MAX_PATH_CHARS = 4096
 
@@ -93,14 +111,37 @@ def is_inside(real_root: str, real_path: str) -> bool:
     return real_path == real_root or real_path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NO_FOLLOW
+# O_NONBLOCK: a FIFO swapped in for a file must not block the open.
+_FILE_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | _NO_FOLLOW
+#: Whether files can be opened relative to a folder descriptor (POSIX, not Windows).
+BENEATH = os.open in os.supports_dir_fd and bool(getattr(os, "O_NOFOLLOW", 0))
+
+
 class PathGuard:
     """Maps bundle paths to host paths under one root, refusing anything that escapes."""
 
-    __slots__ = ("real_root",)
+    __slots__ = ("real_root", "root_id")
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         # The root itself may be a symlink: compare everything against its real path.
         self.real_root = os.path.realpath(root)
+        try:
+            st = os.stat(self.real_root)
+            self.root_id: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            self.root_id = None  # a missing root is reported by the load
+
+    def opener(self) -> BeneathOpener:
+        """A :class:`BeneathOpener` below this root (close it, or use it in ``with``)."""
+        return BeneathOpener(self)
+
+    def open(self, rel: str) -> int:
+        """A read-only descriptor of the file at ``rel`` (a real path relative to the
+        root, no leading slash), opened as :class:`BeneathOpener` does."""
+        with self.opener() as opener:
+            return opener.open(rel)
 
     def host_path(self, bundle_path: object) -> str:
         """Host path for ``bundle_path``; raises :class:`UnsafePath` if it leaves the root."""
@@ -117,3 +158,107 @@ class PathGuard:
     def contains_host(self, host_path: str) -> bool:
         """True when the real path of ``host_path`` is inside the root."""
         return is_inside(self.real_root, os.path.realpath(host_path))
+
+
+class BeneathOpener:
+    """Opens files and folders below a root without following any symlink on the way.
+
+    Each component of a path is opened relative to the folder descriptor before it, with
+    ``O_NOFOLLOW``; a component that is now a symlink fails with ``OSError``, and so does
+    a root that is no longer the folder the guard was made for. The folders of the last
+    path stay open, so opening the files of a sorted walk costs about one ``open`` each.
+    Where folder descriptors are not available (Windows), the path is checked with
+    ``realpath`` and opened with ``O_NOFOLLOW`` on its last component.
+    """
+
+    __slots__ = ("guard", "root_fd", "chain")
+
+    def __init__(self, guard: PathGuard) -> None:
+        self.guard = guard
+        self.root_fd = -1
+        self.chain: list[tuple[str, int]] = []  # (name, descriptor) of open folders
+
+    def __enter__(self) -> BeneathOpener:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for _, fd in self.chain:
+            os.close(fd)
+        self.chain.clear()
+        if self.root_fd >= 0:
+            os.close(self.root_fd)
+            self.root_fd = -1
+
+    def _root(self) -> int:
+        if self.root_fd < 0:
+            fd = os.open(self.guard.real_root, _DIR_FLAGS)
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != self.guard.root_id:
+                os.close(fd)
+                raise OSError(errno.ESTALE, "the bundle folder was replaced since it was loaded")
+            self.root_fd = fd
+        return self.root_fd
+
+    def relative(self, host: str) -> str:
+        """The path of ``host`` (a real path below the root, as the walk gives it)
+        relative to the root, as :meth:`open` takes it."""
+        return host[len(self.guard.real_root.rstrip(os.sep)) + 1 :]
+
+    def open(self, rel: str) -> int:
+        """A read-only, non-blocking descriptor of the file at ``rel`` (relative to the
+        root, ``/``-separated, no ``.`` or ``..``); the caller closes it. Raises
+        ``OSError``. Read it with :func:`okfx.bundle.walk.read_bytes` or ``read_head``,
+        which refuse anything but a regular file."""
+        if not BENEATH:
+            return self._open_checked(rel)
+        *folders, leaf = rel.split("/")
+        parent = self._descend(folders, rel)
+        if leaf in ("", ".", ".."):
+            raise OSError(errno.EINVAL, f"not a plain relative path: {rel!r}")
+        return os.open(leaf, _FILE_FLAGS, dir_fd=parent)
+
+    def folder(self, rel: str) -> int:
+        """A descriptor of the folder at ``rel`` (``""`` is the root), owned by this
+        opener: valid until its next call, never to be closed by the caller."""
+        return self._descend(rel.split("/") if rel else [], rel)
+
+    def _descend(self, folders: list[str], rel: str) -> int:
+        """The descriptor of ``folders`` below the root, reusing the open ones."""
+        if "" in folders or "." in folders or ".." in folders:
+            raise OSError(errno.EINVAL, f"not a plain relative path: {rel!r}")
+        chain = self.chain
+        keep = 0
+        while keep < len(chain) and keep < len(folders) and chain[keep][0] == folders[keep]:
+            keep += 1
+        for _, fd in chain[keep:]:
+            os.close(fd)
+        del chain[keep:]
+        parent = chain[-1][1] if chain else self._root()
+        for name in folders[keep:]:
+            parent = os.open(name, _DIR_FLAGS, dir_fd=parent)
+            chain.append((name, parent))
+        return parent
+
+    def _open_checked(self, rel: str) -> int:
+        host = os.path.join(self.guard.real_root, *rel.split("/"))
+        if not is_inside(self.guard.real_root, os.path.realpath(host)):
+            raise OSError(errno.EXDEV, f"{rel} resolves outside the bundle")
+        return os.open(host, _FILE_FLAGS)
+
+
+def open_error(exc: OSError) -> str:
+    """Why a :class:`BeneathOpener` open failed, in words for a message."""
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", errno.ELOOP)):
+        return (
+            "it changed since the bundle was loaded (a symlink or a file is now where a "
+            "folder or file was), and okfx does not follow it"
+        )
+    return str(exc.strerror or exc)

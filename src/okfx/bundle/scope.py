@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
 from okfx.bundle.frontmatter import FrontmatterError, load_yaml, split
+from okfx.bundle.paths import BeneathOpener, PathGuard
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_head
 from okfx.limits import Limits
 
@@ -76,10 +78,12 @@ def matches(path: str, patterns: Iterable[str]) -> bool:
     return False
 
 
-def _head(entry: FileEntry, limits: Limits) -> str | None:
-    """The frontmatter block of an ``index.md``, as YAML text (None when it has none)."""
+def _head(entry: FileEntry, limits: Limits, opener: BeneathOpener | None) -> str | None:
+    """The frontmatter block of an ``index.md``, as YAML text (None when it has none);
+    read through ``opener`` when given (no symlink followed, see okfx.bundle.paths)."""
     try:
-        data, _ = read_head(entry.host, limits.max_frontmatter_bytes + 8)
+        source = entry.host if opener is None else opener.open(opener.relative(entry.host))
+        data, _ = read_head(source, limits.max_frontmatter_bytes + 8)
         yaml_text, _, _ = split(decode_text(data))
     except (OSError, UnicodeDecodeError, FrontmatterError):
         return None  # the parse reports it
@@ -105,11 +109,29 @@ def _root_patterns(yaml_text: str | None, limits: Limits, warn: Warn) -> list[st
 
 
 def find_scope(
-    listing: Walk, exclude: Sequence[str], limits: Limits, warn: Warn, root_dir: str = "<bundle>"
+    listing: Walk,
+    exclude: Sequence[str],
+    limits: Limits,
+    warn: Warn,
+    root_dir: str = "<bundle>",
+    guard: PathGuard | None = None,
 ) -> Scope:
     """Nested bundle roots and excluded files of ``listing``; warns ``nested_bundle``
     once per nested root (naming it under ``root_dir``, the bundle folder as the user
-    knows it). Reads the frontmatter of ``index.md`` files only."""
+    knows it). Reads the frontmatter of ``index.md`` files only, below ``guard``'s root
+    without following a symlink when it is given."""
+    with guard.opener() if guard is not None else nullcontext() as opener:
+        return _find_scope(listing, exclude, limits, warn, root_dir, opener)
+
+
+def _find_scope(
+    listing: Walk,
+    exclude: Sequence[str],
+    limits: Limits,
+    warn: Warn,
+    root_dir: str,
+    opener: BeneathOpener | None,
+) -> Scope:
     # Shallowest first, so a bundle nested in a nested bundle goes with the outer one.
     indexes = sorted(
         (f for f in listing.files if f.path.endswith("/index.md")),
@@ -118,7 +140,7 @@ def find_scope(
     root = next((f for f in indexes if f.path == "/index.md"), None)
     patterns = list(exclude)
     if root is not None:
-        patterns += _root_patterns(_head(root, limits), limits, warn)
+        patterns += _root_patterns(_head(root, limits, opener), limits, warn)
     nested: list[str] = []
     for entry in indexes:
         folder = entry.path[: -len("/index.md")]
@@ -126,7 +148,7 @@ def find_scope(
             continue
         if any(folder.startswith(outer + "/") for outer in nested):
             continue  # inside a nested bundle already left out
-        yaml_text = _head(entry, limits)
+        yaml_text = _head(entry, limits, opener)
         found = _OKF_VERSION.search(yaml_text) if yaml_text else None
         if found is None:
             continue

@@ -26,6 +26,7 @@ from operator import attrgetter, call
 from typing import Any
 
 from okfx.bundle.frontmatter import FrontmatterError, load_yaml, split
+from okfx.bundle.paths import PathGuard
 from okfx.bundle.walk import decode_text, read_file
 from okfx.limits import Limits
 from okfx.model import Concept
@@ -89,18 +90,27 @@ _TEXTS = _Texts(CACHE_CHARS)
 
 class FileStore:
     """Where the concepts of one bundle are read from: its real root, the host path of
-    files that are symlinks (inside the root), and the limits of the load."""
+    files that are symlinks (inside the root), and the limits of the load. Files are
+    opened below the root without following a symlink (:meth:`open`), so a folder
+    swapped for one since the load is never read through."""
 
-    __slots__ = ("root", "hosts", "limits", "_warned")
+    __slots__ = ("root", "hosts", "limits", "guard", "_warned")
 
     def __init__(self, real_root: str, limits: Limits, hosts: dict[str, str] | None = None):
         self.root = real_root.rstrip("/") if real_root != "/" else ""
         self.hosts = hosts or {}
         self.limits = limits
+        self.guard = PathGuard(real_root)
         self._warned: set[tuple[str, int]] = set()
 
     def host(self, path: str) -> str:
         return self.hosts.get(path) or self.root + path
+
+    def open(self, path: str) -> int:
+        """A descriptor of the file at the bundle path ``path`` (the caller closes it),
+        opened as :class:`~okfx.bundle.paths.BeneathOpener` does; ``OSError`` when it is
+        gone or a folder on its way is now a symlink."""
+        return self.guard.open(self.host(path)[len(self.root) + 1 :])
 
     def texts(self, concept: StoredConcept) -> tuple[str, str]:
         """The concept's frontmatter text and body as its file holds them now."""
@@ -113,7 +123,7 @@ class FileStore:
         if found is not None:
             return found
         try:
-            data, st = read_file(host, self.limits.max_file_bytes)
+            data, st = read_file(self.open(concept.path), self.limits.max_file_bytes)
             yaml_text, body, _ = split(decode_text(data))
         except (OSError, ValueError, FrontmatterError) as exc:
             self._lost(concept, f"cannot be read again ({exc})")
@@ -145,7 +155,7 @@ class FileStore:
         if "\n" in needle or "\r" in needle:
             return True  # the file's line endings may differ from the text's
         try:
-            data, _ = read_file(self.host(concept.path), self.limits.max_file_bytes)
+            data, _ = read_file(self.open(concept.path), self.limits.max_file_bytes)
         except (OSError, ValueError):
             return True  # let the body read report it
         if not ignore_case:

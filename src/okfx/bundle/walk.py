@@ -3,7 +3,10 @@
 The walk is iterative (deep trees cannot exhaust the stack), sorted (the same bundle
 gives the same order everywhere), skips hidden names, never opens anything that is not
 a regular file, and follows a symlink only when its real target stays inside the real
-root (directories at most once, so symlink loops end).
+root (directories at most once, so symlink loops end). Folders are listed through
+descriptors opened below the root without following a symlink
+(:class:`~okfx.bundle.paths.BeneathOpener`), so one swapped for a symlink while the
+walk runs is reported unreadable, never listed.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from okfx.bundle.paths import is_inside
+from okfx.bundle.paths import BENEATH, BeneathOpener, PathGuard, is_inside
 from okfx.limits import Limits
 
 __all__ = [
@@ -83,6 +86,18 @@ def walk(real_root: str, limits: Limits, warn: Warn) -> Walk:
 
 
 def _walk(real_root: str, limits: Limits, warn: Warn, result: Walk, skipped: Dropped) -> Walk:
+    with PathGuard(real_root).opener() as opener:
+        return _walk_below(real_root, limits, warn, result, skipped, opener)
+
+
+def _walk_below(
+    real_root: str,
+    limits: Limits,
+    warn: Warn,
+    result: Walk,
+    skipped: Dropped,
+    opener: BeneathOpener,
+) -> Walk:
     seen_dirs: set[tuple[int, int]] = set()
     root_stat = os.stat(real_root)
     seen_dirs.add((root_stat.st_dev, root_stat.st_ino))
@@ -90,11 +105,13 @@ def _walk(real_root: str, limits: Limits, warn: Warn, result: Walk, skipped: Dro
     while stack:
         host_dir, bdir, depth = stack.pop()
         try:
-            with os.scandir(host_dir) as it:
+            listed = opener.folder(opener.relative(host_dir)) if BENEATH else host_dir
+            with os.scandir(listed) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             warn(bdir, "unreadable", f"cannot list folder: {exc.strerror or exc}")
             continue
+        prefix = host_dir.rstrip(os.sep) + os.sep
         subdirs: list[tuple[str, str, int]] = []
         for entry in entries:
             name = entry.name
@@ -113,8 +130,9 @@ def _walk(real_root: str, limits: Limits, warn: Warn, result: Walk, skipped: Dro
                 if len(result.dirs) + len(subdirs) >= limits.max_dirs and entry.is_dir():
                     skipped.add(bpath)  # a folder costs about a kilobyte of memory
                     continue
+                host = prefix + name
                 if entry.is_symlink():
-                    real = os.path.realpath(entry.path)
+                    real = os.path.realpath(host)
                     if not is_inside(real_root, real):
                         warn(bpath, "unsafe_path", "symlink points outside the bundle; skipped")
                         continue
@@ -133,9 +151,9 @@ def _walk(real_root: str, limits: Limits, warn: Warn, result: Walk, skipped: Dro
                 elif entry.is_dir(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     seen_dirs.add((st.st_dev, st.st_ino))
-                    subdirs.append((entry.path, bpath, depth + 1))
+                    subdirs.append((host, bpath, depth + 1))
                 elif entry.is_file(follow_symlinks=False):
-                    result.files.append(FileEntry(bpath, entry.path))
+                    result.files.append(FileEntry(bpath, host))
                 else:
                     warn(bpath, "not_regular_file", "not a regular file (FIFO, device, socket)")
             except OSError as exc:
@@ -154,21 +172,29 @@ def _walk(real_root: str, limits: Limits, warn: Warn, result: Walk, skipped: Dro
     return result
 
 
-def read_bytes(host: str, max_bytes: int) -> bytes:
+def _open(source: str | int) -> int:
+    """``source`` when it is a descriptor, else the file it names opened without
+    following a symlink or blocking on a FIFO."""
+    return source if isinstance(source, int) else os.open(source, _OPEN_FLAGS)
+
+
+def read_bytes(source: str | int, max_bytes: int) -> bytes:
     """Read a regular file, refusing symlinks, FIFOs and files over ``max_bytes``.
 
+    ``source`` is a host path, or a descriptor (from
+    :meth:`okfx.bundle.paths.BeneathOpener.open`), which this closes.
     Raises ``OSError`` (unreadable / not regular) or ``ValueError`` (too large).
     """
-    return read_file(host, max_bytes)[0]
+    return read_file(source, max_bytes)[0]
 
 
-def read_file(host: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
+def read_file(source: str | int, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """:func:`read_bytes`, and the ``fstat`` of the file it read."""
-    fd = os.open(host, _OPEN_FLAGS)
+    fd = _open(source)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{host}: not a regular file")
+            raise OSError(f"{source}: not a regular file")
         if st.st_size > max_bytes:
             raise ValueError(f"file is {st.st_size} bytes, over max_file_bytes={max_bytes}")
         chunks: list[bytes] = []
@@ -186,13 +212,14 @@ def read_file(host: str, max_bytes: int) -> tuple[bytes, os.stat_result]:
         os.close(fd)
 
 
-def read_head(host: str, max_bytes: int) -> tuple[bytes, int]:
-    """The first ``max_bytes`` of a regular file and its full size (symlinks refused)."""
-    fd = os.open(host, _OPEN_FLAGS)
+def read_head(source: str | int, max_bytes: int) -> tuple[bytes, int]:
+    """The first ``max_bytes`` of a regular file and its full size (symlinks refused);
+    ``source`` as for :func:`read_bytes`."""
+    fd = _open(source)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{host}: not a regular file")
+            raise OSError(f"{source}: not a regular file")
         chunks: list[bytes] = []
         total = 0
         while total < max_bytes:

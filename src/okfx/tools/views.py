@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.paths import open_error
 from okfx.bundle.reserved import heading_text
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
@@ -353,12 +354,11 @@ def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         )
     if isinstance(b.get(canon), Concept):
         raise InvalidArgument(f"{canon} is a concept; use read_concept to read it")
-    host = b.guard.host_path(canon)
     cap = b.limits.max_resource_bytes
     try:
-        head, size = read_head(host, cap)
-    except OSError as exc:
-        raise Unreadable(f"{canon} cannot be read: {exc.strerror or exc}", path=canon) from None
+        head, size = read_head(b.open_file(canon), cap)  # no symlink followed: a race
+    except OSError as exc:  # that swaps a folder makes this fail, never read outside
+        raise Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon) from None
     if b"\x00" in head[:8192]:
         raise Unreadable(f"{canon} is a binary file; only text resources can be read", path=canon)
     try:

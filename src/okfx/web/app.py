@@ -157,11 +157,10 @@ def _raw(site: Site, name: str, path: str) -> Response:
         canon = normalize(path)
         if canon not in b.files:
             raise PageError(404, f"no file at {canon} in bundle {b.name!r}")
-        host = b.guard.host_path(canon)
     except UnsafePath as exc:
         raise PageError(400, exc.message) from None
     try:
-        data, size = read_head(host, RAW_CAP)
+        data, size = read_head(b.open_file(canon), RAW_CAP)  # no symlink followed
     except OSError:
         raise PageError(404, f"{canon} cannot be read") from None
     media = raster_type(canon)
