@@ -35,6 +35,7 @@ def private_cache_home(
     home = tmp_path_factory.mktemp("cache-home")
     monkeypatch.setenv("OKFX_CACHE_HOME", str(home))
     monkeypatch.delenv("OKFX_STATE_CACHE", raising=False)
+    monkeypatch.delenv("OKFX_CACHE_DIR", raising=False)  # fetched sources go under it too
     return home
 
 

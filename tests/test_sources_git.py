@@ -128,11 +128,14 @@ def test_file_url_clone_yields_the_default_branch_named_after_the_repo(
         assert root.is_relative_to(tmp_path / "cache")
 
 
-def test_cache_defaults_to_okfx_cache_in_the_working_directory_unless_env_says_otherwise(
+def test_cache_defaults_to_the_user_cache_folder_unless_env_says_otherwise(
     remote: Remote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "home-cache"))
     with open_source(remote.url) as (root, _):
-        assert root.is_relative_to(tmp_path / ".okfx_cache")
+        assert root.is_relative_to(tmp_path / "home-cache" / "sources")
+    assert not (tmp_path / ".okfx_cache").exists()  # never the working folder
     monkeypatch.setenv("OKFX_CACHE_DIR", str(tmp_path / "env-cache"))
     with open_source(remote.url) as (root, _):
         assert root.is_relative_to(tmp_path / "env-cache")

@@ -155,9 +155,12 @@ def test_git_source_repr_does_not_show_the_token() -> None:
     assert "tok3n" not in repr(GitSource("https://x:tok3n@github.com/o/r"))
 
 
-def test_cache_key_ignores_credentials_case_and_dot_git_but_not_the_ref() -> None:
+def test_cache_key_ignores_case_and_dot_git_but_not_the_ref_or_the_credentials() -> None:
     plain = git_cache_key(GitSource("https://github.com/org/repo"))
-    assert git_cache_key(GitSource("https://u:tok@GitHub.com/org/repo.git/")) == plain
+    assert git_cache_key(GitSource("https://GitHub.com/org/repo.git/")) == plain
+    signed = git_cache_key(GitSource("https://u:tok@github.com/org/repo"))
+    assert git_cache_key(GitSource("https://u:tok@GitHub.com/org/repo.git/")) == signed
+    assert signed != plain  # one user's clone is never served to another (issue 16)
     assert git_cache_key(GitSource("https://github.com/org/repo", ref="dev")) != plain
     assert git_cache_key(GitSource("https://github.com/org/other")) != plain
     assert "github" not in plain and len(plain) == 32

@@ -14,6 +14,7 @@ import bz2
 import errno
 import gzip
 import hashlib
+import io
 import lzma
 import os
 import re
@@ -68,7 +69,7 @@ def open_archive(
     path = source.path
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "expected an archive file, got a folder", str(path))
-    with open(path, "rb") as handle:
+    with _open_regular(path) as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
         size = os.fstat(handle.fileno()).st_size
         slot = Slot(base, "archive", digest)
@@ -96,6 +97,20 @@ def open_archive(
                     raise
             handle.close()
             yield _pick_root(slot.tree, archive_stem(path))
+
+
+def _open_regular(path: Path) -> io.BufferedReader:
+    """The archive file, opened without blocking: a FIFO (or a device, a socket) would
+    hang a plain ``open`` until something writes to it, so anything but a regular file
+    is refused with :class:`ArchiveError`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ArchiveError(
+            f"{path} is not a regular file (a FIFO, device or socket); give the path of a "
+            ".zip, .tar, .tar.gz, .tgz or .tar.xz file"
+        )
+    return open(fd, "rb")
 
 
 def extract(handle: IO[bytes], dest: Path, budget: Budget, name: str) -> dict[str, Any]:

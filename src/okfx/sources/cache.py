@@ -11,6 +11,12 @@ Layout under the cache directory (``<area>`` is ``git`` or ``archive``)::
 An entry is trusted only when its folder exists under the final name *and* holds a metadata
 file saying it is complete. The folder only gets that name through ``os.rename`` of a finished
 temp dir, so a clone or extraction killed half-way is never mistaken for a good one.
+
+What is in the cache is served as the source it was made from, so the cache folder and each
+area in it must be private (:func:`okfx.cachedir.private_dir`: created ``0700``, refused when
+another user could write to it or redirect it), and okfx trusts nothing in it that it did
+not create: an entry, its tree or its metadata file that is a symlink, or is owned by another
+user, is not read but rebuilt, and a lock file that is a symlink is refused.
 """
 
 from __future__ import annotations
@@ -18,16 +24,19 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CACHE_ENV_VAR", "DEFAULT_CACHE_DIRNAME", "Slot", "resolve_cache_dir"]
+from okfx.cachedir import private_dir, user_cache_root
+
+__all__ = ["CACHE_ENV_VAR", "Slot", "default_cache_dir", "owned", "resolve_cache_dir"]
 
 CACHE_ENV_VAR = "OKFX_CACHE_DIR"
-DEFAULT_CACHE_DIRNAME = ".okfx_cache"
 META_NAME = "okfx-source.json"
 META_FORMAT = 1
+_META_MAX = 1 << 20  # a metadata file is a few hundred bytes
 
 _CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -36,31 +45,55 @@ _CACHEDIR_TAG = (
 )
 
 
+def default_cache_dir() -> Path:
+    """``sources`` in the user's okfx cache folder (:func:`okfx.cachedir.user_cache_root`),
+    never the working folder: a shared one (``/tmp``, a checkout) is someone else's too."""
+    return user_cache_root() / "sources"
+
+
 def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None) -> Path:
-    """The cache directory: the argument, else ``$OKFX_CACHE_DIR``, else ``./.okfx_cache``."""
+    """The cache folder: the argument, else ``$OKFX_CACHE_DIR``, else
+    :func:`default_cache_dir`; created ``0700`` when missing.
+
+    Raises :class:`~okfx.errors.UnsafeCacheDir` when another user could write to it or
+    redirect it (:func:`okfx.cachedir.private_dir`).
+    """
     if cache_dir is not None:
         base = Path(cache_dir)
     elif os.environ.get(CACHE_ENV_VAR):
         base = Path(os.environ[CACHE_ENV_VAR])
     else:
-        base = Path.cwd() / DEFAULT_CACHE_DIRNAME
+        base = default_cache_dir()
     base = base.expanduser().absolute()
-    try:
-        base.mkdir(parents=True)
-    except FileExistsError:
-        return base
-    # Only mark a folder we created: a user's existing folder keeps its own .gitignore.
-    for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
-        _write_new(base / name, text)
+    created = not os.path.lexists(base)
+    base = private_dir(base)
+    if created:
+        # Only mark a folder we created: a user's existing folder keeps its own .gitignore.
+        for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
+            _write_new(base / name, text)
     return base
+
+
+def owned(st: os.stat_result, kind: int) -> bool:
+    """``st`` is of a ``kind`` (``stat.S_IFDIR``, ``S_IFREG``) and owned by this user
+    (always, where the platform has no user ids)."""
+    getuid = getattr(os, "getuid", None)
+    return stat.S_IFMT(st.st_mode) == kind and (getuid is None or st.st_uid == getuid())
+
+
+def _ours(path: Path, kind: int) -> bool:
+    """``path`` itself, not a symlink's target, is :func:`owned`."""
+    try:
+        return owned(os.lstat(path), kind)
+    except OSError:
+        return False
 
 
 class Slot:
     """The paths of one cache entry, identified by ``key`` within an ``area``."""
 
     def __init__(self, base: Path, area: str, key: str) -> None:
-        self.area_dir = base / area
-        self.area_dir.mkdir(parents=True, exist_ok=True)
+        self.area_dir = private_dir(base / area)
         self.key = key
         self.final = self.area_dir / key
         self.lock_path = self.area_dir / f"{key}.lock"
@@ -70,14 +103,24 @@ class Slot:
         return self.final / "tree"
 
     def read_meta(self) -> dict[str, Any] | None:
-        """The published entry's metadata, or None if there is no complete entry."""
+        """The published entry's metadata, or None if there is no complete entry that
+        this user made (a symlink or a foreign file anywhere in it counts as none)."""
+        if not (_ours(self.final, stat.S_IFDIR) and _ours(self.tree, stat.S_IFDIR)):
+            return None
         try:
-            meta = json.loads((self.final / META_NAME).read_text(encoding="utf-8"))
+            fd = os.open(self.final / META_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                if not owned(os.fstat(handle.fileno()), stat.S_IFREG):
+                    return None
+                meta = json.loads(handle.read(_META_MAX).decode("utf-8"))
         except (OSError, ValueError):
             return None
         if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
             return None
-        if meta.get("complete") is not True or not self.tree.is_dir():
+        if meta.get("complete") is not True:
             return None
         return meta
 
@@ -86,8 +129,8 @@ class Slot:
         for pattern in (f"{self.key}.tmp-*", f"{self.key}.old-*"):
             for leftover in self.area_dir.glob(pattern):
                 shutil.rmtree(leftover, ignore_errors=True)
-        if self.final.exists() and self.read_meta() is None:
-            # Published by hand or damaged: not ours to trust, so rebuild it.
+        if os.path.lexists(self.final) and self.read_meta() is None:
+            # Published by hand, planted or damaged: not ours to trust, so rebuild it.
             self._retire(self.final)
 
     def new_temp(self) -> Path:
@@ -97,7 +140,7 @@ class Slot:
         """Mark ``temp`` complete and move it to the final name, replacing any old entry."""
         record = {"format": META_FORMAT, "complete": True, **meta}
         (temp / META_NAME).write_text(json.dumps(record, indent=1), encoding="utf-8")
-        if self.final.exists():
+        if os.path.lexists(self.final):
             self._retire(self.final)
         os.rename(temp, self.final)
 

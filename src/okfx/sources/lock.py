@@ -10,13 +10,18 @@ processes each lock a different file of the same name.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from okfx.errors import UnsafeCacheDir
+from okfx.sources.cache import owned
 
 __all__ = ["hold"]
 
@@ -69,8 +74,31 @@ def hold(lock_path: Path, timeout: float) -> Iterator[bool]:
         state.rlock.release()
 
 
+def _open_lock(lock_path: Path) -> int:
+    """The lock file, created ``0600`` if missing. Never through a symlink (one planted
+    there would make okfx create a file where it points), and only a regular file of
+    this user's; raises :class:`~okfx.errors.UnsafeCacheDir` otherwise."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        fd = os.open(lock_path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EMLINK):
+            raise
+        fd = -1
+    if fd >= 0 and owned(os.fstat(fd), stat.S_IFREG):
+        return fd
+    if fd >= 0:
+        os.close(fd)
+    raise UnsafeCacheDir(
+        f"okfx will not use the lock file {lock_path}: it is a symlink, not a regular file, "
+        "or owned by another user. Remove it (okfx makes a new one), and check who else can "
+        "write to the cache folder.",
+        path=str(lock_path),
+    )
+
+
 def _flock(lock_path: Path, deadline: float, timeout: float) -> int:
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd = _open_lock(lock_path)
     delay = _FIRST_DELAY
     try:
         while True:

@@ -35,7 +35,9 @@ def open_source(
 
     Args:
         spec: a folder or archive path, a git URL, or a ``GitSource``.
-        cache_dir: cache folder; default ``$OKFX_CACHE_DIR``, else ``./.okfx_cache``.
+        cache_dir: cache folder; default ``$OKFX_CACHE_DIR``, else ``sources`` in the user's
+            okfx cache folder (:func:`okfx.sources.cache.default_cache_dir`). It must be
+            private: :class:`~okfx.errors.UnsafeCacheDir` otherwise.
         refresh: clone the newest commit of the ref (or re-extract the archive) even if cached.
         timeout: seconds to wait for the lock, and for each git command.
         limits: caps for archives; ``SourceLimits()`` when None.
@@ -43,7 +45,8 @@ def open_source(
     Raises:
         FileNotFoundError: missing folder, archive or git subdirectory.
         UnsafeSourceError: (a ``ValueError``) a refused URL, subdirectory or symlink.
-        ArchiveError: (a ``ValueError``) an unreadable archive or a refused entry.
+        ArchiveError: (a ``ValueError``) an unreadable archive, a refused entry, or an
+            archive path that is not a regular file (a FIFO).
         ArchiveLimitError: an archive over a ``SourceLimits`` cap.
         GitError: (a ``RuntimeError``) git missing or failing, with git's reason.
         TimeoutError: the lock or a git command took longer than ``timeout``.

@@ -173,10 +173,27 @@ def normalized_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, "", ""))
 
 
+def credential_identity(url: str) -> str:
+    """Whom ``url`` signs in as: its user name and a hash of its password or token (never
+    the secret itself), or ``""`` without credentials."""
+    match = _SCHEME.match(url)
+    netloc = url[match.end() :].split("/", 1)[0] if match else ""
+    userinfo, at, _host = netloc.rpartition("@")
+    if not at:
+        return ""
+    user, _, secret = unquote(userinfo).partition(":")
+    hashed = hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest() if secret else ""
+    return f"{user}\n{hashed}"
+
+
 def git_cache_key(source: GitSource) -> str:
-    """Cache folder name for (repository, ref): a hash, never URL text, so no secret leaks."""
-    identity = f"git\n{normalized_url(source.url)}\n{source.ref or ''}"
-    return hashlib.sha256(identity.encode("utf-8")).hexdigest()[:32]
+    """Cache folder name for (repository, ref, credentials): a hash, never URL text, so no
+    secret leaks. Credentials are part of it, so a clone made with one user's token is
+    never served for a URL with other credentials, or none."""
+    identity = "\n".join(
+        ("git", normalized_url(source.url), source.ref or "", credential_identity(source.url))
+    )
+    return hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def git_default_name(source: GitSource) -> str:
