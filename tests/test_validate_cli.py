@@ -118,7 +118,8 @@ def test_github_format_annotates_each_problem_on_its_file(
         "body link to /gone.md (line 4) does not exist"
     )
     assert (
-        lines[2] == f"{root.name}: NOT conformant with OKF v0.2 (1 concepts, 1 errors, 1 warnings)"
+        lines[2]
+        == f"okfx: {root.name}: NOT conformant with OKF v0.2 (1 concepts, 1 errors, 1 warnings)"
     )
 
 

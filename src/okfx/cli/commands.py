@@ -9,7 +9,6 @@ argument, an unsafe path).
 from __future__ import annotations
 
 import gc
-import json
 import logging
 import os
 import re
@@ -27,6 +26,7 @@ from okfx.bundle.validate import why_empty
 from okfx.cli import render, webserve
 from okfx.cli.executors import executor_options, executor_settings
 from okfx.cli.progress import status
+from okfx.cli.terminal import json_text, visible, visible_data
 from okfx.errors import OKFError
 from okfx.gcpause import freeze_after_loads
 from okfx.tools.manager import KnowledgeManager
@@ -70,7 +70,8 @@ def _load(source: str) -> Bundle:
     except FileNotFoundError as exc:
         raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
     except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:
-        raise click.ClickException(f"cannot load {source}: {exc}") from exc
+        # a git remote's error output, an archive's entry names: not the terminal's to obey
+        raise click.ClickException(visible(f"cannot load {source}: {exc}")) from exc
 
 
 _semantic_flags = [
@@ -134,11 +135,11 @@ def _finish(payload: dict[str, Any], as_json: bool, show: Callable[[dict[str, An
     err = payload.get("error")
     code = 0 if not err else 2 if err.get("code") in USAGE_CODES else 1
     if as_json:
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(json_text(payload))
     elif err:
-        click.echo(render.error(payload), err=True)
+        click.echo(render.error(visible_data(payload)), err=True)
     else:
-        click.echo(show(payload))
+        click.echo(show(visible_data(payload)))  # bundle text cannot drive the terminal
     sys.exit(code)
 
 
@@ -297,7 +298,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     loaded = _load(bundle)
     report = validate_bundle(loaded)
     if fmt == "json":
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(json_text(report.to_dict()))
     elif fmt == "github":
         root = _display_root(named_source(bundle)[1], loaded)
         click.echo(render.github_annotations(report, root, strict))
@@ -634,8 +635,10 @@ def serve(
     for loaded in manager.bundles.values():
         if not len(loaded):  # served anyway, but an agent would find nothing: say why
             click.echo(
-                f"okfx: bundle {loaded.name!r} has 0 concepts: {why_empty(loaded)} "
-                f"(okfx validate {loaded.root} lists the problems)",
+                visible(
+                    f"okfx: bundle {loaded.name!r} has 0 concepts: {why_empty(loaded)} "
+                    f"(okfx validate {loaded.root} lists the problems)"
+                ),
                 err=True,
             )
     gc.freeze()

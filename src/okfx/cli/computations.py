@@ -20,6 +20,7 @@ from okfx.attest.values import from_text
 from okfx.attest.verdict import STALE_POLICIES
 from okfx.cli.commands import _finish, _load, cli
 from okfx.cli.executors import pairs
+from okfx.cli.terminal import json_text, visible_data
 from okfx.errors import OKFError
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.toolbox import Toolbox
@@ -200,7 +201,7 @@ def attest_cmd(
     if "error" in payload:
         _finish(payload, as_json, render_verdict)
     if as_json:
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        click.echo(json_text(payload))
     else:
-        click.echo(render_verdict(payload))
+        click.echo(render_verdict(visible_data(payload)))
     sys.exit(0 if payload["display"] else 1)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from okfx.cli.terminal import visible
+
 if TYPE_CHECKING:
     from okfx.bundle.validate import ConformanceReport
     from okfx.tools.manager import KnowledgeManager
@@ -266,7 +268,7 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
     ``token`` is the text to show in the client config (the caller hides the real one when
     stderr is not a terminal), ``None`` when the server takes no token.
     """
-    names = ", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values())
+    names = visible(", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values()))
     server: dict[str, Any] = {"type": "http", "url": url}
     add = f"claude mcp add --transport http okfx {url}"
     if token is not None:
@@ -294,7 +296,7 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
     (``everything``: all of them). ``strict``: warnings fail the check too."""
     passed = result.passes(strict)
     mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")
-    lines = [f"{mark} {result.summary()}"]
+    lines = [f"{mark} {visible(result.summary())}"]
     if result.conformant and not passed:
         lines.append("  --strict: the warnings below fail the check")
     cut = False
@@ -303,7 +305,7 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
         tag = click.style(f"{found.severity}[{found.code}]", fg=colour)
         lines.append(f"  {tag} ×{found.count}  {_dim(found.explanation)}".rstrip())
         shown = found.problems if everything else found.problems[:REPORT_EXAMPLES]
-        lines.extend(f"      {p.path}: {p.message}" for p in shown)
+        lines.extend(f"      {visible(f'{p.path}: {p.message}')}" for p in shown)
         more = found.count - len(shown)
         if more and everything:
             lines.append(_dim(f"      … {more} more counted but not recorded (max_warnings)"))
@@ -314,7 +316,9 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
         paths = result.excluded if everything else result.excluded[:REPORT_EXAMPLES]
         more = len(result.excluded) - len(paths)
         names = ", ".join(paths) + (f" and {more} more" if more else "")
-        lines.append(f"  excluded {len(result.excluded)} files (exclude patterns): {names}")
+        lines.append(
+            f"  excluded {len(result.excluded)} files (exclude patterns): {visible(names)}"
+        )
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
     return "\n".join(lines)
@@ -322,8 +326,11 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
 
 def _workflow_data(text: str) -> str:
     # GitHub's workflow-command escapes: a line break in bundle text (a file name, a
-    # frontmatter value quoted in a message) must not start a command of its own.
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # frontmatter value quoted in a message) must not start a command of its own. The
+    # runner also reads a legacy "##[command]" anywhere in a line: break that up too.
+    # Control characters are shown, as on a terminal (the log viewer obeys colours).
+    escaped = visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return escaped.replace("##[", "##%5B")
 
 
 def _workflow_property(text: str) -> str:
@@ -333,8 +340,9 @@ def _workflow_property(text: str) -> str:
 def github_annotations(result: ConformanceReport, root: str, strict: bool = False) -> str:
     """The report as GitHub Actions workflow commands: ``::error`` / ``::warning`` per
     problem on the file it concerns (``root`` + the bundle path; ``root`` relative to the
-    repository, or empty), then the verdict as a plain line (``strict`` as in
-    :func:`report`)."""
+    repository, or empty), then the verdict as a plain line that starts ``okfx:``
+    (``strict`` as in :func:`report`). Every bundle-derived string is escaped: no line
+    starts with ``::`` unless okfx wrote the command."""
     lines = []
     for label, problems in (("error", result.errors), ("warning", result.warnings)):
         for problem in problems:
@@ -345,8 +353,11 @@ def github_annotations(result: ConformanceReport, root: str, strict: bool = Fals
                 f"{_workflow_data(problem.message)}"
             )
     failed_by_strict = result.conformant and not result.passes(strict)
+    # A plain line, opened by okfx's own words: the summary starts with the bundle's
+    # name, which could otherwise start a workflow command ("::error title=x::forged").
     lines.append(
-        _workflow_data(result.summary())
+        "okfx: "
+        + _workflow_data(result.summary())
         + ("; --strict: the warnings fail the check" if failed_by_strict else "")
     )
     return "\n".join(lines)

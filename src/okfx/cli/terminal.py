@@ -1,0 +1,55 @@
+"""Bundle text made safe to print on a terminal.
+
+A terminal acts on control characters: an escape sequence in a title or a body can set
+the window title, write the clipboard (OSC 52), plant a hidden hyperlink, move the cursor
+or clear the screen. Everything the CLI prints for people goes through :func:`visible`,
+which shows such characters the way ``cat -v`` does (``ESC`` as ``^[``, ``DEL`` as
+``^?``, the C1 control ``U+009B`` as ``M-^[``), piped or not. Newlines and tabs stay, as
+layout. ``--json`` output stays exact: :func:`json_text` also escapes the characters JSON
+may leave raw (``DEL`` and the C1 controls) as ``\\u`` sequences, which read back the same.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+__all__ = ["json_text", "visible", "visible_data"]
+
+_T = TypeVar("_T")
+
+_SHOWN: dict[int, str] = {code: "^" + chr(code + 64) for code in range(32)}
+_SHOWN[0x7F] = "^?"
+_SHOWN.update({code: "M-^" + chr(code - 0x80 + 64) for code in range(0x80, 0xA0)})
+del _SHOWN[ord("\n")], _SHOWN[ord("\t")]
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character but newline and tab shown as ``cat -v``
+    does, so printing it cannot drive the terminal."""
+    return text.translate(_SHOWN)
+
+
+def visible_data(value: _T) -> _T:
+    """A copy of a tool payload (dicts, lists, strings) with :func:`visible` applied to
+    every string, keys included: what a renderer then prints is safe."""
+    return _visible(value)  # type: ignore[no-any-return]
+
+
+def _visible(value: Any) -> Any:
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {_visible(k): _visible(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_visible(v) for v in value]
+    return value
+
+
+_JSON_RAW = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0))}
+
+
+def json_text(payload: Any) -> str:
+    """``payload`` as the CLI's ``--json`` prints it: indented, non-ASCII as is, and no
+    control character raw (``json.dumps`` escapes C0 but not ``DEL`` or C1)."""
+    return json.dumps(payload, indent=2, ensure_ascii=False).translate(_JSON_RAW)
