@@ -130,6 +130,27 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         [rep(" ", "\n"), rep(" ", "\n\n"), rep("\n \n"), rep(" ", "\n\n", "\n"), rep("\n\t")],
     ),
     "okfx.bundle.links._FOOTNOTE": ("scan", [rep("a", "[^"), rep("[^"), rep("[^a")]),
+    "okfx.bundle.links._FOOTNOTE_DEF": (
+        "scan",
+        [rep("\n[^"), rep("a", "\n[^"), rep("\n   [^a]"), rep("\n[^a]")],
+    ),
+    "okfx.bundle.wikilinks._WIKILINK": (
+        "scan",
+        [
+            rep("[["),
+            rep("a", "[["),
+            rep("a", "[[a#"),
+            rep("a", "[[a|"),
+            rep("[[a]"),
+            rep("[[a|b"),
+            rep("#", "[[a"),
+            rep("|", "[[a#b"),
+        ],
+    ),
+    "okfx.bundle.scope._OKF_VERSION": (
+        "scan",
+        [rep(" ", "okf_version", "x"), rep("okf_version \n"), rep("a", "okf_version: ")],
+    ),
     "okfx.bundle.links._BACKTICKS": ("scan", [rep("`"), rep("`a")]),
     "okfx.bundle.links._TILDES": ("scan", [rep("~"), rep("~a")]),
     "okfx.bundle.links._SINGLE_TICK_SPAN": ("scan", [rep("a", "`"), rep("`a"), rep("a`")]),
@@ -188,6 +209,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
     "okfx.search.analyzer._RUNS": ("scan", [rep("a1"), rep("a")]),
     "okfx.search.snippets._ALNUM": ("scan", [rep("_"), rep(" ")]),
+    "okfx.search.cjk._CJK": ("scan", [rep("a"), rep("\u00e9")]),
+    "okfx.search.cjk._CJK_RUN": ("scan", [rep("\u4e2d"), rep("\u4e2da")]),
+    "okfx.search.suggest._SEPARATORS": ("scan", [rep("_"), rep("a_"), rep(" "), rep("a")]),
+    "okfx.cli.commands._NAMED": ("fullmatch", [rep("a", tail="="), rep("a="), rep("=", "a")]),
     "okfx.search.grep._TEXT_ANCHORED": ("scan", [rep("\\"), rep("a", "(?")]),
     "okfx.tools.views._HEADING": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
     "okfx.trust._ACTOR": (

@@ -70,6 +70,16 @@ def test_a_link_flood_in_one_body_is_not_held_in_memory_before_the_cap(tmp_path:
     assert peak < 16, f"scanning one body held {peak:.0f} MiB"
 
 
+def test_a_wikilink_flood_is_not_held_in_memory_before_the_cap(tmp_path: Path) -> None:
+    body = "".join(f"[[gone{i}]] " for i in range(150_000))  # 1.8 MB
+    root = write(tmp_path / "b", {"a.md": concept(body=body)})
+    limits = Limits(max_links_per_concept=100, max_warnings=10)
+    bundle, peak = peak_mib(lambda: Bundle.load(root, limits=limits, wikilinks=True))
+    assert isinstance(bundle, Bundle) and len(bundle.concept("a").links) == 100
+    assert "too_many_links" in codes(bundle, "/a.md")
+    assert peak < 12, f"scanning wikilinks held {peak:.0f} MiB"
+
+
 def test_link_memory_is_bounded_by_max_links(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {
         f"c{i}.md": concept(body=links_body(2_000, f"/gone{i}/t")) for i in range(30)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from operator import itemgetter
 from urllib.parse import unquote
 
@@ -364,15 +364,16 @@ def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], l
     return found, footnotes
 
 
-def matches_outside_code(body: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+def matches_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
     """Matches of ``pattern`` in ``body`` that start outside code (fenced and indented
     blocks, code spans) and HTML comments, in order: where :func:`scan_markdown` looks
-    for links, for other link syntaxes (:mod:`okfx.bundle.wikilinks`)."""
-    found: list[re.Match[str]] = []
+    for links, for other link syntaxes (:mod:`okfx.bundle.wikilinks`). Found one at a
+    time, so a caller that stops early never holds the rest."""
     for start, end in _prose_segments(body):
         mask = _Mask(body, start, end)
-        found.extend(m for m in pattern.finditer(body, start, end) if not mask.covers(m.start()))
-    return found
+        for m in pattern.finditer(body, start, end):
+            if not mask.covers(m.start()):
+                yield m
 
 
 def nfc_index(paths: Iterable[str]) -> dict[str, str]:
