@@ -49,7 +49,7 @@ def test_read_concept_returns_header_and_body(box: Toolbox) -> None:
     assert result["path"] == "/metrics/dock-availability.md"
     assert result["trust_tier"] == "human-reviewed"
     assert result["status"] == "stable" and result["stale"] is False
-    assert result["frontmatter"]["type"] == "Metric"
+    assert result["type"] == "Metric" and "type" not in result["extensions"]
     assert result["body"] and result["truncated"] is False and result["next_offset"] is None
     json.dumps(result)  # JSON-able
 

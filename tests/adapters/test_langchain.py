@@ -129,7 +129,7 @@ def test_read_concept_result_reaches_the_model_as_json_with_the_dict_as_artifact
     assert result["path"] == CONCEPT_PATH
     assert result["title"] == TITLE
     assert result["trust_tier"] == FRONTMATTER_TEXT
-    assert result["frontmatter"]["type"] == "Metric"
+    assert result["type"] == "Metric" and "type" not in result["extensions"]
     assert BODY_TEXT in result["body"]
     assert message.artifact == result
 

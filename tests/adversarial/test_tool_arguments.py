@@ -242,10 +242,10 @@ def test_tags_and_filters_accept_odd_but_valid_values(box: Toolbox) -> None:
 
 
 def test_tool_answers_are_fresh_and_independent(tmp_path: Path) -> None:
-    root = write(tmp_path / "b", {"a.md": concept(title="alpha")})
+    root = write(tmp_path / "b", {"a.md": concept(title="alpha", owner="team")})
     box = Toolbox(Bundle.load(root))
     first = call(box, "read_concept", path="a")
-    first["frontmatter"]["type"] = "changed by the caller"
+    first["extensions"]["owner"] = "changed by the caller"
     first["tags"].append("x")
     again = call(box, "read_concept", path="a")
-    assert again["frontmatter"]["type"] == "Metric" and again["tags"] == []
+    assert again["extensions"]["owner"] == "team" and again["tags"] == []

@@ -1,7 +1,9 @@
 """The one place tool payloads are built, so keys cannot drift between tools.
 
 Every payload that carries bundle text says ``content_is_untrusted_data: true``: concept
-text is data written by whoever produced the bundle, never instructions.
+text is data written by whoever produced the bundle, never instructions. Every
+bundle-derived field is cut at its cap (:mod:`okfx.tools.caps`), and no field is given
+twice: ``extensions`` holds only the frontmatter keys the header does not show already.
 """
 
 from __future__ import annotations
@@ -12,8 +14,23 @@ from typing import Any
 
 from okfx.errors import NotFound, OKFError
 from okfx.model import Computation, Concept, Generated, Link, Source
+from okfx.tools.caps import (
+    DESCRIPTION_CHARS,
+    EXTENSION_CHARS,
+    INLINE_CHARS,
+    ITEMS,
+    LABEL_CHARS,
+    MESSAGE_CHARS,
+    TITLE_CHARS,
+    TYPE_CHARS,
+    VALUE_CHARS,
+    clip,
+    clip_items,
+    json_chars,
+)
 
 __all__ = [
+    "SHOWN_KEYS",
     "UNTRUSTED",
     "concept_header",
     "concept_row",
@@ -27,6 +44,16 @@ __all__ = [
 
 UNTRUSTED = "content_is_untrusted_data"
 _MAX_DEPTH = 32
+#: Frontmatter keys the header shows in a field of its own (normalised): they are never
+#: repeated under ``extensions``.
+SHOWN_KEYS = frozenset(
+    {
+        "type", "title", "description", "resource", "tags", "status", "stale_after",
+        "sources", "usage_window", "generated", "verified", "timestamp", "runtime",
+        "parameters", "computation", "executor", "attester",
+    }
+)  # fmt: skip
+_EXTENSION_DEPTH = 6
 
 
 def iso(value: datetime | date | None) -> str | None:
@@ -75,26 +102,38 @@ def notices(concept: Concept, stale: bool) -> list[str]:
 
 
 def concept_row(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]:
-    """The L1 frontmatter row: never a body."""
-    return {
+    """The L1 frontmatter row: never a body; each field within its cap, and ``cut``
+    (only when something was) naming the lists that were shortened."""
+    cut: list[str] = []
+    tags = clip_items(list(concept.tags), ITEMS, "tags", cut)
+    row = {
         "bundle": bundle,
         "path": concept.path,
-        "type": concept.type,
-        "title": concept.title,
-        "description": concept.description,
-        "tags": list(concept.tags),
+        "type": clip(concept.type, TYPE_CHARS),
+        "title": clip(concept.title, TITLE_CHARS),
+        "description": clip(concept.description, DESCRIPTION_CHARS),
+        "tags": [clip(tag, LABEL_CHARS) for tag in tags],
         "status": concept.status,
         "trust_tier": concept.trust_tier,
         "stale": stale,
     }
+    if cut:
+        row["cut"] = cut
+    return row
+
+
+def _value(text: str | None) -> str | None:
+    return None if text is None else clip(text, VALUE_CHARS)
 
 
 def _source(source: Source) -> dict[str, Any]:
-    out: dict[str, Any] = {"resource": source.resource}
-    for key in ("id", "title", "author", "usage_count"):
+    out: dict[str, Any] = {"resource": clip(source.resource, VALUE_CHARS)}
+    for key in ("id", "title", "author"):
         value = getattr(source, key)
         if value is not None:
-            out[key] = value
+            out[key] = clip(value, VALUE_CHARS)
+    if source.usage_count is not None:
+        out["usage_count"] = source.usage_count
     if source.last_modified is not None:
         out["last_modified"] = iso(source.last_modified)
     if source.usage_window is not None:
@@ -109,23 +148,29 @@ def _generated(generated: Generated) -> dict[str, Any]:
     """What is known of ``generated``: ``by`` and ``at`` only when they were readable."""
     out: dict[str, Any] = {}
     if generated.by is not None:
-        out["by"] = generated.by
+        out["by"] = clip(generated.by, VALUE_CHARS)
     if generated.at is not None:
         out["at"] = iso(generated.at)
     out["legacy_timestamp"] = generated.legacy
     return out
 
 
-def _computation(c: Computation) -> dict[str, Any]:
+def _computation(c: Computation, cut: list[str]) -> dict[str, Any]:
+    parameters = clip_items(list(c.parameters), ITEMS, "computation.parameters", cut)
+    receipt = clip_items(list(c.receipt), ITEMS, "computation.executor.receipt", cut)
     return {
-        "runtime": c.runtime,
+        "runtime": _value(c.runtime),
         "parameters": [
-            {"name": p.name, "type": p.type, "required": p.required} for p in c.parameters
+            {"name": clip(p.name, VALUE_CHARS), "type": _value(p.type), "required": p.required}
+            for p in parameters
         ],
-        "computation": c.computation_path,
-        "inline_computation": c.inline,
-        "executor": {"resource": c.executor_resource, "receipt": list(c.receipt)},
-        "attester": {"resource": c.attester_resource},
+        "computation": _value(c.computation_path),
+        "inline_computation": None if c.inline is None else clip(c.inline, INLINE_CHARS),
+        "executor": {
+            "resource": _value(c.executor_resource),
+            "receipt": [clip(r, VALUE_CHARS) for r in receipt],
+        },
+        "attester": {"resource": _value(c.attester_resource)},
         "note": (
             "Supply values for the declared parameters only; never author or edit the "
             "computation. Bind values with prepare_computation and attest a run's receipt with "
@@ -135,32 +180,83 @@ def _computation(c: Computation) -> dict[str, Any]:
 
 
 def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]:
-    """The L2 metadata header: the row plus provenance, trust, lifecycle and contract."""
+    """The L2 metadata header: the row plus provenance, trust, lifecycle and contract,
+    then ``extensions``: the frontmatter keys shown nowhere else (each field capped, see
+    :mod:`okfx.tools.caps`; ``cut`` names the lists that were shortened)."""
     header = concept_row(bundle, concept, stale)
+    cut: list[str] = header.pop("cut", [])
     generated = concept.generated
+    verified = clip_items(list(concept.verified), ITEMS, "verified", cut)
+    sources = clip_items(list(concept.sources), ITEMS, "sources", cut)
+    citations = clip_items(list(concept.citations), ITEMS, "citations", cut)
     header.update(
         {
-            "resource": concept.resource,
+            "resource": _value(concept.resource),
             "stale_after": iso(concept.stale_after),
             "generated": None if generated is None else _generated(generated),
-            "verified": [{"by": v.by, "at": iso(v.at)} for v in concept.verified],
+            "verified": [{"by": clip(v.by, VALUE_CHARS), "at": iso(v.at)} for v in verified],
             "last_verified": iso(concept.last_verified),
-            "sources": [_source(s) for s in concept.sources],
+            "sources": [_source(s) for s in sources],
             "usage_window": None
             if concept.usage_window is None
             else {"from": iso(concept.usage_window.start), "to": iso(concept.usage_window.end)},
             "citations": [
-                {"footnote": label, "source": concept.source_for(label) is not None}
-                for label in concept.citations
+                {
+                    "footnote": clip(label, LABEL_CHARS),
+                    "source": concept.source_for(label) is not None,
+                }
+                for label in citations
             ],
             "computation": None
             if concept.computation is None
-            else _computation(concept.computation),
+            else _computation(concept.computation, cut),
             "notices": notices(concept, stale),
-            "frontmatter": jsonable(concept.frontmatter),
+            "extensions": _extensions(concept.frontmatter, cut),
         }
     )
+    if cut:
+        header["cut"] = cut
     return header
+
+
+def _extensions(frontmatter: dict[str, Any], cut: list[str]) -> dict[str, Any]:
+    """The frontmatter keys not in :data:`SHOWN_KEYS` (spec §4.1 extensions), JSON-safe,
+    each value capped, all of them within :data:`~okfx.tools.caps.EXTENSION_CHARS`."""
+    out: dict[str, Any] = {}
+    keys = [k for k in frontmatter if str(k) not in SHOWN_KEYS]
+    used = 2
+    for key in keys:
+        value = _capped(frontmatter[key], 1)
+        used += json_chars({str(key): value})
+        if used > EXTENSION_CHARS:
+            cut.append(
+                f"extensions: {len(out)} of {len(keys)} keys shown (they stop at "
+                f"{EXTENSION_CHARS} characters)"
+            )
+            break
+        out[clip(str(key), LABEL_CHARS)] = value
+    return out
+
+
+def _capped(value: Any, depth: int) -> Any:
+    """:func:`jsonable` with every string, list and mapping within its cap."""
+    if depth > _EXTENSION_DEPTH:
+        return "…[cut: nested deeper]"
+    if isinstance(value, str):
+        return clip(value, VALUE_CHARS)
+    if isinstance(value, dict):
+        pairs = list(value.items())
+        shown = {clip(str(k), LABEL_CHARS): _capped(v, depth + 1) for k, v in pairs[:ITEMS]}
+        if len(pairs) > ITEMS:
+            shown["…"] = f"[cut: {len(pairs) - ITEMS} more keys]"
+        return shown
+    if isinstance(value, list | tuple | set | frozenset):
+        items = list(value)
+        shown_items = [_capped(v, depth + 1) for v in items[:ITEMS]]
+        if len(items) > ITEMS:
+            shown_items.append(f"…[cut: {len(items) - ITEMS} more items]")
+        return shown_items
+    return jsonable(value)
 
 
 def link_payload(link: Link, target_meta: dict[str, Any] | None, other_end: str) -> dict[str, Any]:
@@ -168,7 +264,7 @@ def link_payload(link: Link, target_meta: dict[str, Any] | None, other_end: str)
     out: dict[str, Any] = {
         "path": other_end,
         "field": link.field,
-        "text": link.text,
+        "text": clip(link.text, LABEL_CHARS),
         "line": link.line or None,
         "exists": link.exists,
     }
@@ -190,9 +286,10 @@ def internal_error(tool: str) -> dict[str, Any]:
 
 def error_payload(exc: OKFError) -> dict[str, Any]:
     """``{"error": {"code", "message", ...}}`` for any library error."""
-    error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    # Messages quote what was asked for and suggestions name bundle files: both capped.
+    error: dict[str, Any] = {"code": exc.code, "message": clip(exc.message, MESSAGE_CHARS)}
     if isinstance(exc, NotFound) and exc.suggestions:
-        error["did_you_mean"] = exc.suggestions
+        error["did_you_mean"] = [clip(s, VALUE_CHARS) for s in exc.suggestions[:ITEMS]]
         # Suggestions (paths, titles, headings) are bundle text too.
         return {"error": error, UNTRUSTED: True}
     return {"error": error}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextvars
 import re
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
 from okfx.bundle.bundle import Bundle
@@ -18,6 +19,18 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.suggest import closest
+from okfx.tools.caps import (
+    DESCRIPTION_CHARS,
+    EDGES,
+    RESULT_CHARS,
+    TITLE_CHARS,
+    TYPE_CHARS,
+    VALUE_CHARS,
+    clip,
+    fit_text,
+    leave_out,
+    note,
+)
 from okfx.tools.folders import folder_listing
 from okfx.tools.payloads import UNTRUSTED, concept_header, concept_row, link_payload
 from okfx.tools.prompt import index_summary
@@ -86,13 +99,15 @@ def bundles(box: Toolbox) -> dict[str, Any]:
         {
             "name": b.name,
             "concepts": len(b),
-            "okf_version": b.okf_version,
+            "okf_version": None if b.okf_version is None else clip(b.okf_version, VALUE_CHARS),
             "warnings": sum(b.problem_counts().values()),  # exact, past max_warnings too
             "index": index_summary(b, 600),
         }
         for b in box.manager.bundles.values()
     ]
-    return {"bundles": rows, UNTRUSTED: True}
+    payload = {"bundles": rows, UNTRUSTED: True}
+    leave_out(payload, "bundles", "bundles", "read each bundle's index with read_concept")
+    return payload
 
 
 def list_rows(
@@ -123,18 +138,21 @@ def list_rows(
     )
     chosen = b.facets().select(b.name, spec, offset_, limit_)
     rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
-    next_offset = chosen.offset + len(rows)
-    _event(found=bool(rows), hits=len(rows))
-    return {
+    payload = {
         "bundle": b.name,
         "total": chosen.total,
         "offset": chosen.offset,
-        "next_offset": next_offset if next_offset < chosen.total else None,
+        "next_offset": None,
         "concepts": rows,
         "hidden": chosen.hidden,
         "notice": hidden_notice(chosen.hidden),
         UNTRUSTED: True,
     }
+    kept = leave_out(payload, "concepts", "rows", "continue from next_offset")
+    next_offset = chosen.offset + kept
+    payload["next_offset"] = next_offset if next_offset < chosen.total else None
+    _event(found=bool(kept), hits=kept)
+    return payload
 
 
 # -- search and grep -------------------------------------------------------------------------
@@ -167,10 +185,17 @@ def search(
         now=box.now(),
     )
     payload: dict[str, Any] = results.to_dict()
-    hits = payload.get("hits", [])
-    _event(found=bool(hits), query=text, hits=len(hits))
+    for hit in payload["hits"]:
+        hit.update(
+            title=clip(hit["title"], TITLE_CHARS),
+            type=clip(hit["type"], TYPE_CHARS),
+            description=clip(hit["description"], DESCRIPTION_CHARS),
+            snippet=clip(hit["snippet"], VALUE_CHARS),
+        )
     payload["query"] = text
     payload[UNTRUSTED] = True
+    kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
+    _event(found=bool(kept), query=text, hits=kept)
     return payload
 
 
@@ -206,10 +231,12 @@ def grep(
         now=box.now(),
     )
     payload = result.to_dict()
-    matches = payload.get("matches", [])
-    _event(found=bool(matches), query=text, hits=len(matches))
+    for match in payload["matches"]:
+        match["text"] = clip(match["text"], VALUE_CHARS)
     payload["pattern"] = text
     payload[UNTRUSTED] = True
+    kept = leave_out(payload, "matches", "matches", "narrow the pattern or the filters")
+    _event(found=bool(kept), query=text, hits=kept)
     return payload
 
 
@@ -227,7 +254,7 @@ def _section(body: str, heading: str) -> str:
                 end = later.start()
                 break
         return body[match.start() : end]
-    available = [heading_text(m.group(2)) for m in headings][:30]
+    available = [clip(heading_text(m.group(2)), TITLE_CHARS) for m in headings[:30]]
     near = closest(heading, available)  # the closest first, then the others in order
     raise NotFound(
         f"no section {heading!r}; headings: {available}",
@@ -243,6 +270,8 @@ def read(
     listing = folder_listing(b, raw or "", box.now())
     if listing is not None:  # a folder without index.md
         _event(path=listing["path"], found=True)
+        where = f"list_concepts(directory={listing['path']!r}) pages through them all"
+        leave_out(listing, "concepts", "concepts", where)
         return listing
     doc = b.document(raw)
     _event(path=doc.path)
@@ -252,8 +281,6 @@ def read(
     heading = _text(section, "section", optional=True)
     text = _section(doc.body, heading) if heading else doc.body
     start = min(start, len(text))
-    chunk = text[start : start + cap]
-    rest = max(len(text) - start - len(chunk), 0)
     payload: dict[str, Any]
     if isinstance(doc, Concept):
         payload = concept_header(b.name, doc, doc.is_stale(box.now()))
@@ -264,17 +291,24 @@ def read(
             "path": doc.path,
             "kind": "index" if isinstance(doc, IndexFile) else "log",
         }
+    headings = [m.group(2) for m in islice(_HEADING.finditer(doc.body), 50)]
     payload.update(
         {
             "section": heading,
-            "headings": [heading_text(m.group(2)) for m in _HEADING.finditer(doc.body)][:50],
-            "body": chunk,
+            "headings": [clip(heading_text(h), TITLE_CHARS) for h in headings],
+            "body": text[start : start + cap],
             "body_chars": len(text),
             "offset": start,
-            "truncated": rest > 0,
-            "next_offset": start + len(chunk) if rest else None,
+            "truncated": False,
+            "next_offset": None,
+            "truncation": "",
         }
     )
+    # The header and the body together stay within the result budget (okfx.tools.caps).
+    chunk = payload["body"] = fit_text(payload, "body", RESULT_CHARS - 512)
+    rest = max(len(text) - start - len(chunk), 0)
+    payload.update(truncated=rest > 0, next_offset=start + len(chunk) if rest else None)
+    del payload["truncation"]
     if rest:
         payload["truncation"] = (
             f"[cut: {rest} more characters; call read_concept(path={doc.path!r}, "
@@ -296,8 +330,8 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         found = b.get(target)
         if isinstance(found, Concept):
             return {
-                "title": found.title,
-                "type": found.type,
+                "title": clip(found.title, TITLE_CHARS),
+                "type": clip(found.type, TYPE_CHARS),
                 "status": found.status,
                 "trust_tier": found.trust_tier,
                 "stale": found.is_stale(now),
@@ -311,28 +345,44 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
             return {"title": target.rstrip("/").rsplit("/", 1)[-1] + "/", "type": "folder"}
         return None
 
-    def edges(links: tuple[Link, ...], outbound: bool) -> list[dict[str, Any]]:
+    cut: list[str] = []
+
+    def edges(links: tuple[Link, ...], outbound: bool, name: str) -> list[dict[str, Any]]:
         seen: set[tuple[str, str]] = set()
-        out = []
+        out: list[dict[str, Any]] = []
         for link in links:
             other = link.target if outbound else link.source
             if (other, link.field) in seen:
                 continue
             seen.add((other, link.field))
+            if len(out) == EDGES:  # count the rest, build no more of them
+                more = len({(lk.target if outbound else lk.source, lk.field) for lk in links})
+                cut.append(f"{name}: the first {EDGES} of {more} shown")
+                break
             out.append(link_payload(link, meta(other), other))
         return out
 
     payload: dict[str, Any] = {"bundle": b.name, "path": doc.path}
     if isinstance(doc, Concept):
-        payload.update({"title": doc.title, "type": doc.type, "status": doc.status})
+        payload.update(
+            {
+                "title": clip(doc.title, TITLE_CHARS),
+                "type": clip(doc.type, TYPE_CHARS),
+                "status": doc.status,
+            }
+        )
     payload.update(
         {
-            "outbound": edges(around.outbound, True),
-            "backlinks": edges(around.backlinks, False),
-            "unresolved": edges(around.unresolved, True),
+            "outbound": edges(around.outbound, True, "outbound"),
+            "backlinks": edges(around.backlinks, False, "backlinks"),
+            "unresolved": edges(around.unresolved, True, "unresolved"),
             UNTRUSTED: True,
         }
     )
+    for text in cut:
+        note(payload, text)
+    for key in ("backlinks", "unresolved", "outbound"):  # the least wanted go first
+        leave_out(payload, key, key, "read the concept for its links")
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload
 
