@@ -200,6 +200,44 @@ CASES = [
             {"c.md": "---\ntype: A\nruntime: x\n---\n# Computation\n\n" + "~" * 4000 + "`\n"},
         ),
     ),
+    # Hostile shapes of under 10 MB (issue 16: the worst load time and memory they reach).
+    Case(
+        "links-under-10mb",
+        "110 concepts x 5,000 distinct broken links (9.6 MB)",
+        lambda root: write_files(
+            root,
+            {
+                f"c{i:03}.md": concept(body="".join(f"[a](/t{i}-{j}.md) " for j in range(5000)))
+                for i in range(110)
+            },
+        ),
+    ),
+    Case(
+        "yaml-objects-under-10mb",
+        "40 concepts, each a 250 KB frontmatter list of one-key mappings (10 MB)",
+        many(
+            "---\ntype: A\nx:\n" + "  - {k: v}\n" * (250_000 // 12) + "---\n",
+            40,
+        ),
+    ),
+    Case(
+        "tiny-concepts-under-10mb",
+        "400,000 concepts of 16 bytes each in 400 folders (6.4 MB)",
+        lambda root: write_files(
+            root, {f"d{i % 400:03}/c{i:06}.md": "---\ntype: A\n---\n" for i in range(400_000)}
+        ),
+    ),
+    Case(
+        "footnotes-under-10mb",
+        "150 concepts x 5,000 distinct unknown footnotes (8 MB)",
+        lambda root: write_files(
+            root,
+            {
+                f"c{i:03}.md": concept(body="".join(f"[^n{i}x{j}] " for j in range(5000)))
+                for i in range(150)
+            },
+        ),
+    ),
     Case(
         "deep-brackets-x20",
         "20 files, each '[' x 100,000 (open bug: slow pure-Python fallback)",

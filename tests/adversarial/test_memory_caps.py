@@ -80,6 +80,20 @@ def test_a_wikilink_flood_is_not_held_in_memory_before_the_cap(tmp_path: Path) -
     assert peak < 12, f"scanning wikilinks held {peak:.0f} MiB"
 
 
+def test_a_warning_flood_is_counted_not_held_while_a_batch_is_parsed(tmp_path: Path) -> None:
+    files: dict[str, str | bytes] = {
+        f"c{i:03}.md": concept(body="".join(f"[^n{i}x{j}] " for j in range(5_000)))
+        for i in range(60)
+    }
+    root = write(tmp_path / "b", files)  # 300,000 unknown footnotes
+    limits = Limits(max_warnings=10)
+    bundle, peak = peak_mib(lambda: Bundle.load(root, limits=limits, state_cache=False))
+    assert isinstance(bundle, Bundle)
+    assert bundle.problem_counts()["unknown_footnote"] == 300_000
+    # Holding every message of a batch until it is replayed took about 90 MiB.
+    assert peak < 55, f"{peak:.0f} MiB"
+
+
 def test_link_memory_is_bounded_by_max_links(tmp_path: Path) -> None:
     files: dict[str, str | bytes] = {
         f"c{i}.md": concept(body=links_body(2_000, f"/gone{i}/t")) for i in range(30)

@@ -91,8 +91,16 @@ def test_warnings_are_capped_so_a_flood_cannot_grow_memory(tmp_path: Path) -> No
     body = "".join(f"[x](/missing{i}.md) " for i in range(25_000))
     limits = Limits(max_links_per_concept=50_000)
     bundle = Bundle.load(write(tmp_path / "b", {"a.md": concept(body=body)}), limits=limits)
-    assert len(bundle.warnings) == limits.max_warnings + 1
+    assert codes(bundle).count("broken_link") == 1_000  # per file and code; the rest counted
+    assert bundle.problem_counts()["broken_link"] == 25_000
     assert bundle.warnings[-1].code == "too_many_warnings"
+    files: dict[str, str | bytes] = {
+        f"c{i:03}.md": concept(body="".join(f"[x](/gone{i}-{j}.md) " for j in range(150)))
+        for i in range(120)
+    }
+    many = Bundle.load(write(tmp_path / "many", files))
+    assert len(many.warnings) == Limits().max_warnings + 1
+    assert many.problem_counts()["broken_link"] == 120 * 150
 
 
 @pytest.fixture

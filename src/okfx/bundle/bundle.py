@@ -79,21 +79,35 @@ _BATCH_BYTES = 16 * 1024 * 1024
 
 
 class _HeldWarnings:
-    """Warnings held back while a batch of files is parsed, to replay in file order."""
+    """Warnings held back while a batch of files is parsed, to replay in file order.
+
+    At most :data:`PER_FILE` messages of one code are held for one file; the rest are
+    only counted, so a batch of files full of broken links (5,000 each) cannot hold
+    millions of messages at once. The counts stay exact.
+    """
+
+    PER_FILE = 1_000
 
     def __init__(self) -> None:
         self._by_path: dict[str, list[tuple[str, str]]] = {}
+        self._counts: dict[str, dict[str, int]] = {}
 
     def add(self, path: str, code: str, message: str) -> None:
-        self._by_path.setdefault(path, []).append((code, message))
+        counts = self._counts.setdefault(path, {})
+        seen = counts[code] = counts.get(code, 0) + 1
+        if seen <= self.PER_FILE:
+            self._by_path.setdefault(path, []).append((code, message))
 
-    def take(self, paths: list[str]) -> Iterator[tuple[str, list[tuple[str, str]]]]:
-        """``(path, warnings)`` of ``paths`` in that order, then of any other path (none
-        are expected), each path once and only with warnings."""
+    def take(self, paths: list[str]) -> Iterator[tuple[str, list[tuple[str, str]], dict[str, int]]]:
+        """``(path, warnings, more)`` of ``paths`` in that order, then of any other path
+        (none are expected), each path once and only with warnings; ``more`` counts the
+        warnings of each code that were only counted."""
         for path in [*paths, *self._by_path]:
             found = self._by_path.pop(path, None)
+            counts = self._counts.pop(path, {})
             if found:
-                yield path, found
+                more = {c: n - self.PER_FILE for c, n in counts.items() if n > self.PER_FILE}
+                yield path, found, more
 
 
 class _Reader:
@@ -316,7 +330,8 @@ class Bundle:
                     "/",
                     "too_many_warnings",
                     f"{self._unrecorded} more problems were counted but not recorded "
-                    f"(max_warnings={cap}); the counts by code are exact",
+                    f"(max_warnings={cap}, and {_HeldWarnings.PER_FILE} of one code per "
+                    "file); the counts by code are exact",
                 )
             )
             self._unrecorded = 0
@@ -444,7 +459,8 @@ class Bundle:
             concepts = self._parse_batch(parser, texts, out)
             for concept in concepts:
                 out.concepts[concept.path] = slim(concept, self._store, stamps[concept.path])
-            for path, found in held.take([entry.path for entry in entries[first : first + used]]):
+            batch = [entry.path for entry in entries[first : first + used]]
+            for path, found, more in held.take(batch):
                 problems = []
                 for code, message in found:
                     if kept < cap or (code in ERROR_CODES and kept < 2 * cap):
@@ -453,6 +469,9 @@ class Bundle:
                     else:  # never recorded: counted, and a reload loads it all again
                         out.overflow[code] = out.overflow.get(code, 0) + 1
                         out.complete = False
+                for code, count in more.items():  # only counted while the batch was held
+                    out.overflow[code] = out.overflow.get(code, 0) + count
+                    out.complete = False
                 if problems:
                     out.warnings[path] = problems
             first += used
