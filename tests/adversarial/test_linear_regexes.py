@@ -25,6 +25,7 @@ from hostile import LINEAR_BOUND, concept, growth_4n, quick_growth, write
 import okfx
 from okfx import Bundle
 from okfx.bundle import quickyaml
+from okfx.search.index import without_parentheses
 from okfx.sources.spec import redact, scrub
 
 Shape = Callable[[int], str]
@@ -208,6 +209,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
     "okfx.search.analyzer._RUNS": ("scan", [rep("a1"), rep("a")]),
     "okfx.search.snippets._ALNUM": ("scan", [rep("_"), rep(" ")]),
+    "okfx.search.scoring._WORDS": ("scan", [rep("a"), rep("a_"), rep("_")]),
     "okfx.search.cjk._CJK": ("scan", [rep("a"), rep("\u00e9")]),
     "okfx.search.cjk._CJK_RUN": ("scan", [rep("\u4e2d"), rep("\u4e2da")]),
     "okfx.search.suggest._SEPARATORS": ("scan", [rep("_"), rep("a_"), rep(" "), rep("a")]),
@@ -393,6 +395,19 @@ def test_redacting_credentials_grows_linearly(shape: Shape) -> None:
     """A remote's stderr (scrubbed before it is shown) is text a git server controls."""
     assert growth_4n(redact, shape) < LINEAR_BOUND
     assert growth_4n(lambda text: scrub(text, "https://u:pw@h/r"), shape) < LINEAR_BOUND
+
+
+@pytest.mark.parametrize("shape", [rep("("), rep("a", "("), rep("(a"), rep("()"), rep(")(")])
+def test_dropping_parenthesised_words_from_a_title_grows_linearly(shape: Shape) -> None:
+    assert growth_4n(without_parentheses, shape) < LINEAR_BOUND
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a (b) c", "(((x)", "a (b (c) d) e", "no close (at all", ")(", "", "(x)(y)z", "((("],
+)
+def test_dropping_parenthesised_words_is_what_the_pattern_did(text: str) -> None:
+    assert without_parentheses(text) == re.sub(r"\([^)]*\)", " ", text)
 
 
 @pytest.mark.parametrize(

@@ -22,14 +22,6 @@ from okfx.web.site import BundleView, raster_type
 
 __all__ = ["document", "file"]
 
-_SHOWN_KEYS = frozenset(
-    {
-        "type", "title", "description", "resource", "tags", "status", "stale_after",
-        "sources", "usage_window", "generated", "verified", "timestamp", "id", "runtime",
-        "parameters", "computation", "executor", "attester",
-    }
-)  # fmt: skip
-
 
 def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[str, Any]:
     """The page of a concept, an ``index.md`` or a ``log.md``."""
@@ -97,7 +89,8 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         "resource_url": where(c.resource, "resource"),
         "tag_urls": [(t, urls.browse(b.name, tag=t)) for t in c.tags],
         "type_url": urls.browse(b.name, type=c.type),
-        "extra": {k: v for k, v in header["frontmatter"].items() if k not in _SHOWN_KEYS},
+        # The header's extensions are the keys it does not show; "id" shows as the path.
+        "extra": {k: v for k, v in header["extensions"].items() if k != "id"},
     }
 
 
