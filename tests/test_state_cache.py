@@ -15,6 +15,7 @@ from okfx import Bundle, Limits
 from okfx.bundle import state as state_module
 from okfx.search.index import SearchIndex
 from okfx.statecache import LEFTOVER_SECONDS
+from okfx.statefile import StateFile
 
 FILES = {
     "index.md": (
@@ -93,6 +94,7 @@ def test_a_warm_load_equals_the_cold_one_without_parsing(
         "bundle.okfs",
         "lock",
         "search.okfs",
+        "texts.okfs",
     ]
     forbid_parsing(monkeypatch)
     warm = Bundle.load(root, state_cache=cache_dir)
@@ -111,6 +113,7 @@ def test_the_state_cache_is_on_by_default_in_the_user_cache_folder(
     assert sorted(p.name.split(".", 1)[1] for p in state.glob("*.okfs")) == [
         "bundle.okfs",
         "search.okfs",
+        "texts.okfs",
     ]
     assert (state.stat().st_mode & 0o777) == 0o700
     assert not list(root.rglob("*.okfs"))  # never in the bundle
@@ -257,7 +260,8 @@ def test_a_damaged_state_file_is_ignored_and_replaced(
         path.write_bytes(data[: len(data) // 2] if damage == "truncate" else damage)
     assert snapshot(Bundle.load(root, state_cache=cache_dir)) == expected
     # ... and written again, so the next load is warm
-    assert all(p.stat().st_size > 1000 for p in cache_dir.glob("*.okfs"))
+    for path in cache_dir.glob("*.okfs"):
+        assert StateFile(path.read_bytes()).names, path.name  # whole and readable again
 
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX permissions")
@@ -590,9 +594,9 @@ def test_okfx_cache_path_and_clear(
     state = private_cache_home / "state"
     shown = CliRunner().invoke(cli, ["cache", "path"])
     assert shown.exit_code == 0 and shown.stdout.strip() == str(state)
-    assert "3 files" in shown.stderr  # bundle, search, lock
+    assert "4 files" in shown.stderr  # bundle, texts, search, lock
     cleared = CliRunner().invoke(cli, ["cache", "clear"])
-    assert cleared.exit_code == 0 and cleared.stdout.startswith("removed 3 files")
+    assert cleared.exit_code == 0 and cleared.stdout.startswith("removed 4 files")
     assert not list(state.iterdir())
     other = CliRunner().invoke(cli, ["--state-cache", str(tmp_path / "x"), "cache", "path"])
     assert other.stdout.strip() == str(tmp_path / "x")

@@ -36,7 +36,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -150,11 +150,13 @@ class StateCache:
 
     # -- reading -------------------------------------------------------------------------
     @contextmanager
-    def open(self, key: str, kind: str) -> Iterator[StateFile | None]:
+    def open(self, key: str, kind: str, lazy: Collection[str] = ()) -> Iterator[StateFile | None]:
         """The verified state file of ``key``/``kind``, or None when there is none or it
-        cannot be used (then it is logged, never raised). Close it by leaving the block."""
+        cannot be used (then it is logged, never raised). Close it by leaving the block.
+        The array sections named in ``lazy`` are checked when used, not now
+        (:meth:`~okfx.statefile.StateFile.region`)."""
         folder = self.usable(create=False)
-        state = None if folder is None else self._open(self.path(key, kind))
+        state = None if folder is None else self._open(self.path(key, kind), lazy)
         try:
             yield state
         finally:
@@ -164,7 +166,7 @@ class StateCache:
                 except BufferError:  # a caller kept a view: the map goes when it does
                     pass
 
-    def _open(self, path: Path) -> StateFile | None:
+    def _open(self, path: Path, lazy: Collection[str] = ()) -> StateFile | None:
         try:
             fd = os.open(path, _READ_FLAGS)
         except OSError as exc:
@@ -180,7 +182,7 @@ class StateCache:
                     path,
                 )
                 return None
-            return StateFile.from_fd(fd)
+            return StateFile.from_fd(fd, lazy)
         except StateFormatError as exc:
             logger.info("okfx state file %s rebuilt: %s", path, exc)
             return None

@@ -9,6 +9,11 @@ pickle, only two kinds of section, each with a CRC-32 that is checked before it 
   shared read-only between processes;
 - **json**: UTF-8 JSON text (lone surrogates kept), for records and small values.
 
+A large array section may be written from chunks (:meth:`StateWriter.add_chunks`, never
+held whole in memory) and opened *lazily* (``lazy=`` names): its checksum is then checked
+when it is first used (:meth:`StateFile.region`, the caller checks), not on open, so a
+file of hundreds of megabytes opens without reading them.
+
 Layout::
 
     b"OKFXSTAT"  u32 FORMAT  u32 header length  u32 header CRC  u32 0
@@ -29,7 +34,7 @@ import struct
 import sys
 import zlib
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -67,20 +72,45 @@ def loads(data: bytes | memoryview) -> Any:
         raise StateFormatError(f"a JSON section does not parse: {exc}") from None
 
 
+Chunks = Callable[[], Iterable[bytes | memoryview]]
+
+
+class _Streamed:
+    """A section written from chunks: its length and checksum, and how to read it."""
+
+    __slots__ = ("chunks", "length", "crc")
+
+    def __init__(self, chunks: Chunks, length: int, crc: int) -> None:
+        self.chunks, self.length, self.crc = chunks, length, crc
+
+
 class StateWriter:
     """Collects sections, then writes them as one state file."""
 
     def __init__(self, kind: str, meta: dict[str, Any] | None = None) -> None:
         self.kind = kind
         self.meta = dict(meta or {})
-        self._sections: list[tuple[str, str, bytes | memoryview]] = []
+        self._sections: list[tuple[str, str, bytes | memoryview | _Streamed]] = []
         self._names: set[str] = set()
 
-    def _add(self, name: str, kind: str, data: bytes | memoryview) -> None:
+    def _add(self, name: str, kind: str, data: bytes | memoryview | _Streamed) -> None:
         if name in self._names:
             raise ValueError(f"section {name!r} added twice")
         self._names.add(name)
         self._sections.append((name, kind, data))
+
+    def add_chunks(
+        self, name: str, chunks: Chunks, length: int | None = None, crc: int | None = None
+    ) -> None:
+        """A section of raw bytes (typecode ``B``) that ``chunks()`` yields when the file
+        is written, so it is never held whole; without ``length`` and ``crc``,
+        ``chunks()`` is read once more first to measure them."""
+        if length is None or crc is None:
+            length, crc = 0, 0
+            for chunk in chunks():
+                length += len(chunk)
+                crc = zlib.crc32(chunk, crc)
+        self._add(name, "B", _Streamed(chunks, length, crc))
 
     def add_json(self, name: str, value: Any) -> None:
         self._add(name, _JSON, dumps(value))
@@ -101,8 +131,9 @@ class StateWriter:
             at += _pad(at)
             entries = []
             for name, kind, data in self._sections:
-                entries.append([name, kind, at, len(data), zlib.crc32(data)])
-                at += len(data)
+                length, crc = _measure(data)
+                entries.append([name, kind, at, length, crc])
+                at += length
                 at += _pad(at)
             header = dumps({"kind": self.kind, "meta": self.meta, "sections": entries})
             if len(header) == guess:
@@ -112,17 +143,33 @@ class StateWriter:
             raise RuntimeError("state header did not settle")
         written = handle.write(_PREFIX.pack(MAGIC, FORMAT, len(header), zlib.crc32(header), 0))
         written += handle.write(header)
-        for (_, _, data), (_, _, offset, _, _) in zip(self._sections, entries, strict=True):
+        for (name, _, data), (_, _, offset, length, _) in zip(self._sections, entries, strict=True):
             written += handle.write(bytes(offset - written))
-            written += handle.write(data)
+            if isinstance(data, _Streamed):
+                start = written
+                for chunk in data.chunks():
+                    written += handle.write(chunk)
+                if written - start != length:
+                    raise ValueError(f"section {name!r} changed while it was written")
+            else:
+                written += handle.write(data)
         return written
+
+
+def _measure(data: bytes | memoryview | _Streamed) -> tuple[int, int]:
+    if isinstance(data, _Streamed):
+        return data.length, data.crc
+    return len(data), zlib.crc32(data)
 
 
 class StateFile:
     """An open, verified state file. Sections are read from a read-only ``mmap``."""
 
-    def __init__(self, buffer: mmap.mmap | bytes) -> None:
+    def __init__(self, buffer: mmap.mmap | bytes, lazy: Collection[str] = ()) -> None:
         self._buffer = buffer
+        self._lazy = lazy
+        # name -> checksum, of the lazy sections not checked on open
+        self._unchecked: dict[str, int] = {}
         view = memoryview(buffer)
         self._view = view
         if len(view) < _PREFIX.size:
@@ -163,13 +210,16 @@ class StateFile:
             raise StateFormatError(f"section {name!r} lies outside the file")
         if kind != _JSON and length % TYPECODES[kind]:
             raise StateFormatError(f"section {name!r} is not a whole number of items")
-        if zlib.crc32(self._view[offset : offset + length]) != crc:
+        if name in self._lazy and kind != _JSON:
+            self._unchecked[name] = crc
+        elif zlib.crc32(self._view[offset : offset + length]) != crc:
             raise StateFormatError(f"section {name!r} checksum does not match")
         self._sections[name] = (kind, offset, length)
 
     @classmethod
-    def from_fd(cls, fd: int) -> StateFile:
-        """Map the open file ``fd`` read-only (the descriptor may be closed after)."""
+    def from_fd(cls, fd: int, lazy: Collection[str] = ()) -> StateFile:
+        """Map the open file ``fd`` read-only (the descriptor may be closed after); the
+        array sections named in ``lazy`` are not checked now (see :meth:`region`)."""
         size = os.fstat(fd).st_size
         if size == 0:
             raise StateFormatError("the file is empty")
@@ -177,23 +227,39 @@ class StateFile:
             buffer = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
         except (OSError, ValueError):
             buffer = os.pread(fd, size, 0)  # type: ignore[assignment]
-        return cls(buffer)
+        return cls(buffer, lazy)
 
     @property
     def names(self) -> list[str]:
         return list(self._sections)
 
     def _section(self, name: str, kind: str | None) -> memoryview:
-        found = self._sections.get(name)
-        if found is None:
-            raise StateFormatError(f"the file has no section {name!r}")
-        stored, offset, length = found
+        stored, offset, length = self._section_entry(name)
         if kind is not None and stored != kind:
             raise StateFormatError(f"section {name!r} is {stored!r}, expected {kind!r}")
-        return self._view[offset : offset + length]
+        view = self._view[offset : offset + length]
+        crc = self._unchecked.pop(name, None)
+        if crc is not None and zlib.crc32(view) != crc:
+            self._unchecked[name] = crc
+            raise StateFormatError(f"section {name!r} checksum does not match")
+        return view
 
     def has(self, name: str) -> bool:
         return name in self._sections
+
+    def region(self, name: str) -> tuple[mmap.mmap | bytes, int, int, int | None]:
+        """Where a section lies: the file's whole buffer (an ``mmap`` has ``find``), the
+        section's offset and length, and the checksum still to check before its bytes
+        are trusted (None once checked on open). Valid while the buffer lives: views of
+        it keep the map open after :meth:`close`."""
+        _, offset, length = self._section_entry(name)
+        return self._buffer, offset, length, self._unchecked.get(name)
+
+    def _section_entry(self, name: str) -> tuple[str, int, int]:
+        found = self._sections.get(name)
+        if found is None:
+            raise StateFormatError(f"the file has no section {name!r}")
+        return found
 
     def json(self, name: str) -> Any:
         return loads(self._section(name, _JSON))
@@ -227,9 +293,9 @@ class StateFile:
 
 
 @contextmanager
-def opened(fd: int) -> Iterator[StateFile]:
+def opened(fd: int, lazy: Collection[str] = ()) -> Iterator[StateFile]:
     """:meth:`StateFile.from_fd`, closed when the block ends (arrays copied out stay)."""
-    state = StateFile.from_fd(fd)
+    state = StateFile.from_fd(fd, lazy)
     try:
         yield state
     finally:

@@ -36,6 +36,7 @@ from okfx.bundle.rootlinks import message as root_links_message
 from okfx.bundle.scope import find_scope
 from okfx.bundle.state import BUNDLE_KIND, Manifest, Parsed, decode, encode, okf_version_of, scan
 from okfx.bundle.stored import FileStore, slim
+from okfx.bundle.texts import TEXTS_KIND, TextsBuilder, attach, read_texts
 from okfx.bundle.walk import FileEntry, decode_text, read_bytes, walk
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.deadline import acquire
@@ -227,6 +228,10 @@ class Bundle:
         self._index_plan: tuple[str, frozenset[str]] | None = None
         #: Hybrid search settings (:meth:`enable_semantic`); None searches lexically.
         self.semantic: Any = None
+        # The texts of the concepts this load parses, for grep; and how many concepts
+        # are not in the stored texts (okfx.bundle.texts).
+        self._texts: TextsBuilder | None = None
+        self._texts_stale = 0
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -369,8 +374,12 @@ class Bundle:
                     if parsed is None:
                         parsed = self._parse_all(manifest, progress)
                         self._save(parsed)
+                    self._attach_texts(parsed)
+            else:
+                self._attach_texts(parsed)
         else:
             parsed = self._parse_all(manifest, progress)
+            self._attach_texts(parsed)
         self._install(parsed)
         if progress is not None:
             markdown = sum(1 for path in manifest.paths if self._parses(path))
@@ -411,6 +420,7 @@ class Bundle:
         self, manifest: Manifest, progress: Callable[[int, int], None] | None = None
     ) -> Parsed:
         markdown = [p for p in manifest.paths if self._parses(p)]
+        self._texts = TextsBuilder(self._texts_folder(), full=True)
         fresh = self._reparse(markdown, manifest, progress)
         overflow = Counter(fresh.overflow) + Counter(self._walk_overflow)
         limited = any(w.code == "too_many_files" for w in self.warnings)
@@ -446,6 +456,9 @@ class Bundle:
         parser = DocumentParser(resolver, limits, held.add, wikis)
         read = _Reader(limits, held.add, self.guard)
         out = Reparsed({}, {}, {}, {}, True)
+        if self._texts is None:
+            self._texts = TextsBuilder(self._texts_folder())
+        texts = self._texts
         kept, cap = 0, limits.max_warnings
         # Files go through in batches, each parsed stage by stage (see
         # DocumentParser.concepts); the warnings held meanwhile are then collected by
@@ -458,6 +471,7 @@ class Bundle:
             texts, used = read.batch(entries[first : first + _BATCH])
             concepts = self._parse_batch(parser, texts, out)
             for concept in concepts:
+                texts.add(concept, stamps[concept.path])
                 out.concepts[concept.path] = slim(concept, self._store, stamps[concept.path])
             batch = [entry.path for entry in entries[first : first + used]]
             for path, found, more in held.take(batch):
@@ -544,12 +558,34 @@ class Bundle:
         self._close_warnings()
 
     # -- persisted state (okfx.statecache, okfx.bundle.state) ----------------------------
+    def _texts_folder(self) -> str | None:
+        """Where the texts of a parse spill over (okfx.bundle.texts): the state cache's
+        folder, else the system's temporary folder."""
+        folder = self._cache.usable() if self._cache is not None else None
+        return None if folder is None else str(folder)
+
+    def _attach_texts(self, parsed: Parsed, later: bool = False, stale: int = 0) -> None:
+        """Give grep the texts of the concepts this load made: those it parsed, the
+        others from the stored texts file when the state was read back; store them
+        after a full parse (okfx.bundle.texts)."""
+        builder, self._texts = self._texts, None
+        cache = self._cache
+        stored = None
+        if not later and cache is not None and (builder is None or not builder.full):
+            stored = read_texts(cache, self._key, parsed.concepts, self._store)
+        folder = self._texts_folder()
+        store, self._texts_stale = attach(self._store, parsed, builder, stored, stale, folder)
+        if store is not None and cache is not None:
+            full = builder is not None and builder.full
+            self._store_state(cache, TEXTS_KIND, store, later or not full)
+
     def _from_cache(self, manifest: Manifest) -> Parsed | None:
         """The state stored for this bundle, brought up to date with ``manifest`` (only
         the files that differ are parsed); None without a usable one."""
         cache = self._cache
         if cache is None:
             return None
+        self._texts = None  # what an earlier try parsed
         with cache.open(self._key, BUNDLE_KIND) as file:
             if file is None:
                 return None
@@ -631,9 +667,11 @@ class Bundle:
             updated = None if old is None else new._update(old, manifest, changes)
             if updated is None:
                 parsed = new._parse_all(manifest)
+                new._attach_texts(parsed, later=True)
                 new._install(parsed)
                 new._save(parsed, later=True)
                 return new
+            new._attach_texts(updated.parsed, later=True, stale=self._texts_stale)
             new._install(updated.parsed)
             new.changes = changes
             with self._backlinks_lock:

@@ -12,6 +12,10 @@ mix of two versions of one file; a file that is gone, unreadable or no longer a 
 gives an empty body and mapping (with one warning) until the bundle is reloaded
 (:meth:`okfx.Bundle.reload`, or ``okfx serve --watch``). Recently read texts are kept in a
 small cache shared by all bundles, keyed by file and stamp.
+
+grep does not read the files: it searches the texts of the load (:attr:`FileStore.corpus`,
+:mod:`okfx.bundle.texts`), and reads a file only to show the lines of a concept whose
+file changed since (:meth:`StoredConcept.body_now`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from okfx.bundle.paths import PathGuard
 from okfx.bundle.walk import decode_text, read_file
 from okfx.limits import Limits
 from okfx.model import Concept
+from okfx.search.corpus import Corpus
 
 __all__ = [
     "CACHE_CHARS",
@@ -89,18 +94,20 @@ _TEXTS = _Texts(CACHE_CHARS)
 
 
 class FileStore:
-    """Where the concepts of one bundle are read from: its real root, the host path of
-    files that are symlinks (inside the root), and the limits of the load. Files are
-    opened below the root without following a symlink (:meth:`open`), so a folder
-    swapped for one since the load is never read through."""
+    """Where the concepts of one load are read from: the bundle's real root, the host
+    path of files that are symlinks (inside the root), and the limits of the load; and
+    the texts of those concepts as loaded, for grep (``corpus``, when the load has them).
+    Files are opened below the root without following a symlink (:meth:`open`), so a
+    folder swapped for one since the load is never read through."""
 
-    __slots__ = ("root", "hosts", "limits", "guard", "_warned")
+    __slots__ = ("root", "hosts", "limits", "guard", "corpus", "_warned")
 
     def __init__(self, real_root: str, limits: Limits, hosts: dict[str, str] | None = None):
         self.root = real_root.rstrip("/") if real_root != "/" else ""
         self.hosts = hosts or {}
         self.limits = limits
         self.guard = PathGuard(real_root)
+        self.corpus: Corpus | None = None
         self._warned: set[tuple[str, int]] = set()
 
     def host(self, path: str) -> str:
@@ -114,6 +121,12 @@ class FileStore:
 
     def texts(self, concept: StoredConcept) -> tuple[str, str]:
         """The concept's frontmatter text and body as its file holds them now."""
+        yaml_text, body, _ = self.read_now(concept)
+        return yaml_text, body
+
+    def read_now(self, concept: StoredConcept) -> tuple[str, str, int]:
+        """The concept's frontmatter text, body and file stamp as its file holds them
+        now; ``("", "", -1)`` (and one warning) when it is gone or no longer a concept."""
         host = self.host(concept.path)
         try:
             current = stamp_of(os.stat(host))
@@ -121,21 +134,36 @@ class FileStore:
             current = -1
         found = _TEXTS.get((host, current))
         if found is not None:
-            return found
+            return found[0], found[1], current
         try:
             data, st = read_file(self.open(concept.path), self.limits.max_file_bytes)
             yaml_text, body, _ = split(decode_text(data))
         except (OSError, ValueError, FrontmatterError) as exc:
             self._lost(concept, f"cannot be read again ({exc})")
-            return "", ""
+            return "", "", -1
         if yaml_text is None:
             self._lost(concept, "has no frontmatter any more")
-            return "", ""
+            return "", "", -1
         current = stamp_of(st)
         if current != concept.stamp:
             logger.debug("okfx: %s changed since the bundle was loaded; read as it is now", host)
         _TEXTS.put((host, current), (yaml_text, body))
-        return yaml_text, body
+        return yaml_text, body, current
+
+    def stamp_now(self, concept: StoredConcept) -> int:
+        """The stamp of the concept's file now; -1 when it cannot be read."""
+        try:
+            return stamp_of(os.stat(self.host(concept.path)))
+        except OSError:
+            return -1
+
+    def body_now(self, concept: StoredConcept, stamp: int) -> tuple[str, int] | None:
+        """None when the concept's file still has ``stamp``, else its body and the file
+        line the body starts on as the file holds them now (empty when it is gone)."""
+        if stamp >= 0 and self.stamp_now(concept) == stamp:
+            return None
+        yaml_text, body, _ = self.read_now(concept)
+        return body, yaml_text.count("\n") + 3  # as frontmatter.split counts it
 
     def _lost(self, concept: StoredConcept, why: str) -> None:
         key = (concept.path, concept.stamp)
@@ -191,6 +219,16 @@ class StoredConcept(Concept):
     @property
     def frontmatter(self) -> dict[str, Any]:  # type: ignore[override]
         return self._store.frontmatter(self)
+
+    @property
+    def corpus(self) -> Corpus | None:
+        """The texts of the load that made this concept (``okfx.search.grep`` searches
+        them), or None without them."""
+        return self._store.corpus
+
+    def body_now(self, stamp: int) -> tuple[str, int] | None:
+        """See :meth:`FileStore.body_now` (``okfx.search.grep`` asks it)."""
+        return self._store.body_now(self, stamp)
 
     def body_may_contain(self, needle: str, ignore_case: bool = False) -> bool:
         """See :meth:`FileStore.may_contain` (``okfx.search.grep`` asks it)."""

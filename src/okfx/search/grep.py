@@ -24,6 +24,7 @@ import re2
 
 from okfx.deadline import checked
 from okfx.errors import InvalidArgument, InvalidRegex
+from okfx.search.corpus import Corpus, Part, one_line, single_line
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
 from okfx.search.snippets import EXCERPT_CHARS, cut_line
 
@@ -132,6 +133,17 @@ class _Substring:
     def __init__(self, pattern: str, ignore_case: bool) -> None:
         self.ignore_case = ignore_case
         self.needle = pattern.casefold() if ignore_case else pattern
+        # A needle without a line break lies in one field of a segment that holds it.
+        self.exact = "\n" not in self.needle
+
+    def segments(self, part: Part) -> Iterator[int]:
+        """The segments of ``part`` (``okfx.search.corpus``) whose text holds the needle."""
+        if self.ignore_case:
+            return part.find_folded(self.needle)
+        return part.find(self.needle.encode("utf-8", "surrogatepass"))
+
+    def in_body(self, part: Part, seg: int) -> bool:
+        return self.found(part.body(seg))
 
     def _fold(self, text: str) -> str:
         return text.casefold() if self.ignore_case else text
@@ -177,6 +189,9 @@ class _Regex:
         # Texts can be joined for one search unless the pattern anchors at the text's
         # own start or end (\A, \z) or turns multi-line mode off.
         self.joinable = _TEXT_ANCHORED.search(pattern) is None
+        # Fields searched on their own need no second look.
+        self.exact = not self.joinable
+        self.single_line = single_line(pattern)
         try:
             self.regex = re2.compile("(?m)" + pattern, options)
         except re2.error as exc:
@@ -190,6 +205,16 @@ class _Regex:
 
     def found(self, text: str) -> bool:
         return self.regex.search(text.encode("utf-8")) is not None
+
+    def segments(self, part: Part) -> Iterator[int]:
+        """The segments of ``part`` (``okfx.search.corpus``) whose joined text matches,
+        or with a field that matches on its own (a pattern that cannot be joined)."""
+        if not self.joinable:
+            return part.search_fields(self.regex)
+        return part.search(self.regex, self.single_line)
+
+    def in_body(self, part: Part, seg: int) -> bool:
+        return part.body_matches(self.regex, seg)
 
     def lines(self, text: str, limit: int) -> list[_Hit]:
         data = text.encode("utf-8")
@@ -265,12 +290,12 @@ def grep(
         _Regex(pattern, ignore_case) if regex else _Substring(pattern, ignore_case)
     )
     candidates = _candidates(matcher, entries)
-    candidates.sort(key=lambda pair: (pair[0], pair[1].path))
+    candidates.sort(key=lambda found: (found[0], found[1].path))
     matches: list[GrepMatch] = []
     hidden: dict[str, int] = {}
     concepts = 0
     truncated = False
-    for name, concept in candidates:
+    for name, concept, where in candidates:
         reason = spec.reason(name, concept)
         room = min(each, total - len(matches))
         if reason is not None or room <= 0:
@@ -281,10 +306,8 @@ def grep(
                 concepts += 1
                 truncated = True
             continue
-        # Body matches report file line numbers (as links and warnings do) when the
-        # concept knows where its body starts.
-        first_line = getattr(concept, "body_line", 1)
-        texts = (_one_line(concept.title), _one_line(concept.description), concept.body)
+        body, first_line = _body(concept, where)
+        texts = (one_line(concept.title), one_line(concept.description), body)
         found = _concept_matches(matcher, name, concept.path, texts, room, first_line)
         if found:
             concepts += 1
@@ -292,51 +315,111 @@ def grep(
     return GrepResults(pattern, matches, concepts, truncated, hidden)
 
 
+_Where = tuple[Part, int]
+_Found = tuple[str, ConceptLike, _Where | None]
+
+
 def _candidates(
     matcher: _Substring | _Regex, entries: Iterable[tuple[str, ConceptLike]]
-) -> list[tuple[str, ConceptLike]]:
-    """The concepts (reserved files aside) whose title, description or body matches.
+) -> list[_Found]:
+    """The concepts (reserved files aside) whose title, description or body matches,
+    with where their texts as loaded are when a corpus holds them.
 
-    Most concepts have no match, so this is the whole cost of a grep: one C-level
-    search per text, before any other work, and only the matches get sorted (a
-    :func:`_plain` needle searches the texts as they are).
+    Most concepts have no match, so this is the whole cost of a grep. A concept whose
+    load kept its texts (``concept.corpus``, :mod:`okfx.search.corpus`) is found by one
+    search of all of them; the others are searched one by one (:func:`_read_candidates`).
     """
     entries = checked(entries, "grep")  # the scan stops at the call's deadline
+    found: list[_Found] = []
+    rest: list[tuple[str, ConceptLike]] = []
+    searched: dict[int, dict[str, _Where] | None] = {}
+    last: Corpus | None = None
+    hits: dict[str, _Where] | None = None
+    for name, concept in entries:
+        corpus = getattr(concept, "corpus", None)
+        if corpus is not last:
+            last = corpus
+            if corpus is None:
+                hits = None
+            elif id(corpus) in searched:
+                hits = searched[id(corpus)]
+            else:
+                hits = searched[id(corpus)] = _corpus_hits(matcher, corpus)
+        if hits is None or concept.path in last.uncovered:  # type: ignore[union-attr]
+            rest.append((name, concept))
+            continue
+        where = hits.get(concept.path)
+        if where is not None and (matcher.exact or _confirmed(matcher, concept, where)):
+            found.append((name, concept, where))
+    found.extend((name, c, None) for name, c in _read_candidates(matcher, rest))
+    return [item for item in found if not _reserved(item[1].path)]
+
+
+def _corpus_hits(matcher: _Substring | _Regex, corpus: Corpus) -> dict[str, _Where] | None:
+    if not corpus.usable():
+        return None
+    return corpus.hits(lambda part: checked(matcher.segments(part), "grep"))
+
+
+def _confirmed(matcher: _Substring | _Regex, concept: ConceptLike, where: _Where) -> bool:
+    """Does a concept whose joined texts match have a field that matches on its own?"""
+    if matcher.found(one_line(concept.title)) or matcher.found(one_line(concept.description)):
+        return True
+    return matcher.in_body(*where)
+
+
+def _body(concept: ConceptLike, where: _Where | None) -> tuple[str, int]:
+    """The body grep shows the lines of, and the file line it starts on: the text as
+    loaded while the file still has the stamp it was read with, else as the file holds
+    it now (what ``concept.body`` reads)."""
+    if where is None:
+        return concept.body, getattr(concept, "body_line", 1)
+    part, seg = where
+    now = concept.body_now(part.stamp(seg))  # type: ignore[attr-defined]
+    if now is None:
+        return part.body(seg), part.lines[seg]
+    body, line = now
+    return body, line
+
+
+def _read_candidates(
+    matcher: _Substring | _Regex, entries: list[tuple[str, ConceptLike]]
+) -> list[tuple[str, ConceptLike]]:
+    """Candidates among concepts without a corpus: one C-level search per text (a
+    :func:`_plain` needle searches the texts as they are)."""
     if isinstance(matcher, _Substring) and not matcher.ignore_case and _plain(matcher.needle):
         needle = matcher.needle
-        found = [
+        return [
             (name, c)
             for name, c in entries
             if needle in c.title
             or needle in c.description
             or (_may_contain(c, needle, False) and needle in c.body)
         ]
-    else:
-        if isinstance(matcher, _Regex) and matcher.joinable:
-            # One search of the three texts joined as lines: a pattern matches the joined
-            # text wherever it matches one of them. It may also match across two of
-            # them, so the few concepts it keeps are then searched text by text.
-            search = matcher.regex.search
-            entries = [
-                (name, c)
-                for name, c in entries
-                if search(f"{_one_line(c.title)}\n{_one_line(c.description)}\n{c.body}".encode())
-                is not None
-            ]
-        found_in = matcher.found
-        plain = matcher if isinstance(matcher, _Substring) else None
-
-        def in_body(c: ConceptLike) -> bool:
-            if plain is not None and not _may_contain(c, plain.needle, plain.ignore_case):
-                return False
-            return found_in(c.body)
-
-        found = [
+    if isinstance(matcher, _Regex) and matcher.joinable:
+        # One search of the three texts joined as lines: a pattern matches the joined
+        # text wherever it matches one of them. It may also match across two of
+        # them, so the few concepts it keeps are then searched text by text.
+        search = matcher.regex.search
+        entries = [
             (name, c)
             for name, c in entries
-            if found_in(_one_line(c.title)) or found_in(_one_line(c.description)) or in_body(c)
+            if search(f"{one_line(c.title)}\n{one_line(c.description)}\n{c.body}".encode())
+            is not None
         ]
-    return [(name, c) for name, c in found if not _reserved(c.path)]
+    found_in = matcher.found
+    plain = matcher if isinstance(matcher, _Substring) else None
+
+    def in_body(c: ConceptLike) -> bool:
+        if plain is not None and not _may_contain(c, plain.needle, plain.ignore_case):
+            return False
+        return found_in(c.body)
+
+    return [
+        (name, c)
+        for name, c in entries
+        if found_in(one_line(c.title)) or found_in(one_line(c.description)) or in_body(c)
+    ]
 
 
 def _may_contain(concept: ConceptLike, needle: str, ignore_case: bool) -> bool:
@@ -355,11 +438,6 @@ def _plain(needle: str) -> bool:
 
 def _reserved(path: str) -> bool:
     return path.endswith(_RESERVED_SUFFIXES) or path in _RESERVED
-
-
-def _one_line(text: str) -> str:
-    """A title or description as grep reads it: one line."""
-    return text.replace("\n", " ") if "\n" in text else text
 
 
 def _concept_matches(

@@ -1,0 +1,379 @@
+"""Concept texts as loaded, in one buffer that grep searches with one C-level scan.
+
+grep reads every concept's title, description and body. Keeping every body on the Python
+heap costs as much memory as the bundle's text, and reading every file again costs one
+read per concept per grep. A :class:`Part` holds the texts of many concepts in one
+buffer (bytes, or a read-only ``mmap`` of a file: page cache, shared between processes
+and never private memory), one *segment* per concept::
+
+    b"\\n" title b"\\n" description b"\\n" body      (title and description on one line)
+
+so one search of the whole buffer (``bytes.find``, RE2) finds the segments that match,
+and a hit's offset names its segment by bisection. A segment read in place matches as its
+text would on its own for every pattern grep joins (``^``/``$`` at lines, ``\\b``): the
+bytes around it are line breaks, which RE2 sees as the context of a search.
+
+- **Substrings** are found with ``bytes.find``, the algorithm ``str.__contains__`` uses.
+  A hit that runs past its segment is not a match there (the search goes on after it).
+- **Case-insensitive substrings** match the casefolded text, as grep defines them. The
+  casefold of an ASCII segment is its ASCII lowercase, which RE2's case-insensitive
+  literal search finds exactly; the other segments are kept casefolded as well, in a
+  second buffer (``folded``) searched with ``find``.
+- **Regular expressions** run on RE2. Each search reads from where the last one stopped
+  to the end of the match it finds, plus, for a pattern whose matches may hold a line
+  break, as far as its DFA must look to end the match: possibly to the end of the buffer,
+  each time. So a pattern that :func:`single_line` cannot prove free of line breaks is
+  run segment by segment, each search bounded by its segment; the others run over the
+  whole buffer, where a search ends at the line break after its match.
+
+Reading a part runs nothing from it; its bytes are checked against their checksum before
+the first search when it came from a file (:meth:`Part.check`).
+"""
+
+from __future__ import annotations
+
+import logging
+import mmap
+import threading
+import zlib
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+import re2
+
+__all__ = ["Buffer", "Corpus", "Part", "Region", "head", "one_line", "single_line", "spans"]
+
+logger = logging.getLogger("okfx")
+
+Buffer = bytes | mmap.mmap
+#: A section of a buffer: the buffer, the section's offset and its length.
+Region = tuple[Buffer, int, int]
+_ASCII_OPTIONS = re2.Options()
+_ASCII_OPTIONS.case_sensitive = False
+_ASCII_OPTIONS.log_errors = False
+# After a backslash: escapes that never match a line break (\b and \B match no character).
+_SAFE_ESCAPES = frozenset("wdSbBtrfv")
+
+
+Spans = Callable[[object, int, int], tuple[int, int]]
+
+
+def spans(regex: re2._Regexp) -> Spans:
+    """``spans(text, pos, endpos)``: where ``regex`` first matches ``text[pos:endpos]``
+    (the rest of ``text`` is its context, as for ``regex.search``), ``(-1, -1)`` where
+    it does not. Through RE2's own binding when this google-re2 has the one it was
+    written for (a third of the wrapper's cost per call), else through ``search``."""
+    inner = getattr(regex, "_regexp", None)
+    if _DIRECT and inner is not None:
+        match = inner.Match
+
+        def direct(text: object, pos: int, endpos: int) -> tuple[int, int]:
+            found: tuple[int, int] = match(_UNANCHORED, text, pos, endpos)[0]
+            return found
+
+        return direct
+
+    def wrapped(text: object, pos: int, endpos: int) -> tuple[int, int]:
+        found = regex.search(text, pos, endpos)
+        return (-1, -1) if found is None else found.span()
+
+    return wrapped
+
+
+def _direct_binding() -> bool:
+    try:
+        probe = re2.compile("b")._regexp.Match
+        return bool(
+            probe(_UNANCHORED, b"abab", 2, 4)[0] == (3, 4)
+            and probe(_UNANCHORED, b"ab", 0, 1)[0] == (-1, -1)
+        )
+    except Exception:
+        return False
+
+
+_UNANCHORED = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+_DIRECT = _direct_binding()
+
+
+def one_line(text: str) -> str:
+    """A title or description as grep reads it: one line."""
+    return text.replace("\n", " ") if "\n" in text else text
+
+
+def head(title: str, description: str) -> bytes:
+    """A segment's bytes before its body (see the module docstring)."""
+    return f"\n{one_line(title)}\n{one_line(description)}\n".encode("utf-8", "surrogatepass")
+
+
+class Part:
+    """The texts of some concepts, one segment each, in one buffer.
+
+    Segment ``i`` is ``view[starts[i]:starts[i + 1]]``, its body starts at ``bodies[i]``,
+    :meth:`stamp` is the stamp of the file it was read from (``mtimes[i] << 40 |
+    sizes[i]``, as ``okfx.bundle.stored.stamp_of`` makes it) and ``lines[i]`` the file
+    line its body starts on. ``paths[i]`` is the path of the
+    concept it holds, or None when it holds no concept any more (searches skip it).
+    ``ascii[i]`` is 1 for an ASCII segment; the others are also in ``folded``, casefolded:
+    folded segment ``j`` (``fstarts``) is the casefold of segment ``fids[j]``.
+    ``unchecked`` lists the regions whose checksum must match before a first search.
+    """
+
+    __slots__ = (
+        "buffer", "base", "size", "view", "starts", "bodies", "mtimes", "sizes", "lines", "ascii",
+        "paths", "fbuffer", "fbase", "fsize", "fstarts", "fids", "unchecked", "on_broken",
+        "_state", "_lock",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        data: Region,
+        starts: Sequence[int],
+        bodies: Sequence[int],
+        stamps: tuple[Sequence[int], Sequence[int]],
+        lines: Sequence[int],
+        ascii: Sequence[int],
+        paths: list[str | None],
+        folded: Region,
+        fstarts: Sequence[int],
+        fids: Sequence[int],
+        unchecked: Sequence[tuple[Region, int]] = (),
+    ) -> None:
+        self.buffer, self.base, self.size = data
+        self.view = memoryview(self.buffer)[self.base : self.base + self.size]
+        self.starts, self.bodies, self.lines = starts, bodies, lines
+        self.mtimes, self.sizes = stamps
+        self.ascii, self.paths = ascii, paths
+        self.fbuffer, self.fbase, self.fsize = folded
+        self.fstarts, self.fids = fstarts, fids
+        self.unchecked = list(unchecked)
+        #: Called once when the checksums do not match (the owner discards the file).
+        self.on_broken: Callable[[], None] | None = None
+        self._state: bool | None = None if self.unchecked else True
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def check(self) -> bool:
+        """True when the part's bytes match their checksums (checked once, on first use:
+        a mismatch is logged and the part is not searched)."""
+        if self._state is None:
+            with self._lock:
+                if self._state is None:
+                    self._state = all(
+                        zlib.crc32(memoryview(buffer)[at : at + size]) == crc
+                        for (buffer, at, size), crc in self.unchecked
+                    )
+                    if not self._state:
+                        logger.warning(
+                            "okfx: a stored copy of concept texts does not match its "
+                            "checksum; grep reads those concepts from their files instead"
+                        )
+                        if self.on_broken is not None:
+                            self.on_broken()
+        return self._state
+
+    def stamp(self, seg: int) -> int:
+        return self.mtimes[seg] << 40 | self.sizes[seg]
+
+    # -- where things are --------------------------------------------------------------
+    def segment_at(self, offset: int) -> int:
+        """The segment whose text holds ``offset``; -1 before the first. An offset right
+        at a segment's leading line break is the end of the text before it."""
+        return bisect_left(self.starts, offset) - 1
+
+    def body(self, seg: int) -> str:
+        return str(self.view[self.bodies[seg] : self.starts[seg + 1]], "utf-8", "surrogatepass")
+
+    def body_matches(self, regex: re2._Regexp, seg: int) -> bool:
+        """Does ``regex`` match the body of ``seg``, read in place (a pattern grep joins)?"""
+        return spans(regex)(self.view, self.bodies[seg], self.starts[seg + 1])[0] >= 0
+
+    # -- searches: each yields the segments that match, in order ----------------------
+    def find(self, needle: bytes) -> Iterator[int]:
+        """The segments whose text contains ``needle``."""
+        return _finds(self.buffer, self.base, self.size, self.starts, needle, range(len(self)))
+
+    def find_folded(self, needle: str) -> Iterator[int]:
+        """The segments whose casefolded text contains ``needle`` (casefolded)."""
+        if needle.isascii():
+            yield from self._find_ascii(needle)
+        yield from _finds(
+            self.fbuffer, self.fbase, self.fsize, self.fstarts, _utf8(needle), self.fids
+        )
+
+    def _find_ascii(self, needle: str) -> Iterator[int]:
+        search = spans(re2.compile(re2.escape(needle), _ASCII_OPTIONS))
+        view, starts, ascii, size = self.view, self.starts, self.ascii, self.size
+        pos = 1
+        while pos <= size:
+            start, end = search(view, pos, size)
+            if start < 0:
+                return
+            seg = self.segment_at(start)
+            if seg < 0 or end > starts[seg + 1]:
+                pos = start + 1  # runs past its segment: not a match there
+                continue
+            if ascii[seg]:  # the others are searched casefolded
+                yield seg
+            pos = starts[seg + 1] + 1
+
+    def search(self, regex: re2._Regexp, whole: bool) -> Iterator[int]:
+        """The segments whose joined text ``regex`` matches; ``whole``: one search over
+        the buffer (a :func:`single_line` pattern), else one per segment."""
+        search = spans(regex)
+        view, starts, size = self.view, self.starts, self.size
+        if not whole:
+            for seg in range(len(self)):
+                if search(view, starts[seg] + 1, starts[seg + 1])[0] >= 0:
+                    yield seg
+            return
+        pos = 1
+        while pos <= size:
+            start = search(view, pos, size)[0]
+            if start < 0:
+                return
+            seg = self.segment_at(start)
+            if seg < 0:
+                pos = start + 1
+                continue
+            yield seg
+            pos = starts[seg + 1] + 1
+
+    def search_fields(self, regex: re2._Regexp) -> Iterator[int]:
+        """The segments with a title, description or body that ``regex`` matches on its
+        own (a pattern anchored at a text's start or end: each field is searched as a
+        text of its own)."""
+        search = spans(regex)
+        view, starts, bodies = self.view, self.starts, self.bodies
+        find, base = self.buffer.find, self.base
+        for seg in range(len(self)):
+            start, body, end = starts[seg] + 1, bodies[seg], starts[seg + 1]
+            title_end = find(b"\n", base + start, base + body) - base
+            title, description = view[start:title_end], view[title_end + 1 : body - 1]
+            if (
+                search(title, 0, len(title))[0] >= 0
+                or search(description, 0, len(description))[0] >= 0
+                or search(view[body:end], 0, end - body)[0] >= 0
+            ):
+                yield seg
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _finds(
+    buffer: Buffer,
+    base: int,
+    size: int,
+    starts: Sequence[int],
+    needle: bytes,
+    ids: Sequence[int],
+) -> Iterator[int]:
+    """``ids[i]`` for each segment ``i`` of ``buffer[base:base + size]`` (bounds in
+    ``starts``) whose text holds ``needle``."""
+    end = base + size
+    pos = base + 1
+    while (at := buffer.find(needle, pos, end)) >= 0:
+        seg = bisect_left(starts, at - base) - 1
+        if seg < 0 or at - base + len(needle) > starts[seg + 1]:
+            pos = at + 1  # runs past its segment: not a match there
+            continue
+        yield ids[seg]
+        pos = base + starts[seg + 1] + 1
+
+
+class Corpus:
+    """The texts of the concepts one load made, as :class:`Part` objects (later parts
+    hold the concepts parsed after the earlier ones were read). ``uncovered`` names the
+    concepts whose texts no part holds: grep reads those from their files."""
+
+    __slots__ = ("parts", "uncovered")
+
+    def __init__(self, parts: Sequence[Part], uncovered: frozenset[str] = frozenset()) -> None:
+        self.parts = tuple(parts)
+        self.uncovered = uncovered
+
+    def usable(self) -> bool:
+        return all(part.check() for part in self.parts)
+
+    def hits(self, search: Callable[[Part], Iterable[int]]) -> dict[str, tuple[Part, int]]:
+        """``path -> (part, segment)`` of every concept whose texts ``search`` finds."""
+        found: dict[str, tuple[Part, int]] = {}
+        for part in self.parts:
+            paths = part.paths
+            for seg in search(part):
+                path = paths[seg]
+                if path is not None:
+                    found[path] = (part, seg)
+        return found
+
+
+def single_line(pattern: str) -> bool:
+    """True when no match of ``pattern`` (RE2 syntax) can hold a line break. Errs on
+    the side of False: no ``(?s)`` flag, no ``[^...]``, no escape but ``\\w \\d \\S \\b
+    \\B \\t \\r \\f \\v`` and escaped punctuation, no line break written in it."""
+    i, n = 0, len(pattern)
+    while i < n:
+        char = pattern[i]
+        if char == "\n":
+            return False
+        if char == "\\":
+            if i + 1 >= n or not _safe_escape(pattern[i + 1]):
+                return False
+            i += 2
+            continue
+        if char == "[":
+            end = _class_end(pattern, i)
+            if end < 0:
+                return False
+            i = end
+            continue
+        if pattern.startswith("(?", i):
+            i = _group_flags_end(pattern, i + 2)
+            if i < 0:
+                return False
+            continue
+        i += 1
+    return True
+
+
+def _safe_escape(char: str) -> bool:
+    return char in _SAFE_ESCAPES or (char.isascii() and not char.isalnum() and char != "\n")
+
+
+def _class_end(pattern: str, at: int) -> int:
+    """The index after a character class that starts at ``at`` and cannot match a line
+    break; -1 when it may (negated, POSIX classes, other escapes, control characters)."""
+    i = at + 1
+    if pattern.startswith("^", i) or pattern.startswith("[:", i):
+        return -1
+    if pattern.startswith("]", i):
+        i += 1  # a ']' first is literal
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "]":
+            return i + 1
+        if char == "\\":
+            if i + 1 >= len(pattern) or not _safe_escape(pattern[i + 1]):
+                return -1
+            i += 2
+            continue
+        if ord(char) < 32 or pattern.startswith("[:", i):
+            return -1
+        i += 1
+    return -1
+
+
+def _group_flags_end(pattern: str, i: int) -> int:
+    """After ``(?``: the index past a group's name or flags; -1 when the flags turn on
+    ``s`` (dot matches a line break), or may."""
+    if pattern.startswith("P<", i) or pattern.startswith("<", i):
+        close = pattern.find(">", i)
+        return -1 if close < 0 else close + 1
+    while i < len(pattern) and pattern[i] not in ":)":
+        if pattern[i] == "s" or not (pattern[i].isalpha() or pattern[i] == "-"):
+            return -1
+        i += 1
+    return i
