@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from conftest import write_tree
 from okfx import Bundle, Concept, statecache
 from okfx.bundle import state as state_module
-from okfx.bundle import texts as texts_module
 from okfx.search.corpus import single_line
 from okfx.search.grep import grep
 from okfx.statecache import wait_for_stores
@@ -242,7 +241,7 @@ def test_a_lost_texts_file_is_stored_again_in_the_background(tmp_path: Path) -> 
 def test_big_texts_spill_to_a_mapped_temporary_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(texts_module, "SPOOL_BYTES", 64)
+    monkeypatch.setattr(statecache, "SPOOL_BYTES", 64)
     files = {f"c{i}.md": f"---\ntype: note\n---\n{'x' * 50} {i}\n" for i in range(20)}
     bundle = Bundle.load(write_tree(tmp_path / "b", files), state_cache=False)
     part = bundle._store.corpus.parts[0]

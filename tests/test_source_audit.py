@@ -41,7 +41,9 @@ STATE_READERS = (
     "records.py",
     "bundle/state.py",
     "bundle/stored.py",
+    "bundle/texts.py",
     "search/saved.py",
+    "search/corpus.py",
 )
 
 FORBIDDEN_MODULES = {

@@ -30,16 +30,20 @@ from __future__ import annotations
 import errno
 import hashlib
 import logging
+import mmap
 import os
 import stat
 import sys
 import tempfile
 import threading
 import time
+import weakref
+import zlib
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import IO
 
 from okfx.cachedir import private_dir, user_cache_root
 from okfx.errors import UnsafeCacheDir
@@ -49,6 +53,8 @@ __all__ = [
     "ENV",
     "LEFTOVER_SECONDS",
     "LOCK_SECONDS",
+    "SPOOL_BYTES",
+    "Spool",
     "StateCache",
     "code_digest",
     "default_dir",
@@ -69,6 +75,9 @@ LEFTOVER_SECONDS = 3600.0
 LOCK_SECONDS = 600.0
 #: Seconds a background store waits before it starts (see store_later).
 STORE_DELAY = 2.0
+#: Bytes a :class:`Spool` keeps in memory before it moves them to a temporary file.
+SPOOL_BYTES = 4 << 20
+_CHUNK = 1 << 20
 _SUFFIX = ".okfs"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -256,6 +265,16 @@ class StateCache:
         finally:
             os.close(fd)
 
+    def discard(self, key: str, kind: str) -> None:
+        """Delete the state file of ``key``/``kind`` (found damaged); the next load that
+        needs it stores it again."""
+        path = self.path(key, kind)
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
+        except OSError:
+            pass
+
     # -- housekeeping --------------------------------------------------------------------
     def files(self) -> list[Path]:
         """The state files (and locks) in the folder."""
@@ -277,6 +296,50 @@ class StateCache:
                 except OSError:
                     pass
         return removed
+
+
+class Spool:
+    """Bytes appended in order, for a state file written later: in memory up to
+    :data:`SPOOL_BYTES`, then in an unnamed temporary file (in ``folder``, a state cache
+    folder, or else the system's temporary folder), closed when the spool goes."""
+
+    def __init__(self, folder: str | None) -> None:
+        self.folder = folder
+        self.chunks: list[bytes] = []
+        self.file: IO[bytes] | None = None
+        self.size = 0
+        self.crc = 0
+
+    def append(self, data: bytes) -> None:
+        self.size += len(data)
+        self.crc = zlib.crc32(data, self.crc)
+        if self.file is not None:
+            self.file.write(data)
+            return
+        self.chunks.append(data)
+        if self.size > SPOOL_BYTES:
+            self.file = tempfile.TemporaryFile(dir=self.folder)
+            weakref.finalize(self, self.file.close)  # a map of it keeps its own handle
+            self.file.writelines(self.chunks)
+            self.chunks = []
+
+    def region(self) -> tuple[bytes | mmap.mmap, int, int]:
+        """The bytes written, mapped read-only when in a file."""
+        if self.file is None:
+            self.chunks = [b"".join(self.chunks)]
+            return self.chunks[0], 0, self.size
+        self.file.flush()
+        return mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ), 0, self.size
+
+    def read(self) -> Iterator[bytes]:
+        """The bytes written, in chunks read from the file (its pages are not mapped)."""
+        if self.file is None:
+            yield from self.chunks
+            return
+        self.file.flush()
+        fd = self.file.fileno()
+        for at in range(0, self.size, _CHUNK):
+            yield os.pread(fd, min(_CHUNK, self.size - at), at)
 
 
 class _Later:

@@ -1,9 +1,10 @@
 """Each load's concept texts for grep (:mod:`okfx.search.corpus`), kept beside its state.
 
 A load that parses files collects the texts of the concepts it parses
-(:class:`TextsBuilder`), appended in order to a buffer that stays in memory while small
-and moves to an unnamed temporary file past :data:`SPOOL_BYTES` (so the texts are never
-on the Python heap whole, and the file is mapped read-only: page cache). A full parse
+(:class:`TextsBuilder`), appended in order to a :class:`~okfx.statecache.Spool` that
+stays in memory while small and moves to an unnamed temporary file past
+:data:`~okfx.statecache.SPOOL_BYTES` (so the texts are never on the Python heap whole,
+and the file is mapped read-only: page cache). A full parse
 stores them in the state cache as a *texts* state file beside the bundle's state: the
 segments raw (:mod:`okfx.statefile` array sections, checked on first use rather than on
 open) and each segment's concept path and file stamp.
@@ -21,24 +22,18 @@ next start. A texts file whose bytes do not match their checksum is deleted when
 from __future__ import annotations
 
 import logging
-import mmap
-import os
-import tempfile
-import weakref
-import zlib
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from okfx.bundle.state import Parsed
 from okfx.bundle.stored import FileStore, StoredConcept
 from okfx.model import Concept
-from okfx.search.corpus import Corpus, Part, Region, head, one_line
-from okfx.statecache import StateCache
+from okfx.search.corpus import Corpus, Part, head, one_line
+from okfx.statecache import Spool, StateCache
 from okfx.statefile import StateFile, StateFormatError, StateWriter
 
 __all__ = [
-    "SPOOL_BYTES",
     "STALE_FRACTION",
     "TEXTS_KIND",
     "TextsBuilder",
@@ -54,57 +49,11 @@ logger = logging.getLogger("okfx")
 TEXTS_KIND = "texts"
 #: What this module stores; bumped when that changes.
 TEXTS_FORMAT = 1
-#: Bytes of texts kept in memory before they move to a temporary file.
-SPOOL_BYTES = 4 << 20
 #: A new texts file is stored once more than this part of the concepts are not in it.
 STALE_FRACTION = 0.05
-_CHUNK = 1 << 20
 _SIZE_MASK = (1 << 40) - 1  # a stamp is mtime << 40 | size (okfx.bundle.stored.stamp_of)
 # The raw sections, checked when grep first reads them.
 LAZY = ("data", "folded")
-
-
-class _Spool:
-    """Bytes appended in order: in memory up to :data:`SPOOL_BYTES`, then in an unnamed
-    temporary file (in ``folder``, or the system's temporary folder)."""
-
-    def __init__(self, folder: str | None) -> None:
-        self.folder = folder
-        self.chunks: list[bytes] = []
-        self.file: Any = None
-        self.size = 0
-        self.crc = 0
-
-    def write(self, data: bytes) -> None:
-        self.size += len(data)
-        self.crc = zlib.crc32(data, self.crc)
-        if self.file is not None:
-            self.file.write(data)
-            return
-        self.chunks.append(data)
-        if self.size > SPOOL_BYTES:
-            self.file = tempfile.TemporaryFile(dir=self.folder)
-            weakref.finalize(self, self.file.close)  # a map of it keeps its own handle
-            self.file.writelines(self.chunks)
-            self.chunks = []
-
-    def region(self) -> Region:
-        """The bytes written, mapped read-only when in a file."""
-        if self.file is None:
-            self.chunks = [b"".join(self.chunks)]
-            return self.chunks[0], 0, self.size
-        self.file.flush()
-        return mmap.mmap(self.file.fileno(), 0, access=mmap.ACCESS_READ), 0, self.size
-
-    def read(self) -> Iterator[bytes]:
-        """The bytes written, in chunks read from the file (its pages are not mapped)."""
-        if self.file is None:
-            yield from self.chunks
-            return
-        self.file.flush()
-        fd = self.file.fileno()
-        for at in range(0, self.size, _CHUNK):
-            yield os.pread(fd, min(_CHUNK, self.size - at), at)
 
 
 class TextsBuilder:
@@ -113,7 +62,7 @@ class TextsBuilder:
 
     def __init__(self, folder: str | None, full: bool = False) -> None:
         self.full = full
-        self.data, self.folded = _Spool(folder), _Spool(folder)
+        self.data, self.folded = Spool(folder), Spool(folder)
         self.starts, self.bodies = array("q", [0]), array("q")
         self.mtimes, self.sizes, self.lines = array("q"), array("q"), array("i")
         self.ascii = bytearray()
@@ -147,8 +96,8 @@ class TextsBuilder:
         """A segment given as its head and body bytes, and its casefold when not ASCII."""
         first, body = bytes(pieces[0]), bytes(pieces[1])
         at = self.starts[-1]
-        self.data.write(first)
-        self.data.write(body)
+        self.data.append(first)
+        self.data.append(body)
         self.bodies.append(at + len(first))
         self.starts.append(at + len(first) + len(body))
         self.mtimes.append(stamp >> 40)
@@ -157,7 +106,7 @@ class TextsBuilder:
         self.paths.append(path)
         self.ascii.append(folded is None)
         if folded is not None:
-            self.folded.write(folded)
+            self.folded.append(folded)
             self.fstarts.append(self.fstarts[-1] + len(folded))
             self.fids.append(len(self.paths) - 1)
 
@@ -204,16 +153,8 @@ def read_texts(
         except StateFormatError as exc:
             logger.info("okfx texts state of %s rebuilt: %s", key, exc)
             return None
-    path = cache.path(key, TEXTS_KIND)
-    part.on_broken = lambda: _discard(path)
+    part.on_broken = lambda: cache.discard(key, TEXTS_KIND)
     return part
-
-
-def _discard(path: os.PathLike[str]) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def attach(
