@@ -9,6 +9,7 @@ import os
 import time
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from conftest import write_tree
 from okfx import Bundle, Concept, statecache
 from okfx.bundle import state as state_module
+from okfx.search import corpus as corpus_module
 from okfx.search.corpus import single_line
 from okfx.search.grep import grep
 from okfx.statecache import wait_for_stores
@@ -39,10 +41,11 @@ def _escape(needle: str) -> str:
 @st.composite
 def bundles(draw: st.DrawFn) -> dict[str, str | bytes]:
     files: dict[str, str | bytes] = {"index.md": '---\nokf_version: "0.2"\n---\n'}
-    for i in range(draw(st.integers(1, 6))):
+    for i in range(draw(st.integers(1, 9))):
         title, description, body = draw(_TEXT), draw(_TEXT), draw(_TEXT)
+        status = draw(st.sampled_from(["stable", "deprecated"]))  # hidden, only counted
         text = (
-            f"---\ntype: note\ntitle: {json.dumps(title)}\n"
+            f"---\ntype: note\nstatus: {status}\ntitle: {json.dumps(title)}\n"
             f"description: {json.dumps(description)}\n---\n{body}"
         )
         ending = draw(st.sampled_from(["\n", "\r\n", "\r"]))
@@ -56,7 +59,7 @@ def bundles(draw: st.DrawFn) -> dict[str, str | bytes]:
 @st.composite
 def patterns(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     needle = draw(_NEEDLE)
-    options = {"ignore_case": draw(st.booleans()), "limit": draw(st.sampled_from([3, 200]))}
+    options = {"ignore_case": draw(st.booleans()), "limit": draw(st.sampled_from([1, 3, 200]))}
     if draw(st.booleans()):
         return needle, options
     pattern = draw(st.sampled_from(_SHAPES)).format(_escape(needle))
@@ -97,17 +100,35 @@ def aged(root: Path) -> Path:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(files=bundles(), searches=st.lists(patterns(), min_size=1, max_size=4))
+@given(
+    files=bundles(),
+    searches=st.lists(patterns(), min_size=1, max_size=4),
+    dense=st.sampled_from([(32, 1024), (1, 1), (2, 3)]),
+)
 def test_grep_over_the_kept_texts_equals_grep_over_bodies_in_memory(
     tmp_path_factory: pytest.TempPathFactory,
     files: dict[str, str | bytes],
     searches: list[tuple[str, dict[str, Any]]],
+    dense: tuple[int, int],
 ) -> None:
     """CRLF, CR, BOM, Kelvin sign, sharp s, multi-line patterns, anchors, matches that
     span two fields: a cold load (texts just parsed), a warm one (texts read from the
-    state file) and a warm one after an edit (texts from both) all grep alike."""
+    state file) and a warm one after an edit (texts from both) all grep alike, whether
+    matches are searched over the whole buffer or (where dense) segment by segment."""
+    with (
+        mock.patch.object(corpus_module, "_DENSE_HITS", dense[0]),
+        mock.patch.object(corpus_module, "_DENSE_RUN", dense[1]),
+    ):
+        _check_loads(tmp_path_factory, files, searches)
+
+
+def _check_loads(
+    tmp_path_factory: pytest.TempPathFactory,
+    files: dict[str, str | bytes],
+    searches: list[tuple[str, dict[str, Any]]],
+) -> None:
     work = tmp_path_factory.mktemp("b")
     root = aged(write_tree(work / "bundle", files))
     cache = work / "state"
@@ -247,3 +268,39 @@ def test_big_texts_spill_to_a_mapped_temporary_file(
     part = bundle._store.corpus.parts[0]
     assert not isinstance(part.buffer, bytes)  # an mmap of the temporary file
     assert [m.path for m in bundle.grep("x 7")] == ["/c7.md"]
+
+
+def _kept(tmp_path: Path, files: dict[str, str]) -> Bundle:
+    bundle = Bundle.load(write_tree(tmp_path / "b", files), state_cache=False)
+    assert all(c.corpus is not None for c in bundle)
+    return bundle
+
+
+def test_a_match_at_the_very_end_of_a_body_belongs_to_that_concept(tmp_path: Path) -> None:
+    """An empty match right before the next concept's texts ends the one before."""
+    bundle = _kept(
+        tmp_path,
+        {
+            "a.md": "---\ntype: note\ntitle: A\ndescription: one\n---\nx\n",
+            "b.md": "---\ntype: note\ntitle: B\ndescription: two\n---\ny",
+        },
+    )
+    for pattern in ("^$", r"^\s*$"):
+        found = bundle.grep(pattern, regex=True)
+        assert [(m.path, m.line, m.text) for m in found] == [("/a.md", 7, "")], pattern
+        assert found.to_dict() == grep(eager(bundle), pattern, regex=True).to_dict()
+
+
+def test_a_match_across_two_fields_is_no_match_shown_or_counted(tmp_path: Path) -> None:
+    """The texts are searched joined; a match that spans the title and the description
+    (or description and body) matches neither, and hidden counts know it too."""
+    page = "---\ntype: note\ntitle: Revenue\ndescription: total\nstatus: {}\n---\nsum\n"
+    bundle = _kept(tmp_path, {"a.md": page.format("stable"), "b.md": page.format("deprecated")})
+    for pattern, regex in (
+        (r"Revenue\s", True), (r"total\nsum", True), (r"(?s)e.t", True), ("Revenue\ntotal", False),
+        ("total\nsum", False),
+    ):  # fmt: skip
+        for ignore_case in (False, True):
+            found = bundle.grep(pattern, regex=regex, ignore_case=ignore_case)
+            assert (len(found), found.concepts, found.hidden) == (0, 0, {}), pattern
+    assert bundle.grep(r"Revenue$", regex=True).hidden == {"deprecated": 1}

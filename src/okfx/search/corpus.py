@@ -51,6 +51,9 @@ Region = tuple[Buffer, int, int]
 _ASCII_OPTIONS = re2.Options()
 _ASCII_OPTIONS.case_sensitive = False
 _ASCII_OPTIONS.log_errors = False
+# A search that finds matches in one segment of _DENSE or more, over _DENSE_HITS matches,
+# asks the next _DENSE_RUN segments one by one (see _scan).
+_DENSE, _DENSE_HITS, _DENSE_RUN = 4, 32, 1024
 # After a backslash: escapes that never match a line break (\b and \B match no character).
 _SAFE_ESCAPES = frozenset("wdSbBtrfv")
 
@@ -192,53 +195,31 @@ class Part:
     # -- searches: each yields the segments that match, in order ----------------------
     def find(self, needle: bytes) -> Iterator[int]:
         """The segments whose text contains ``needle``."""
-        return _finds(self.buffer, self.base, self.size, self.starts, needle, range(len(self)))
+        return _finds(self.buffer, self.base, self.size, self.starts, needle)
 
     def find_folded(self, needle: str) -> Iterator[int]:
         """The segments whose casefolded text contains ``needle`` (casefolded)."""
         if needle.isascii():
-            yield from self._find_ascii(needle)
-        yield from _finds(
-            self.fbuffer, self.fbase, self.fsize, self.fstarts, _utf8(needle), self.fids
-        )
-
-    def _find_ascii(self, needle: str) -> Iterator[int]:
-        search = spans(re2.compile(re2.escape(needle), _ASCII_OPTIONS))
-        view, starts, ascii, size = self.view, self.starts, self.ascii, self.size
-        pos = 1
-        while pos <= size:
-            start, end = search(view, pos, size)
-            if start < 0:
-                return
-            seg = self.segment_at(start)
-            if seg < 0 or end > starts[seg + 1]:
-                pos = start + 1  # runs past its segment: not a match there
-                continue
-            if ascii[seg]:  # the others are searched casefolded
-                yield seg
-            pos = starts[seg + 1] + 1
+            ascii = self.ascii
+            found = _ascii_finds(self.view, self.size, self.starts, needle)
+            yield from (seg for seg in found if ascii[seg])  # the others: casefolded
+        fids = self.fids
+        folded = _finds(self.fbuffer, self.fbase, self.fsize, self.fstarts, _utf8(needle))
+        yield from (fids[j] for j in folded)
 
     def search(self, regex: re2._Regexp, whole: bool) -> Iterator[int]:
-        """The segments whose joined text ``regex`` matches; ``whole``: one search over
-        the buffer (a :func:`single_line` pattern), else one per segment."""
+        """The segments whose joined text ``regex`` matches; ``whole``: searched over the
+        buffer (a :func:`single_line` pattern), else one segment at a time."""
         search = spans(regex)
         view, starts, size = self.view, self.starts, self.size
+
+        def within(seg: int) -> bool:
+            return search(view, starts[seg] + 1, starts[seg + 1])[0] >= 0
+
         if not whole:
-            for seg in range(len(self)):
-                if search(view, starts[seg] + 1, starts[seg + 1])[0] >= 0:
-                    yield seg
-            return
-        pos = 1
-        while pos <= size:
-            start = search(view, pos, size)[0]
-            if start < 0:
-                return
-            seg = self.segment_at(start)
-            if seg < 0:
-                pos = start + 1
-                continue
-            yield seg
-            pos = starts[seg + 1] + 1
+            return filter(within, range(len(self)))
+        # a match that starts in a segment and runs on is kept: it is looked at again
+        return _scan(starts, lambda pos: search(view, pos, size), within, spanning=True)
 
     def search_fields(self, regex: re2._Regexp) -> Iterator[int]:
         """The segments with a title, description or body that ``regex`` matches on its
@@ -264,24 +245,63 @@ def _utf8(text: str) -> bytes:
 
 
 def _finds(
-    buffer: Buffer,
-    base: int,
-    size: int,
-    starts: Sequence[int],
-    needle: bytes,
-    ids: Sequence[int],
+    buffer: Buffer, base: int, size: int, starts: Sequence[int], needle: bytes
 ) -> Iterator[int]:
-    """``ids[i]`` for each segment ``i`` of ``buffer[base:base + size]`` (bounds in
-    ``starts``) whose text holds ``needle``."""
-    end = base + size
-    pos = base + 1
-    while (at := buffer.find(needle, pos, end)) >= 0:
-        seg = bisect_left(starts, at - base) - 1
-        if seg < 0 or at - base + len(needle) > starts[seg + 1]:
-            pos = at + 1  # runs past its segment: not a match there
+    """The segments of ``buffer[base:base + size]`` (bounds in ``starts``) whose text
+    holds ``needle``."""
+    find, end, length = buffer.find, base + size, len(needle)
+
+    def first(pos: int) -> tuple[int, int]:
+        at = find(needle, base + pos, end)
+        return (at - base, at - base + length) if at >= 0 else (-1, -1)
+
+    def within(seg: int) -> bool:
+        return find(needle, base + starts[seg] + 1, base + starts[seg + 1]) >= 0
+
+    return _scan(starts, first, within)
+
+
+def _ascii_finds(view: memoryview, size: int, starts: Sequence[int], needle: str) -> Iterator[int]:
+    """The segments holding ``needle`` (ASCII) in any case: exact for ASCII segments."""
+    search = spans(re2.compile(re2.escape(needle), _ASCII_OPTIONS))
+
+    def within(seg: int) -> bool:
+        return search(view, starts[seg] + 1, starts[seg + 1])[0] >= 0
+
+    return _scan(starts, lambda pos: search(view, pos, size), within)
+
+
+def _scan(
+    starts: Sequence[int],
+    first: Callable[[int], tuple[int, int]],
+    within: Callable[[int], bool],
+    spanning: bool = False,
+) -> Iterator[int]:
+    """The segments (bounds in ``starts``) a search finds, in order. ``first(pos)`` is
+    the first match at or after ``pos`` in the whole buffer, ``(start, end)`` or
+    ``(-1, -1)``; a match that runs past its segment is not a match there (it is, if
+    ``spanning``). Each match found skips the rest of its segment. Where matches are
+    dense (one in :data:`_DENSE` segments or more), segments are asked one by one
+    (``within``) for a stretch: one search per segment costs less than one per match."""
+    n = len(starts) - 1
+    pos, seg, hits, since = 1, 0, 0, 0
+    while seg < n:
+        start, end = first(pos)
+        if start < 0:
+            return
+        at = bisect_left(starts, start, seg) - 1
+        if not spanning and end > starts[at + 1]:
+            pos = start + 1  # runs past its segment: not a match there
             continue
-        yield ids[seg]
-        pos = base + starts[seg + 1] + 1
+        yield at
+        seg, hits = at + 1, hits + 1
+        if hits == _DENSE_HITS:
+            if seg - since <= _DENSE_HITS * _DENSE:
+                stop = min(n, seg + _DENSE_RUN)
+                yield from filter(within, range(seg, stop))
+                seg = stop
+            hits, since = 0, seg
+        pos = starts[seg] + 1
 
 
 class Corpus:
