@@ -7,7 +7,9 @@ when they do not (a flipped padding byte), what is read equals what was written.
 from __future__ import annotations
 
 import io
+import mmap
 import struct
+import sys
 import zlib
 from array import array
 from pathlib import Path
@@ -206,3 +208,97 @@ def test_a_state_of_another_kind_or_format_is_refused(
         StateWriter(kind, meta).write(out)
         with pytest.raises(StateFormatError):
             decode(StateFile(out.getvalue()), real_root, FileStore(real_root, Limits()))
+
+
+def _mapped(tmp_path: Path, writer: StateWriter, lazy: tuple[str, ...] = ()) -> StateFile:
+    import os
+
+    path = tmp_path / "state.okfs"
+    with path.open("wb") as handle:
+        writer.write(handle)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return StateFile.from_fd(fd, lazy)
+    finally:
+        os.close(fd)
+
+
+def test_a_section_written_from_chunks_reads_back_whole(tmp_path: Path) -> None:
+    pieces = [b"abc", b"", bytes(range(256)) * 100, b"z"]
+    writer = StateWriter("test")
+    writer.add_json("head", [1])
+    writer.add_chunks("measured", lambda: iter(pieces))  # length and checksum measured
+    data = b"".join(pieces)
+    writer.add_chunks("given", lambda: iter(pieces), len(data), zlib.crc32(data))
+    state = _mapped(tmp_path, writer)
+    assert bytes(state.view("measured", "B")) == bytes(state.view("given", "B")) == data
+    assert state.json("head") == [1]
+    wrong = StateWriter("test")
+    wrong.add_chunks("given", lambda: iter(pieces), len(data) + 1, 0)
+    with pytest.raises(ValueError, match="changed while it was written"):
+        wrong.write(io.BytesIO())
+
+
+def test_a_lazy_section_is_checked_when_used_not_on_open(tmp_path: Path) -> None:
+    writer = StateWriter("test")
+    writer.add_array("big", array("B", b"x" * 10_000))
+    writer.add_array("small", array("i", [7]))
+    path = tmp_path / "state.okfs"
+    with path.open("wb") as handle:
+        writer.write(handle)
+    data = bytearray(path.read_bytes())
+    data[data.index(b"x" * 100) + 5] ^= 1  # damage the lazy section only
+    state = StateFile(bytes(data), lazy=("big",))  # opens: "big" is not read yet
+    buffer, offset, length, crc = state.region("big")
+    assert length == 10_000 and crc is not None
+    assert zlib.crc32(memoryview(buffer)[offset : offset + length]) != crc
+    assert state.array("small").tolist() == [7]
+    with pytest.raises(StateFormatError, match="checksum"):
+        state.view("big")  # checked on first use, and refused
+    with pytest.raises(StateFormatError):
+        StateFile(bytes(data))  # not lazy: refused on open
+
+
+def test_sections_read_again_after_their_pages_were_released(tmp_path: Path) -> None:
+    """Reading a section lets this process drop its pages (okfx.statefile._release): a
+    view taken before and every read after still see the same bytes."""
+    writer = StateWriter("test")
+    values = array("q", range(200_000))
+    writer.add_array("a", values)
+    writer.add_json("j", {"k": "v" * 10_000})
+    state = _mapped(tmp_path, writer)
+    before = state.view("a", "q")
+    assert state.array("a") == values  # a copy, then the pages are released
+    assert before.tolist() == values.tolist() == state.view("a", "q").tolist()
+    assert state.json("j") == state.json("j") == {"k": "v" * 10_000}
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not hasattr(mmap, "MADV_DONTNEED"),
+    reason="reads RSS from /proc, and needs madvise",
+)
+def test_opening_a_big_state_file_does_not_keep_it_all_in_rss(tmp_path: Path) -> None:
+    writer = StateWriter("test")
+    for i in range(8):
+        writer.add_array(f"a{i}", array("q", [i]) * (1 << 20))  # 8 sections of 8 MB
+    path = tmp_path / "state.okfs"
+    with path.open("wb") as handle:
+        writer.write(handle)
+
+    def file_rss_mb() -> float:
+        with open("/proc/self/status", encoding="utf-8") as status:
+            for line in status:
+                if line.startswith("RssFile:"):
+                    return int(line.split()[1]) / 1024
+        return 0.0
+
+    before = file_rss_mb()
+    import os
+
+    fd = os.open(path, os.O_RDONLY)
+    state = StateFile.from_fd(fd)  # every checksum read: 64 MB of pages touched
+    os.close(fd)
+    assert file_rss_mb() - before < 24
+    assert [state.array(f"a{i}")[12345] for i in range(8)] == list(range(8))
+    assert file_rss_mb() - before < 24
+    state.close()

@@ -49,6 +49,7 @@ _ALIGN = 8
 TYPECODES = {"b": 1, "B": 1, "h": 2, "H": 2, "i": 4, "I": 4, "q": 8, "Q": 8, "f": 4, "d": 8}
 _JSON = "json"
 _MAX_HEADER = 1 << 24
+_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
 
 
 class StateFormatError(ValueError):
@@ -214,7 +215,21 @@ class StateFile:
             self._unchecked[name] = crc
         elif zlib.crc32(self._view[offset : offset + length]) != crc:
             raise StateFormatError(f"section {name!r} checksum does not match")
+        else:
+            self._release(offset, length)
         self._sections[name] = (kind, offset, length)
+
+    def _release(self, offset: int, length: int) -> None:
+        """Let this process's memory drop the pages of a section just read (they stay in
+        the page cache, and are mapped again when read again): reading a file section
+        by section then holds about one section in RSS at a time, not the whole file."""
+        if _DONTNEED is None or not length or not isinstance(self._buffer, mmap.mmap):
+            return
+        start = offset - offset % mmap.PAGESIZE
+        try:
+            self._buffer.madvise(_DONTNEED, start, offset + length - start)
+        except (OSError, ValueError):
+            pass  # only a hint
 
     @classmethod
     def from_fd(cls, fd: int, lazy: Collection[str] = ()) -> StateFile:
@@ -262,7 +277,9 @@ class StateFile:
         return found
 
     def json(self, name: str) -> Any:
-        return loads(self._section(name, _JSON))
+        value = loads(self._section(name, _JSON))
+        self._release(*self._sections[name][1:])
+        return value
 
     def typecode(self, name: str) -> str:
         return self._sections[name][0] if name in self._sections else ""
@@ -284,6 +301,7 @@ class StateFile:
             raise StateFormatError(f"section {name!r} is not an array")
         out = array(kind)
         out.frombytes(raw)
+        self._release(*self._sections[name][1:])
         return out
 
     def close(self) -> None:
