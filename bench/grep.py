@@ -143,10 +143,15 @@ def report(size: int, r: dict[str, Any]) -> None:
         f"cold load {r['cold_load_s']:.2f} s, restart {r['restart_s']:.3f} s, texts file "
         f"{r['texts_mb']:.0f} MB, first grep {r['first_grep_s']:.3f} s (checksum, mapping)"
     )
-    for label in ("after_load", "after_first_grep", "after_greps"):
+    labels = {
+        "after_load": "after the load",
+        "after_first_grep": "after a grep",
+        "after_greps": "+ bodies in memory",  # the comparison's copies of every body
+    }
+    for label, text in labels.items():
         m = r[label]
         print(
-            f"  RSS {label.replace('_', ' '):17s} private {m['RssAnon']:7.0f} MB, "
+            f"  RSS {text:19s} private {m['RssAnon']:7.0f} MB, "
             f"file-backed {m['RssFile']:6.0f} MB, peak {m['VmHWM']:7.0f} MB"
         )
     print(f"  {'pattern kind':28s} {'kept':>8s} {'memory':>8s} {'ratio':>6s} {'files':>8s}  match")
