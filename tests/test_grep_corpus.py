@@ -304,3 +304,20 @@ def test_a_match_across_two_fields_is_no_match_shown_or_counted(tmp_path: Path) 
             found = bundle.grep(pattern, regex=regex, ignore_case=ignore_case)
             assert (len(found), found.concepts, found.hidden) == (0, 0, {}), pattern
     assert bundle.grep(r"Revenue$", regex=True).hidden == {"deprecated": 1}
+
+
+def test_searches_segment_by_segment_stop_at_the_call_deadline(tmp_path: Path) -> None:
+    import re2
+
+    from okfx.deadline import budget
+    from okfx.errors import TimedOut
+
+    files = {f"c{i}.md": f"---\ntype: note\n---\nbody {i}\n" for i in range(600)}
+    bundle = _kept(tmp_path, files)
+    part = bundle._store.corpus.parts[0]
+    regex = re2.compile(r"(?s)absent.")
+    with budget(0.0):
+        for scan in (lambda: part.search(regex, False), lambda: part.search_fields(regex)):
+            with pytest.raises(TimedOut):
+                list(scan())
+    assert list(part.search(regex, False)) == list(part.search_fields(regex)) == []

@@ -337,9 +337,9 @@ class Spool:
             yield from self.chunks
             return
         self.file.flush()
-        fd = self.file.fileno()
-        for at in range(0, self.size, _CHUNK):
-            yield os.pread(fd, min(_CHUNK, self.size - at), at)
+        self.file.seek(0)  # appending is over: only the store reads it now
+        for _ in range(0, self.size, _CHUNK):
+            yield self.file.read(_CHUNK)
 
 
 class _Later:

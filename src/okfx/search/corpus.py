@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import re2
 
+from okfx.deadline import check
+
 __all__ = ["Buffer", "Corpus", "Part", "Region", "head", "one_line", "single_line", "spans"]
 
 logger = logging.getLogger("okfx")
@@ -217,7 +219,7 @@ class Part:
             return search(view, starts[seg] + 1, starts[seg + 1])[0] >= 0
 
         if not whole:
-            return filter(within, range(len(self)))
+            return _asked(within, range(len(self)))
         # a match that starts in a segment and runs on is kept: it is looked at again
         return _scan(starts, lambda pos: search(view, pos, size), within, spanning=True)
 
@@ -228,16 +230,18 @@ class Part:
         search = spans(regex)
         view, starts, bodies = self.view, self.starts, self.bodies
         find, base = self.buffer.find, self.base
-        for seg in range(len(self)):
+
+        def within(seg: int) -> bool:
             start, body, end = starts[seg] + 1, bodies[seg], starts[seg + 1]
             title_end = find(b"\n", base + start, base + body) - base
             title, description = view[start:title_end], view[title_end + 1 : body - 1]
-            if (
+            return (
                 search(title, 0, len(title))[0] >= 0
                 or search(description, 0, len(description))[0] >= 0
                 or search(view[body:end], 0, end - body)[0] >= 0
-            ):
-                yield seg
+            )
+
+        return _asked(within, range(len(self)))
 
 
 def _utf8(text: str) -> bytes:
@@ -271,6 +275,16 @@ def _ascii_finds(view: memoryview, size: int, starts: Sequence[int], needle: str
     return _scan(starts, lambda pos: search(view, pos, size), within)
 
 
+def _asked(within: Callable[[int], bool], segs: range) -> Iterator[int]:
+    """The segments of ``segs`` that ``within`` says match, one search each; the call's
+    deadline (:mod:`okfx.deadline`) is checked every few hundred."""
+    for seg in segs:
+        if not seg & 255:
+            check("grep")
+        if within(seg):
+            yield seg
+
+
 def _scan(
     starts: Sequence[int],
     first: Callable[[int], tuple[int, int]],
@@ -298,7 +312,7 @@ def _scan(
         if hits == _DENSE_HITS:
             if seg - since <= _DENSE_HITS * _DENSE:
                 stop = min(n, seg + _DENSE_RUN)
-                yield from filter(within, range(seg, stop))
+                yield from _asked(within, range(seg, stop))
                 seg = stop
             hits, since = 0, seg
         pos = starts[seg] + 1
