@@ -468,8 +468,8 @@ class Bundle:
         while first < len(entries):
             if progress is not None:
                 progress(first, len(entries))
-            texts, used = read.batch(entries[first : first + _BATCH])
-            concepts = self._parse_batch(parser, texts, out)
+            files, used = read.batch(entries[first : first + _BATCH])
+            concepts = self._parse_batch(parser, files, out)
             for concept in concepts:
                 texts.add(concept, stamps[concept.path])
                 out.concepts[concept.path] = slim(concept, self._store, stamps[concept.path])
