@@ -1,18 +1,23 @@
 """Search quality on the evaluation sets: okfx against plain BM25, same run.
 
-``tests/search_eval/queries.yaml`` (written while building the analyzer) and
-``tests/search_eval/blind.yaml`` (written blind, without the ranking code) run against one
-index over the four sample bundles in ``../shared/okf-samples``;
-``tests/search_eval/third.yaml`` (written blind before issue 20's tuning) runs each of its
-bundles (the example bundle, and a real bundle kept under ``$OKFX_CORPUS``) in an index of
-its own. Prints nDCG@5, MRR@10, hit@1 and hit@3 per query kind, plus the no-answer abstain
-rate (see ``tests/search_eval/evaluate.py`` for the definitions). The baseline is plain
-BM25 over one combined field with ``\\w+`` tokens: no field weights, no identifier
-splitting, no plural forms.
+``tests/search_eval/queries.yaml`` (written while building the analyzer),
+``tests/search_eval/tuning.yaml`` (more tuning queries) and ``tests/search_eval/blind.yaml``
+(written blind, without the ranking code) run against one index over the four sample
+bundles in ``../shared/okf-samples``; ``tests/search_eval/tuning_corpus.yaml`` (tuning
+queries over real bundles) and ``tests/search_eval/third.yaml`` (written blind before issue
+20's tuning) run each of their bundles (kept under ``$OKFX_CORPUS``, or in the repository)
+in an index of its own. Prints nDCG@5, MRR@10, hit@1 and hit@3 per query kind, plus the
+no-answer abstain rate (see ``tests/search_eval/evaluate.py`` for the definitions). The
+baseline is plain BM25 over one combined field with ``\\w+`` tokens: no field weights, no
+identifier splitting, no plural forms.
+
+The blind sets (``blind.yaml``, ``third.yaml``) print aggregates only; ``--tuning`` runs
+the tuning sets alone, with the queries each ranking misses and the figures pooled over
+the three sets (what parameters are set on).
 
 Usage::
 
-    .venv/bin/python bench/search_quality.py [--queries PATH ...] [--show QUERY_ID ...]
+    .venv/bin/python bench/search_quality.py [--queries PATH ...] [--tuning] [--show ID ...]
 """
 
 from __future__ import annotations
@@ -33,11 +38,13 @@ from okfx import Bundle  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from search_eval.baseline import PlainBM25  # noqa: E402
 from search_eval.evaluate import (  # noqa: E402
-    BLIND,
-    QUERIES,
-    THIRD,
+    BLIND_SETS,
+    KINDS,
+    TUNING_SETS,
+    Report,
     evaluate,
     format_report,
+    has_bundles,
     load_bundles,
     load_queries,
 )
@@ -113,7 +120,7 @@ RANKINGS: dict[str, tuple[str, Ranking]] = {
 def groups(path: Path) -> dict[str | None, Entries]:
     """The indexes a set runs against: one per bundle for a set with a ``bundles``
     section, else one over the four samples (key None)."""
-    if path.name == THIRD.name:
+    if has_bundles(path):
         found: dict[str | None, Entries] = {}
         for spec in load_bundles(path):
             if spec.path is None:
@@ -139,7 +146,10 @@ def routed(
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--queries", type=Path, nargs="+", default=[QUERIES, BLIND, THIRD])
+    parser.add_argument("--queries", type=Path, nargs="+", default=[*TUNING_SETS, *BLIND_SETS])
+    parser.add_argument(
+        "--tuning", action="store_true", help="the tuning sets only, with pooled figures"
+    )
     parser.add_argument(
         "--rankings",
         nargs="+",
@@ -151,6 +161,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not SAMPLES.is_dir():
         sys.exit(f"sample bundles not found at {SAMPLES}")
+    if args.tuning:
+        args.queries = list(TUNING_SETS)
+    tuning = {path.name for path in TUNING_SETS}
+    pooled: dict[str, list[Report]] = {}
     for path in args.queries:
         indexes = groups(path)
         queries = [
@@ -162,8 +176,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             label, ranking = RANKINGS[key]
             search = routed(ranking, indexes)
             report = evaluate(search, queries)
-            print(format_report(label, report, misses=path.name == QUERIES.name))
+            print(format_report(label, report, misses=path.name in tuning))
             print()
+            if path.name in tuning:
+                pooled.setdefault(label, []).append(report)
             for query in queries:
                 if query.id in args.show:
                     print(f"{query.id}: {query.query!r}")
@@ -171,6 +187,23 @@ def main(argv: Sequence[str] | None = None) -> None:
                         grade = query.relevant.get(doc, 0)
                         print(f"  {rank:2d}. {score:8.4f} {'*' * grade:2s} {doc}")
                     print()
+    if args.tuning:
+        print("== pooled over the tuning sets (nDCG@5 / hit@1 per kind)\n")
+        for label, reports in pooled.items():
+            print(pooled_line(label, reports))
+
+
+def pooled_line(label: str, reports: Sequence[Report]) -> str:
+    """nDCG@5 and hit@1 per kind over several reports, weighted by their query counts."""
+    parts = []
+    for kind in (*KINDS, "all"):
+        rows = [r.by_kind[kind] for r in reports if kind in r.by_kind]
+        n = sum(row["n"] for row in rows)
+        if n:
+            ndcg = sum(row["ndcg@5"] * row["n"] for row in rows) / n
+            hit1 = sum(row["hit@1"] * row["n"] for row in rows) / n
+            parts.append(f"{kind} {ndcg:.3f}/{hit1:.3f} (n={int(n)})")
+    return f"{label}\n  " + "\n  ".join(parts)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,14 @@ BLIND = Path(__file__).with_name("blind.yaml")
 #: A third set, written blind before issue 20's tuning, over the example bundle and a real
 #: bundle from another producer; each bundle is searched in an index of its own.
 THIRD = Path(__file__).with_name("third.yaml")
+#: Tuning sets written for issue 20's follow-up: more queries over the four samples (one
+#: index, as queries.yaml), and queries over real bundles (an index per bundle).
+TUNING = Path(__file__).with_name("tuning.yaml")
+TUNING_CORPUS = Path(__file__).with_name("tuning_corpus.yaml")
+#: Sets that parameters may be tuned on (their per-query misses may be printed).
+TUNING_SETS = (QUERIES, TUNING, TUNING_CORPUS)
+#: Sets that are measured, never tuned on: only aggregates are printed.
+BLIND_SETS = (BLIND, THIRD)
 KINDS = (
     "keyword",
     "paraphrase",
@@ -60,7 +68,8 @@ class EvalQuery:
 
 
 def load_queries(path: Path = QUERIES) -> list[EvalQuery]:
-    """The queries of a set. A set with a ``bundles`` section (``third.yaml``) names the
+    """The queries of a set. A set with a ``bundles`` section (``third.yaml``,
+    ``tuning_corpus.yaml``) names the
     bundle of each query in its options (``bundle``), from its judged concepts or its
     ``bundle`` key."""
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -85,6 +94,13 @@ class EvalBundle:
 def corpus_root() -> Path:
     """Where real bundles from other producers are kept, outside git."""
     return Path(os.environ.get("OKFX_CORPUS", "/work/corpus"))
+
+
+def has_bundles(path: Path) -> bool:
+    """Whether a set names its bundles (one index per bundle) rather than running over
+    the four samples in one index."""
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return isinstance(raw, dict) and "bundles" in raw
 
 
 def load_bundles(path: Path = THIRD) -> list[EvalBundle]:
