@@ -2,13 +2,14 @@
 means"): coverage of the query's terms, a deprecated concept asked for by name, acronyms,
 word forms the plural folding misses, and a concept's type and folder."""
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
 from okfx.search.analyzer import STOPWORDS
 from okfx.search.index import SearchIndex
-from okfx.search.wordforms import initialisms, title_initialisms, word_forms
+from okfx.search.wordforms import initialisms, joined_pairs, title_initialisms, word_forms
 
 
 def paths(index, query, **options):
@@ -31,7 +32,8 @@ def test_a_concept_matching_more_of_the_query_outranks_one_rare_word():
     index = SearchIndex.build(entries(*concepts))
     assert paths(index, "inactive users retention")[0] == "/metrics/inactive-users.md"
     plain = SearchIndex.build(entries(*concepts), coverage_floor=1.0)
-    assert paths(plain, "inactive users retention")[0] == "/notes/retention.md"
+    # (word order keeps "inactive users" from meeting the path inactive-users as one word)
+    assert paths(plain, "users inactive retention")[0] == "/notes/retention.md"
 
 
 def test_question_filler_words_are_not_query_terms():
@@ -136,3 +138,50 @@ def test_each_hit_says_how_sure_it_is():
     assert weak[0].path == "/notes/pods.md"
     assert weak[0].confidence == 0.5  # kubernetes and pod of four words
     assert index.search("autoscaling thresholds", now=NOW).hits == ()
+
+
+def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
+    """ "sessions table": the guide tagged "table" scores higher than the table itself on
+    the words; the kind factor (the type's head noun and the folder names) puts the
+    concept that *is* a table first, and leaves a query naming no kind alone."""
+    from okfx.search import kinds
+
+    concepts = [
+        FakeConcept(
+            "/tables/sessions.md",
+            title="Sessions",
+            type="BigQuery Table",
+            body="One row per visit, with the visit's start, end, device and landing page.",
+        ),
+        FakeConcept(
+            "/guides/visits.md",
+            title="Sessions",
+            type="Guide",
+            tags=("table",),
+            description="Where the sessions table comes from.",
+            body="Notes.",
+        ),
+        FakeConcept("/other/note.md", title="Other", type="Note", body="Nothing."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    hits = index.search("sessions table", now=NOW)
+    assert [hit.path for hit in hits] == ["/tables/sessions.md", "/guides/visits.md"]
+    assert hits[1].score == pytest.approx(kinds.KIND_MISS * hits[0].score, rel=1e-3)
+    # "guide" names the guide's kind: now the table is the one scored down
+    assert paths(index, "sessions guide")[0] == "/guides/visits.md"
+    # without the factor the guide comes first
+    monkeypatch.setattr(kinds, "KIND_MISS", 1.0)
+    assert paths(SearchIndex.build(entries(*concepts)), "sessions table")[0] == "/guides/visits.md"
+    assert kinds.kind_words(concepts[0]) == {"table", "tables"}
+
+
+def test_two_query_words_meet_a_word_the_bundle_writes_as_one():
+    concepts = [
+        FakeConcept("/codes/utilitytype.md", title="utilitytype", body="Gas, water, power."),
+        FakeConcept("/notes/works.md", title="Street works", body="Works on a utility."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "utility type")[0] == "/codes/utilitytype.md"
+    assert joined_pairs(["utility", "type"]) == ["utilitytype"]
+    # short words, numbers and function words are not joined
+    assert joined_pairs(["of", "type", "2024", "list", "the", "code"]) == []

@@ -36,6 +36,7 @@ from okfx.search.hits import (
     SearchResults,
     hit_dicts,
 )
+from okfx.search.kinds import KindGroups
 from okfx.search.scoring import (
     COVERAGE_FLOOR,
     Factors,
@@ -46,7 +47,7 @@ from okfx.search.scoring import (
 )
 from okfx.search.snippets import best_line
 from okfx.search.topk import top_k
-from okfx.search.wordforms import initialisms, title_initialisms
+from okfx.search.wordforms import initialisms, joined_pairs, title_initialisms
 
 __all__ = [
     "FOUND",
@@ -77,6 +78,9 @@ _SCORE_DIGITS = 4
 #: Weight of an acronym a run of query words spells ("personally identifiable
 #: information" -> pii), an optional term that never counts in coverage.
 ACRONYM_WEIGHT = 0.8
+#: Weight of two adjacent query words looked up as one word ("code list" -> codelist),
+#: an optional term that never counts in coverage.
+JOINED_WEIGHT = 0.5
 
 
 def without_parentheses(text: str) -> str:
@@ -139,6 +143,7 @@ class SearchIndex:
         "named",
         "coverage_floor",
         "ranker",
+        "kinds",
     )
 
     def __init__(
@@ -152,6 +157,7 @@ class SearchIndex:
         self.multipliers = multipliers
         self.dense = DenseVectors(postings)
         self.named = NamedTitles()
+        self.kinds = KindGroups()
         self.coverage_floor = COVERAGE_FLOOR
         #: The override seam: a :class:`~okfx.search.ranking.Ranker` that :meth:`search`
         #: hands every query to (hybrid retrieval, :mod:`okfx.search.hybrid`); None ranks
@@ -375,10 +381,12 @@ class SearchIndex:
         terms: Sequence[QueryTerm],
         groups: Sequence[Sequence[tuple[int, float]]],
         present: int | None = None,
+        kind_vocabulary: set[str] | None = None,
     ) -> Factors:
         """The per-document score factor of one query (:mod:`okfx.search.scoring`);
-        ``present``: how many of the query's words the whole corpus holds, when this
-        index is a part of it (a delta, :mod:`okfx.search.live`)."""
+        ``present``: how many of the query's words the whole corpus holds, and
+        ``kind_vocabulary``: the kind words of its concepts (:mod:`okfx.search.kinds`),
+        when this index is a part of it (a delta, :mod:`okfx.search.live`)."""
         multipliers = self.multipliers
 
         def reduced() -> Iterator[tuple[int, str]]:
@@ -388,16 +396,26 @@ class SearchIndex:
 
         named = self.named.named(terms, reduced)
         units = [[groups[i] for i in unit] for unit in query_units(query, terms)]
-        return Factors(multipliers, named, self.postings, units, self.coverage_floor, present)
+        if kind_vocabulary is None:
+            kind_vocabulary = self.kinds.vocabulary(self.entries)
+        kinds = self.kinds.factor(self.entries, terms, kind_vocabulary)
+        return Factors(
+            multipliers, named, self.postings, units, self.coverage_floor, present, kinds
+        )
 
     def _acronyms(self, query: str, terms: Sequence[QueryTerm]) -> list[list[tuple[int, float]]]:
-        """Optional groups for the acronyms runs of the query's words spell."""
+        """Optional groups: the acronyms runs of the query's words spell, and two
+        adjacent query words written as one ("utility type" -> utilitytype), when the
+        index holds them."""
         typed = {term.text for term in terms}
         ids = self.postings.terms
+        words = query_words(query)
+        wanted = [(acronym, ACRONYM_WEIGHT) for acronym in initialisms(words)]
+        wanted += [(joined, JOINED_WEIGHT) for joined in joined_pairs(split_chunks(query))]
         return [
-            [(tid, ACRONYM_WEIGHT)]
-            for acronym in initialisms(query_words(query))
-            if acronym not in typed and (tid := ids.get(acronym)) is not None
+            [(tid, weight)]
+            for form, weight in wanted
+            if form not in typed and (tid := ids.get(form)) is not None
         ]
 
     def _forms(

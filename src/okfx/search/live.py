@@ -85,6 +85,8 @@ class LiveIndex:
             return None if tid is None else base_idfs[tid]
 
         present = self._present(query, terms)
+        kinds = self.base.kinds.vocabulary(self.base.entries, self.dropped)
+        kinds |= self.delta.kinds.vocabulary(self.delta.entries)
         parts = []
         for index, dropped in ((base, self.dropped), (delta, frozenset[int]())):
             idf_of = None if index is base else base_idf
@@ -100,7 +102,7 @@ class LiveIndex:
                 return _DROPPED if doc in dropped else spec.reason(*entries[doc])
 
             # lifecycle and coverage as SearchIndex, counting the words the whole corpus has
-            factors = index.factors(query, terms, groups, present)
+            factors = index.factors(query, terms, groups, present, kinds)
             ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
             parts.append((index, groups, ranked))
         if not parts:

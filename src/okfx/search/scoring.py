@@ -110,9 +110,10 @@ class NamedTitles:
 
 
 class Factors(Sequence[float]):
-    """``factor[doc]``: lifecycle (unless named) times coverage, for one query."""
+    """``factor[doc]``: lifecycle (unless named) times coverage times kind
+    (:mod:`okfx.search.kinds`), for one query."""
 
-    __slots__ = ("base", "named", "postings", "units", "floor", "present")
+    __slots__ = ("base", "named", "postings", "units", "floor", "present", "kinds")
 
     def __init__(
         self,
@@ -122,8 +123,11 @@ class Factors(Sequence[float]):
         units: Sequence[Sequence[Group]],
         floor: float = COVERAGE_FLOOR,
         present: int | None = None,
+        kinds: tuple[Sequence[int], Sequence[float]] | None = None,
     ) -> None:
         self.base, self.named, self.postings, self.floor = base, named, postings, floor
+        #: (group of each doc, factor of each group), None when the query names no kind.
+        self.kinds = kinds
         # Each unit as the term ids of all its forms; units absent from the index go.
         flat = [[tid for group in unit for tid, _ in group] for unit in units]
         self.units = [tids for tids in flat if tids]
@@ -150,6 +154,9 @@ class Factors(Sequence[float]):
         if isinstance(doc, slice):
             raise TypeError("Factors are read one document at a time")
         lifecycle = 1.0 if doc in self.named else self.base[doc]
+        kinds = self.kinds
+        if kinds is not None:
+            lifecycle *= kinds[1][kinds[0][doc]]
         return lifecycle * self.coverage(doc)
 
     def __len__(self) -> int:

@@ -8,6 +8,7 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
   stripped to candidate stems and regrown with common endings; forms missing from an
   index are ignored by it. This is not a stemmer: nothing is merged in the index, a form
   counts only for the query that generated it, at a weight below a typed word.
+- :func:`joined_pairs`: two adjacent query words as one ("code list" -> codelist).
 - :func:`initialisms`: acronyms a run of query words spells ("personally identifiable
   information" -> pii, "multi-party computation" -> mpc), and :func:`title_initialisms`,
   the acronyms of a concept title, indexed with it so "MAU" finds "Monthly active users".
@@ -17,7 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["INITIALISM_STOPWORDS", "initialisms", "title_initialisms", "word_forms"]
+__all__ = [
+    "INITIALISM_STOPWORDS",
+    "initialisms",
+    "joined_pairs",
+    "title_initialisms",
+    "word_forms",
+]
 
 # Inflection endings stripped to find stems, longest first, and the endings regrown.
 _STRIP = ("ations", "ation", "ings", "ing", "ions", "ion", "ed", "es", "s", "e", "y")
@@ -102,3 +109,20 @@ def title_initialisms(words: Sequence[str]) -> list[str]:
     if len(content) >= _MIN_INITIALS:
         found.add("".join(content))
     return sorted(a for a in found if a.isalpha())
+
+
+def joined_pairs(chunks: Sequence[str]) -> list[str]:
+    """Adjacent query words written as one word, for an optional lookup: a bundle that
+    writes "codelist", "username" or "utilitytype" meets a query that spells them apart.
+    ``chunks`` are the query's whitespace-separated chunks; only pairs of alphabetic
+    chunks of three letters or more, neither a function word, are joined (the parts of
+    an identifier such as ``spent_output_index`` already meet through its joined form)."""
+    words = [chunk.casefold() for chunk in chunks]
+    out: list[str] = []
+    for left, right in zip(words, words[1:], strict=False):
+        if min(len(left), len(right)) < 3 or not (left.isalpha() and right.isalpha()):
+            continue
+        if left in INITIALISM_STOPWORDS or right in INITIALISM_STOPWORDS:
+            continue
+        out.append(left + right)
+    return out

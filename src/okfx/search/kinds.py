@@ -1,0 +1,97 @@
+"""The kind factor of the lexical default: a query that names a kind of concept ranks
+concepts of that kind first (issue 20).
+
+A concept's *kind words* are the last word of its ``type`` (its head noun: "BigQuery
+Table" -> table, "Attested Computation" -> computation) and the names of its folders
+("tables", "references joins"). When some query word is a kind word of a concept in the
+index ("orders table", "revenue policy", "utility type codelist"), every concept whose kind
+words hold none of the query's kind words is scored x :data:`KIND_MISS`. A query naming
+no kind, or a kind every concept has, is unaffected. The factor is <= 1, so the exact
+top-k walk's bounds stay valid.
+
+Concepts are grouped by their kind words (a bundle has few distinct types and folders),
+so a query tests each group once and a document by its group id.
+"""
+
+from __future__ import annotations
+
+import threading
+from array import array
+from collections.abc import Iterable, Sequence
+
+from okfx.search.analyzer import QueryTerm, tokenize
+from okfx.search.filters import ConceptLike
+
+__all__ = ["KIND_MISS", "KindGroups", "kind_words"]
+
+#: The factor of a concept none of whose kind words the query names, when it names one.
+KIND_MISS = 0.8
+
+
+def kind_words(concept: ConceptLike) -> frozenset[str]:
+    """The analysed head noun of the concept's type and the names of its folders."""
+    head = concept.type.split()[-1:] if concept.type else []
+    folders = concept.path.strip("/").split("/")[:-1]
+    return frozenset(tokenize(" ".join([*head, *folders])))
+
+
+class KindGroups:
+    """Per document the id of its group of kind words, built on first use (under a
+    lock, from the index's entries)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._built: tuple[array[int], list[frozenset[str]], list[int]] | None = None
+        self._all: set[str] | None = None
+
+    def _get(
+        self, entries: Sequence[tuple[str, ConceptLike]]
+    ) -> tuple[array[int], list[frozenset[str]], list[int]]:
+        built = self._built
+        if built is None:
+            with self._lock:
+                if self._built is None:
+                    ids: dict[frozenset[str], int] = {}
+                    group_of = array("i")
+                    sizes: list[int] = []
+                    for _, concept in entries:
+                        words = kind_words(concept)
+                        gid = ids.setdefault(words, len(ids))
+                        if gid == len(sizes):
+                            sizes.append(0)
+                        sizes[gid] += 1
+                        group_of.append(gid)
+                    self._built = (group_of, list(ids), sizes)
+                built = self._built
+        return built
+
+    def vocabulary(
+        self, entries: Sequence[tuple[str, ConceptLike]], dropped: Iterable[int] = ()
+    ) -> set[str]:
+        """Every kind word of a concept in the index, less the groups whose documents
+        were all ``dropped``."""
+        dropped = list(dropped)
+        if not dropped and self._all is not None:
+            return self._all
+        group_of, words, sizes = self._get(entries)
+        if not dropped:
+            self._all = {word for group in words for word in group}
+            return self._all
+        left = list(sizes)
+        for doc in dropped:
+            left[group_of[doc]] -= 1
+        return {word for gid, group in enumerate(words) if left[gid] > 0 for word in group}
+
+    def factor(
+        self,
+        entries: Sequence[tuple[str, ConceptLike]],
+        terms: Sequence[QueryTerm],
+        vocabulary: set[str],
+    ) -> tuple[array[int], list[float]] | None:
+        """``(group of each doc, factor of each group)`` for a query, or None when the
+        query names no kind word of ``vocabulary`` (every factor would be 1)."""
+        wanted = {form for term in terms for form, _ in term.forms} & vocabulary
+        if not wanted:
+            return None
+        group_of, words, _ = self._get(entries)
+        return group_of, [1.0 if group & wanted else KIND_MISS for group in words]
