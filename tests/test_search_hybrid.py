@@ -139,24 +139,61 @@ def test_vectors_are_encoded_once_and_a_change_re_encodes_only_that_concept(tmp_
     third = ToyEmbedder()
     assert VectorIndex.build(changed, third, store).encoded == 1
     assert len(third.texts) == 1
-    # A private folder, data only: a magic header, no pickle.
+    # In the state cache: a private folder, a checksummed state file, no pickle.
     folder = tmp_path / "vectors"
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700
-    (file,) = folder.glob("*.vec")
+    (file,) = folder.glob("*.vectors.okfs")
+    assert file == store.path("toy-4096")
     raw = file.read_bytes()
-    assert raw.startswith(b"OKFXVEC\x01") and b"\x80\x04" not in raw[:16]
+    assert raw.startswith(b"OKFXSTAT") and b"\x80\x04" not in raw[:16]
+    with store.cache.open(store.key("toy-4096"), "vectors") as state:
+        assert state.meta == {"model": "toy-4096", "dimension": 4096, "count": 5}
+        assert sorted(state.names) == ["digests", "vectors"]
 
 
 def test_a_damaged_vector_file_is_ignored_and_rebuilt(tmp_path):
     store = VectorStore(tmp_path)
     VectorIndex.build(list(CONCEPTS), ToyEmbedder(), store)
-    (file,) = tmp_path.glob("*.vec")
+    file = Path(store.path("toy-4096"))
     data = bytearray(file.read_bytes())
     data[-1] ^= 0xFF
     file.write_bytes(bytes(data))
+    assert store.load("toy-4096", 4096) == {}  # the checksum does not match
     embedder = ToyEmbedder()
     assert VectorIndex.build(list(CONCEPTS), embedder, store).encoded == 4
-    assert store.load("toy-4096", 4096)  # rewritten whole
+    assert len(store.load("toy-4096", 4096)) == 4  # rewritten whole
+
+
+def test_vectors_live_in_the_state_cache_and_survive_an_okfx_upgrade(tmp_path, monkeypatch):
+    """The default store is the state cache's folder (off with it); its key leaves out
+    okfx's code digest, so new okfx code still reads the vectors."""
+    from okfx import statecache
+    from okfx.search.vectors import default_store
+
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("OKFX_STATE_CACHE", raising=False)
+    store = default_store()
+    assert store is not None and store.cache.directory == tmp_path / "state"
+    VectorIndex.build(list(CONCEPTS), ToyEmbedder(), store)
+    monkeypatch.setattr(statecache, "code_digest", lambda: "another okfx")
+    again = ToyEmbedder()
+    assert VectorIndex.build(list(CONCEPTS), again, default_store()).encoded == 0
+    assert again.texts == []
+    monkeypatch.setenv("OKFX_STATE_CACHE", "off")
+    assert default_store() is None
+
+
+def test_a_save_keeps_what_another_process_stored_since_it_read(tmp_path):
+    """Two processes read the store, encode, then save one after the other: the second
+    save merges with the file on disk under the key's lock instead of overwriting it."""
+    one, two = VectorStore(tmp_path), VectorStore(tmp_path)
+    vector = np.ones(3, dtype=np.float32)
+    assert one.load("m", 3) == two.load("m", 3) == {}  # both start from nothing
+    assert one.save("m", 3, {b"a" * 32: vector})
+    assert two.save("m", 3, {b"b" * 32: 2 * vector})
+    stored = one.load("m", 3)
+    assert sorted(stored) == [b"a" * 32, b"b" * 32]
+    assert stored[b"b" * 32].tolist() == [2.0, 2.0, 2.0]
 
 
 class _Embeddings(http.server.BaseHTTPRequestHandler):

@@ -186,9 +186,9 @@ def test_cachedir_only_creates_folders() -> None:
     assert found and all(v.endswith("calls mkdir()") for v in found), found
 
 
-def test_the_vector_cache_only_writes_its_temporary_file_and_cleans_it_up() -> None:
-    found = {v.split(": ", 1)[1] for v in violations(PACKAGE / "search" / "vectors.py")}
-    assert found == {"imports tempfile", "calls write()", "calls unlink()"}, found
+def test_the_vector_cache_writes_nothing_itself() -> None:
+    # Its file is a state file: the state cache writes it (temporary file, rename).
+    assert violations(PACKAGE / "search" / "vectors.py") == []
 
 
 def test_nothing_in_the_package_touches_pickle() -> None:

@@ -658,6 +658,7 @@ class Bundle:
         )
         new.source, new.load_options = self.source, self.load_options
         new._cache, new._key = self._cache, self._key
+        new.semantic = self.semantic  # hybrid search goes on over the updated index
         with gc_paused():
             manifest = new._scan()
             old = self._parsed
@@ -959,7 +960,7 @@ class Bundle:
 
     def semantic_state(self) -> Any:
         """The vectors' :class:`okfx.search.hybrid.SemanticState` of this bundle's index
-        (None before :meth:`enable_semantic`, or while a reload's delta is unmerged)."""
+        (None before :meth:`enable_semantic`; after a reload, the base index's)."""
         ranker = getattr(self.search_index(), "ranker", None)
         return getattr(ranker, "state", None)
 

@@ -1,34 +1,41 @@
 """Hybrid retrieval: BM25F and an embedding, merged inside okfx's own search path.
 
-:class:`HybridRanker` is a :class:`~okfx.search.ranking.Ranker` for one
-:class:`~okfx.search.index.SearchIndex` (set it as ``index.ranker``, or use
-``Bundle.enable_semantic`` / ``KnowledgeManager.enable_semantic``). For a query it takes
+:class:`HybridRanker` is a :class:`~okfx.search.ranking.Ranker` for one index (set as
+``index.ranker`` by ``Bundle.enable_semantic`` / ``KnowledgeManager.enable_semantic``):
+a :class:`~okfx.search.index.SearchIndex`, or a :class:`~okfx.search.live.LiveIndex` (a
+bundle reloaded in place), whose base and delta each have their vectors. For a query it
+takes
 
-- the BM25F candidates (:meth:`SearchIndex.rank`, filters applied), and
-- the embedding's own candidates: the concepts whose vectors are nearest the query's,
-  kept only when the same :class:`~okfx.search.filters.ConceptFilter` admits them, so a
-  concept a filter hides never comes back through the embedding,
+- the BM25F candidates (the index's ``rank``, filters applied), and
+- the embedding's own candidates: the concepts whose vectors are nearest the query's
+  (lifecycle multipliers applied), kept only when the same
+  :class:`~okfx.search.filters.ConceptFilter` admits them, so a concept a filter hides
+  never comes back through the embedding,
 
-and scores each ``alpha * bm25f / best bm25f + (1 - alpha) * cosine * lifecycle``, where
-``alpha`` grows with how well the query matched lexically (the share of its terms the best
-BM25F hit contains): a query in the bundle's own words keeps its keyword wins, one in
-other words leans on meaning. Hits are built by the index's hit builder whichever side
-found them (snippet, matched terms, ``stale``, ``trust_tier``) and say how they were
-found (``lexical``, ``semantic``, ``both``). Until the vectors are ready (``okfx serve``
-builds them in the background) a search answers lexically and says so.
+and scores each ``alpha * bm25f / best bm25f + (1 - alpha) * dense``, where ``dense`` is
+the concept's similarity min-max scaled over the embedding's candidates (1 for the
+nearest, 0 for the last one taken) and ``alpha`` grows with how well the query matched
+lexically: ``ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * share**2``, ``share`` being the part
+of the query's terms the best BM25F hit contains. A query in the bundle's own words keeps
+its keyword wins, one in other words leans on meaning. Hits are built by the index's hit
+builder whichever side found them (snippet, matched terms, ``stale``, ``trust_tier``) and
+say how they were found (``lexical``, ``semantic``, ``both``). Until the vectors are ready
+(``okfx serve`` builds them in the background) a search answers lexically and says so.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from okfx.search.analyzer import analyze_query
 from okfx.search.embedder import Embedder, normalized, require
 from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
-from okfx.search.index import MAX_LIMIT, SearchIndex, SearchResults
+from okfx.search.index import MAX_LIMIT, SearchHit, SearchIndex, SearchResults
+from okfx.search.live import LiveIndex
 from okfx.search.vectors import DEFAULT_MAX_CONCEPTS, Progress, VectorIndex, VectorStore
 
 __all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "Semantic", "SemanticState"]
@@ -36,7 +43,7 @@ __all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "Semantic", "
 #: Candidates each side contributes before merging.
 CANDIDATES = 50
 #: The BM25F share of a blended score when no query term matched / when all did.
-ALPHA_MIN, ALPHA_MAX = 0.3, 0.9
+ALPHA_MIN, ALPHA_MAX = 0.1, 0.8
 
 
 class SemanticState:
@@ -103,21 +110,51 @@ class SemanticState:
         return self.ready
 
 
+@dataclass(frozen=True)
+class _Part:
+    """One :class:`SearchIndex` of what a ranker searches, its vectors, and the doc ids
+    dropped from it (a live index's base)."""
+
+    index: SearchIndex
+    state: SemanticState
+    dropped: frozenset[int] = frozenset()
+
+
 class HybridRanker:
     """BM25F and embedding candidates merged; see the module docstring."""
 
     def __init__(self, state: SemanticState, *, lexical_only: bool = False) -> None:
         self.state = state
-        self.index = state.index
+        self.index: SearchIndex | LiveIndex = state.index
+        self._parts: tuple[_Part, ...] = (_Part(state.index, state),)
         #: Score with the embedding alone (for evaluation: "semantic only").
         self.semantic_only = False
         self._lexical_only = lexical_only
-        self._doc_map: dict[tuple[str, str], int] | None = None
+        self._doc_map: dict[tuple[str, str], tuple[int, int]] | None = None
+
+    @classmethod
+    def live(cls, index: LiveIndex, base: SemanticState, delta: SemanticState) -> HybridRanker:
+        """A ranker over a live index: the base's vectors (less the dropped concepts) and
+        the delta's, which hold only the concepts changed since the base was built."""
+        ranker = cls(base)
+        ranker.index = index
+        ranker._parts = (_Part(index.base, base, index.dropped), _Part(index.delta, delta))
+        return ranker
 
     @property
-    def _docs(self) -> dict[tuple[str, str], int]:
+    def states(self) -> tuple[SemanticState, ...]:
+        return tuple(part.state for part in self._parts)
+
+    @property
+    def _docs(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """``(bundle, path) -> (part, doc)`` of every current entry."""
         if self._doc_map is None:  # two threads may both build it: the maps are equal
-            self._doc_map = _doc_ids(self.index)
+            self._doc_map = {
+                (bundle, concept.path): (at, doc)
+                for at, part in enumerate(self._parts)
+                for doc, (bundle, concept) in enumerate(part.index.entries)
+                if doc not in part.dropped
+            }
         return self._doc_map
 
     def _query_vector(self, query: str) -> Any:
@@ -145,10 +182,9 @@ class HybridRanker:
             bundle=bundle, now=now,
         )  # fmt: skip
         k = clamp_limit(limit, MAX_LIMIT)
-        vectors = self.state.vectors
-        if vectors is None or self._lexical_only or not query.strip():
-            results = index.rank(query, limit=k, **options)
-            return _lexical(results, self.state)
+        waiting = next((s for s in self.states if s.vectors is None), None)
+        if waiting is not None or self._lexical_only or not query.strip():
+            return _lexical(index.rank(query, limit=k, **options), waiting)
         spec = ConceptFilter.create(**{key: options[key] for key in _FILTERS})
         options["now"] = spec.now
         lexical = index.rank(query, limit=max(k, CANDIDATES), **options)
@@ -156,51 +192,111 @@ class HybridRanker:
         lex = {docs[(h.bundle, h.path)]: h.score for h in lexical}
         best = max(lex.values(), default=0.0)
         alpha = self._alpha(query, lexical) if not self.semantic_only else 0.0
-        np = require("numpy")
-        sims = vectors.matrix @ self._query_vector(query)
-        dense: dict[int, float] = {}
-        hidden_dense: list[tuple[float, str]] = []
-        entries, multipliers = index.entries, index.multipliers
-        for doc in np.argsort(-sims, kind="stable")[: 4 * CANDIDATES].tolist():
-            value = max(float(sims[doc]), 0.0) * multipliers[doc]
-            verdict = spec.reason(*entries[doc])
-            if verdict is not None:
-                hidden_dense.append(((1 - alpha) * value, verdict))
-            elif len(dense) < CANDIDATES:
-                dense[doc] = value
+        near, dense, hidden_dense = self._dense(self._query_vector(query), spec)
+        values = sorted(dense.values(), reverse=True)
+        high, low = (values[0], values[-1]) if values else (1.0, 0.0)
+        spread = max(high - low, 1e-6)
         scored = {
-            doc: (alpha * lex.get(doc, 0.0) / best if best > 0 else 0.0)
-            + (1 - alpha) * dense.get(doc, float(sims[doc]) * multipliers[doc])
-            for doc in lex.keys() | dense.keys()
+            key: (alpha * lex.get(key, 0.0) / best if best > 0 else 0.0)
+            + (1 - alpha) * (dense.get(key, near.value(key)) - low) / spread
+            for key in lex.keys() | dense.keys()
         }
         top = sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:k]
-        found = {
-            doc: "both" if doc in lex and doc in dense else "lexical" if doc in lex else "semantic"
-            for doc, _ in top
-        }
-        near = {doc: float(sims[doc]) for doc, _ in top}
-        hits = index.build_hits(query, [(s, d) for d, s in top], spec.now, found, near)
+        hits = self._hits(query, top, lex, dense, near, spec.now)
         theta = top[-1][1] if len(top) == k else 0.0
         # Per filter, the larger of the two sides' counts of hidden matches that would
         # have ranked within these hits.
-        hidden = dict(lexical.hidden) if len(top) < k else _kth_hidden(index, query, k, options)
+        if len(top) < k:
+            hidden = dict(lexical.hidden)
+        else:
+            hidden = dict(index.rank(query, k, **options).hidden)
         counted: dict[str, int] = {}
         for value, verdict in hidden_dense:
-            if value >= theta and value > 0:
+            if (1 - alpha) * (value - low) / spread >= theta and value > low:
                 counted[verdict] = counted.get(verdict, 0) + 1
         for verdict, n in counted.items():
             hidden[verdict] = max(hidden.get(verdict, 0), n)
         return SearchResults(query, hits, hidden, hidden_notice(hidden), "hybrid")
 
+    def _dense(
+        self, vector: Any, spec: ConceptFilter
+    ) -> tuple[_Near, dict[Any, float], list[tuple[float, str]]]:
+        """The similarity of every current concept (:class:`_Near`), the embedding's
+        candidates by ``(part, doc)`` (lifecycle applied), and what the filters hid
+        among them (value, filter)."""
+        np = require("numpy")
+        near = _Near()
+        pool: list[tuple[float, tuple[int, int]]] = []
+        for at, part in enumerate(self._parts):
+            vectors = part.state.vectors
+            assert vectors is not None  # search() checked
+            sims = vectors.similarities(vector)
+            values = sims * np.asarray(part.index.multipliers, dtype=np.float32)
+            for doc in part.dropped:
+                values[doc] = -np.inf
+            for doc in np.argsort(-values, kind="stable")[: 4 * CANDIDATES].tolist():
+                if doc not in part.dropped:
+                    pool.append((float(values[doc]), (at, doc)))
+            near.parts.append((sims, values))
+        pool.sort(key=lambda item: (-item[0], item[1]))
+        dense: dict[Any, float] = {}
+        hidden: list[tuple[float, str]] = []
+        for value, (at, doc) in pool:
+            verdict = spec.reason(*self._parts[at].index.entries[doc])
+            if verdict is not None:
+                hidden.append((value, verdict))
+            elif len(dense) < CANDIDATES:
+                dense[(at, doc)] = value
+        return near, dense, hidden
+
+    def _hits(
+        self,
+        query: str,
+        top: Sequence[tuple[Any, float]],
+        lex: dict[Any, float],
+        dense: dict[Any, float],
+        near: _Near,
+        now: datetime,
+    ) -> list[SearchHit]:
+        """The hits of ``top`` (``((part, doc), score)``), built by each part's index,
+        in score order, equal scores by (bundle, path)."""
+        hits: list[SearchHit] = []
+        for at, part in enumerate(self._parts):
+            mine = [(score, doc) for (p, doc), score in top if p == at]
+            if not mine:
+                continue
+            found = {
+                doc: "both" if (at, doc) in lex and (at, doc) in dense
+                else "lexical" if (at, doc) in lex else "semantic"
+                for _, doc in mine
+            }  # fmt: skip
+            cosine = {doc: near.cosine((at, doc)) for _, doc in mine}
+            hits.extend(part.index.build_hits(query, mine, now, found, cosine))
+        hits.sort(key=lambda hit: (-hit.score, hit.bundle, hit.path))
+        return hits
+
     def _alpha(self, query: str, lexical: SearchResults) -> float:
-        """The BM25F share: from :data:`ALPHA_MIN` (no query term in the best hit) to
-        :data:`ALPHA_MAX` (every term)."""
+        """The BM25F share: :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**2``,
+        ``share`` being the part of the query's terms the best BM25F hit contains."""
         terms = [t.text for t in analyze_query(query)]
         if not terms or not lexical:
             return ALPHA_MIN
         matched = set(lexical[0].matched)
         share = sum(1 for t in terms if t in matched) / len(terms)
-        return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * share
+        return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * share * share
+
+
+class _Near:
+    """Per part, every concept's cosine similarity and its lifecycle-weighted value."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[Any, Any]] = []
+
+    def value(self, key: tuple[int, int]) -> float:
+        return float(self.parts[key[0]][1][key[1]])
+
+    def cosine(self, key: tuple[int, int]) -> float:
+        return float(self.parts[key[0]][0][key[1]])
 
 
 _FILTERS = (
@@ -215,23 +311,16 @@ _FILTERS = (
 )
 
 
-def _doc_ids(index: SearchIndex) -> dict[tuple[str, str], int]:
-    return {(bundle, concept.path): doc for doc, (bundle, concept) in enumerate(index.entries)}
-
-
-def _kth_hidden(index: SearchIndex, query: str, k: int, options: dict[str, Any]) -> dict[str, int]:
-    """The lexical side's hidden counts at the requested limit."""
-    return dict(index.rank(query, limit=k, **options).hidden)
-
-
-def _lexical(results: SearchResults, state: SemanticState) -> SearchResults:
+def _lexical(results: SearchResults, waiting: SemanticState | None) -> SearchResults:
     """Lexical results while the vectors are not ready, saying so."""
-    if state.error:
-        why = f"Semantic ranking is unavailable ({state.error}); these hits are lexical."
+    if waiting is None:
+        return results
+    if waiting.error:
+        why = f"Semantic ranking is unavailable ({waiting.error}); these hits are lexical."
     else:
         why = (
-            f"Semantic ranking is not ready yet ({state.done:,} of {state.total:,} concepts "
-            "encoded); these hits are lexical."
+            f"Semantic ranking is not ready yet ({waiting.done:,} of {waiting.total:,} "
+            "texts encoded); these hits are lexical."
         )
     notice = f"{results.notice} {why}".strip()
     return SearchResults(results.query, results.hits, results.hidden, notice, "lexical")
@@ -260,25 +349,37 @@ class Semantic:
         self._lock = threading.Lock()
 
     def attach(self, index: Any) -> HybridRanker | None:
-        """``index.ranker``, made a :class:`HybridRanker` the first time. A
-        :class:`~okfx.search.live.LiveIndex` (a bundle reloaded in place, until its
-        delta is merged) has none: it searches lexically (None)."""
+        """``index.ranker``, made a :class:`HybridRanker` the first time. For a
+        :class:`~okfx.search.live.LiveIndex` (a bundle reloaded in place) the base keeps
+        its vectors and only the delta's concepts are looked up in the store (the changed
+        ones are encoded); None for an object that is neither index."""
+        if isinstance(index, LiveIndex):
+            with self._lock:
+                ranker = index.ranker
+                if isinstance(ranker, HybridRanker):
+                    return ranker
+                base, delta = self._attach(index.base), self._attach(index.delta)
+                ranker = index.ranker = HybridRanker.live(index, base.state, delta.state)
+                return ranker
         if not isinstance(index, SearchIndex):
             return None
         with self._lock:
-            ranker = index.ranker
-            if isinstance(ranker, HybridRanker):
-                return ranker
-            state = SemanticState(
-                index,
-                self.embedder,
-                self.store,
-                max_concepts=self.max_concepts,
-                progress=self.progress,
-            )
-            if self.background:
-                state.start()
-            else:
-                state.build()
-            ranker = index.ranker = HybridRanker(state)
+            return self._attach(index)
+
+    def _attach(self, index: SearchIndex) -> HybridRanker:
+        ranker = index.ranker
+        if isinstance(ranker, HybridRanker):
             return ranker
+        state = SemanticState(
+            index,
+            self.embedder,
+            self.store,
+            max_concepts=self.max_concepts,
+            progress=self.progress,
+        )
+        if self.background:
+            state.start()
+        else:
+            state.build()
+        ranker = index.ranker = HybridRanker(state)
+        return ranker

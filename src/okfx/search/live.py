@@ -46,12 +46,15 @@ class LiveIndex:
     """A base :class:`SearchIndex`, doc ids dropped from it, and a delta index scored with
     the base's statistics. Immutable; :func:`updated` makes the next one."""
 
-    __slots__ = ("base", "dropped", "delta")
+    __slots__ = ("base", "dropped", "delta", "ranker")
 
     def __init__(self, base: SearchIndex, dropped: frozenset[int], delta: SearchIndex) -> None:
         self.base = base
         self.dropped = dropped
         self.delta = delta
+        #: As :attr:`SearchIndex.ranker`: hybrid retrieval over the base's vectors and the
+        #: delta's (:meth:`okfx.search.hybrid.HybridRanker.live`); None ranks with BM25F.
+        self.ranker: Any = None
 
     def __len__(self) -> int:
         return len(self.base) - len(self.dropped) + len(self.delta)
@@ -75,7 +78,23 @@ class LiveIndex:
         tags: Sequence[str] | str | None = None,
         **filters: Any,
     ) -> SearchResults:
-        """:meth:`SearchIndex.search` over the base (less what was dropped) and the delta."""
+        """Rank with :attr:`ranker` when one is set, else :meth:`rank`."""
+        if self.ranker is None:
+            return self.rank(query, limit, type, tags, **filters)
+        found: SearchResults = self.ranker.search(
+            query, limit=limit, type=type, tags=tags, **filters
+        )
+        return found
+
+    def rank(
+        self,
+        query: str,
+        limit: int = 10,
+        type: str | None = None,
+        tags: Sequence[str] | str | None = None,
+        **filters: Any,
+    ) -> SearchResults:
+        """:meth:`SearchIndex.rank` over the base (less what was dropped) and the delta."""
         k, spec, terms = prepare_query(query, limit, type=type, tags=tags, **filters)
         base, delta = self.base, self.delta
         base_ids, base_idfs = base.postings.terms, base.postings.idfs

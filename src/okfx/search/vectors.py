@@ -1,157 +1,196 @@
-"""Concept vectors for semantic search, computed once and kept on disk.
+"""Concept vectors for semantic search, computed once and kept in the state cache.
 
-:class:`VectorStore` is a folder of files, one per embedding model, that map a concept's
-content digest (sha256 of the text the model reads, :func:`concept_text`) to its vector.
-A restart, or a change to 1% of the files, encodes only the concepts whose text changed.
-The format is data only, never pickle::
+:class:`VectorStore` keeps, per embedding model, one state file (:mod:`okfx.statefile`,
+kind ``vectors``) in the state cache (:mod:`okfx.statecache`) that maps a text's digest
+(sha256 of the model id and the text the model read, :func:`concept_texts`) to its
+vector. A restart, or a change to 1% of the files, encodes only the texts that changed.
+The file is what every state file is: raw arrays with a CRC-32 each, checked before use,
+never pickle; written to a temporary name and renamed; in the cache's private folder
+(0700, refused when another user could write or redirect it); a file whose checksum,
+model or dimension does not fit is ignored and rebuilt. Unlike a bundle's state, its key
+leaves out okfx's own code digest: a vector depends on the model and the text only, so an
+okfx upgrade keeps them (encoding 100k concepts takes hours). Several processes may add
+to one file: a save re-reads it under the cache's per-key lock and merges.
 
-    b"OKFXVEC" + format byte | u32 header length | header (JSON: model, dimension,
-    count, sha256 of the payload) | count x 32-byte digests | count x dimension float32
+Sections: ``digests`` (count x 32 bytes) and ``vectors`` (count x dimension float32, in
+native byte order, which the key names); meta: ``model``, ``dimension``, ``count``.
 
-A file is written to a temporary name in the same folder and renamed over the old one
-(atomic), in a folder made by :func:`okfx.cachedir.private_dir` (0700, refused when
-another user could write or redirect it); a file whose checksum, model or dimension does
-not match is ignored and rebuilt.
-
-:class:`VectorIndex` holds one unit vector per entry of a
-:class:`~okfx.search.index.SearchIndex`, in its doc-id order.
+:class:`VectorIndex` holds the vectors of a :class:`~okfx.search.index.SearchIndex`'s
+entries, in its doc-id order: one or more per concept (:func:`concept_texts`), scored by
+the best of them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-import struct
-import tempfile
-import threading
+from array import array
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
-from okfx.cachedir import private_dir, user_cache_root
 from okfx.errors import SemanticUnavailable
 from okfx.search.embedder import Embedder, normalized, require
 from okfx.search.filters import ConceptLike
+from okfx.statecache import StateCache, resolve
+from okfx.statefile import StateFormatError, StateWriter, native_order
 
 __all__ = [
     "DEFAULT_MAX_CONCEPTS",
-    "FORMAT",
+    "VECTORS_KIND",
     "VectorIndex",
     "VectorStore",
-    "concept_text",
+    "concept_texts",
     "default_store",
 ]
 
-FORMAT = 1
-_MAGIC = b"OKFXVEC"
+#: The state-file kind of a vector store.
+VECTORS_KIND = "vectors"
 #: Semantic search refuses bundles with more concepts than this unless told otherwise
 #: (``max_concepts``, ``okfx ... --semantic-max``): encoding 100k concepts takes hours.
 DEFAULT_MAX_CONCEPTS = 20_000
-#: Body characters a concept contributes to its text (the model reads 256 word pieces).
-BODY_CHARS = 600
 _DIGEST = 32
-# Concepts are encoded in batches of this many, so progress can be reported.
+#: Body characters the head text of a concept holds (the model reads 256 word pieces).
+HEAD_BODY_CHARS = 600
+#: Body characters of each further chunk, and how many chunks a concept gets at most.
+CHUNK_CHARS = 600
+MAX_CHUNKS = 4
+# Texts are encoded in batches of this many, so progress can be reported.
 _STEP = 64
 
 Progress = Callable[[int, int], None]  # (done, total)
 
 
-def concept_text(concept: ConceptLike) -> str:
-    """What the model reads of a concept: title, type, tags, description, body start."""
-    tags = ", ".join(concept.tags)
-    body = " ".join(concept.body[:BODY_CHARS].split())
-    return f"{concept.title}. {concept.type}. {tags}. {concept.description}\n{body}"
-
-
 def _digest(model_id: str, text: str) -> bytes:
-    return hashlib.sha256(f"{model_id}\0{text}".encode()).digest()
+    return hashlib.sha256(f"{model_id}\0{text}".encode("utf-8", "surrogatepass")).digest()
 
 
-def default_store() -> VectorStore:
-    """The store under the user's cache folder (``OKFX_CACHE_HOME`` and the like)."""
-    return VectorStore(user_cache_root() / "vectors")
+def default_store() -> VectorStore | None:
+    """The store in the default state cache (``$OKFX_STATE_CACHE``, default on); None
+    when the state cache is turned off (vectors are then encoded every run)."""
+    cache = resolve(None)
+    return None if cache is None else VectorStore(cache)
 
 
 class VectorStore:
-    """Vectors by (model, content digest), one file per model in ``folder``."""
+    """Vectors by (model, text digest): one state file per model in a state cache."""
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.folder = Path(folder)
-        self._lock = threading.Lock()
+    def __init__(self, cache: StateCache | str | os.PathLike[str]) -> None:
+        self.cache = cache if isinstance(cache, StateCache) else StateCache(cache)
 
-    def _file(self, model_id: str) -> Path:
-        name = hashlib.sha256(model_id.encode()).hexdigest()[:32]
-        return self.folder / f"{name}.vec"
+    @staticmethod
+    def key(model_id: str) -> str:
+        """The state-file key of a model's vectors (model and byte order, not okfx's
+        code: see the module docstring)."""
+        text = f"okfx-vectors\0{model_id}\0{native_order()}"
+        return hashlib.sha256(text.encode()).hexdigest()[:40]
+
+    def path(self, model_id: str) -> os.PathLike[str]:
+        return self.cache.path(self.key(model_id), VECTORS_KIND)
 
     def load(self, model_id: str, dimension: int) -> dict[bytes, Any]:
-        """``digest -> vector`` of everything stored for this model; {} when the file is
-        missing, damaged or for another dimension."""
+        """``digest -> vector`` of everything stored for this model; {} when there is no
+        file, or it is damaged or for another model or dimension."""
         np = require("numpy")
-        try:
-            raw = self._file(model_id).read_bytes()
-        except OSError:
-            return {}
-        try:
-            if raw[: len(_MAGIC) + 1] != _MAGIC + bytes([FORMAT]):
+        with self.cache.open(self.key(model_id), VECTORS_KIND) as file:
+            if file is None:
                 return {}
-            at = len(_MAGIC) + 1
-            (size,) = struct.unpack_from("<I", raw, at)
-            header = json.loads(raw[at + 4 : at + 4 + size])
-            payload = memoryview(raw)[at + 4 + size :]
-            count, dim = int(header["count"]), int(header["dimension"])
-            if header["model"] != model_id or dim != dimension:
+            meta = file.meta
+            try:
+                count = meta["count"]
+                if meta.get("model") != model_id or meta.get("dimension") != dimension:
+                    return {}
+                keys = bytes(file.view("digests", "B"))
+                rows = file.view("vectors", "f")
+                if type(count) is not int or len(keys) != count * _DIGEST:
+                    return {}
+                if len(rows) != count * dimension:
+                    return {}
+                matrix = np.array(rows, dtype=np.float32).reshape(count, dimension)
+            except (KeyError, StateFormatError):
                 return {}
-            if hashlib.sha256(payload).hexdigest() != header["sha256"]:
-                return {}
-            if len(payload) != count * (_DIGEST + 4 * dim):
-                return {}
-            keys = bytes(payload[: count * _DIGEST])
-            matrix = np.frombuffer(payload[count * _DIGEST :], dtype="<f4").reshape(count, dim)
-        except (ValueError, KeyError, TypeError, struct.error):
-            return {}
         return {keys[i * _DIGEST : (i + 1) * _DIGEST]: matrix[i] for i in range(count)}
 
-    def save(self, model_id: str, dimension: int, vectors: dict[bytes, Any]) -> None:
-        """Write ``vectors`` for this model, atomically (temporary file, then rename)."""
+    def save(self, model_id: str, dimension: int, vectors: dict[bytes, Any]) -> bool:
+        """Add ``vectors`` to this model's file (merged with what another process stored
+        meanwhile, under the key's lock), atomically; False when it cannot be written."""
         np = require("numpy")
-        keys = list(vectors)
-        matrix = np.asarray([vectors[k] for k in keys], dtype="<f4").reshape(-1, dimension)
-        payload = b"".join(keys) + matrix.tobytes()
-        header = json.dumps(
-            {
-                "model": model_id,
-                "dimension": dimension,
-                "count": len(keys),
-                "sha256": hashlib.sha256(payload).hexdigest(),
-            }
-        ).encode()
-        with self._lock:
-            folder = private_dir(self.folder)
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".vec")
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(_MAGIC + bytes([FORMAT]) + struct.pack("<I", len(header)))
-                    out.write(header)
-                    out.write(payload)
-                os.replace(tmp, self._file(model_id))
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+        key = self.key(model_id)
+        with self.cache.lock(key):
+            merged = {**self.load(model_id, dimension), **vectors}
+            keys = list(merged)
+            matrix = np.asarray([merged[k] for k in keys], dtype=np.float32)
+            writer = StateWriter(
+                VECTORS_KIND, {"model": model_id, "dimension": dimension, "count": len(keys)}
+            )
+            writer.add_array("digests", array("B", b"".join(keys)))
+            rows: array[float] = array("f")
+            rows.frombytes(matrix.reshape(-1, dimension).tobytes())
+            writer.add_array("vectors", rows)
+            return self.cache.store(key, VECTORS_KIND, writer)
+
+
+def concept_texts(concept: ConceptLike) -> list[str]:
+    """What the model reads of a concept: its head (title, type, tags, description and
+    the start of its body, :data:`HEAD_BODY_CHARS`), then up to :data:`MAX_CHUNKS` more
+    chunks of the body (about :data:`CHUNK_CHARS` each, cut at words), each led by the
+    title. A concept scores the best of its texts, so a body passage that answers the
+    query counts even when the head does not."""
+    title = concept.title
+    words = concept.body.split()
+    head_words, size = [], 0
+    for word in words:
+        if size >= HEAD_BODY_CHARS:
+            break
+        head_words.append(word)
+        size += len(word) + 1
+    tags = ", ".join(concept.tags)
+    head = f"{title}. {concept.type}. {tags}. {concept.description}\n{' '.join(head_words)}"
+    texts = [head]
+    chunk: list[str] = []
+    size = 0
+    for word in words[len(head_words) :]:
+        chunk.append(word)
+        size += len(word) + 1
+        if size >= CHUNK_CHARS:
+            texts.append(f"{title}. {' '.join(chunk)}")
+            chunk, size = [], 0
+            if len(texts) > MAX_CHUNKS:
+                return texts
+    if chunk and len(texts) <= MAX_CHUNKS:
+        texts.append(f"{title}. {' '.join(chunk)}")
+    return texts
 
 
 class VectorIndex:
-    """One unit vector per entry, in the entries' order (a float32 matrix)."""
+    """The vectors of a :class:`~okfx.search.index.SearchIndex`'s entries, in doc-id
+    order: ``matrix`` holds every text's unit vector (:func:`concept_texts`), a concept's
+    rows together, and ``starts[doc]`` is its first row."""
 
-    def __init__(self, model_id: str, matrix: Any, encoded: int) -> None:
+    def __init__(self, model_id: str, matrix: Any, starts: Any, encoded: int) -> None:
         self.model_id = model_id
         self.matrix = matrix
+        self.starts = starts
         #: How many concepts this build had to encode (the rest came from the store).
         self.encoded = encoded
 
+    def __len__(self) -> int:
+        return len(self.starts)
+
     @property
     def nbytes(self) -> int:
-        return int(self.matrix.nbytes)
+        return int(self.matrix.nbytes + self.starts.nbytes)
+
+    def similarities(self, vector: Any) -> Any:
+        """Per concept, the best cosine similarity of its texts with the unit ``vector``
+        (a float32 array in doc-id order)."""
+        np = require("numpy")
+        if not len(self.starts):
+            return np.zeros(0, dtype=np.float32)
+        rows = self.matrix @ vector
+        if len(rows) == len(self.starts):
+            return rows
+        best: Any = np.maximum.reduceat(rows, self.starts)
+        return best
 
     @classmethod
     def build(
@@ -165,7 +204,7 @@ class VectorIndex:
     ) -> VectorIndex:
         """Vectors for ``concepts``: from ``store`` when their text is unchanged, encoded
         otherwise (and then stored). Raises :class:`SemanticUnavailable` over
-        ``max_concepts`` (None: no cap)."""
+        ``max_concepts`` (None: no cap). ``progress(done, total)`` counts texts."""
         np = require("numpy")
         if max_concepts is not None and len(concepts) > max_concepts:
             raise SemanticUnavailable(
@@ -175,11 +214,17 @@ class VectorIndex:
                 "vectors are cached."
             )
         model, dim = embedder.model_id, embedder.dimension
-        texts = [concept_text(c) for c in concepts]
+        per_concept = [concept_texts(c) for c in concepts]
+        texts = [text for group in per_concept for text in group]
+        counts = [len(group) for group in per_concept]
+        starts = np.zeros(len(counts), dtype=np.int64)
+        if counts:
+            starts[1:] = np.cumsum(counts)[:-1]
         keys = [_digest(model, t) for t in texts]
         known = store.load(model, dim) if store is not None and dim else {}
         missing = list(dict.fromkeys(k for k in keys if k not in known))  # each text once
         first = {k: i for i, k in reversed(list(enumerate(keys)))}
+        fresh: dict[bytes, Any] = {}
         done = 0
         if progress is not None:
             progress(0, len(missing))
@@ -188,13 +233,17 @@ class VectorIndex:
             rows = embedder.embed([texts[first[k]] for k in batch])
             dim = embedder.dimension
             for key, row in zip(batch, normalized(rows, dim), strict=True):
-                known[key] = row
+                fresh[key] = row
             done += len(batch)
             if progress is not None:
                 progress(done, len(missing))
         matrix = np.zeros((len(keys), dim), dtype=np.float32)
         for i, key in enumerate(keys):
-            matrix[i] = known[key]
-        if store is not None and missing:
-            store.save(model, dim, known)
-        return cls(model, matrix, len(missing))
+            matrix[i] = fresh[key] if key in fresh else known[key]
+        if store is not None and fresh:
+            store.save(model, dim, fresh)
+        encoded = 0
+        if fresh:
+            owner = np.repeat(np.arange(len(counts)), counts)
+            encoded = len({int(owner[i]) for i, key in enumerate(keys) if key in fresh})
+        return cls(model, matrix, starts, encoded)
