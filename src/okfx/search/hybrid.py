@@ -13,8 +13,8 @@ takes
   never comes back through the embedding,
 
 and scores each ``alpha * bm25f / best bm25f + (1 - alpha) * dense``, where ``dense`` is
-the concept's similarity min-max scaled over the embedding's candidates (1 for the
-nearest, 0 for the last one taken) and ``alpha`` grows with how well the query matched
+the concept's similarity min-max scaled over the embedding's :data:`CANDIDATES` (1 for
+the nearest, 0 for the last one taken) and ``alpha`` grows with how well the query matched
 lexically: ``ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * share**2``, ``share`` being the part
 of the query's terms the best BM25F hit contains. A query in the bundle's own words keeps
 its keyword wins, one in other words leans on meaning. Hits are built by the index's hit
@@ -41,9 +41,11 @@ from okfx.search.vectors import DEFAULT_MAX_CONCEPTS, Progress, VectorIndex, Vec
 __all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "Semantic", "SemanticState"]
 
 #: Candidates each side contributes before merging.
-CANDIDATES = 50
+CANDIDATES = 20
 #: The BM25F share of a blended score when no query term matched / when all did.
 ALPHA_MIN, ALPHA_MAX = 0.1, 0.8
+#: How steeply alpha grows with the share of the query's terms the best BM25F hit holds.
+ALPHA_POWER = 2.0
 
 
 class SemanticState:
@@ -276,14 +278,14 @@ class HybridRanker:
         return hits
 
     def _alpha(self, query: str, lexical: SearchResults) -> float:
-        """The BM25F share: :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**2``,
+        """The BM25F share: :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
         ``share`` being the part of the query's terms the best BM25F hit contains."""
         terms = [t.text for t in analyze_query(query)]
         if not terms or not lexical:
             return ALPHA_MIN
         matched = set(lexical[0].matched)
         share = sum(1 for t in terms if t in matched) / len(terms)
-        return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * share * share
+        return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * float(share**ALPHA_POWER)
 
 
 class _Near:

@@ -17,7 +17,7 @@ native byte order, which the key names); meta: ``model``, ``dimension``, ``count
 
 :class:`VectorIndex` holds the vectors of a :class:`~okfx.search.index.SearchIndex`'s
 entries, in its doc-id order: one or more per concept (:func:`concept_texts`), scored by
-the best of them.
+its head's similarity moved halfway (:data:`CHUNK_BLEND`) towards its best text's.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ HEAD_BODY_CHARS = 600
 #: Body characters of each further chunk, and how many chunks a concept gets at most.
 CHUNK_CHARS = 600
 MAX_CHUNKS = 4
+#: How far a concept's similarity moves from its head's towards its best chunk's.
+CHUNK_BLEND = 0.5
 # Texts are encoded in batches of this many, so progress can be reported.
 _STEP = 64
 
@@ -133,8 +135,7 @@ def concept_texts(concept: ConceptLike) -> list[str]:
     """What the model reads of a concept: its head (title, type, tags, description and
     the start of its body, :data:`HEAD_BODY_CHARS`), then up to :data:`MAX_CHUNKS` more
     chunks of the body (about :data:`CHUNK_CHARS` each, cut at words), each led by the
-    title. A concept scores the best of its texts, so a body passage that answers the
-    query counts even when the head does not."""
+    title (:meth:`VectorIndex.similarities` says how a concept is scored from them)."""
     title = concept.title
     words = concept.body.split()
     head_words, size = [], 0
@@ -181,16 +182,20 @@ class VectorIndex:
         return int(self.matrix.nbytes + self.starts.nbytes)
 
     def similarities(self, vector: Any) -> Any:
-        """Per concept, the best cosine similarity of its texts with the unit ``vector``
-        (a float32 array in doc-id order)."""
+        """Per concept, the cosine similarity of its head with the unit ``vector`` moved
+        :data:`CHUNK_BLEND` of the way to its best text's (a float32 array in doc-id
+        order): a passage deep in the body counts, without letting a long body's many
+        chunks outscore a concept whose head is about the query."""
         np = require("numpy")
         if not len(self.starts):
             return np.zeros(0, dtype=np.float32)
         rows = self.matrix @ vector
         if len(rows) == len(self.starts):
             return rows
+        head = rows[self.starts]
         best: Any = np.maximum.reduceat(rows, self.starts)
-        return best
+        blended: Any = head + CHUNK_BLEND * (best - head)
+        return blended
 
     @classmethod
     def build(
