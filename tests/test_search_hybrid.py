@@ -301,3 +301,29 @@ def test_the_default_model_embeds_offline_into_unit_vectors():
     assert vectors.shape == (3, 384)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+
+
+def test_a_long_body_is_read_in_chunks_and_scored_from_its_head_and_best_chunk(tmp_path):
+    from okfx.search import vectors
+
+    words = [f"w{i}" for i in range(1000)]
+    long = FakeConcept("/notes/long.md", title="Long", body=" ".join(words) + " karma")
+    texts = vectors.concept_texts(long)
+    assert len(texts) == 1 + vectors.MAX_CHUNKS  # the head and at most four chunks
+    assert all(text.startswith("Long. ") for text in texts)
+    assert "w0" in texts[0] and "w0" not in texts[1]
+    short = vectors.concept_texts(CONCEPTS[0])
+    assert short == ["Users. Table. . \nReputation of each user."]
+    # A passage in the body counts: "karma" (reputation) sits in the last chunk only.
+    body = " ".join(words[:300]) + " karma karma"
+    deep = FakeConcept("/notes/deep.md", title="Deep", body=body)
+    index = VectorIndex.build([deep, CONCEPTS[2]], ToyEmbedder(), VectorStore(tmp_path))
+    assert len(index) == 2 and index.starts.tolist() == [0, 3]
+    query = ToyEmbedder().embed(["reputation"])[0]
+    query /= np.linalg.norm(query)
+    rows = index.matrix @ query
+    head, best = rows[0], rows[:3].max()
+    assert best > head
+    sims = index.similarities(query)
+    assert sims[0] == pytest.approx(head + vectors.CHUNK_BLEND * (best - head))
+    assert sims[0] > sims[1]
