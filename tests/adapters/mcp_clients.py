@@ -9,13 +9,31 @@ tests compare plain data and never touch version-specific attribute names.
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 MAJOR = 2 if importlib.util.find_spec("mcp.server.mcpserver") else 1
+
+#: The first JSON-RPC message of a session, for tests that speak the protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "okfx-test", "version": "0"},
+    },
+}
 
 
 def wire(model: Any) -> dict[str, Any]:
@@ -39,6 +57,12 @@ class Session:
 
     async def resources(self) -> list[dict[str, Any]]:
         return [wire(r) for r in (await self._client.list_resources()).resources]
+
+    async def resources_page(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/list`` (with ``nextCursor`` when there are more)."""
+        if cursor is None:
+            return wire(await self._client.list_resources())
+        return wire(await self._client.list_resources(cursor=cursor))
 
     async def read(self, uri: str) -> dict[str, Any]:
         return wire(await self._client.read_resource(uri))
@@ -158,3 +182,48 @@ def uvicorn_thread(app: Any, sock: socket.socket) -> Iterator[None]:
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
+
+
+class Served:
+    """``okfx serve --transport http`` in a subprocess, up to the URL it printed."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], url: str, head: str) -> None:
+        self.proc, self.url, self.stderr = proc, url, head
+
+    def stop(self, sig: int = signal.SIGINT) -> str:
+        """Ctrl+C (or ``sig``); returns all it wrote to stderr."""
+        proc = self.proc
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.stderr is not None
+        with proc.stderr:
+            self.stderr += proc.stderr.read().decode()
+        return self.stderr
+
+
+def okfx_serve_http(bundle: Path, args: list[str], env: dict[str, str], **popen: Any) -> Served:
+    """Start ``okfx serve BUNDLE --transport http --port 0 ARGS`` and wait for its URL."""
+    command = [sys.executable, "-m", "okfx", "serve", str(bundle), "--transport", "http"]
+    proc = subprocess.Popen(
+        [*command, "--port", "0", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **env},
+        **popen,
+    )
+    assert proc.stderr is not None
+    seen: list[str] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline().decode()
+        assert line, "okfx serve exited early:\n" + "".join(seen)
+        seen.append(line)
+        if line.startswith("URL: "):
+            return Served(proc, line.split()[1], "".join(seen))
+    raise AssertionError("no URL printed:\n" + "".join(seen))

@@ -130,8 +130,10 @@ def test_failures_are_structured_results_not_exceptions(bundle: Bundle, framed: 
     assert results["escape"]["structuredContent"]["error"]["code"] == "unsafe_path"
     concept_as_file = results["concept_as_file"]["structuredContent"]["error"]
     assert concept_as_file["code"] == "invalid_argument"
-    # the SDK checks the schema (limit >= 1) before the tool runs: an error result, no raise
-    assert results["out_of_range"]["isError"] is True
+    # checked against the schema (limit >= 1) before the tool runs: an error result
+    out_of_range = results["out_of_range"]["structuredContent"]["error"]
+    assert out_of_range["code"] == "invalid_argument"
+    assert "limit must be an integer from 1 to 50, got 0" in out_of_range["message"]
 
 
 def test_a_bug_in_the_core_becomes_an_internal_error_result(
@@ -170,9 +172,12 @@ def test_the_index_and_every_concept_are_markdown_resources(bundle: Bundle, fram
     assert uris == {"okf://knowledge/index"} | {f"okf://knowledge{c.path}" for c in bundle.concepts}
     assert {r["mimeType"] for r in listed} == {"text/markdown"}
     assert dock == "okf://knowledge/metrics/dock-availability.md"
-    assert texts["okf://knowledge/index"] == bundle.index.body.strip()  # type: ignore[union-attr]
+    # each text starts with the untrusted-data label, then what the bundle wrote
+    label = okfx_mcp.LABEL
+    assert texts["okf://knowledge/index"] == label + bundle.index.body.strip()  # type: ignore[union-attr]
     doc = bundle.concept("/metrics/dock-availability.md")
-    _, front, body = texts[dock].split("---\n", 2)
+    assert texts[dock].startswith(label + "---\n")
+    _, front, body = texts[dock].removeprefix(label).split("---\n", 2)
     assert yaml.safe_load(front) == jsonable(doc.frontmatter)
     assert body == doc.body
 
@@ -238,7 +243,7 @@ def test_a_failing_resource_renderer_returns_a_note_and_logs(
     def broken(doc: Any) -> str:
         raise RuntimeError("render bug")
 
-    monkeypatch.setattr(okfx_mcp, "concept_markdown", broken)
+    monkeypatch.setattr("okfx.adapters._mcp_resources.concept_markdown", broken)
     server = build_server(bundle)
     got: dict[str, Any] = {}
 
@@ -248,7 +253,10 @@ def test_a_failing_resource_renderer_returns_a_note_and_logs(
 
     with caplog.at_level(logging.ERROR, logger="okfx"):
         connect(server, True, scenario)
-    assert got["text"].startswith("[okfx could not render /metrics/dock-availability.md")
+    assert got["text"] == (
+        f"{okfx_mcp.LABEL}[okfx could not render /metrics/dock-availability.md; "
+        "the error was logged]"
+    )
     assert "render bug" in caplog.text
 
 

@@ -20,7 +20,7 @@ pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
-from mcp_clients import Session, over_http, over_stdio, uvicorn_thread  # noqa: E402
+from mcp_clients import INITIALIZE, Session, over_http, over_stdio, uvicorn_thread  # noqa: E402
 
 from conftest import PROJECT_ROOT  # noqa: E402
 from okfx import TOOL_NAMES, Bundle, KnowledgeManager  # noqa: E402
@@ -30,16 +30,6 @@ from okfx.cli.commands import cli  # noqa: E402
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
 TOKEN = "test-token-3f9a"
 WAIT = 60.0  # seconds a subprocess gets to answer before the test fails instead of hanging
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "okfx-test", "version": "0"},
-    },
-}
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,183 @@
+"""The official ``mcp`` SDK behind one face, on 1.x (``FastMCP``) and 2.x (``MCPServer``).
+
+The SDK is imported by module name (:func:`sdk`), so one file serves both majors and mypy
+needs no ignores for the module that is absent. :func:`server_class` is the SDK's server
+with three requests answered by okfx itself, the same way on both majors:
+
+- ``tools/call`` of an okfx tool: the arguments are checked against the tool's signature
+  by :class:`~okfx.tools.arguments.ToolArguments` (so a bad one is an ``invalid_argument``
+  result that names it, not the SDK's validation text, and an unknown one is refused
+  instead of dropped), and the result's text copy is compact JSON;
+- ``resources/list``: a page at a time, with ``nextCursor``;
+- ``resources/read``: rendered from the bundles on demand.
+
+Overriding these touches SDK internals in two places, both checked by the tests on each
+major: 2.x's ``MCPServer._handle_list_resources`` and 1.x's low-level request table.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from okfx.errors import OKFError
+from okfx.tools.arguments import ToolArguments
+from okfx.tools.payloads import error_payload, internal_error
+
+from ._mcp_resources import MIME, Entry, Resources, wire_meta
+from ._optional import require
+
+__all__ = ["SDK", "Handlers", "sdk", "server_class"]
+
+logger = logging.getLogger("okfx")
+
+
+@dataclass(frozen=True)
+class SDK:
+    major: int
+    server_cls: Any
+    tool_annotations: Any
+    transport_security: Any
+    types: Any
+    read_contents: Any
+
+
+@dataclass
+class Handlers:
+    """What okfx answers itself: the tools (each name's argument check, and the call that
+    runs it in a worker thread), the resources."""
+
+    arguments: ToolArguments
+    calls: dict[str, Callable[..., Awaitable[dict[str, Any]]]]
+    resources: Resources
+    page_size: int
+
+
+@functools.cache
+def sdk() -> SDK:
+    require("mcp", extra="mcp")
+    types = importlib.import_module("mcp.types")
+    security = importlib.import_module("mcp.server.transport_security")
+    helper = importlib.import_module("mcp.server.lowlevel.helper_types")
+    try:
+        server = importlib.import_module("mcp.server.mcpserver")
+        major = 2
+        server_cls = server.MCPServer
+    except ModuleNotFoundError:  # mcp 1.x: FastMCP was renamed MCPServer in 2.0
+        server = importlib.import_module("mcp.server.fastmcp")
+        major = 1
+        server_cls = server.FastMCP
+    return SDK(
+        major,
+        server_cls,
+        types.ToolAnnotations,
+        security.TransportSecuritySettings,
+        types,
+        helper.ReadResourceContents,
+    )
+
+
+def compact_json(payload: dict[str, Any]) -> str:
+    """The text copy of a result: compact JSON (a third smaller than indented)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _resource(types: Any, entry: Entry) -> Any:
+    return types.Resource(
+        uri=entry.uri,
+        name=entry.name,
+        title=entry.title,
+        description=entry.description,
+        mimeType=MIME,
+        _meta=wire_meta(),
+    )
+
+
+def _invalid_params(message: str) -> Exception:
+    """The JSON-RPC ``invalid params`` error (code -32602), as each major raises it."""
+    types = sdk().types
+    exceptions = importlib.import_module("mcp.shared.exceptions")
+    if sdk().major >= 2:
+        error: Exception = exceptions.MCPError(code=types.INVALID_PARAMS, message=message)
+    else:
+        error = exceptions.McpError(types.ErrorData(code=types.INVALID_PARAMS, message=message))
+    return error
+
+
+@functools.cache
+def server_class() -> Any:
+    """The SDK's server class with okfx's ``tools/call`` and resource handling."""
+    found = sdk()
+    types = found.types
+    base: Any = found.server_cls
+
+    class OkfxServer(base):  # type: ignore[misc]
+        okfx: Handlers
+
+        def __init__(self, *args: Any, handlers: Handlers, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.okfx = handlers
+            if found.major < 2:  # 1.x registered FastMCP.list_resources at construction
+                self._mcp_server.request_handlers[types.ListResourcesRequest] = self._v1_list
+
+        # -- tools/call ------------------------------------------------------------------
+        async def call_tool(self, name: str, arguments: Any, *args: Any, **kwargs: Any) -> Any:
+            call = self.okfx.calls.get(name)
+            if call is None:  # not ours: the SDK answers (unknown tool)
+                return await super().call_tool(name, arguments, *args, **kwargs)
+            payload = await _run_tool(self.okfx.arguments, call, name, arguments or {})
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=compact_json(payload))],
+                structuredContent=payload,
+            )
+
+        # -- resources -------------------------------------------------------------------
+        async def list_resources(self) -> list[Any]:
+            """Every resource (the protocol answer comes in pages)."""
+            return [_resource(types, entry) for entry in self.okfx.resources.entries()]
+
+        def _page(self, cursor: str | None) -> Any:
+            try:
+                entries, after = self.okfx.resources.page(cursor, self.okfx.page_size)
+            except OKFError as exc:
+                raise _invalid_params(exc.message) from None
+            return types.ListResourcesResult(
+                resources=[_resource(types, entry) for entry in entries], nextCursor=after
+            )
+
+        async def _handle_list_resources(self, ctx: Any, params: Any) -> Any:  # 2.x
+            return self._page(getattr(params, "cursor", None))
+
+        async def _v1_list(self, request: Any) -> Any:  # 1.x
+            return types.ServerResult(self._page(getattr(request.params, "cursor", None)))
+
+        async def read_resource(self, uri: Any, *args: Any, **kwargs: Any) -> Any:
+            text = self.okfx.resources.read(str(uri))
+            if text is None:  # not ours: the SDK answers (unknown resource)
+                return await super().read_resource(uri, *args, **kwargs)
+            return [found.read_contents(content=text, mime_type=MIME, meta=wire_meta())]
+
+    return OkfxServer
+
+
+async def _run_tool(
+    checked: ToolArguments,
+    call: Callable[..., Awaitable[dict[str, Any]]],
+    name: str,
+    arguments: dict[str, Any],
+) -> dict[str, Any]:
+    """Check the arguments (on the event loop: it is quick), then run the call."""
+    try:
+        try:
+            kwargs = checked.check(name, arguments)
+        except OKFError as exc:
+            return error_payload(exc)
+        return await call(**kwargs)
+    except Exception:  # a bug must not become a protocol error the model cannot read
+        logger.exception("okfx MCP call to %s failed", name)
+        return internal_error(name)

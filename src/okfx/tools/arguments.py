@@ -1,0 +1,177 @@
+"""Raw tool-call arguments (JSON from a model) checked against each tool's signature.
+
+A transport that hands okfx the arguments a model wrote (the MCP server) checks them here
+before the tool runs: every missing, mistyped, out-of-range or unknown argument becomes
+one ``invalid_argument`` error whose message names the argument and the form it takes,
+read from the same JSON schema the model was shown (the tool's signature). For an unknown
+argument the message names the tools that do take it, so a model that picked the wrong
+tool learns which one to use.
+
+Values are converted as the MCP SDK converted them (``"5"`` is 5; a list sent as JSON
+text is a list), so no client that worked before is refused now.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from okfx.errors import InvalidArgument, OKFError
+from okfx.tools.payloads import error_payload
+
+__all__ = ["ToolArguments"]
+
+Tool = Callable[..., dict[str, Any]]
+
+_SHOWN_CHARS = 60
+
+
+class ToolArguments:
+    """The argument check for a set of tools, by name (the schemas are built once)."""
+
+    def __init__(self, tools: Mapping[str, Tool]) -> None:
+        self.tools = dict(tools)
+        self._models = {name: _model(name, tool) for name, tool in self.tools.items()}
+        self._schemas = {
+            name: model.model_json_schema()["properties"] for name, model in self._models.items()
+        }
+
+    def check(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The keyword arguments to call ``tool`` with: only those given, converted.
+
+        Raises :class:`~okfx.errors.InvalidArgument` naming every bad argument.
+        """
+        schema = self._schemas[tool]
+        given = {
+            name: _from_json_text(value, schema.get(name)) for name, value in arguments.items()
+        }
+        try:
+            checked = self._models[tool].model_validate(given)
+        except ValidationError as exc:
+            raise InvalidArgument(self._message(tool, given, exc)) from None
+        return {name: getattr(checked, name) for name in checked.model_fields_set}
+
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Check the arguments, then run ``tool``; a bad argument is an error result."""
+        try:
+            kwargs = self.check(tool, arguments)
+        except OKFError as exc:
+            return error_payload(exc)
+        return self.tools[tool](**kwargs)
+
+    # -- messages ------------------------------------------------------------------------
+    def _message(self, tool: str, given: Mapping[str, Any], exc: ValidationError) -> str:
+        schema = self._schemas[tool]
+        parts: list[str] = []
+        seen: set[str] = set()
+        for error in exc.errors():
+            name = str(error["loc"][0]) if error["loc"] else ""
+            if name in seen:  # one sentence per argument (a union reports each branch)
+                continue
+            seen.add(name)
+            if error["type"] == "extra_forbidden":
+                parts.append(self._unknown(tool, name))
+            elif error["type"] == "missing":
+                parts.append(f"{name} is required: {_form(schema[name])}{_about(schema[name])}.")
+            else:
+                value = given.get(name)
+                hint = (
+                    f" (one value goes in a list: {json.dumps([value])})"
+                    if _is_list(schema[name]) and isinstance(value, str)
+                    else ""
+                )
+                parts.append(f"{name} must be {_form(schema[name])}, got {_shown(value)}{hint}.")
+        return f"{tool}: " + " ".join(parts)
+
+    def _unknown(self, tool: str, name: str) -> str:
+        takers = [other for other, props in self._schemas.items() if name in props]
+        where = (
+            f"{' and '.join(takers)} {'takes' if len(takers) == 1 else 'take'} it"
+            if takers
+            else "no other tool takes it either"
+        )
+        own = self._schemas[tool]
+        takes = f"it takes {', '.join(own)}" if own else "it takes no arguments"
+        return f"no argument {name!r} here ({where}); {takes}."
+
+
+def _model(name: str, tool: Tool) -> type[BaseModel]:
+    """A pydantic model of the tool's parameters that refuses unknown arguments."""
+    fields: dict[str, Any] = {}
+    for param in inspect.signature(tool).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (param.annotation, default)
+    config = ConfigDict(extra="forbid")
+    model: type[BaseModel] = create_model(name, __config__=config, **fields)
+    return model
+
+
+def _branches(schema: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], bool]:
+    """The non-null alternatives of a property schema, and whether null is allowed."""
+    options = schema.get("anyOf") or [schema]
+    kept = [option for option in options if option.get("type") != "null"]
+    return kept, len(kept) < len(options)
+
+
+def _is_list(schema: Mapping[str, Any] | None) -> bool:
+    return schema is not None and any(b.get("type") == "array" for b in _branches(schema)[0])
+
+
+def _form(schema: Mapping[str, Any]) -> str:
+    """The valid form of a property, in words: "an integer from 1 to 200", "a string"."""
+    branches, nullable = _branches(schema)
+    words = " or ".join(_one_form(branch) for branch in branches) or "null"
+    return f"{words}, or null" if nullable and branches else words
+
+
+def _one_form(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    if kind == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if low is not None and high is not None:
+            return f"an integer from {low} to {high}"
+        if low is not None:
+            return f"an integer of at least {low}"
+        return "an integer" if high is None else f"an integer of at most {high}"
+    if kind == "boolean":
+        return "true or false"
+    if kind == "array":
+        item = _one_form(schema.get("items") or {})
+        plural = item.removeprefix("a ").removeprefix("an ") + "s"
+        return (
+            f'a list of {plural} such as ["a", "b"]'
+            if item == "a string"
+            else f"a list of {plural}"
+        )
+    if kind == "string":
+        return "a string"
+    return "a JSON value"
+
+
+def _about(schema: Mapping[str, Any]) -> str:
+    description = schema.get("description")
+    return f" ({description.rstrip('.')})" if description else ""
+
+
+def _shown(value: Any) -> str:
+    """The value a model sent, short enough for a message."""
+    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _from_json_text(value: Any, schema: Mapping[str, Any] | None) -> Any:
+    """A list sent as JSON text (some clients do that) becomes the list."""
+    if isinstance(value, str) and _is_list(schema):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        if isinstance(parsed, list):
+            return parsed
+    return value
