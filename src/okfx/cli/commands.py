@@ -16,9 +16,10 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.validate import validate as validate_bundle
@@ -27,9 +28,11 @@ from okfx.cli import render, webserve
 from okfx.cli.executors import executor_options, executor_settings
 from okfx.cli.progress import status
 from okfx.cli.terminal import json_text, visible, visible_data
-from okfx.errors import OKFError
+from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
+from okfx.sources.errors import UnsafeSourceError
 from okfx.tools.manager import KnowledgeManager
+from okfx.tools.payloads import error_payload
 from okfx.tools.toolbox import Toolbox
 from okfx.trust import TRUST_TIERS
 from okfx.version import __version__
@@ -67,11 +70,17 @@ def _load(source: str) -> Bundle:
             return Bundle.load(
                 source, name, progress=progress.update, state_cache=state_cache, **options
             )
-    except FileNotFoundError as exc:
-        raise click.UsageError(f"{exc}. BUNDLE is a folder, a git URL or an archive.") from exc
-    except (OSError, ValueError, RuntimeError, TimeoutError, OKFError) as exc:
-        # a git remote's error output, an archive's entry names: not the terminal's to obey
-        raise click.ClickException(visible(f"cannot load {source}: {exc}")) from exc
+    except OKFError:
+        raise
+    except (FileNotFoundError, NotADirectoryError, UnsafeSourceError) as exc:
+        # BUNDLE names nothing okfx can load: the caller's argument is wrong
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        raise InvalidArgument(
+            f"cannot load {source}: {reason}. BUNDLE is a folder, a git URL or an archive"
+        ) from None
+    except (OSError, ValueError, RuntimeError, TimeoutError) as exc:
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        raise Unreadable(f"cannot load {source}: {reason}", path=source) from None
 
 
 _semantic_flags = [
@@ -110,7 +119,7 @@ def _manager(sources: Sequence[str]) -> KnowledgeManager:
         bundle = _load(source)
         if bundle.name in given:  # two bundles with one name
             first = named_source(given[bundle.name])[1]
-            raise click.UsageError(
+            raise InvalidArgument(
                 f"two bundles are named {bundle.name!r} ({first} and "
                 f"{named_source(source)[1]}); name them as NAME=SOURCE, e.g. "
                 f"one={first} two={named_source(source)[1]}"
@@ -123,11 +132,28 @@ def _manager(sources: Sequence[str]) -> KnowledgeManager:
 def _toolbox(sources: Sequence[str], bundle_name: str | None = None) -> Toolbox:
     manager = _manager(sources)
     if bundle_name is None and len(manager) > 1:
-        raise click.UsageError(
+        raise InvalidArgument(
             f"{len(manager)} bundles are loaded; choose one with --bundle NAME "
             f"(one of {', '.join(manager.names)})"
         )
     return Toolbox(manager)
+
+
+class _Command(click.Command):
+    """A command whose failures (an :class:`~okfx.errors.OKFError` raised while loading or
+    choosing bundles) are reported like a tool's error: ``error[code]: message`` on stderr,
+    or the error payload on stdout under ``--json``, with the exit code of the code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OKFError as exc:
+            as_json = bool(ctx.params.get("as_json")) or ctx.params.get("fmt") == "json"
+            _finish(error_payload(exc), as_json, render.error)
+
+
+class _Group(click.Group):
+    command_class = _Command
 
 
 def _finish(payload: dict[str, Any], as_json: bool, show: Callable[[dict[str, Any]], str]) -> None:
@@ -212,8 +238,15 @@ def _listen(port: int, scope: str, token: str) -> Callable[[F], F]:
 
     def add(func: F) -> F:
         func = click.option(
+            "--token-file", metavar="PATH", type=click.File("r", encoding="utf-8"),
+            help=text("read the token from the first line of PATH (instead of --token)."),
+        )(func)  # fmt: skip
+        func = click.option(
             "--token", envvar="OKFX_TOKEN", metavar="TOKEN",
-            help=text(f"{token} [env OKFX_TOKEN]; needed to bind any non-loopback address."),
+            help=text(
+                f"{token} [env OKFX_TOKEN]; needed to bind any non-loopback address. Any "
+                "user sees a command line in ps: prefer OKFX_TOKEN or --token-file."
+            ),
         )(func)  # fmt: skip
         func = click.option(
             "--port", type=click.IntRange(0, 65535), default=port, show_default=True,
@@ -236,7 +269,7 @@ def _trust(func: F) -> F:
 
 
 # -- commands ----------------------------------------------------------------------------------
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="okfx")
 @click.option(
     "--state-cache",
@@ -584,6 +617,7 @@ def serve(
     executor: str | None,
     data: tuple[str, ...],
     stale_policy: str,
+    token_file: TextIO | None,
     workers: int,
     call_timeout: float,
     web: bool,
@@ -594,7 +628,7 @@ def serve(
 ) -> None:
     """Serve the bundles as an MCP server.
 
-    Needs the mcp extra: pip install 'okfx[mcp]'. stdio (the default) is for a
+    Needs the mcp extra (docs/install.md). stdio (the default) is for a
     client that starts okfx itself; stdout then carries only the protocol. http
     serves stateless streamable HTTP at /mcp, on 127.0.0.1 unless --host says
     otherwise, and prints the URL and a client config to stderr.
@@ -619,7 +653,7 @@ def serve(
     if web and transport != "http":
         raise click.UsageError("--web serves the viewer over HTTP: add --transport http")
     if transport == "http":
-        _require_token(host, token)
+        token = _require_token(host, token, token_file)
     if workers > 1:
         _check_workers(transport, settings.can_run)
         if watch or refresh_interval:
@@ -671,6 +705,8 @@ def serve(
         ).start()
     try:
         if transport == "stdio":
+            if sys.stdin.isatty():  # a person, not an MCP client, started it
+                click.echo(render.stdio_notice(manager), err=True)
             adapter.serve_stdio(server)
             return
         try:
@@ -799,10 +835,13 @@ def prepare_in_background(manager: KnowledgeManager) -> threading.Thread:
     return thread
 
 
-def _require_token(host: str, token: str | None) -> None:
-    """The token rule of every HTTP server okfx starts: off loopback, a token or no start."""
+def _require_token(host: str, token: str | None, token_file: TextIO | None) -> str | None:
+    """The bearer token of an HTTP server okfx starts (from --token, OKFX_TOKEN or
+    --token-file; one a client could send), and the token rule: off loopback, a token
+    or no start."""
     from okfx.adapters import mcp as adapter
 
+    token = _token(token, token_file, adapter.check_token)
     if not adapter.is_loopback(host) and not token:
         raise click.UsageError(
             f"refusing to serve on {host}: any address other than loopback needs a bearer "
@@ -810,6 +849,34 @@ def _require_token(host: str, token: str | None) -> None:
             "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
             "print(secrets.token_urlsafe(32))')."
         )
+    return token
+
+
+def _token(token: str | None, token_file: TextIO | None, check: Callable[[str], str]) -> str | None:
+    """The token from --token, OKFX_TOKEN or --token-file, checked; a token typed on the
+    command line gets a warning (any user can read it in ps)."""
+    if token_file is not None:
+        if token:
+            raise click.UsageError("give the token once: --token (or OKFX_TOKEN) or --token-file")
+        token = token_file.readline().strip("\r\n")
+        token_file.close()
+        where = f"--token-file {token_file.name}"
+    elif token is None:
+        return None
+    else:
+        source = click.get_current_context().get_parameter_source("token")
+        where = "OKFX_TOKEN" if source is ParameterSource.ENVIRONMENT else "--token"
+    try:
+        check(token)
+    except ValueError as exc:
+        raise click.UsageError(f"{where}: {exc}") from None
+    if where == "--token":
+        click.echo(
+            "okfx: warning: a token on the command line is visible to other users of this "
+            "machine (ps); set OKFX_TOKEN or use --token-file instead",
+            err=True,
+        )
+    return token
 
 
 def _viewer_app(
@@ -839,6 +906,7 @@ def view(
     host: str,
     port: int,
     token: str | None,
+    token_file: TextIO | None,
     open_browser: bool,
     watch: bool,
     refresh_interval: float | None,
@@ -856,7 +924,7 @@ def view(
     \b
         okfx view examples/knowledge --open
     """
-    _require_token(host, token)
+    token = _require_token(host, token, token_file)
     from okfx.adapters import mcp as adapter
 
     try:

@@ -31,6 +31,7 @@ __all__ = [
     "report",
     "search",
     "serve_banner",
+    "stdio_notice",
     "table",
 ]
 
@@ -79,7 +80,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[
 def error(payload: dict[str, Any]) -> str:
     """``error[code]: message`` plus close matches."""
     err = payload.get("error") or {}
-    line = click.style(f"error[{err.get('code', 'error')}]", fg="red") + f": {err.get('message')}"
+    message = cli_words(str(err.get("message")))
+    line = click.style(f"error[{err.get('code', 'error')}]", fg="red") + f": {message}"
     if err.get("did_you_mean"):
         line += "\n  did you mean: " + ", ".join(map(str, err["did_you_mean"]))
     return line
@@ -90,17 +92,28 @@ def _several_bundles(items: Sequence[dict[str, Any]]) -> bool:
     return len({item.get("bundle") for item in items}) > 1
 
 
-#: The tools' notices name tool arguments; on the command line they are options.
+#: The tools' notices and errors name tools and their arguments; on the command line they
+#: are commands and options.
 CLI_WORDS = {
     "pass include_deprecated=true": "add --include-deprecated",
     "pass include_stale=true": "drop --exclude-stale",
+    "pass regex=false": "drop --regex",
+    "grep_concepts for": "okfx grep for",
+    "list_concepts with a type or tag": "okfx index with --type or --tag",
+    "call with offset=0": "use --offset 0",
+    "read_concept": "okfx read",
 }
 
 
+def cli_words(text: str) -> str:
+    """A tool's sentence in the command line's words."""
+    for tool_words, words in CLI_WORDS.items():
+        text = text.replace(tool_words, words)
+    return text
+
+
 def _notice(payload: dict[str, Any]) -> list[str]:
-    notice = str(payload.get("notice") or "")
-    for tool_words, cli_words in CLI_WORDS.items():
-        notice = notice.replace(tool_words, cli_words)
+    notice = cli_words(str(payload.get("notice") or ""))
     return [click.style(notice, fg="yellow")] if notice else []
 
 
@@ -120,7 +133,8 @@ def bundles(payload: dict[str, Any]) -> str:
 def index(payload: dict[str, Any]) -> str:
     rows = payload.get("concepts") or []
     if not rows:
-        return "\n".join(["No concepts match.", *_notice(payload)])
+        first = "No concepts on this page." if payload.get("total") else "No concepts match."
+        return "\n".join([first, *_notice(payload)])
     body = table(
         ["PATH", "TYPE", "TITLE"],
         [[str(r.get("path")), str(r.get("type")), str(r.get("title"))] for r in rows],
@@ -135,8 +149,8 @@ def index(payload: dict[str, Any]) -> str:
 
 def search(payload: dict[str, Any]) -> str:
     hits = payload.get("hits") or []
-    if not hits:
-        return "\n".join([f"No hits for {payload.get('query')!r}.", *_notice(payload)])
+    if not hits:  # the notice says there were none, and what to try
+        return "\n".join(_notice(payload) or [f"No hits for {payload.get('query')!r}."])
     lines: list[str] = []
     several = _several_bundles(hits)
     for rank, hit in enumerate(hits, 1):
@@ -224,6 +238,7 @@ def concept(payload: dict[str, Any]) -> str:
         lines.append(click.style(str(notice), fg="yellow"))
     if payload.get("section"):
         lines.append(_dim(f"section: {payload['section']}"))
+    lines.extend(_notice(payload))
     lines.append("")
     lines.append(str(payload.get("body", "")).strip("\n").rstrip())
     if payload.get("truncated"):
@@ -260,6 +275,20 @@ def neighbors(payload: dict[str, Any]) -> str:
         )  # fmt: skip
         lines.extend("  " + line for line in body.splitlines())
     return "\n".join(lines)
+
+
+def stdio_notice(manager: KnowledgeManager) -> str:
+    """What ``okfx serve`` (stdio) says when a person started it in a terminal."""
+    names = ", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values())
+    return "\n".join(
+        [
+            f"okfx: serving {names} as an MCP server on stdio.",
+            "It is waiting for an MCP client to talk to it on stdin; nothing more is shown "
+            "here. An MCP client starts this command itself (client configs: docs/mcp.md).",
+            "To serve over HTTP instead: okfx serve BUNDLE... --transport http",
+            "Stop with Ctrl+C.",
+        ]
+    )
 
 
 def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:

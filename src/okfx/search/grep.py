@@ -179,6 +179,23 @@ class _Substring:
         return hits
 
 
+def _problem(pattern: str, options: Any, exc: re2.error) -> str:
+    """Why RE2 refused ``pattern``, in its words about the pattern as the caller wrote it
+    (not about the ``(?m)`` grep puts in front)."""
+    try:
+        re2.compile(pattern, options)
+    except re2.error as bare:
+        exc = bare
+    reason = exc.args[0] if exc.args else "invalid pattern"
+    if isinstance(reason, bytes):
+        reason = reason.decode("utf-8", "replace")
+    reason = str(reason).replace("(?m)", "", 1)
+    return (
+        f"invalid regular expression {pattern!r}: {reason}. grep uses RE2 syntax "
+        "(no backreferences or lookaround); to find the text as written, pass regex=false"
+    )
+
+
 class _Regex:
     """RE2 search over the UTF-8 bytes of a text, ``^``/``$`` anchored at lines."""
 
@@ -195,13 +212,7 @@ class _Regex:
         try:
             self.regex = re2.compile("(?m)" + pattern, options)
         except re2.error as exc:
-            reason = exc.args[0] if exc.args else "invalid pattern"
-            if isinstance(reason, bytes):
-                reason = reason.decode("utf-8", "replace")
-            raise InvalidRegex(
-                f"invalid regular expression {pattern!r}: {reason}. grep uses RE2 syntax "
-                "(no backreferences or lookaround); or pass regex=false for a plain substring"
-            ) from None
+            raise InvalidRegex(_problem(pattern, options, exc)) from None
 
     def found(self, text: str) -> bool:
         return self.regex.search(text.encode("utf-8")) is not None

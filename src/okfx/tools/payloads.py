@@ -34,6 +34,7 @@ __all__ = [
     "UNTRUSTED",
     "concept_header",
     "concept_row",
+    "continuation_header",
     "error_payload",
     "internal_error",
     "iso",
@@ -257,6 +258,23 @@ def _capped(value: Any, depth: int) -> Any:
             shown_items.append(f"…[cut: {len(items) - ITEMS} more items]")
         return shown_items
     return jsonable(value)
+
+
+#: What a continuation read says about its header.
+SHORT_HEADER = "short: the whole header came with offset=0 (read from offset 0 to see it again)"
+
+
+def continuation_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]:
+    """The header of a read that continues at an offset: who and what, and the lifecycle
+    and trust flags; the rest came with the first read and is not repeated."""
+    header = {
+        key: value
+        for key, value in concept_row(bundle, concept, stale).items()
+        if key not in ("description", "tags")
+    }
+    header["notices"] = notices(concept, stale)
+    header["header"] = SHORT_HEADER
+    return header
 
 
 def link_payload(link: Link, target_meta: dict[str, Any] | None, other_end: str) -> dict[str, Any]:

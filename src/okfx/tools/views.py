@@ -19,6 +19,7 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.suggest import closest
+from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
     EDGES,
@@ -32,7 +33,13 @@ from okfx.tools.caps import (
     note,
 )
 from okfx.tools.folders import folder_listing
-from okfx.tools.payloads import UNTRUSTED, concept_header, concept_row, link_payload
+from okfx.tools.payloads import (
+    UNTRUSTED,
+    concept_header,
+    concept_row,
+    continuation_header,
+    link_payload,
+)
 from okfx.tools.prompt import index_summary
 
 if TYPE_CHECKING:
@@ -138,6 +145,9 @@ def list_rows(
     )
     chosen = b.facets().select(b.name, spec, offset_, limit_)
     rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
+    notice = hidden_notice(chosen.hidden)
+    if not rows and offset_ and chosen.total:
+        notice = " ".join(filter(None, [notices.past_last_row(offset_, chosen.total), notice]))
     payload = {
         "bundle": b.name,
         "total": chosen.total,
@@ -145,7 +155,7 @@ def list_rows(
         "next_offset": None,
         "concepts": rows,
         "hidden": chosen.hidden,
-        "notice": hidden_notice(chosen.hidden),
+        "notice": notice,
         UNTRUSTED: True,
     }
     kept = leave_out(payload, "concepts", "rows", "continue from next_offset")
@@ -192,6 +202,8 @@ def search(
             description=clip(hit["description"], DESCRIPTION_CHARS),
             snippet=clip(hit["snippet"], VALUE_CHARS),
         )
+    if not payload["hits"]:
+        payload["notice"] = notices.no_hits(text, payload.get("notice", ""))
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
@@ -280,10 +292,11 @@ def read(
     cap = _int(max_chars, "max_chars", 1, MAX_READ_CHARS) if max_chars is not None else default
     heading = _text(section, "section", optional=True)
     text = _section(doc.body, heading) if heading else doc.body
-    start = min(start, len(text))
+    requested, start = start, min(start, len(text))
     payload: dict[str, Any]
     if isinstance(doc, Concept):
-        payload = concept_header(b.name, doc, doc.is_stale(box.now()))
+        header = concept_header if start == 0 else continuation_header
+        payload = header(b.name, doc, doc.is_stale(box.now()))
         payload["kind"] = "concept"
     else:
         payload = {
@@ -291,11 +304,14 @@ def read(
             "path": doc.path,
             "kind": "index" if isinstance(doc, IndexFile) else "log",
         }
-    headings = [m.group(2) for m in islice(_HEADING.finditer(doc.body), 50)]
+    if start == 0:  # a continuation read does not repeat them
+        headings = [m.group(2) for m in islice(_HEADING.finditer(doc.body), 50)]
+        payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
+    if requested and requested >= len(text):
+        payload["notice"] = notices.past_end(requested, len(text))
     payload.update(
         {
             "section": heading,
-            "headings": [clip(heading_text(h), TITLE_CHARS) for h in headings],
             "body": text[start : start + cap],
             "body_chars": len(text),
             "offset": start,
@@ -397,6 +413,9 @@ def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
     canon = normalize(raw)
     _event(path=canon)
     if canon not in b.files:
+        folder = notices.folder_not_file(b, canon)
+        if folder is not None:
+            raise folder
         raise NotFound(
             f"no file at {canon} in bundle {b.name!r}",
             path=canon,

@@ -1,0 +1,59 @@
+"""The sentences a tool adds when a call comes back empty, so the model knows what to do
+next: a search with no hits, a read or a page past the end, a resource path that is a
+folder."""
+
+from __future__ import annotations
+
+from okfx.bundle.bundle import Bundle
+from okfx.errors import NotFound
+from okfx.model import Concept
+
+__all__ = ["folder_not_file", "no_hits", "past_end", "past_last_row"]
+
+#: Files named in a folder's listing at most.
+FOLDER_FILES = 20
+
+
+def no_hits(query: str, hidden: str) -> str:
+    """A search found nothing admissible: what to try, then what the filters hid."""
+    shown = query if len(query) <= 80 else query[:79] + "…"
+    advice = (
+        f"No concept matches {shown!r}. Try fewer or other words, grep_concepts for an "
+        "exact name or phrase, or list_concepts with a type or tag to browse."
+    )
+    return f"{advice} {hidden}" if hidden else advice
+
+
+def past_end(offset: int, chars: int) -> str:
+    return (
+        f"offset {offset} is past the end of the body ({chars} characters): nothing is left "
+        "to read; call with offset=0 to read from the start."
+    )
+
+
+def past_last_row(offset: int, total: int) -> str:
+    return (
+        f"offset {offset} is past the last of the {total} concepts that match: "
+        "call with offset=0 for the first page."
+    )
+
+
+def folder_not_file(bundle: Bundle, folder: str) -> NotFound | None:
+    """The error for ``read_resource`` on a folder path: it names the files in it (the
+    non-concept ones first to read with read_resource), or ``None`` if no file is in it."""
+    prefix = folder.rstrip("/") + "/"
+    inside = sorted(f for f in bundle.files if f.startswith(prefix))
+    if not inside:
+        return None
+    concepts = [f for f in inside if isinstance(bundle.get(f), Concept)]
+    readable = [f for f in inside if f not in concepts]
+    message = f"{folder.rstrip('/') or '/'} is a folder, not a file; "
+    if readable:
+        shown = ", ".join(readable[:FOLDER_FILES])
+        more = f" and {len(readable) - FOLDER_FILES} more" if len(readable) > FOLDER_FILES else ""
+        message += f"read one of its {len(readable)} files: {shown}{more}"
+    else:
+        message += "it holds no file other than concepts"
+    if concepts:
+        message += f" ({len(concepts)} concepts in it are read with read_concept)"
+    return NotFound(message + ".", path=folder, suggestions=readable[:FOLDER_FILES])

@@ -1,0 +1,101 @@
+"""Every way a command can fail reports the same way: ``error[code]: message`` on stderr, or
+the error payload on stdout with ``--json``, and the exit code of the code (2: the
+caller's argument, 1: anything else)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from conftest import PROJECT_ROOT
+from okfx.cli.commands import cli
+
+EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> str:
+    path = tmp_path / "notes.txt"
+    path.write_text("not a bundle\n", encoding="utf-8")
+    return str(path)
+
+
+def _bad_bundles(tmp_path: Path, a_file: str) -> list[str]:
+    return [a_file, str(tmp_path / "missing-folder"), str(tmp_path / "missing.zip")]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["read", "{bundle}", "x"],
+        ["search", "{bundle}", "dock"],
+        ["grep", "{bundle}", "dock"],
+        ["index", "{bundle}"],
+        ["neighbors", "{bundle}", "x"],
+        ["bundles", "{bundle}"],
+        ["validate", "{bundle}"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_a_bundle_that_is_not_one_is_the_same_error_for_every_command(
+    tmp_path: Path, a_file: str, command: list[str]
+) -> None:
+    for bad in _bad_bundles(tmp_path, a_file):
+        args = [bad if word == "{bundle}" else word for word in command]
+        text = run(*args)
+        assert text.exit_code == 2, (args, text.output)
+        assert text.stdout == ""
+        assert text.stderr.startswith(f"error[invalid_argument]: cannot load {bad}: "), text.stderr
+        assert "BUNDLE is a folder, a git URL or an archive" in text.stderr
+        assert "[Errno" not in text.stderr and "Usage:" not in text.stderr
+        as_json = run(*args, "--json")
+        assert as_json.exit_code == 2
+        payload = json.loads(as_json.stdout)
+        assert payload["error"]["code"] == "invalid_argument"
+        assert payload["error"]["message"] == text.stderr.split(": ", 1)[1].strip()
+
+
+def test_serve_reports_a_bad_bundle_the_same_way(a_file: str) -> None:
+    pytest.importorskip("mcp")
+    result = run("serve", a_file)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error[invalid_argument]: cannot load {a_file}: ")
+
+
+def test_several_bundles_without_one_chosen_is_an_error_payload_under_json(
+    tmp_path: Path,
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.md").write_text("---\ntype: Metric\n---\n", encoding="utf-8")
+    result = run("read", EXAMPLE, str(other), "x", "--json")
+    assert result.exit_code == 2
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "invalid_argument"
+    assert "--bundle" in error["message"] and "knowledge" in error["message"]
+    text = run("read", EXAMPLE, str(other), "x")
+    assert text.stderr.startswith("error[invalid_argument]: 2 bundles are loaded")
+
+
+def test_two_bundles_with_one_name_is_an_error_payload_under_json() -> None:
+    result = run("search", EXAMPLE, EXAMPLE, "dock", "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["code"] == "invalid_argument"
+
+
+def test_grep_regex_errors_speak_of_the_command_line() -> None:
+    result = run("grep", EXAMPLE, "(a", "--regex")
+    assert result.exit_code == 2
+    assert "(?m)" not in result.stderr and "regex=false" not in result.stderr
+    assert "missing ): (a." in result.stderr
+    assert "drop --regex" in result.stderr
+    tool = json.loads(run("grep", EXAMPLE, "(a", "--regex", "--json").stdout)
+    assert "(?m)" not in tool["error"]["message"]
+    assert "pass regex=false" in tool["error"]["message"]  # the tool's own words, for a model

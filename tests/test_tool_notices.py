@@ -1,0 +1,99 @@
+"""What a tool says when a call finds nothing, reads past the end, or continues a read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Toolbox
+
+NOW = datetime(2026, 7, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def box(make_bundle: MakeBundle) -> Toolbox:
+    root = make_bundle(
+        {
+            "live.md": concept(
+                title="Dock availability",
+                description="How often a rider finds a free dock at a station.",
+                tags="[stations, docks]",
+                sources="[{resource: 'https://example.com/gbfs', title: 'GBFS feed'}]",
+                body="# Definition\n" + "docks " * 400,
+            ),
+            "old.md": concept(title="Old zebra metric", status="deprecated", body="zebra\n"),
+            "older.md": concept(title="Older zebra", status="deprecated", body="zebra\n"),
+            "stale.md": concept(
+                title="Stale quagga", stale_after="2020-01-01T00:00:00Z", body="quagga\n"
+            ),
+            "attesters/check.py": "print('hi')\n",
+            "attesters/sql/eq.sql": "select 1;\n",
+            "attesters/notes.md": concept(title="notes"),
+        }
+    )
+    return Toolbox(Bundle.load(root), now=lambda: NOW)
+
+
+def test_a_search_with_no_hits_says_what_to_try(box: Toolbox) -> None:
+    result = box.search_concepts(query="unicorn rainbow")
+    assert result["hits"] == []
+    notice = result["notice"]
+    assert "No concept matches 'unicorn rainbow'" in notice
+    for hint in ("fewer or other words", "grep_concepts", "list_concepts", "type or tag"):
+        assert hint in notice
+
+
+def test_no_hits_names_the_deprecated_and_stale_matches_it_hid(box: Toolbox) -> None:
+    deprecated = box.search_concepts(query="zebra")
+    assert deprecated["hits"] == []
+    assert "2 deprecated matches hidden; pass include_deprecated=true" in deprecated["notice"]
+    assert "fewer or other words" in deprecated["notice"]
+    stale = box.search_concepts(query="quagga", include_stale=False)
+    assert "1 stale match hidden; pass include_stale=true" in stale["notice"]
+
+
+def test_hits_keep_a_notice_only_for_what_was_hidden(box: Toolbox) -> None:
+    assert box.search_concepts(query="dock availability")["notice"] == ""
+
+
+def test_an_offset_past_the_end_says_so(box: Toolbox) -> None:
+    result = box.read_concept(path="live", offset=10**6)
+    assert result["body"] == ""
+    assert result["notice"] == (
+        f"offset {10**6} is past the end of the body ({result['body_chars']} characters): "
+        "nothing is left to read; call with offset=0 to read from the start."
+    )
+    rows = box.list_concepts(offset=500)
+    assert rows["concepts"] == []
+    assert rows["notice"].startswith("offset 500 is past the last of the 3 concepts that match")
+    assert "2 deprecated matches hidden" in rows["notice"]
+
+
+def test_a_continuation_read_sends_a_short_header_once_the_first_read_sent_the_whole(
+    box: Toolbox,
+) -> None:
+    first = box.read_concept(path="live", max_chars=1000)
+    assert first["truncated"] and "frontmatter" in first and "sources" in first
+    more = box.read_concept(path="live", offset=first["next_offset"], max_chars=1000)
+    whole = box.read_concept(path="live", max_chars=10_000)["body"]
+    assert (more["offset"], more["body"]) == (1000, whole[1000:2000])
+    for key in ("frontmatter", "sources", "computation", "citations", "headings"):
+        assert key not in more, key
+    for key in ("bundle", "path", "title", "type", "trust_tier", "status", "stale", "notices"):
+        assert key in more, key
+    assert more["header"].startswith("short: the whole header came with offset=0")
+    assert len(str(more)) - len(more["body"]) < (len(str(first)) - len(first["body"])) * 0.6
+
+
+def test_read_resource_on_a_folder_lists_its_files(box: Toolbox) -> None:
+    result = box.read_resource(path="attesters")
+    error = result["error"]
+    assert error["code"] == "not_found"
+    assert "/attesters is a folder" in error["message"]
+    assert error["did_you_mean"] == ["/attesters/check.py", "/attesters/sql/eq.sql"]
+    assert "read_concept" in error["message"]  # notes.md is a concept: read it there
+    assert box.read_resource(path="/attesters/")["error"]["did_you_mean"][0] == (
+        "/attesters/check.py"
+    )
