@@ -114,7 +114,7 @@ def test_github_format_annotates_each_problem_on_its_file(
     lines = result.output.splitlines()
     assert lines[0].startswith(f"::error file={root.name}/docs/nofm.md,title=okfx no_frontmatter::")
     assert lines[1] == (
-        f"::warning file={root.name}/ok.md,title=okfx broken_link::"
+        f"::warning file={root.name}/ok.md,line=4,title=okfx broken_link::"
         "body link to /gone.md (line 4) does not exist"
     )
     assert (
@@ -157,5 +157,5 @@ def test_github_format_names_files_from_the_bundle_root_when_it_is_the_cwd(
     result = CliRunner().invoke(cli, ["validate", ".", "--format", "github", "--strict"])
     assert result.exit_code == 1
     first, verdict = result.output.splitlines()
-    assert first.startswith("::warning file=ok.md,title=okfx broken_link::")
+    assert first.startswith("::warning file=ok.md,line=4,title=okfx broken_link::")
     assert verdict.endswith("1 warnings); --strict: the warnings fail the check")

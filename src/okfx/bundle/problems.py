@@ -8,13 +8,14 @@ problems a bundle has.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from okfx.model import Problem
 
-__all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group"]
+__all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group", "problem_line"]
 
 #: Codes that break spec §11 rules 1-2 (the file is not a usable concept), plus a bundle
 #: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
@@ -131,3 +132,20 @@ def group(
     ]
     groups.sort(key=lambda g: (g.severity != "error", -g.count, g.code))
     return groups
+
+
+#: Where a message names a file line: the last ``(line N)`` of a broken link (what comes
+#: before it quotes bundle text), or YAML's ``at frontmatter line N`` (after ``---``).
+_LINK_LINE = re.compile(r"\(line (\d+)\)")
+_YAML_LINE = re.compile(r"^YAML error at frontmatter line (\d+):")
+
+
+def problem_line(problem: Problem) -> int | None:
+    """The line of the file a problem is on, when its message says; else ``None``."""
+    if problem.code == "malformed_yaml":
+        found = _YAML_LINE.match(problem.message)
+        return int(found.group(1)) + 1 if found else None
+    if problem.code == "broken_link":
+        numbers = _LINK_LINE.findall(problem.message)
+        return int(numbers[-1]) if numbers else None
+    return None

@@ -8,6 +8,7 @@ argument, an unsafe path).
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import os
@@ -24,7 +25,7 @@ from click.core import ParameterSource
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.validate import validate as validate_bundle
 from okfx.bundle.validate import why_empty
-from okfx.cli import render, webserve
+from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings
 from okfx.cli.progress import status
 from okfx.cli.terminal import json_text, visible, visible_data
@@ -129,14 +130,21 @@ def _manager(sources: Sequence[str]) -> KnowledgeManager:
     return manager
 
 
-def _toolbox(sources: Sequence[str], bundle_name: str | None = None) -> Toolbox:
+def _toolbox(
+    sources: Sequence[str], bundle_name: str | None = None, path: str | None = None
+) -> tuple[Toolbox, str | None, str]:
+    """The toolbox over SOURCES, the bundle chosen (by --bundle, or by PATH written as
+    ``bundle:path``) and the path in it; with several bundles one must be chosen."""
     manager = _manager(sources)
+    if path is not None:
+        bundle_name, path = target.split(manager.names, path, bundle_name)
     if bundle_name is None and len(manager) > 1:
+        how = f"write PATH as {target.shown(manager.names[0], path)} or " if path else ""
         raise InvalidArgument(
-            f"{len(manager)} bundles are loaded; choose one with --bundle NAME "
+            f"{len(manager)} bundles are loaded; {how}choose one with --bundle NAME "
             f"(one of {', '.join(manager.names)})"
         )
-    return Toolbox(manager)
+    return Toolbox(manager), bundle_name, path or ""
 
 
 class _Command(click.Command):
@@ -406,7 +414,8 @@ def index_cmd(
     if semantic:
         _precompute(sources, semantic_max)
         return
-    payload = _toolbox(sources, bundle_name).list_concepts(
+    box, bundle_name, _ = _toolbox(sources, bundle_name)
+    payload = box.list_concepts(
         bundle=bundle_name,
         directory=directory,
         type=type_,
@@ -448,7 +457,8 @@ def read(
     \b
         okfx read examples/knowledge metrics/dock-availability --section Definition
     """
-    payload = _toolbox(sources, bundle_name).read_concept(
+    box, bundle_name, path = _toolbox(sources, bundle_name, path)
+    payload = box.read_concept(
         path=path, bundle=bundle_name, section=section, offset=offset, max_chars=max_chars
     )
     _finish(payload, as_json, render.concept)
@@ -504,7 +514,7 @@ def search(
         include_deprecated=include_deprecated,
         include_stale=not exclude_stale,
     )
-    _finish(payload, as_json, render.search)
+    _finish(payload, as_json, functools.partial(render.search, several=len(manager) > 1))
 
 
 @cli.command()
@@ -538,7 +548,8 @@ def grep(
     \b
         okfx grep examples/knowledge "docks_available" -i
     """
-    payload = Toolbox(_manager(sources)).grep_concepts(
+    manager = _manager(sources)
+    payload = Toolbox(manager).grep_concepts(
         pattern=pattern,
         bundle=bundle_name,
         regex=regex,
@@ -549,7 +560,7 @@ def grep(
         include_deprecated=include_deprecated,
         limit=limit,
     )
-    _finish(payload, as_json, render.grep)
+    _finish(payload, as_json, functools.partial(render.grep, several=len(manager) > 1))
 
 
 @cli.command()
@@ -567,7 +578,8 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
     \b
         okfx neighbors examples/knowledge metrics/dock-availability
     """
-    payload = _toolbox(sources, bundle_name).get_neighbors(path=path, bundle=bundle_name)
+    box, bundle_name, path = _toolbox(sources, bundle_name, path)
+    payload = box.get_neighbors(path=path, bundle=bundle_name)
     _finish(payload, as_json, render.neighbors)
 
 

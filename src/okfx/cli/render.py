@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from okfx.bundle.problems import problem_line
+from okfx.cli import target
 from okfx.cli.terminal import visible
 
 if TYPE_CHECKING:
@@ -87,9 +89,10 @@ def error(payload: dict[str, Any]) -> str:
     return line
 
 
-def _several_bundles(items: Sequence[dict[str, Any]]) -> bool:
-    """Whether rows come from more than one bundle (then each names its bundle)."""
-    return len({item.get("bundle") for item in items}) > 1
+def _several_bundles(items: Sequence[dict[str, Any]], several: bool | None) -> bool:
+    """Whether rows name their bundle: when several bundles are loaded (``several``), or
+    when the rows come from more than one."""
+    return bool(several) or len({item.get("bundle") for item in items}) > 1
 
 
 #: The tools' notices and errors name tools and their arguments; on the command line they
@@ -142,17 +145,19 @@ def index(payload: dict[str, Any]) -> str:
     )
     start = int(payload.get("offset") or 0)
     footer = f"{start + 1}-{start + len(rows)} of {payload.get('total')} concepts"
+    footer += f" in {payload.get('bundle')}" if payload.get("bundle") else ""
     if payload.get("next_offset") is not None:
         footer += f"; next page: --offset {payload['next_offset']}"
     return "\n".join([body, _dim(footer), *_notice(payload)])
 
 
-def search(payload: dict[str, Any]) -> str:
+def search(payload: dict[str, Any], several: bool | None = None) -> str:
+    """Ranked hits; each names its bundle (``bundle:path``) when ``several`` are loaded."""
     hits = payload.get("hits") or []
     if not hits:  # the notice says there were none, and what to try
         return "\n".join(_notice(payload) or [f"No hits for {payload.get('query')!r}."])
     lines: list[str] = []
-    several = _several_bundles(hits)
+    several = _several_bundles(hits, several)
     for rank, hit in enumerate(hits, 1):
         title = click.style(str(hit.get("title")), bold=True)
         lines.append(f"{rank:>2}. {title}  {badges(hit)}".rstrip())
@@ -160,24 +165,25 @@ def search(payload: dict[str, Any]) -> str:
         where = f"{hit.get('path')}  ({hit.get('type')}"
         where += f", score {score:.2f})" if isinstance(score, int | float) else ")"
         if several:
-            where = f"{hit.get('bundle')}:{where}"
+            where = target.shown(hit.get("bundle"), where)
         lines.append("    " + _dim(where))
         if hit.get("snippet"):
             lines.append("    " + _cut(" ".join(str(hit["snippet"]).split()), 100))
     return "\n".join(lines + _notice(payload))
 
 
-def grep(payload: dict[str, Any]) -> str:
+def grep(payload: dict[str, Any], several: bool | None = None) -> str:
+    """Matching lines as ``path:line: text`` (``bundle:path:line`` when ``several``)."""
     matches = payload.get("matches") or []
     if not matches:
         return "\n".join([f"No matches for {payload.get('pattern')!r}.", *_notice(payload)])
     lines = []
-    several = _several_bundles(matches)
+    several = _several_bundles(matches, several)
     for m in matches:
         field = m.get("field", "body")
         spot = f"{m.get('path')}:{m.get('line')}" if field == "body" else f"{m.get('path')} {field}"
         if several:
-            spot = f"{m.get('bundle')}:{spot}"
+            spot = target.shown(m.get("bundle"), spot)
         text = m.get("text", m.get("snippet", ""))
         lines.append(f"{click.style(spot, fg='magenta')}: {_cut(str(text).strip(), 160)}")
     if payload.get("truncated") and not payload.get("notice"):
@@ -211,7 +217,7 @@ def concept(payload: dict[str, Any]) -> str:
     title = payload.get("title") or payload.get("path")
     lines = [f"{click.style(str(title), bold=True)}  {badges(payload)}".rstrip()]
     kind = payload.get("type") or payload.get("kind")
-    lines.append(_dim(f"{payload.get('bundle')}:{payload.get('path')}  ({kind})"))
+    lines.append(_dim(f"{target.shown(payload.get('bundle'), payload.get('path'))}  ({kind})"))
     if payload.get("description"):
         lines.append(str(payload["description"]))
     facts = [
@@ -254,7 +260,8 @@ def concept(payload: dict[str, Any]) -> str:
 
 def neighbors(payload: dict[str, Any]) -> str:
     title = payload.get("title") or payload.get("path")
-    lines = [f"{click.style(str(title), bold=True)}  {_dim(str(payload.get('path')))}"]
+    where = target.shown(payload.get("bundle"), payload.get("path"))
+    lines = [f"{click.style(str(title), bold=True)}  {_dim(where)}"]
     for key, label in (
         ("outbound", "Links to"),
         ("backlinks", "Linked from"),
@@ -376,8 +383,10 @@ def github_annotations(result: ConformanceReport, root: str, strict: bool = Fals
     for label, problems in (("error", result.errors), ("warning", result.warnings)):
         for problem in problems:
             where = f"{root.rstrip('/')}{problem.path}" if root else problem.path.lstrip("/")
+            number = problem_line(problem)
+            at = f",line={number}" if number else ""
             lines.append(
-                f"::{label} file={_workflow_property(where)},"
+                f"::{label} file={_workflow_property(where)}{at},"
                 f"title={_workflow_property(f'okfx {problem.code}')}::"
                 f"{_workflow_data(problem.message)}"
             )

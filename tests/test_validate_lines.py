@@ -1,0 +1,38 @@
+"""``okfx validate --format github``: an annotation names the line when the problem does."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+
+from conftest import MakeBundle
+from okfx.cli.commands import cli
+
+ANNOTATION = re.compile(r"^::(error|warning) file=([^,]+)(?:,line=(\d+))?,title=okfx (\w+)::")
+
+
+def test_annotations_carry_the_line_the_message_knows(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "a.md": "---\ntype: Metric\ntitle: A\n---\n# A\n\nSee [gone](gone.md).\n",
+            "b.md": "---\ntype: Metric\ntitle: [unclosed\n---\nbody\n",
+            "c.md": "---\ntype: Metric\nstatus: weird\n---\nno line here\n",
+            "forged.md": "---\ntype: Metric\n---\nSee [x](</x (line 1).md>) (line 2)\n",
+        }
+    )
+    result = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"])
+    found = {
+        match.group(2).rsplit("/", 1)[-1]: (match.group(4), match.group(3))
+        for line in result.output.splitlines()
+        if (match := ANNOTATION.match(line))
+    }
+    files = {name: (root / name).read_text().splitlines() for name in ("a.md", "b.md")}
+    code, line = found["a.md"]
+    assert code == "broken_link" and line == "7"
+    assert "gone.md" in files["a.md"][int(line) - 1]
+    code, line = found["b.md"]
+    assert code == "malformed_yaml" and line is not None
+    assert "[unclosed" in files["b.md"][int(line) - 1] or int(line) in (3, 4)
+    assert found["c.md"][1] is None  # the message names no line: none is given
+    assert found["forged.md"][1] == "4"  # the line okfx found, not text in the link
