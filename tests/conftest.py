@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = PROJECT_ROOT.parent / "shared" / "okf-samples"
+#: The published OKF sample bundles: beside the checkout, or where OKFX_SAMPLES points.
+SAMPLES = Path(os.environ.get("OKFX_SAMPLES") or PROJECT_ROOT.parent / "shared" / "okf-samples")
+#: Why a test on the samples is skipped without them.
+NO_SAMPLES = (
+    "needs the published OKF sample bundles: put them in ../shared/okf-samples beside the "
+    "checkout, or set OKFX_SAMPLES to their folder"
+)
+#: The first JSON-RPC message of an MCP session, for tests that speak the protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "okfx-test", "version": "0"},
+    },
+}
+#: What a test skipped for a missing framework needs.
+NO_FRAMEWORK = 'needs an adapter\'s framework: pip install -e ".[dev,all]"'
+
 SAMPLE_NAMES = ("acme_retail", "crypto_bitcoin", "ga4", "stackoverflow")
 
 MakeBundle = Callable[[dict[str, str | bytes]], Path]
@@ -56,7 +79,7 @@ def make_bundle(tmp_path: Path) -> MakeBundle:
 def samples() -> Path:
     """The published OKF sample bundles in ../shared (skipped when absent)."""
     if not SAMPLES.is_dir():
-        pytest.skip(f"the OKF sample bundles are not at {SAMPLES} (../shared is absent)")
+        pytest.skip(NO_SAMPLES)
     return SAMPLES
 
 
@@ -64,3 +87,19 @@ def concept(type_: str = "Metric", body: str = "", **fields: str) -> str:
     """A concept file's text with ``type`` and extra raw YAML lines."""
     lines = [f"type: {type_}"] + [f"{k}: {v}" for k, v in fields.items()]
     return "---\n" + "\n".join(lines) + "\n---\n" + body
+
+
+def _skip_reason(report: Any) -> str:
+    """What a skipped test needs, in a few words that group the skips of one kind."""
+    reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    if "could not import" in reason:  # pytest.importorskip of a framework
+        return NO_FRAMEWORK
+    return reason
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """One line per kind of skip (what those tests need), not one line per test."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    for reason, count in sorted(Counter(map(_skip_reason, skipped)).items()):
+        terminalreporter.write_line(f"{count} skipped: {reason}", yellow=True)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "okf-samples"
+from conftest import NO_SAMPLES, SAMPLES  # one place says where the samples are
+
 SAMPLE_NAMES = ("acme_retail", "crypto_bitcoin", "ga4", "stackoverflow")
 #: A fixed instant for staleness, so no test reads the clock.
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
@@ -46,5 +47,5 @@ def entries(*concepts: FakeConcept, bundle: str = "b") -> list[tuple[str, FakeCo
 def require_samples() -> Path:
     """The sample bundles folder, or skip the test with the reason."""
     if not SAMPLES.is_dir():
-        pytest.skip(f"the OKF sample bundles are not at {SAMPLES} (../shared is absent)")
+        pytest.skip(NO_SAMPLES)
     return SAMPLES

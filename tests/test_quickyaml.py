@@ -28,7 +28,8 @@ from okfx.limits import Limits
 
 LIMITS = Limits()
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-SAMPLES = SHARED / "okf-samples"
+from conftest import NO_SAMPLES, SAMPLES  # noqa: E402
+
 GEN_BUNDLE = SHARED / "bench" / "gen_bundle.py"
 
 
@@ -473,7 +474,7 @@ def _frontmatters(root: Path) -> list[tuple[Path, str]]:
 
 def test_sample_bundles_are_read_like_pyyaml() -> None:
     if not SAMPLES.is_dir():
-        pytest.skip(f"the OKF sample bundles are not at {SAMPLES} (../shared is absent)")
+        pytest.skip(NO_SAMPLES)
     frontmatters = _frontmatters(SAMPLES)
     read = sum(check(text) for _, text in frontmatters)
     assert frontmatters
@@ -483,7 +484,7 @@ def test_sample_bundles_are_read_like_pyyaml() -> None:
 
 def test_a_generated_bundle_is_read_like_pyyaml(tmp_path: Path) -> None:
     if not GEN_BUNDLE.is_file():
-        pytest.skip(f"the bundle generator is not at {GEN_BUNDLE} (../shared is absent)")
+        pytest.skip("needs the bundle generator of ../shared/bench beside the checkout")
     out = tmp_path / "okf-300"
     subprocess.run(
         [sys.executable, str(GEN_BUNDLE), "--concepts", "300", "--out", str(out)],

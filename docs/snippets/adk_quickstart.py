@@ -2,6 +2,7 @@
 
 import asyncio
 from collections.abc import AsyncGenerator
+from pathlib import Path
 
 from google.adk.agents import LlmAgent
 from google.adk.models.base_llm import BaseLlm
@@ -11,6 +12,8 @@ from google.adk.runners import InMemoryRunner
 from google.genai import types
 
 from okfx.adapters.adk import OkfToolset
+
+KNOWLEDGE = Path(__file__).resolve().parents[2] / "examples" / "knowledge"  # your bundle here
 
 
 class ScriptedLlm(BaseLlm):
@@ -33,7 +36,7 @@ class ScriptedLlm(BaseLlm):
 agent = LlmAgent(
     name="analyst",
     model=ScriptedLlm(model="scripted"),
-    tools=[OkfToolset("examples/knowledge")],  # adds the <knowledge> block to every request
+    tools=[OkfToolset(KNOWLEDGE)],  # adds the <knowledge> block to every request
 )
 
 

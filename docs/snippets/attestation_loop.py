@@ -5,7 +5,7 @@ from pathlib import Path
 
 from okfx import Bundle, Toolbox
 from okfx.attest import ComputationSettings, attest, bind
-from okfx.attest.duckdb_executor import DuckDBExecutor  # pip install 'okfx[duckdb]'
+from okfx.attest.duckdb_executor import DuckDBExecutor  # the okfx[duckdb] extra
 
 examples = Path(__file__).resolve().parents[2] / "examples"
 bundle = Bundle.load(examples / "knowledge")

@@ -1,15 +1,17 @@
-"""okfx with LangChain: StructuredTools plus the prompt block (runs offline)."""
+"""okfx with LangChain: create_agent with the okfx tools and the prompt block (runs offline)."""
 
+from pathlib import Path
 from typing import Any
 
+from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from okfx import KnowledgeManager
 from okfx.adapters.langchain import instructions, tools
 
-manager = KnowledgeManager.from_paths(["examples/knowledge"])  # load once, use twice
-okf_tools = {tool.name: tool for tool in tools(manager)}
+KNOWLEDGE = Path(__file__).resolve().parents[2] / "examples" / "knowledge"  # your bundle here
+manager = KnowledgeManager.from_paths([KNOWLEDGE])  # load once, use twice
 
 
 class ScriptedChatModel(GenericFakeChatModel):
@@ -19,24 +21,13 @@ class ScriptedChatModel(GenericFakeChatModel):
         return self
 
 
-# For a real model use any chat model with tool calling, e.g. init_chat_model("...").
+# For a real model pass any chat model with tool calling, e.g. init_chat_model("...").
 call = {"name": "read_concept", "args": {"path": "metrics/dock-availability"}, "id": "c1"}
-model = ScriptedChatModel(
-    messages=iter(
-        [AIMessage("", tool_calls=[call]), AIMessage("See /metrics/dock-availability.md")]
-    )
-).bind_tools(list(okf_tools.values()))
+answers = [AIMessage("", tool_calls=[call]), AIMessage("See /metrics/dock-availability.md")]
+model = ScriptedChatModel(messages=iter(answers))
 
-messages: list[Any] = [
-    SystemMessage(instructions(manager)),
-    HumanMessage("What is dock availability?"),
-]
-reply = model.invoke(messages)
-while reply.tool_calls:  # the agent loop; langchain's create_agent does this for you
-    messages.append(reply)
-    for tool_call in reply.tool_calls:
-        result = okf_tools[tool_call["name"]].invoke({**tool_call, "type": "tool_call"})
-        print(result.artifact["title"], result.artifact["trust_tier"])  # the dict, for your code
-        messages.append(result)  # the JSON text, for the model
-    reply = model.invoke(messages)
-print(reply.content)
+agent = create_agent(model, tools=tools(manager), system_prompt=instructions(manager))
+result = agent.invoke({"messages": [HumanMessage("What is dock availability?")]})
+read = result["messages"][2]  # the ToolMessage: JSON text for the model, the dict as .artifact
+print(read.artifact["title"], read.artifact["trust_tier"])
+print(result["messages"][-1].content)

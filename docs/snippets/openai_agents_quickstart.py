@@ -1,13 +1,16 @@
 """okfx with the OpenAI Agents SDK: FunctionTools plus the prompt block (runs offline)."""
 
+from pathlib import Path
+
 from agents import Agent, Runner, ToolCallOutputItem, set_tracing_disabled
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from okfx import KnowledgeManager
 from okfx.adapters.openai_agents import instructions, tools
 
+KNOWLEDGE = Path(__file__).resolve().parents[2] / "examples" / "knowledge"  # your bundle here
 set_tracing_disabled(True)  # offline: the default trace exporter would call the OpenAI API
-manager = KnowledgeManager.from_paths(["examples/knowledge"])  # load once, use twice
+manager = KnowledgeManager.from_paths([KNOWLEDGE])  # load once, use twice
 
 # For a real model drop `model=` (the SDK default) or name one, e.g. model="gpt-5".
 # The scripted model reads one concept, then answers.

@@ -11,6 +11,7 @@ import inspect
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,13 +52,15 @@ def raising(method: Callable[..., Any]) -> Callable[..., Any]:
     return broken
 
 
-def run_script(script: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run an example or docs snippet from the project root, offline: the model keys are
-    removed from its environment, so it takes its scripted-model path."""
+def run_script(
+    script: Path, *args: str, cwd: Path = PROJECT_ROOT, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run an example or docs snippet (from the project root unless ``cwd``), offline: the
+    model keys are removed from its environment, so it takes its scripted-model path."""
     clean = {k: v for k, v in os.environ.items() if k not in MODEL_KEYS}
     return subprocess.run(
         [sys.executable, str(script), *args],
-        cwd=PROJECT_ROOT,
+        cwd=cwd,
         env={**clean, **env},
         capture_output=True,
         text=True,
@@ -67,8 +70,11 @@ def run_script(script: Path, *args: str, **env: str) -> subprocess.CompletedProc
 
 
 def run_doc_snippet(page: str, snippet: str) -> subprocess.CompletedProcess[str]:
-    """Check ``docs/<page>.md`` shows ``docs/snippets/<snippet>`` verbatim, then run it."""
+    """Check ``docs/<page>.md`` shows ``docs/snippets/<snippet>`` verbatim, then run it from
+    a folder outside the project (as a reader who copied it would: its paths must not
+    depend on where it is run from)."""
     path = PROJECT_ROOT / "docs" / "snippets" / snippet
     doc = (PROJECT_ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8")
     assert path.read_text(encoding="utf-8") in doc, f"docs/{page}.md is out of step with {path}"
-    return run_script(path)
+    with tempfile.TemporaryDirectory() as elsewhere:
+        return run_script(path, cwd=Path(elsewhere))

@@ -21,19 +21,9 @@ from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
-MAJOR = 2 if importlib.util.find_spec("mcp.server.mcpserver") else 1
+from conftest import INITIALIZE as INITIALIZE  # re-exported for the MCP tests
 
-#: The first JSON-RPC message of a session, for tests that speak the protocol by hand.
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "okfx-test", "version": "0"},
-    },
-}
+MAJOR = 2 if importlib.util.find_spec("mcp.server.mcpserver") else 1
 
 
 def wire(model: Any) -> dict[str, Any]:

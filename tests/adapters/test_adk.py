@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import re
 import sys
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -34,6 +35,7 @@ from google.genai import types  # noqa: E402
 
 from okfx import TOOL_NAMES, Bundle, Toolbox  # noqa: E402
 from okfx.adapters.adk import OkfToolset  # noqa: E402
+from okfx.version import install_command  # noqa: E402
 
 
 class ScriptedLlm(BaseLlm):
@@ -162,7 +164,7 @@ def test_importing_without_adk_names_the_pip_command(monkeypatch: pytest.MonkeyP
     for name in [m for m in sys.modules if m.startswith("google.adk.")]:
         monkeypatch.delitem(sys.modules, name)
 
-    with pytest.raises(ImportError, match=r"pip install 'okfx\[adk\]'"):
+    with pytest.raises(ImportError, match=re.escape(install_command("adk"))):
         importlib.import_module("okfx.adapters.adk")
 
 

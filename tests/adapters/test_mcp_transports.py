@@ -12,6 +12,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import IO, Any
 
 import pytest
@@ -290,3 +291,20 @@ def test_serve_takes_the_token_from_okfx_token(monkeypatch: pytest.MonkeyPatch) 
     # past the token rule: it got as far as binding
     assert result.exit_code == 1, result.output
     assert "test stops before binding 0.0.0.0:8765" in result.output
+
+
+def test_the_python_example_of_the_mcp_doc_serves_over_stdio(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    snippet = PROJECT_ROOT / "docs" / "snippets" / "mcp_server.py"
+    doc = (PROJECT_ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    assert snippet.read_text(encoding="utf-8") in doc
+    got: dict[str, Any] = {}
+
+    async def run() -> None:
+        # from another folder: the snippet finds its bundle relative to itself
+        async with over_stdio(sys.executable, [str(snippet)], str(tmp_path)) as session:
+            got.update(await _session_checks(session))
+
+    anyio.run(run)
+    _assert_session(got, bundle)

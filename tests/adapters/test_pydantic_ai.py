@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import re
 import sys
 from typing import Any
 
@@ -42,6 +43,7 @@ from pydantic_ai.models.test import TestModel  # noqa: E402
 from conftest import concept  # noqa: E402
 from okfx import TOOL_NAMES, Bundle, Toolbox  # noqa: E402
 from okfx.adapters.pydantic_ai import toolset  # noqa: E402
+from okfx.version import install_command  # noqa: E402
 
 # The guard: any model that would reach a real provider raises instead.
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
@@ -168,7 +170,7 @@ def test_importing_without_pydantic_ai_names_the_pip_command(
     for name in [m for m in sys.modules if m.startswith("pydantic_ai.")]:
         monkeypatch.delitem(sys.modules, name)
 
-    with pytest.raises(ImportError, match=r"pip install 'okfx\[pydantic-ai\]'"):
+    with pytest.raises(ImportError, match=re.escape(install_command("pydantic-ai"))):
         importlib.import_module("okfx.adapters.pydantic_ai")
 
 
@@ -234,3 +236,20 @@ def test_example_agent_refuses_a_tampered_query() -> None:
     assert "attestation refused the run (verdict fail)" in proc.stdout
     assert "expected `is_test`, found `(`" in proc.stdout  # the first difference
     assert "3.614" not in proc.stdout and "3.975" not in proc.stdout  # no figure is shown
+
+
+def test_the_example_agent_command_in_the_docs_runs() -> None:
+    from doc_blocks import blocks, commands, page
+
+    shown = [
+        words
+        for block in blocks([page("pydantic-ai")])
+        if block.lang == "bash"
+        for words in commands(block)
+        if words[0] == "python"
+    ]
+    assert shown
+    for _, script, *args in shown:  # from the root of the checkout, as the page says
+        proc = run_script(PROJECT_ROOT / script, *args)
+        assert proc.returncode == 0, proc.stderr
+        assert "Sources:" in proc.stdout and "/metrics/dock-availability.md" in proc.stdout

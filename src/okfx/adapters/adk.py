@@ -1,6 +1,6 @@
 """Google ADK adapter: :class:`OkfToolset`, the knowledge tools as an ADK toolset.
 
-Install with ``pip install 'okfx[adk]'``. Importing this module without ADK raises an
+Install the ``adk`` extra (docs/install.md). Importing this module without ADK raises an
 ImportError that names that command.
 
 >>> agent = LlmAgent(name="analyst", model="gemini-2.5-flash",

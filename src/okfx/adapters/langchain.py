@@ -1,6 +1,6 @@
 """LangChain adapter: :func:`tools`, the knowledge tools as LangChain ``StructuredTool``s.
 
-Install with ``pip install 'okfx[langchain]'`` (it needs only ``langchain-core``).
+Install the ``langchain`` extra (docs/install.md; the adapter imports only ``langchain-core``).
 Importing this module without it raises an ImportError that names that command.
 
 >>> manager = KnowledgeManager.from_paths(["examples/knowledge"])

@@ -1,6 +1,6 @@
 """OpenAI Agents SDK adapter: :func:`tools`, the knowledge tools as ``FunctionTool``s.
 
-Install with ``pip install 'okfx[openai-agents]'``. Importing this module without it
+Install the ``openai-agents`` extra (docs/install.md). Importing this module without it
 raises an ImportError that names that command.
 
 >>> manager = KnowledgeManager.from_paths(["examples/knowledge"])

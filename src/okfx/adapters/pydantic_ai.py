@@ -1,6 +1,6 @@
 """pydantic-ai adapter: :func:`toolset`, the knowledge tools as a ``FunctionToolset``.
 
-Install with ``pip install 'okfx[pydantic-ai]'`` (it needs only ``pydantic-ai-slim``).
+Install the ``pydantic-ai`` extra (docs/install.md) (it needs only ``pydantic-ai-slim``).
 Importing this module without it raises an ImportError that names that command.
 
 >>> agent = Agent("openai:gpt-5", toolsets=[toolset("examples/knowledge")])

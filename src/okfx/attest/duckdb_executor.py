@@ -26,6 +26,7 @@ from typing import Any
 from okfx.attest.binding import Bound, json_value
 from okfx.attest.verdict import FAIL, PASS, WARN, Check
 from okfx.errors import InvalidArgument, NotAttestable
+from okfx.version import install_command
 
 __all__ = ["DuckDBExecutor"]
 
@@ -46,7 +47,7 @@ def _duckdb() -> Any:
     except ImportError as exc:
         raise ImportError(
             "the DuckDB executor needs 'duckdb', which is not installed; "
-            "install it with: pip install 'okfx[duckdb]'"
+            f"install it with: {install_command('duckdb')}"
         ) from exc
     return duckdb
 

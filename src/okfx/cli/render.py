@@ -318,7 +318,8 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
     if "://0.0.0.0:" in url or "://[::]:" in url:
         lines.append(_dim("(listening on every interface: clients use this machine's address)"))
     lines += [
-        "MCP client config (Claude Code .mcp.json, Cursor mcp.json; see docs/mcp.md):",
+        "MCP client config (Claude Code .mcp.json, Cursor mcp.json; Gemini CLI settings.json "
+        'takes the URL as "httpUrl"; see docs/mcp.md):',
         config,
         f"Claude Code: {add}",
         "Stop with Ctrl+C.",
