@@ -164,6 +164,7 @@ RUNNERS = {
     "export": "test_the_token_command_makes_a_token_okfx_serve_takes",
     "python": "test_the_example_agent_command_in_the_docs_runs",
     "pytest": "test_ci_runs_the_readme_test_command",
+    "kill": "test_every_worker_answers_and_a_reload_reaches_them_all",  # SIGHUP: a reload
 }
 
 
@@ -207,11 +208,38 @@ def _local(args: list[str]) -> list[str]:
     return [str(EXAMPLE) if word in PLACEHOLDERS else word for word in args]
 
 
+@pytest.fixture(scope="module")
+def offline(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment the docs' commands run in: a cache of their own, git told to fetch
+    the docs' example repository URL from a repository made here, no browser."""
+    base = tmp_path_factory.mktemp("offline")
+    repo = _repository(base / "repo", {"main": {".": "Repo", "okf": "Okf"}}, {})
+    home = base / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text(
+        f'[url "file://{repo}"]\n\tinsteadOf = https://github.com/org/repo\n', "utf-8"
+    )
+    return {
+        "HOME": str(home),
+        "OKFX_CACHE_HOME": str(base / "cache"),
+        "XDG_CACHE_HOME": str(base / "xdg"),
+        "BROWSER": "true",  # --open "opens" the page with /bin/true
+        "OKFX_TOKEN": "",
+    }
+
+
+def _address(url: str) -> tuple[str, str]:
+    host_port, _, path = url.split("//", 1)[1].partition("/")
+    return host_port.replace("0.0.0.0", "127.0.0.1"), "/" + path
+
+
 def _serve(args: list[str], env: dict[str, str]) -> str:
-    """Start ``okfx serve ARGS``, see it answer (HTTP: its URL; stdio: the handshake), stop
-    it; returns what it wrote to stderr."""
-    http = "http" in args
-    if http:  # a free port, whatever the doc says
+    """Start ``okfx serve|view ARGS``, see it answer (HTTP: the URL it printed; stdio: the
+    handshake), stop it; returns what it wrote to stderr."""
+    import http.client
+
+    http_server = "http" in args or args[0] == "view"
+    if http_server:  # a free port, whatever the doc says
         args = [a for i, a in enumerate(args) if a != "--port" and args[i - 1 : i] != ["--port"]]
         args += ["--port", "0"]
     proc = subprocess.Popen(
@@ -221,23 +249,26 @@ def _serve(args: list[str], env: dict[str, str]) -> str:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, **env},
+        start_new_session=True,  # its workers too are stopped at the end
     )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    seen = ""
     try:
-        if http:
-            line = ""
-            while not line.startswith("URL: "):
+        if http_server:
+            while not any(w in seen for w in ("URL: ", "Open: ")) or not seen.endswith("\n"):
                 line = proc.stderr.readline().decode()
-                assert line, "okfx serve exited before serving"
-            url = line.split()[1]
-            import http.client
-
-            address = url.split("//")[1].split("/")[0].replace("0.0.0.0", "127.0.0.1")
+                assert line, "okfx exited before serving:\n" + seen
+                seen += line
+            url = next(w for w in seen.split() if w.startswith("http://"))
+            address, path = _address(url)
             connection = http.client.HTTPConnection(address, timeout=WAIT)
-            connection.request("GET", "/mcp")
-            # an MCP endpoint answers GET at once: 405, or 401 when it wants a token
-            assert connection.getresponse().status == (401 if env.get("OKFX_TOKEN") else 405)
+            connection.request("GET", path)
+            status = connection.getresponse().status
             connection.close()
+            if args[0] == "view":
+                assert status == 200  # the viewer's first page
+            else:  # an MCP endpoint answers GET at once: 405, or 401 wanting a token
+                assert status == (401 if env.get("OKFX_TOKEN") else 405)
             proc.send_signal(signal.SIGINT)
         else:
             proc.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
@@ -245,10 +276,10 @@ def _serve(args: list[str], env: dict[str, str]) -> str:
             assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "okfx"
             proc.stdin.close()
         proc.wait(timeout=WAIT)
-        return proc.stderr.read().decode()
+        return seen + proc.stderr.read().decode()
     finally:
         if proc.poll() is None:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             stream.close()
@@ -258,20 +289,21 @@ def _serve(args: list[str], env: dict[str, str]) -> str:
     ("where", "args"), OKFX_LINES, ids=[f"{w}:{' '.join(a)[:60]}" for w, a in OKFX_LINES]
 )
 def test_okfx_commands_in_the_docs_run(
-    where: str, args: list[str], monkeypatch: pytest.MonkeyPatch
+    where: str, args: list[str], offline: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args = _local(args)
-    if args[0] == "serve":
+    if args[0] in ("serve", "view"):
         if "--executor" in args:
             pytest.importorskip("duckdb", reason="--executor duckdb needs the duckdb extra")
-        pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+        pytest.importorskip("mcp" if args[0] == "serve" else "okfx.web", reason="its extra")
         # a public address needs the token the doc exported before the command
         public = "--host" in args and args[args.index("--host") + 1] != "127.0.0.1"
-        stderr = _serve(args, {"OKFX_TOKEN": "docs-token-1a2b" if public else ""})
+        env = {**offline, "OKFX_TOKEN": "docs-token-1a2b" if public else ""}
+        stderr = _serve(args, env)
         assert "Traceback" not in stderr, (where, stderr)
         return
     monkeypatch.chdir(PROJECT_ROOT)  # the docs' paths are relative to the repository
-    result = CliRunner().invoke(cli, args)
+    result = CliRunner().invoke(cli, args, env=offline)
     # validate's exit status is its verdict; the example bundle has warnings on purpose
     allowed = {0, 1} if args[0] in ("validate", "attest") else {0}
     assert result.exit_code in allowed, (where, result.output, result.stderr)
@@ -323,7 +355,12 @@ def test_synopses_name_options_the_commands_have() -> None:
             continue
         command = cli.commands[words[1]]  # type: ignore[attr-defined]
         options = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
-        named = {w.strip("[]|.,").split("=")[0] for w in words if w.lstrip("[").startswith("-")}
+        named = {
+            option
+            for w in words
+            if w.lstrip("[").startswith("-")
+            for option in w.strip("[]|.,").split("=")[0].split("/")
+        }
         assert named - {"-"} <= options | {"--help"}, (block.where, named - options)
 
 
