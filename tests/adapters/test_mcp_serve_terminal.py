@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import select
 import signal
 import subprocess
 import sys
@@ -26,6 +27,10 @@ def _read_until(stream: int, marker: str, seconds: float = 60) -> str:
     seen = b""
     deadline = time.monotonic() + seconds
     while marker.encode() not in seen and time.monotonic() < deadline:
+        # wait at most until the deadline: a server that prints nothing must not hang the test
+        ready, _, _ = select.select([stream], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
         chunk = os.read(stream, 4096)
         if not chunk:
             break
@@ -41,12 +46,17 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client_and_how_to_use_http() ->
     ) as proc:
         assert proc.stderr is not None
         try:
-            stderr = _read_until(proc.stderr.fileno(), "Stop with Ctrl+C")
+            stderr = _read_until(proc.stderr.fileno(), "Stop with Ctrl+C", seconds=20)
         finally:
             proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=30)
-            os.close(controller)
-            os.close(terminal)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # Ctrl+C did not stop it
+                proc.kill()
+                raise
+            finally:
+                os.close(controller)
+                os.close(terminal)
     assert NOTICE in stderr
     assert "--transport http" in stderr
     assert stderr.count(NOTICE) == 1
