@@ -107,6 +107,26 @@ def test_the_docs_cover_both_forms_and_okfx_says_the_same_in_its_errors() -> Non
     )
 
 
+def test_okfx_never_tells_a_user_to_pip_install_okfx_by_name() -> None:
+    # okfx is not on PyPI: a message or help text that says pip install 'okfx[x]' fails
+    import re
+
+    by_name = re.compile(r"""pip install ['"]?okfx(\[|['"\s]|$)""")
+    found = [
+        f"{path.relative_to(PROJECT_ROOT)}:{number}"
+        for path in sorted((PROJECT_ROOT / "src").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if by_name.search(line)
+    ]
+    assert not found, f"use okfx.version.install_command(extra) or docs/install.md: {found}"
+
+
+def test_the_extras_table_names_every_extra() -> None:
+    table = (PROJECT_ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip().strip("`") for line in table.splitlines() if "| `" in line}
+    assert rows == EXTRAS, sorted(EXTRAS ^ rows)
+
+
 # -- running them --------------------------------------------------------------------------
 def _git(*args: str, cwd: Path) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, timeout=120)

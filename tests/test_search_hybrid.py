@@ -27,6 +27,7 @@ from okfx.errors import SemanticUnavailable  # noqa: E402
 from okfx.search.hybrid import HybridRanker, SemanticState  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from okfx.search.vectors import VectorIndex, VectorStore  # noqa: E402
+from okfx.version import install_command  # noqa: E402
 
 SYNONYMS = {"karma": "reputation", "kudos": "reputation", "remarks": "comments"}
 
@@ -256,7 +257,7 @@ assert "numpy" not in sys.modules or sys.modules["numpy"] is None
     env = {**os.environ, "OKFX_CACHE_HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
-    assert "pip install 'okfx[semantic]'" in done.stdout
+    assert install_command("semantic") in done.stdout
 
 
 def test_the_manager_and_the_tool_use_hybrid_search(tmp_path):

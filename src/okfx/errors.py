@@ -152,6 +152,7 @@ class UnsafeCacheDir(OKFError):
 
 class SemanticUnavailable(OKFError):
     """Semantic search was asked for but cannot run: its packages are not installed (the
-    message names ``pip install 'okfx[semantic]'``), or the bundle is over the size cap."""
+    message names the command that installs the ``semantic`` extra), or the bundle is over
+    the size cap."""
 
     code = "semantic_unavailable"

