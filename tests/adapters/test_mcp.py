@@ -103,6 +103,9 @@ def test_a_search_read_neighbors_session_returns_the_toolbox_payloads(
     assert "# Definition" in read["structuredContent"]["body"]
     # the text block mirrors the structured result for clients that only read text
     assert json.loads(read["content"][0]["text"]) == read["structuredContent"]
+    # as compact JSON: indented it was a third larger
+    compact = json.dumps(read["structuredContent"], ensure_ascii=False, separators=(",", ":"))
+    assert read["content"][0]["text"] == compact
     assert around["structuredContent"] == box.get_neighbors(path="/metrics/dock-availability.md")
     outbound = [edge["path"] for edge in around["structuredContent"]["outbound"]]
     assert "/computations/dock-availability-rate.md" in outbound

@@ -79,6 +79,30 @@ def test_the_bearer_scheme_is_accepted_in_any_letter_case(bundle: Bundle) -> Non
             assert request(url, headers={"Authorization": wrong})[0] == 401, wrong
 
 
+def test_the_token_is_compared_in_constant_time_whatever_its_length(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # hmac.compare_digest takes the same time for any content, but not for any length: a
+    # wrong token of another length must be compared as a value of the same length
+    import hmac
+
+    compared: list[tuple[int, int]] = []
+    real = hmac.compare_digest
+
+    def recording(a: bytes, b: bytes) -> bool:
+        compared.append((len(a), len(b)))
+        return real(a, b)
+
+    monkeypatch.setattr(hmac, "compare_digest", recording)
+    sock = bind("127.0.0.1", 0)
+    url = url_for(sock)
+    with uvicorn_thread(http_app(build_server(bundle), token=TOKEN), sock):
+        for given in ("x", TOKEN[:-1], TOKEN + "-and-more", TOKEN):
+            request(url, headers={"Authorization": f"Bearer {given}"})
+    assert len(compared) == 4
+    assert all(a == b for a, b in compared), compared
+
+
 @pytest.mark.parametrize("token", [" ", "\t", "two words", "tab\there", "ünïcode"])
 def test_a_token_no_client_could_send_is_refused(token: str) -> None:
     with pytest.raises(ValueError, match="token"):
