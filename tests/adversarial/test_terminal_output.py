@@ -119,6 +119,8 @@ def test_a_bundle_name_cannot_drive_the_terminal(tmp_path: Path) -> None:
     manager = KnowledgeManager([Bundle.load(archive, cache_dir=tmp_path / "c")])
     banner = render.serve_banner(manager, "http://127.0.0.1:8765/mcp", None)
     assert not ACTIVE.search(banner) and "kb^[]0;PWNED^G" in banner
+    notice = render.stdio_notice(manager)  # okfx serve on stdio, started in a terminal
+    assert not ACTIVE.search(notice) and "kb^[]0;PWNED^G" in notice
 
 
 def test_github_annotations_cannot_be_forged_by_a_bundle_name(tmp_path: Path) -> None:

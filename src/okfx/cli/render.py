@@ -284,9 +284,14 @@ def neighbors(payload: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _served(manager: KnowledgeManager) -> str:
+    """The bundles a server serves, for people: ``name (N concepts), ...``."""
+    return visible(", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values()))
+
+
 def stdio_notice(manager: KnowledgeManager) -> str:
     """What ``okfx serve`` (stdio) says when a person started it in a terminal."""
-    names = ", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values())
+    names = _served(manager)
     return "\n".join(
         [
             f"okfx: serving {names} as an MCP server on stdio.",
@@ -304,7 +309,7 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
     ``token`` is the text to show in the client config (the caller hides the real one when
     stderr is not a terminal), ``None`` when the server takes no token.
     """
-    names = visible(", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values()))
+    names = _served(manager)
     server: dict[str, Any] = {"type": "http", "url": url}
     add = f"claude mcp add --transport http okfx {url}"
     if token is not None:
