@@ -29,8 +29,8 @@ INITIALIZE = {
         "clientInfo": {"name": "okfx-test", "version": "0"},
     },
 }
-#: What a test skipped for a missing framework needs.
-NO_FRAMEWORK = 'needs an adapter\'s framework: pip install -e ".[dev,all]"'
+#: What a test skipped for a missing package (an adapter's framework, an extra's) needs.
+NO_PACKAGE = 'need {}, which is not installed: pip install -e ".[dev,all]" installs it'
 
 SAMPLE_NAMES = ("acme_retail", "crypto_bitcoin", "ga4", "stackoverflow")
 
@@ -93,8 +93,8 @@ def _skip_reason(report: Any) -> str:
     """What a skipped test needs, in a few words that group the skips of one kind."""
     reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr)
     reason = reason.removeprefix("Skipped: ")
-    if "could not import" in reason:  # pytest.importorskip of a framework
-        return NO_FRAMEWORK
+    if reason.startswith("could not import "):  # pytest.importorskip of a package
+        return NO_PACKAGE.format(reason.split()[3].rstrip(":"))
     return reason
 
 

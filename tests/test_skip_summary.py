@@ -8,7 +8,7 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-from conftest import NO_FRAMEWORK, NO_SAMPLES, PROJECT_ROOT, _skip_reason
+from conftest import NO_SAMPLES, PROJECT_ROOT, _skip_reason
 
 
 def test_skipped_sample_tests_are_one_line_that_says_what_they_need(tmp_path: object) -> None:
@@ -29,7 +29,16 @@ def test_skipped_sample_tests_are_one_line_that_says_what_they_need(tmp_path: ob
     assert "../shared is absent" not in proc.stdout
 
 
-def test_a_missing_framework_is_summed_up_as_the_extra_to_install() -> None:
-    report = SimpleNamespace(longrepr=("x.py", 3, "Skipped: could not import 'google.adk'"))
-    assert _skip_reason(report) == NO_FRAMEWORK
-    assert '".[dev,all]"' in NO_FRAMEWORK
+def test_a_missing_package_is_summed_up_by_name_with_the_extras_to_install() -> None:
+    def reason(text: str) -> str:
+        return _skip_reason(SimpleNamespace(longrepr=("x.py", 3, f"Skipped: {text}")))
+
+    adk = reason("could not import 'google.adk': No module named 'google.adk'")
+    assert (
+        adk
+        == "need 'google.adk', which is not installed: pip install -e \".[dev,all]\" installs it"
+    )
+    assert reason("could not import 'duckdb': No module named 'duckdb'").startswith("need 'duckdb'")
+    assert reason("the DuckDB executor needs the duckdb extra") == (
+        "the DuckDB executor needs the duckdb extra"
+    )
