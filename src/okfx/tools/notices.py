@@ -41,6 +41,8 @@ def past_last_row(offset: int, total: int) -> str:
 def folder_not_file(bundle: Bundle, folder: str) -> NotFound | None:
     """The error for ``read_resource`` on a folder path: it names the files in it (the
     non-concept ones first to read with read_resource), or ``None`` if no file is in it."""
+    if (folder.rstrip("/") or "/") not in bundle.directories:
+        return None  # the common case, a wrong path: no scan of every file
     prefix = folder.rstrip("/") + "/"
     inside = sorted(f for f in bundle.files if f.startswith(prefix))
     if not inside:
