@@ -46,7 +46,7 @@ def test_serve_on_a_terminal_says_it_waits_for_a_client_and_how_to_use_http() ->
     ) as proc:
         assert proc.stderr is not None
         try:
-            stderr = _read_until(proc.stderr.fileno(), "Stop with Ctrl+C", seconds=20)
+            stderr = _read_until(proc.stderr.fileno(), "Stop with Ctrl+C", seconds=60)
         finally:
             proc.send_signal(signal.SIGINT)
             try:

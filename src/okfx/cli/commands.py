@@ -719,6 +719,7 @@ def serve(
         if transport == "stdio":
             if sys.stdin.isatty():  # a person, not an MCP client, started it
                 click.echo(render.stdio_notice(manager), err=True)
+            _exit_on_interrupt()
             adapter.serve_stdio(server)
             return
         try:
@@ -974,6 +975,21 @@ def view(
         pass
     finally:
         click.echo("okfx: stopped", err=True)
+
+
+def _exit_on_interrupt() -> None:
+    """Make Ctrl+C (and a client's SIGINT) stop a stdio server at once.
+
+    The MCP SDK reads stdin in a worker thread that nothing can wake: after a
+    KeyboardInterrupt the process waited for that read for ever (a terminal never ends
+    its input). Every answer is written and flushed as it is sent, so leaving without
+    unwinding loses nothing."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGINT, stop)
 
 
 def _check_workers(transport: str, runs: bool) -> None:
