@@ -200,7 +200,7 @@ CASES = [
     ),
     Case(
         "bodies-505mib",
-        "505 concepts of 1 MiB of prose (under max_body_chars, 1 Gi characters: all kept)",
+        "505 concepts of 1 MiB of prose (under max_body_chars, 512 Mi characters: all kept)",
         lambda root: write_files(
             root, {f"c{i:03}.md": concept(body=PROSE * (MIB // len(PROSE))) for i in range(505)}
         ),

@@ -50,5 +50,5 @@ class Limits:
     max_warnings: int = 10_000
     max_dirs: int = 100_000
     max_concepts: int = 500_000
-    max_body_chars: int = 1024 * MIB
+    max_body_chars: int = 512 * MIB
     max_links: int = 2_000_000

@@ -154,5 +154,5 @@ def test_bodies_are_not_held_twice_while_a_load_parses_them(tmp_path: Path) -> N
 def test_every_cap_has_a_default_and_the_state_key_sees_it() -> None:
     limits = Limits()
     assert (limits.max_links, limits.max_dirs) == (2_000_000, 100_000)
-    assert (limits.max_concepts, limits.max_body_chars) == (500_000, 1024 * MIB)
+    assert (limits.max_concepts, limits.max_body_chars) == (500_000, 512 * MIB)
     assert repr(Limits(max_links=1)) != repr(limits)  # the state cache keys on it
