@@ -38,11 +38,21 @@ def _read_until(stream: int, marker: str, seconds: float = 60) -> str:
     return seen.decode()
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_serve_on_a_terminal_says_it_waits_for_a_client_and_how_to_use_http() -> None:
     controller, terminal = pty.openpty()
     command = [sys.executable, "-m", "okfx", "serve", str(EXAMPLE)]
     with subprocess.Popen(
-        command, stdin=terminal, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command,
+        stdin=terminal,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # as in a person's shell: Ctrl+C is not ignored (a CI job run in the background
+        # has SIGINT ignored, which the child would inherit)
+        preexec_fn=_default_sigint,
     ) as proc:
         assert proc.stderr is not None
         try:

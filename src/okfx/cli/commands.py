@@ -717,9 +717,9 @@ def serve(
         ).start()
     try:
         if transport == "stdio":
+            _exit_on_interrupt()  # before the notice, which tells a person to press Ctrl+C
             if sys.stdin.isatty():  # a person, not an MCP client, started it
                 click.echo(render.stdio_notice(manager), err=True)
-            _exit_on_interrupt()
             adapter.serve_stdio(server)
             return
         try:
@@ -989,7 +989,10 @@ def _exit_on_interrupt() -> None:
     def stop(signum: int, frame: object) -> None:
         os._exit(128 + signum)
 
-    signal.signal(signal.SIGINT, stop)
+    # A parent that started us with SIGINT ignored (a background job, a client that
+    # keeps its servers through its own Ctrl+C) keeps it ignored.
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        signal.signal(signal.SIGINT, stop)
 
 
 def _check_workers(transport: str, runs: bool) -> None:
