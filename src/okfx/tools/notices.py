@@ -41,15 +41,16 @@ def past_last_row(offset: int, total: int) -> str:
 def folder_not_file(bundle: Bundle, folder: str) -> NotFound | None:
     """The error for ``read_resource`` on a folder path: it names the files in it (the
     non-concept ones first to read with read_resource), or ``None`` if no file is in it."""
-    if (folder.rstrip("/") or "/") not in bundle.directories:
+    name = folder.rstrip("/") or "/"
+    if name not in bundle.directories:
         return None  # the common case, a wrong path: no scan of every file
-    prefix = folder.rstrip("/") + "/"
+    prefix = name.rstrip("/") + "/"
     inside = sorted(f for f in bundle.files if f.startswith(prefix))
     if not inside:
         return None
     concepts = [f for f in inside if isinstance(bundle.get(f), Concept)]
-    readable = [f for f in inside if f not in concepts]
-    message = f"{folder.rstrip('/') or '/'} is a folder, not a file; "
+    readable = [f for f in inside if not isinstance(bundle.get(f), Concept)]
+    message = f"{name} is a folder, not a file; "
     if readable:
         shown = ", ".join(readable[:FOLDER_FILES])
         more = f" and {len(readable) - FOLDER_FILES} more" if len(readable) > FOLDER_FILES else ""
