@@ -242,13 +242,62 @@ def test_a_load_cut_short_by_a_limit_is_reloaded_whole(tmp_path: Path) -> None:
 
     tree = Tree(tmp_path / "b")
     _seed(tree)
-    limits = Limits(max_warnings=1)
+    limits = Limits(max_files=4)
+    bundle = Bundle.load(tree.root, state_cache=False, limits=limits)
+    assert any(w.code == "too_many_files" for w in bundle.warnings)
+    tree.apply(("write", "v.md", "---\ntype: t\n---\nplain\n"))
+    reloaded = bundle.reload()
+    assert reloaded.changes is None  # loaded whole: the walk left files out
+    assert snapshot(reloaded) == snapshot(Bundle.load(tree.root, state_cache=False, limits=limits))
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.lists(operations(), min_size=1, max_size=3), min_size=1, max_size=4))
+def test_a_load_past_max_warnings_reloads_only_what_changed(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[list[tuple[str, ...]]]
+) -> None:
+    """Past max_warnings each file's unlisted problems are counted by file, so a reload
+    stays incremental, and still equals a fresh load, listed messages included."""
+    from okfx import Limits
+
+    limits = Limits(max_warnings=2)
+    tree = Tree(tmp_path_factory.mktemp("b"))
+    _seed(tree)
     tree.apply(("write", "w.md", "---\ntype: t\n---\n[a](/n1.md) [b](/n2.md) [c](/n3.md)\n"))
     bundle = Bundle.load(tree.root, state_cache=False, limits=limits)
     assert bundle.warnings[-1].code == "too_many_warnings"
-    tree.apply(("write", "v.md", "---\ntype: t\n---\nplain\n"))
+    for step in steps:
+        for op in step:
+            tree.apply(op)
+        reloaded = bundle.reload()
+        fresh = Bundle.load(tree.root, state_cache=False, limits=limits)
+        scope = (reloaded.nested_bundles, reloaded.excluded)
+        if reloaded is not bundle and scope == (bundle.nested_bundles, bundle.excluded):
+            assert reloaded.changes is not None  # not loaded again whole
+        assert snapshot(reloaded) == snapshot(fresh)
+        assert reloaded.problem_counts() == fresh.problem_counts()
+        bundle = reloaded
+
+
+def test_a_file_whose_problems_were_only_counted_is_listed_when_room_opens(
+    tmp_path: Path,
+) -> None:
+    from okfx import Limits
+
+    limits = Limits(max_warnings=2)
+    tree = Tree(tmp_path / "b")
+    _seed(tree)
+    tree.apply(("write", "a/a.md", "---\ntype: t\n---\n[a](/n1.md) [b](/n2.md)\n"))
+    tree.apply(("write", "w.md", "---\ntype: t\n---\n[c](/n3.md) [d](/n4.md)\n"))
+    bundle = Bundle.load(tree.root, state_cache=False, limits=limits)
+    assert "/w.md" not in {w.path for w in bundle.warnings}  # two listed before it
+    tree.apply(("write", "a/a.md", "---\ntype: t\n---\nno links now\n"))
     reloaded = bundle.reload()
-    assert reloaded.changes is None  # loaded whole: the old warnings were not all kept
+    assert reloaded.changes is not None and reloaded.changes.changed == ["/a/a.md"]
+    listed = [w.message for w in reloaded.warnings if w.path == "/w.md"]
+    assert listed and listed[0].startswith("body link to /n3.md")
     assert snapshot(reloaded) == snapshot(Bundle.load(tree.root, state_cache=False, limits=limits))
 
 

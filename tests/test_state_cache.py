@@ -321,6 +321,27 @@ def test_walk_warnings_survive_a_warm_load(make_bundle: MakeBundle, cache_dir: P
     assert warm.warnings == cold.warnings
 
 
+def test_a_state_past_max_warnings_starts_warm_and_updates_one_file(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = Limits(max_warnings=1)  # FILES have three problems: two are only counted
+    root = aged(make_bundle(FILES))
+    cold = Bundle.load(root, state_cache=cache_dir, limits=limits)
+    assert cold.warnings[-1].code == "too_many_warnings"
+    parsed = count_parses(monkeypatch)
+    warm = Bundle.load(root, state_cache=cache_dir, limits=limits)
+    assert parsed == [] and snapshot(warm) == snapshot(cold)
+    assert warm.problem_counts() == cold.problem_counts()
+    aged(write(root / "bad.md", "---\ntype: note\n---\nfixed\n"))
+    fresh = Bundle.load(root, state_cache=False, limits=limits)
+    parsed.clear()
+    updated = Bundle.load(root, state_cache=cache_dir, limits=limits)
+    # Updated, not rebuilt: the file that changed, and the one whose problem is now listed.
+    assert parsed == ["/bad.md", "/tables/orders.md"]
+    assert snapshot(updated) == snapshot(fresh)
+    assert updated.problem_counts() == fresh.problem_counts()
+
+
 def test_state_cache_true_uses_the_xdg_cache_home(
     make_bundle: MakeBundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,7 +21,7 @@ from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
-from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
+from okfx.bundle.problems import ProblemGroup, group, kept_past
 from okfx.bundle.reload import (
     Changes,
     Reparsed,
@@ -322,7 +322,7 @@ class Bundle:
         cap = self.limits.max_warnings
         recorded = len(self.warnings)
         # A memory cap reached is recorded past max_warnings too: never silently.
-        if recorded < cap or (code in ERROR_CODES and recorded < 2 * cap) or code in CAP_CODES:
+        if kept_past(code, recorded, cap) or code in CAP_CODES:
             self.warnings.append(Problem(path, code, message))
         else:
             self._unrecorded += 1
@@ -422,7 +422,6 @@ class Bundle:
         markdown = [p for p in manifest.paths if self._parses(p)]
         self._texts = TextsBuilder(self._texts_folder(), full=True)
         fresh = self._reparse(markdown, manifest, progress)
-        overflow = Counter(fresh.overflow) + Counter(self._walk_overflow)
         limited = any(w.code == "too_many_files" for w in self.warnings)
         return Parsed(
             manifest,
@@ -431,8 +430,9 @@ class Bundle:
             fresh.logs,
             fresh.warnings,
             okf_version_of(fresh.indexes),
-            fresh.complete and not limited and not overflow,
-            overflow=dict(overflow),
+            fresh.complete and not limited and not self._walk_overflow,
+            overflow=dict(self._walk_overflow),
+            file_overflow=fresh.overflow,
             nested=self.nested_bundles,
             excluded=self.excluded,
         )
@@ -445,8 +445,8 @@ class Bundle:
     ) -> Reparsed:
         """Parse the markdown files at ``paths`` (in path order) against the current file
         set; their warnings by file. Past ``max_warnings`` only §11 errors are kept (up
-        to as many again), as :meth:`_warn` records them; the rest are counted in
-        ``overflow`` and the result is incomplete (a reload then loads it all again)."""
+        to as many again), as :meth:`_warn` records them; the rest are counted by file in
+        ``overflow``, so a reload can replace one file's count."""
         limits = self.limits
         by_path = manifest.by_path()
         stamps = {p: s[1] << 40 | s[0] & ((1 << 40) - 1) for p, (_, s) in by_path.items()}
@@ -476,18 +476,17 @@ class Bundle:
             batch = [entry.path for entry in entries[first : first + used]]
             for path, found, more in held.take(batch):
                 problems = []
+                counted = dict(more)  # only counted while the batch was held
                 for code, message in found:
-                    if kept < cap or (code in ERROR_CODES and kept < 2 * cap):
+                    if kept_past(code, kept, cap):
                         problems.append(Problem(path, code, message))
                         kept += 1
-                    else:  # never recorded: counted, and a reload loads it all again
-                        out.overflow[code] = out.overflow.get(code, 0) + 1
-                        out.complete = False
-                for code, count in more.items():  # only counted while the batch was held
-                    out.overflow[code] = out.overflow.get(code, 0) + count
-                    out.complete = False
+                    else:  # never recorded, only counted
+                        counted[code] = counted.get(code, 0) + 1
                 if problems:
                     out.warnings[path] = problems
+                if counted:
+                    out.overflow[path] = counted
             first += used
             if read.stopped:
                 out.complete = False
@@ -551,9 +550,11 @@ class Bundle:
         for found in parsed.file_warnings.values():
             for warning in found:
                 self._warn(*warning)
-        for code, count in parsed.overflow.items():
-            self._problem_counts[code] = self._problem_counts.get(code, 0) + count
-            self._unrecorded += count
+        counts = self._problem_counts
+        for unlisted in (parsed.overflow, *parsed.file_overflow.values()):
+            for code, count in unlisted.items():
+                counts[code] = counts.get(code, 0) + count
+                self._unrecorded += count
         self._report_root_links()
         self._close_warnings()
 
@@ -703,7 +704,10 @@ class Bundle:
         def reparse(paths: list[str]) -> Reparsed:
             return self._reparse([p for p in paths if self._parses(p)], manifest)
 
-        updated = update(old, manifest, changes, reparse, self.limits.max_total_bytes)
+        limits = self.limits
+        updated = update(
+            old, manifest, changes, reparse, limits.max_total_bytes, limits.max_warnings
+        )
         if updated is not None:
             updated.parsed.nested, updated.parsed.excluded = scope
         return updated

@@ -15,7 +15,7 @@ from typing import Any
 
 from okfx.model import Problem
 
-__all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group", "problem_line"]
+__all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group", "kept_past", "problem_line"]
 
 #: Codes that break spec §11 rules 1-2 (the file is not a usable concept), plus a bundle
 #: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
@@ -31,6 +31,13 @@ ERROR_CODES = frozenset(
         "no_concepts",
     }
 )
+
+
+def kept_past(code: str, kept: int, cap: int) -> bool:
+    """Is a problem of ``code`` listed when ``kept`` are listed already? Up to ``cap``
+    (``Limits.max_warnings``) any is; a §11 error is, up to as many again."""
+    return kept < cap or (code in ERROR_CODES and kept < 2 * cap)
+
 
 #: One line per code: what it means for the bundle and what to do.
 EXPLANATIONS: dict[str, str] = {

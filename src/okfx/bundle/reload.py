@@ -14,8 +14,11 @@ inode, host path). What is parsed again:
 
 The result equals a fresh load of the bundle: the same concepts, links, warnings (in the
 same order), backlinks and ``okf_version``; the property test in ``tests/test_reload.py``
-holds it to that. A load that a limit cut short (``max_files``, ``max_total_bytes``,
-``max_warnings``) is never updated, only loaded again whole.
+holds it to that. Past ``Limits.max_warnings`` each file's unlisted problems are
+counted by file, so a reload replaces a changed file's counts and keeps the others'; a
+file whose problems a fresh load would now list (one before it lost some) is parsed
+again for their messages. A load that a limit cut short (``max_files``,
+``max_total_bytes``, a size cap) is never updated, only loaded again whole.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from operator import attrgetter
 from typing import TypeVar
 from urllib.parse import unquote
 
+from okfx.bundle.problems import kept_past
 from okfx.bundle.state import Manifest, Parsed, okf_version_of
 from okfx.model import Concept, IndexFile, Link, LogFile, Problem
 
@@ -116,8 +120,8 @@ class Reparsed:
     logs: dict[str, LogFile]  # by folder
     warnings: dict[str, list[Problem]]
     complete: bool
-    # problems counted but not kept (past max_warnings), by code
-    overflow: dict[str, int] = field(default_factory=dict)
+    # problems counted but not kept (past max_warnings), by file, then by code
+    overflow: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 Reparse = Callable[[list[str]], Reparsed]
@@ -180,7 +184,12 @@ class Updated:
 
 
 def update(
-    old: Parsed, manifest: Manifest, changes: Changes, reparse: Reparse, max_bytes: int
+    old: Parsed,
+    manifest: Manifest,
+    changes: Changes,
+    reparse: Reparse,
+    max_bytes: int,
+    max_warnings: int,
 ) -> Updated | None:
     """The parsed state after ``changes`` (see the module docstring); None when the old
     state is incomplete or the new scan hit a limit (``max_files``, or more than
@@ -199,21 +208,77 @@ def update(
     fresh = reparse(sorted(todo))
     if not fresh.complete:
         return None
+    warnings = {p: w for p, w in old.file_warnings.items() if p not in gone}
+    warnings.update(fresh.warnings)
+    overflow = {p: n for p, n in old.file_overflow.items() if p not in gone}
+    overflow.update(fresh.overflow)
+    # Past max_warnings, a file whose problems were only counted may be listed now (one
+    # before it lost problems): parse it again for its messages.
+    refill = _unlisted(warnings, overflow, max_warnings)
+    if refill:
+        more = reparse(refill)
+        if not more.complete:
+            return None
+        for path in refill:
+            warnings.pop(path, None)
+            overflow.pop(path, None)
+        gone.update(refill)
+        warnings.update(more.warnings)
+        overflow.update(more.overflow)
+        for name in ("concepts", "indexes", "logs"):
+            getattr(fresh, name).update(getattr(more, name))
     concepts = _merged(old.concepts, gone, fresh.concepts, _path)
     indexes = _merged(old.indexes, gone, fresh.indexes, _folder)
     logs = _merged(old.logs, gone, fresh.logs, _folder)
-    warnings = {p: w for p, w in old.file_warnings.items() if p not in gone}
-    warnings.update(fresh.warnings)
+    warnings, overflow = _settled(warnings, overflow, max_warnings)
     parsed = Parsed(
         manifest=manifest,
         concepts=concepts,
         indexes=indexes,
         logs=logs,
-        file_warnings={p: warnings[p] for p in sorted(warnings)},
+        file_warnings=warnings,
         okf_version=okf_version_of(indexes),
         complete=True,
+        file_overflow=overflow,
     )
     return Updated(parsed, gone)
+
+
+def _unlisted(
+    warnings: Mapping[str, list[Problem]], overflow: Mapping[str, dict[str, int]], cap: int
+) -> list[str]:
+    """Files with problems only counted that a fresh load would reach while it still
+    lists problems (counting what the files before them list, at least)."""
+    kept, found = 0, []
+    for path in sorted({*warnings, *overflow}):
+        if path in overflow and kept < 2 * cap:
+            found.append(path)
+        for problem in warnings.get(path, ()):
+            if kept_past(problem.code, kept, cap):
+                kept += 1
+    return found
+
+
+def _settled(
+    warnings: Mapping[str, list[Problem]], overflow: Mapping[str, dict[str, int]], cap: int
+) -> tuple[dict[str, list[Problem]], dict[str, dict[str, int]]]:
+    """The problems a fresh load keeps, file by file in path order, and the counts of the
+    rest by file (as :meth:`okfx.bundle.Bundle._reparse` splits them)."""
+    kept_by_file: dict[str, list[Problem]] = {}
+    counted: dict[str, dict[str, int]] = {p: dict(n) for p, n in overflow.items()}
+    kept = 0
+    for path in sorted(warnings):
+        listed = []
+        for problem in warnings[path]:
+            if kept_past(problem.code, kept, cap):
+                listed.append(problem)
+                kept += 1
+            else:
+                counts = counted.setdefault(path, {})
+                counts[problem.code] = counts.get(problem.code, 0) + 1
+        if listed:
+            kept_by_file[path] = listed
+    return kept_by_file, {p: counted[p] for p in sorted(counted)}
 
 
 def _limited(warnings: Iterable[Problem]) -> bool:

@@ -41,7 +41,7 @@ __all__ = [
 
 BUNDLE_KIND = "bundle"
 #: What this module stores; bumped when that changes (the container has its own).
-BUNDLE_FORMAT = 2
+BUNDLE_FORMAT = 3
 #: Files modified this recently are recorded as changed (see the module docstring).
 RACY_SECONDS = 2.0
 _STATS = ("size", "mtime", "ctime", "ino")
@@ -110,8 +110,10 @@ class Parsed:
     okf_version: str | None
     complete: bool  # False when a limit stopped the load (a reload then loads it all)
     generation: str = field(default_factory=lambda: secrets.token_hex(8))
-    # problems counted but not recorded (past max_warnings), by code
+    # problems the walk counted but did not record (past max_warnings), by code
     overflow: dict[str, int] = field(default_factory=dict)
+    # problems of each file counted but not kept (past max_warnings), by code
+    file_overflow: dict[str, dict[str, int]] = field(default_factory=dict)
     # what the scope left out: roots of nested bundles, excluded .md files
     nested: tuple[str, ...] = ()
     excluded: tuple[str, ...] = ()
@@ -142,6 +144,7 @@ def encode(parsed: Parsed, real_root: str) -> StateWriter:
         "concepts": enc.table(concepts, Concept, SLIM_FIELDS),
         "indexes": enc.table(list(parsed.indexes.values()), IndexFile),
         "logs": enc.table(list(parsed.logs.values()), LogFile),
+        "file_overflow": [[p, n] for p, n in parsed.file_overflow.items()],
     }
     writer = StateWriter(
         BUNDLE_KIND,
@@ -219,6 +222,7 @@ def _decode(state: StateFile, real_root: str, store: FileStore) -> Parsed:
     file_warnings: dict[str, list[Problem]] = {}
     for warning in _table(dec, records, "file_warnings", Problem):
         file_warnings.setdefault(warning.path, []).append(warning)
+    file_overflow = _file_counts(records.get("file_overflow"))
     return Parsed(
         manifest=manifest,
         concepts={c.path: c for c in concepts},
@@ -229,6 +233,7 @@ def _decode(state: StateFile, real_root: str, store: FileStore) -> Parsed:
         complete=meta.get("complete") is True,
         generation=generation,
         overflow=_counts(meta.get("overflow", {})),
+        file_overflow=file_overflow,
         nested=_paths(meta.get("nested")),
         excluded=_paths(meta.get("excluded")),
     )
@@ -246,6 +251,14 @@ def _counts(value: Any) -> dict[str, int]:
     ):
         raise StateFormatError("the problem counts are malformed")
     return value
+
+
+def _file_counts(value: Any) -> dict[str, dict[str, int]]:
+    if not isinstance(value, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) for pair in value
+    ):
+        raise StateFormatError("the problem counts by file are malformed")
+    return {path: _counts(counts) for path, counts in value}
 
 
 def _table(dec: Decoder, records: dict[str, Any], name: str, cls: type) -> list[Any]:
