@@ -458,3 +458,27 @@ def test_a_pending_state_that_does_not_fit_is_refused():
     ):
         assert Postings.restore(lazy.terms, arrays, 20, bad) is None
     assert Postings.restore(lazy.terms, arrays, 21, good) is None  # factors per doc
+
+
+def test_a_build_leaves_no_cyclic_garbage() -> None:
+    """A long-lived process freezes what a load made (okfx.gcpause.freeze_after_loads):
+    a cycle left by the build would keep its chunk cache and arrays for ever."""
+    import gc
+
+    from okfx.search.analyzer import ChunkCache
+
+    docs = [{"body": f"user_id order {i} x86 e-mail", "title": f"t{i}"} for i in range(50)]
+    gc.collect()
+    build_postings(docs)
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        left = [
+            type(o).__name__
+            for o in gc.garbage
+            if type(o).__module__ == "okfx.search.bm25f" or isinstance(o, ChunkCache)
+        ]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []

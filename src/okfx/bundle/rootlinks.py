@@ -34,18 +34,20 @@ class RootLinks:
         }
 
 
-def _absolute(link: Link) -> bool:
-    return link.href.startswith("/") and not link.href.startswith("//")
-
-
 def find_root_links(
     links: Iterable[Link], root_parts: Sequence[str], exists: Callable[[str], bool]
 ) -> RootLinks | None:
     """The shared prefix when every absolute link is broken and starts with the last
     folders of the bundle's path (``root_parts``, its host path split on ``/``), and
     dropping it makes at least one link resolve; else None."""
-    absolute = [link for link in links if _absolute(link)]
-    if not absolute or any(link.exists for link in absolute):
+    absolute = []
+    for link in links:
+        href = link.href
+        if href[:1] == "/" and href[:2] != "//":
+            if link.exists:  # one absolute link resolves: they are not written that way
+                return None
+            absolute.append(link)
+    if not absolute:
         return None
     for depth in range(len(root_parts), 0, -1):
         prefix = "/" + "/".join(root_parts[-depth:])

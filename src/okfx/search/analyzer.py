@@ -200,6 +200,10 @@ class ChunkCache(dict[str, "str | tuple[str, ...]"]):
         self[chunk] = value
         return value
 
+    def clear(self) -> None:
+        super().clear()
+        self.compounds.clear()
+
 
 def _identifier_terms(chunk: str) -> tuple[str, ...] | None:
     """:func:`analyze_chunk` of a lowercase ASCII identifier or file name whose parts

@@ -315,10 +315,19 @@ class _Sinks(dict[str, "Callable[[int], None]"]):
 
     def __init__(self, builder: _Builder) -> None:
         super().__init__()
-        self.builder = builder
+        self.builder: _Builder | None = builder
+
+    def release(self) -> None:
+        """Forget the sinks and the builder: ``builder.sinks`` and this are a cycle, which
+        the paused (or frozen, :func:`~okfx.gcpause.freeze_after_loads`) collector would
+        keep with everything the builder holds."""
+        self.clear()
+        self.builder = None
 
     def __missing__(self, chunk: str) -> Callable[[int], None]:
         builder = self.builder
+        if builder is None:
+            raise RuntimeError("the index build is finished")
         terms = builder.cache[chunk]
         sink: Callable[[int], None]
         if terms == chunk:
@@ -435,7 +444,7 @@ class _Builder:
 
     def finish(self, n_docs: int, eager_df: int, stats: Stats | None = None) -> Postings:
         self.cache.clear()  # no more text to analyse: free it before the big arrays
-        self.sinks.clear()
+        self.sinks.release()
         packed_lists = list(self._packed())
         self.appenders.clear()
         n_terms = len(packed_lists)
