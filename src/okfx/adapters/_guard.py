@@ -7,6 +7,12 @@ connection whose request has not fully arrived within ``request_timeout`` second
 connection opening, or of the previous answer), and keeps at most ``max_connections``
 open: a new connection past the limit closes the one that has waited longest for its
 request, or, when every connection is busy answering one, is itself refused with 503.
+
+No timer closes a connection that holds bytes the server has not read yet: on a busy
+event loop (other calls hold the GIL) a request can arrive after the loop last looked at
+its socket and before an idle timer fires in the same turn, and closing then would answer
+the request with a reset (``ReadError`` in the client). The timer looks again a moment
+later instead, once the loop has read what came.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib
+import select
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +36,11 @@ class HttpLimits:
     request_timeout: float = 15.0
     #: Open connections at most; past it the longest-waiting idle one is closed.
     max_connections: int = 100
-    #: Seconds an idle keep-alive connection stays open after an answer.
-    keep_alive: int = 5
+    #: Seconds an idle keep-alive connection stays open after an answer: longer than
+    #: clients keep an idle connection for reuse (httpx 5 s, Node 4-5 s), so a client
+    #: closes it first rather than sending a request as the server closes it; shorter
+    #: than ``request_timeout``, which would close it with 408 otherwise.
+    keep_alive: int = 10
     #: Connections accepted in one go (asyncio accepts up to the listen backlog at once,
     #: each a file descriptor, before any of them can be closed to make room).
     accept_batch: int = 32
@@ -43,6 +53,9 @@ def _answer(status: str, text: str, *headers: str) -> bytes:
     head += ["connection: close", f"content-length: {len(body)}"]
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
+
+#: Seconds before an idle timer that found unread bytes looks again.
+RECHECK = 0.5
 
 BUSY = _answer("503 Service Unavailable", "okfx: too many connections; retry\n", "retry-after: 1")
 TOO_SLOW = _answer("408 Request Timeout", "okfx: the request did not arrive in time\n")
@@ -81,11 +94,24 @@ def guarded_protocol(limits: HttpLimits) -> type[asyncio.Protocol]:
             if len(others) < limits.max_connections:
                 return True
             idle = [c for c in others if getattr(c, "waiting_since", None) is not None]
-            if not idle:
-                return False
-            oldest = min(idle, key=lambda c: c.waiting_since)
-            oldest.transport.close()
-            return True
+            for oldest in sorted(idle, key=lambda c: c.waiting_since):
+                if not oldest._unread():
+                    oldest.transport.close()
+                    return True
+            return False
+
+        def _unread(self) -> bool:
+            """Bytes wait on the socket that this connection has not read yet (and will:
+            reading is not paused)."""
+            return not self.flow.read_paused and _readable(self.transport)
+
+        def timeout_keep_alive_handler(self) -> None:
+            if self._unread():  # the next request came: data_received will disarm this
+                self.timeout_keep_alive_task = self.loop.call_later(
+                    RECHECK, self.timeout_keep_alive_handler
+                )
+                return
+            super().timeout_keep_alive_handler()
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -116,8 +142,27 @@ def guarded_protocol(limits: HttpLimits) -> type[asyncio.Protocol]:
 
         def _too_slow(self) -> None:
             self._deadline = None
+            if self._unread():  # what came may complete the request: read it first
+                self._deadline = self.loop.call_later(RECHECK, self._too_slow)
+                return
             if not self.transport.is_closing():
                 self.transport.write(TOO_SLOW)
                 self.transport.close()
 
     return Guarded
+
+
+def _readable(transport: Any) -> bool:
+    """Whether the socket of ``transport`` has bytes (or an end of stream) to read."""
+    sock = transport.get_extra_info("socket")
+    try:
+        fd = sock.fileno() if sock is not None and not transport.is_closing() else -1
+    except OSError:
+        return False
+    if fd < 0:
+        return False
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])
