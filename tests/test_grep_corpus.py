@@ -321,3 +321,45 @@ def test_searches_segment_by_segment_stop_at_the_call_deadline(tmp_path: Path) -
             with pytest.raises(TimedOut):
                 list(scan())
     assert list(part.search(regex, False)) == list(part.search_fields(regex)) == []
+
+
+def test_the_grep_tool_keeps_its_grouping_per_bundle_version(tmp_path: Path) -> None:
+    """grep_concepts groups a bundle's concepts once (okfx.tools.grepping) and greps
+    that again: the same matches as a grep over the concepts themselves, a new grouping
+    after a reload swapped the bundle's concepts and after the bundle was renamed."""
+    from okfx import KnowledgeManager, Toolbox
+    from okfx.tools import grepping
+
+    root = aged(
+        write_tree(
+            tmp_path / "b",
+            {
+                "index.md": '---\nokf_version: "0.2"\n---\nsee the needle\n',
+                "a.md": "---\ntype: note\n---\nfirst needle\n",
+                "d/b.md": "---\ntype: note\ntitle: needle title\n---\nnothing\n",
+                "d/log.md": "# log\n\nneedle\n",
+            },
+        )
+    )
+    manager = KnowledgeManager([Bundle.load(root, state_cache=tmp_path / "state")])
+    box = Toolbox(manager)
+
+    def tool() -> list[tuple[str, str, str]]:
+        found = box.grep_concepts(pattern="needle", limit=200)["matches"]
+        return [(m["bundle"], m["path"], m["text"]) for m in found]
+
+    bundle = manager.bundle()
+    want = [(m.bundle, m.path, m.text) for m in bundle.grep("needle", limit=200)]
+    assert want == [("b", "/a.md", "first needle"), ("b", "/d/b.md", "needle title")]
+    assert tool() == want
+    kept = grepping._SETS[bundle][2]
+    assert tool() == want and grepping._SETS[bundle][2] is kept  # grouped once
+    (root / "c.md").write_text("---\ntype: note\n---\na needle in a new file\n")
+    aged(root)
+    assert manager.reload()
+    assert tool() == [*want[:1], ("b", "/c.md", "a needle in a new file"), want[1]]
+    renamed = KnowledgeManager()
+    renamed.add(manager.bundle(), name="other")
+    assert [m["bundle"] for m in Toolbox(renamed).grep_concepts(pattern="needle")["matches"]] == [
+        "other"
+    ] * 3

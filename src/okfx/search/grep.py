@@ -24,7 +24,8 @@ import re2
 
 from okfx.deadline import checked
 from okfx.errors import InvalidArgument, InvalidRegex
-from okfx.search.corpus import Corpus, Part, one_line, single_line
+from okfx.search.candidates import GrepSet, Where, candidates
+from okfx.search.corpus import Part, one_line, single_line
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
 from okfx.search.snippets import EXCERPT_CHARS, cut_line
 
@@ -34,10 +35,8 @@ __all__ = ["MAX_MATCHES", "MAX_PATTERN_CHARS", "GrepMatch", "GrepResults", "grep
 MAX_MATCHES = 200
 MAX_PER_CONCEPT = 50
 MAX_PATTERN_CHARS = 1000
-_RESERVED = frozenset({"index.md", "log.md"})
 # \A or \z, or a flag group that turns a flag off, such as (?-m) or (?i-m:...).
 _TEXT_ANCHORED = re.compile(r"\\[Az]|\(\?[A-Za-z]*-")
-_RESERVED_SUFFIXES = tuple(f"/{name}" for name in sorted(_RESERVED))
 # Searched in this order, so matches come out sorted by field.
 _FIELDS = ("title", "description", "body")
 
@@ -251,7 +250,7 @@ class _Regex:
 
 
 def grep(
-    entries: Iterable[tuple[str, ConceptLike]],
+    entries: Iterable[tuple[str, ConceptLike]] | GrepSet,
     pattern: str,
     *,
     regex: bool = False,
@@ -270,7 +269,8 @@ def grep(
     """Lines of concept titles, descriptions and bodies matching ``pattern``.
 
     Args:
-        entries: ``(bundle name, concept)`` pairs, in any order.
+        entries: ``(bundle name, concept)`` pairs, in any order, or a
+            :class:`~okfx.search.candidates.GrepSet` of them (kept to grep them again).
         pattern: A substring, or an RE2 regular expression when ``regex`` is true.
         regex: Treat ``pattern`` as a regular expression (``^``/``$`` match at lines).
         ignore_case: Match case-insensitively.
@@ -300,13 +300,14 @@ def grep(
     matcher: _Substring | _Regex = (
         _Regex(pattern, ignore_case) if regex else _Substring(pattern, ignore_case)
     )
-    candidates = _candidates(matcher, entries)
-    candidates.sort(key=lambda found: (found[0], found[1].path))
+    searched = entries if isinstance(entries, GrepSet) else GrepSet(checked(entries, "grep"))
+    matching = candidates(matcher, searched)
+    matching.sort(key=lambda found: (found[0], found[1].path))
     matches: list[GrepMatch] = []
     hidden: dict[str, int] = {}
     concepts = 0
     truncated = False
-    for name, concept, where in candidates:
+    for name, concept, where in matching:
         reason = spec.reason(name, concept)
         room = min(each, total - len(matches))
         if reason is not None or room <= 0:
@@ -326,60 +327,7 @@ def grep(
     return GrepResults(pattern, matches, concepts, truncated, hidden)
 
 
-_Where = tuple[Part, int]
-_Found = tuple[str, ConceptLike, _Where | None]
-
-
-def _candidates(
-    matcher: _Substring | _Regex, entries: Iterable[tuple[str, ConceptLike]]
-) -> list[_Found]:
-    """The concepts (reserved files aside) whose title, description or body matches,
-    with where their texts as loaded are when a corpus holds them.
-
-    Most concepts have no match, so this is the whole cost of a grep. A concept whose
-    load kept its texts (``concept.corpus``, :mod:`okfx.search.corpus`) is found by one
-    search of all of them; the others are searched one by one (:func:`_read_candidates`).
-    """
-    entries = checked(entries, "grep")  # the scan stops at the call's deadline
-    found: list[_Found] = []
-    rest: list[tuple[str, ConceptLike]] = []
-    searched: dict[int, dict[str, _Where] | None] = {}
-    last: Corpus | None = None
-    hits: dict[str, _Where] | None = None
-    for name, concept in entries:
-        corpus = getattr(concept, "corpus", None)
-        if corpus is not last:
-            last = corpus
-            if corpus is None:
-                hits = None
-            elif id(corpus) in searched:
-                hits = searched[id(corpus)]
-            else:
-                hits = searched[id(corpus)] = _corpus_hits(matcher, corpus)
-        if hits is None or concept.path in last.uncovered:  # type: ignore[union-attr]
-            rest.append((name, concept))
-            continue
-        where = hits.get(concept.path)
-        if where is not None and (matcher.exact or _confirmed(matcher, concept, where)):
-            found.append((name, concept, where))
-    found.extend((name, c, None) for name, c in _read_candidates(matcher, rest))
-    return [item for item in found if not _reserved(item[1].path)]
-
-
-def _corpus_hits(matcher: _Substring | _Regex, corpus: Corpus) -> dict[str, _Where] | None:
-    if not corpus.usable():
-        return None
-    return corpus.hits(lambda part: checked(matcher.segments(part), "grep"))
-
-
-def _confirmed(matcher: _Substring | _Regex, concept: ConceptLike, where: _Where) -> bool:
-    """Does a concept whose joined texts match have a field that matches on its own?"""
-    if matcher.found(one_line(concept.title)) or matcher.found(one_line(concept.description)):
-        return True
-    return matcher.in_body(*where)
-
-
-def _body(concept: ConceptLike, where: _Where | None) -> tuple[str, int]:
+def _body(concept: ConceptLike, where: Where | None) -> tuple[str, int]:
     """The body grep shows the lines of, and the file line it starts on: the text as
     loaded while the file still has the stamp it was read with, else as the file holds
     it now (what ``concept.body`` reads)."""
@@ -391,64 +339,6 @@ def _body(concept: ConceptLike, where: _Where | None) -> tuple[str, int]:
         return part.body(seg), part.lines[seg]
     body, line = now
     return body, line
-
-
-def _read_candidates(
-    matcher: _Substring | _Regex, entries: list[tuple[str, ConceptLike]]
-) -> list[tuple[str, ConceptLike]]:
-    """Candidates among concepts without a corpus: one C-level search per text (a
-    :func:`_plain` needle searches the texts as they are)."""
-    if isinstance(matcher, _Substring) and not matcher.ignore_case and _plain(matcher.needle):
-        needle = matcher.needle
-        return [
-            (name, c)
-            for name, c in entries
-            if needle in c.title
-            or needle in c.description
-            or (_may_contain(c, needle, False) and needle in c.body)
-        ]
-    if isinstance(matcher, _Regex) and matcher.joinable:
-        # One search of the three texts joined as lines: a pattern matches the joined
-        # text wherever it matches one of them. It may also match across two of
-        # them, so the few concepts it keeps are then searched text by text.
-        search = matcher.regex.search
-        entries = [
-            (name, c)
-            for name, c in entries
-            if search(f"{one_line(c.title)}\n{one_line(c.description)}\n{c.body}".encode())
-            is not None
-        ]
-    found_in = matcher.found
-    plain = matcher if isinstance(matcher, _Substring) else None
-
-    def in_body(c: ConceptLike) -> bool:
-        if plain is not None and not _may_contain(c, plain.needle, plain.ignore_case):
-            return False
-        return found_in(c.body)
-
-    return [
-        (name, c)
-        for name, c in entries
-        if found_in(one_line(c.title)) or found_in(one_line(c.description)) or in_body(c)
-    ]
-
-
-def _may_contain(concept: ConceptLike, needle: str, ignore_case: bool) -> bool:
-    """False when a concept that keeps its body in its file (``okfx.bundle.stored``)
-    says the body cannot hold ``needle``: a byte search of the file, instead of reading
-    the body text of every concept."""
-    check = getattr(concept, "body_may_contain", None)
-    return True if check is None else bool(check(needle, ignore_case))
-
-
-def _plain(needle: str) -> bool:
-    """A needle without a space or a line break: it matches a title as grep reads it
-    (one line) exactly where it matches the title itself."""
-    return " " not in needle and "\n" not in needle
-
-
-def _reserved(path: str) -> bool:
-    return path.endswith(_RESERVED_SUFFIXES) or path in _RESERVED
 
 
 def _concept_matches(

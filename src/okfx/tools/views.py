@@ -229,9 +229,10 @@ def grep(
     name = _text(bundle, "bundle", optional=True)
     targets = [_bundle(box, name)] if name is not None else list(box.manager.bundles.values())
     from okfx.search.grep import grep as run_grep
+    from okfx.tools.grepping import grep_set
 
     result = run_grep(
-        [(b.name, c) for b in targets for c in b],
+        grep_set(targets),
         text,
         regex=regex,
         ignore_case=ignore_case,

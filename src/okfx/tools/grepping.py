@@ -1,0 +1,41 @@
+"""The concepts the ``grep_concepts`` tool searches, grouped once per bundle version.
+
+Grouping a bundle's concepts by where their texts are kept
+(:class:`~okfx.search.candidates.GrepSet`) is one Python step per concept; a server
+greps the same bundle again and again, so the set is kept with the bundle it was built
+from (weakly: it goes with the bundle) and built again when the bundle's concepts or its
+name changed, as after a reload (which swaps in a new concepts mapping).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from okfx.bundle.bundle import Bundle
+from okfx.search.candidates import GrepSet
+
+__all__ = ["grep_set"]
+
+# bundle -> (its concepts mapping, its name, the set built from them)
+_SETS: weakref.WeakKeyDictionary[Bundle, tuple[Any, str, GrepSet]] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def grep_set(bundles: Sequence[Bundle]) -> GrepSet:
+    """The concepts of ``bundles`` as one :class:`GrepSet`, from the kept sets."""
+    return GrepSet.join([_one(bundle) for bundle in bundles])
+
+
+def _one(bundle: Bundle) -> GrepSet:
+    concepts = bundle._concepts
+    with _LOCK:
+        kept = _SETS.get(bundle)
+    if kept is not None and kept[0] is concepts and kept[1] == bundle.name:
+        return kept[2]
+    built = GrepSet((bundle.name, c) for c in concepts.values())
+    with _LOCK:
+        _SETS[bundle] = (concepts, bundle.name, built)
+    return built
