@@ -239,6 +239,23 @@ def test_a_section_written_from_chunks_reads_back_whole(tmp_path: Path) -> None:
         wrong.write(io.BytesIO())
 
 
+@given(st.lists(st.lists(st.integers(0, 2**64 - 1), max_size=40), max_size=8))
+def test_an_array_section_written_in_parts_reads_back_as_their_concatenation(
+    parts: list[list[int]],
+) -> None:
+    writer = StateWriter("test")
+    writer.add_arrays("joined", "Q", [array("Q", part) for part in parts])
+    out = io.BytesIO()
+    writer.write(out)
+    state = StateFile(out.getvalue())
+    assert state.array("joined", "Q").tolist() == [v for part in parts for v in part]
+
+
+def test_parts_of_another_typecode_are_refused() -> None:
+    with pytest.raises(ValueError, match="typecode"):
+        StateWriter("test").add_arrays("x", "Q", [array("Q", [1]), array("d", [1.0])])
+
+
 def test_a_lazy_section_is_checked_when_used_not_on_open(tmp_path: Path) -> None:
     writer = StateWriter("test")
     writer.add_array("big", array("B", b"x" * 10_000))

@@ -34,7 +34,7 @@ import struct
 import sys
 import zlib
 from array import array
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, Any
 
@@ -120,6 +120,19 @@ class StateWriter:
         if values.typecode not in TYPECODES or values.itemsize != TYPECODES[values.typecode]:
             raise ValueError(f"typecode {values.typecode!r} has no fixed size")
         self._add(name, values.typecode, memoryview(values).cast("B"))
+
+    def add_arrays(self, name: str, typecode: str, parts: Sequence[array[Any]]) -> None:
+        """One array section of ``typecode`` holding ``parts`` one after the other, written
+        part by part (never joined into one copy in memory)."""
+        if typecode not in TYPECODES or array(typecode).itemsize != TYPECODES[typecode]:
+            raise ValueError(f"typecode {typecode!r} has no fixed size")
+        if any(part.typecode != typecode for part in parts):
+            raise ValueError(f"section {name!r}: every part must be of typecode {typecode!r}")
+        views = [memoryview(part).cast("B") for part in parts]
+        crc = 0
+        for view in views:
+            crc = zlib.crc32(view, crc)
+        self._add(name, typecode, _Streamed(lambda: views, sum(map(len, views)), crc))
 
     def write(self, handle: IO[bytes]) -> int:
         """Write the file to ``handle`` (at its start); returns the bytes written."""

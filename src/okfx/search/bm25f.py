@@ -154,9 +154,11 @@ class Postings:
                 tid = pending.find(1, tid + 1)
             self._pending = self._finisher = None
 
-    def pending_state(self) -> dict[str, Any]:
+    def pending_state(self, joined: bool = True) -> dict[str, Any]:
         """The pending terms and what finishing them takes, as flat arrays and a float
         (for :mod:`okfx.search.saved`, so storing never computes them); see :meth:`restore`.
+        Unless ``joined``, ``extras`` is a tuple of arrays to be stored one after the
+        other (the flat array, never built: it is a copy of every pending extra).
 
         Call it before the postings are shared between threads: a term finished while
         the arrays are being written would no longer match the pending flags.
@@ -165,7 +167,7 @@ class Postings:
             pending, finisher = self._pending, self._finisher
             if pending is None or finisher is None or pending.find(1) < 0:
                 return {**_Finisher.empty_state(), "pending": array("B")}
-            return {**finisher.state(), "pending": array("B", pending)}
+            return {**finisher.state(joined), "pending": array("B", pending)}
 
     @classmethod
     def restore(
@@ -539,17 +541,23 @@ class _Finisher:
     def empty_state(cls) -> dict[str, Any]:
         return {"factors": array("d"), "extra_heads": array("q"), "extras": array("Q"), "k1": 0.0}
 
-    def state(self) -> dict[str, Any]:
+    def state(self, joined: bool = True) -> dict[str, Any]:
         """The field factors (main field first) and the remaining extras, flattened:
-        ``extra_heads`` holds ``tid, count`` pairs, ``extras`` their entries in turn."""
+        ``extra_heads`` holds ``tid, count`` pairs, ``extras`` their entries in turn
+        (unless ``joined``, as the tuple of each term's array)."""
         factors = array("d", self.main_factor)
         for source in self.sources:
             factors.extend(source)
         heads: array[int] = array("q")
-        entries: array[int] = array("Q")
+        parts = []
         for tid in sorted(self.extras):
             heads.extend((tid, len(self.extras[tid])))
-            entries.extend(self.extras[tid])
+            parts.append(self.extras[tid])
+        entries: Any = tuple(parts)
+        if joined:
+            entries = array("Q")
+            for part in parts:
+                entries.extend(part)
         return {"factors": factors, "extra_heads": heads, "extras": entries, "k1": self.k1}
 
     @classmethod

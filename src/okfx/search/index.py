@@ -201,8 +201,8 @@ class SearchIndex:
         entry paths in doc-id order with the number of entries of each bundle, in
         bundle-name order, multipliers, and the postings' arrays as top-level values
         (stored raw, read back without a copy). Terms still pending stay pending
-        (:meth:`Postings.pending_state`): call it before the index is shared between
-        threads."""
+        (:meth:`Postings.pending_state`, its ``extras`` as a tuple of arrays): call it
+        before the index is shared between threads."""
         p = self.postings
         return {
             "paths": [concept.path for _, concept in self.entries],
@@ -212,7 +212,7 @@ class SearchIndex:
             "n_docs": p.n_docs,
             "avg_lengths": dict(p.avg_lengths),
             **{name: getattr(p, name) for name in _POSTING_ARRAYS},
-            **p.pending_state(),
+            **p.pending_state(joined=False),
         }
 
     @classmethod

@@ -33,7 +33,11 @@ def _write_one(writer: StateWriter, prefix: str, index: SearchIndex) -> None:
     state = index.state()
     names = [name for name, _ in groupby(bundle for bundle, _ in index.entries)]
     for name in (*_ARRAYS, *_ARRAYS_Q):
-        writer.add_array(prefix + name, state[name])
+        value = state[name]
+        if isinstance(value, tuple):  # the extras' parts, written one after the other
+            writer.add_arrays(prefix + name, "Q", value)
+        else:
+            writer.add_array(prefix + name, value)
     writer.add_array(prefix + "multipliers", array("d", state["multipliers"]))
     writer.add_json(prefix + "terms", list(state["terms"]))
     writer.add_json(prefix + "paths", state["paths"])
