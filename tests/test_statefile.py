@@ -319,3 +319,35 @@ def test_opening_a_big_state_file_does_not_keep_it_all_in_rss(tmp_path: Path) ->
     assert [state.array(f"a{i}")[12345] for i in range(8)] == list(range(8))
     assert file_rss_mb() - before < 24
     state.close()
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["/a.md", "/b/c.md", "/d", "/e/f.md", "/g.csv"]),
+            st.booleans(),
+            st.tuples(*[st.integers(-1, 2**62)] * 4),
+        ),
+        unique_by=lambda row: row[0],
+    ),
+    st.sampled_from([None, "/root/b"]),
+)
+def test_a_manifest_held_compactly_gives_back_what_the_scan_saw(
+    rows: list[tuple[str, bool, tuple[int, int, int, int]]], prefix: str | None
+) -> None:
+    """Stats as columns and only the unusual host paths kept: the lists read back whole."""
+    from okfx.bundle.state import Manifest, _stamp
+
+    paths = sorted(path for path, _, _ in rows)
+    by = {path: (moved, stat) for path, moved, stat in rows}
+    hosts = [("/elsewhere" if by[p][0] else "/root/b") + p for p in paths]
+    stats = [by[p][1] for p in paths]
+    manifest = Manifest(paths, hosts, stats, ["/"], [], frozenset(paths[:1]), prefix)
+    assert (manifest.hosts, manifest.stats) == (hosts, stats)
+    assert manifest.by_path() == dict(zip(paths, zip(hosts, stats, strict=True), strict=True))
+    assert manifest.stamps() == {p: _stamp(s) for p, s in zip(paths, stats, strict=True)}
+    assert list(manifest.sizes()) == [s[0] for s in stats]
+    again = Manifest.from_columns(
+        paths, manifest._prefix, manifest.moved(), manifest.columns(), ["/"], [], manifest.racy
+    )
+    assert again == manifest

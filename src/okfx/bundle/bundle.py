@@ -410,7 +410,7 @@ class Bundle:
         # What the walk counted but did not record (past max_warnings).
         recorded = Counter(w.code for w in self.warnings)
         self._walk_overflow = dict(Counter(self._problem_counts) - recorded)
-        return scan(listing, self.warnings)
+        return scan(listing, self.warnings, real_root=self.guard.real_root)
 
     def _parses(self, path: str) -> bool:
         """Is ``path`` a markdown file this bundle parses (not nested, not excluded)?"""

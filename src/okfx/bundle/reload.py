@@ -196,8 +196,8 @@ def update(
     ``max_bytes`` of markdown), so the bundle must be loaded whole."""
     if not old.complete or _limited(manifest.walk_warnings):
         return None
-    pairs = zip(manifest.paths, manifest.stats, strict=True)
-    if sum(stat[0] for path, stat in pairs if path.endswith(".md")) > max_bytes:
+    pairs = zip(manifest.paths, manifest.sizes(), strict=True)
+    if sum(size for path, size in pairs if path.endswith(".md")) > max_bytes:
         return None
     files = set(manifest.paths)
     markdown = [

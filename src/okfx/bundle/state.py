@@ -48,54 +48,153 @@ _STATS = ("size", "mtime", "ctime", "ino")
 Stat = tuple[int, int, int, int]
 
 
-@dataclass
 class Manifest:
     """What a stat scan saw: every file with its host path and stat, and the folders.
 
     ``racy`` files had a time within :data:`RACY_SECONDS` of the scan: they count as
     changed for the next comparison, whatever their stat then.
+
+    A bundle keeps its manifest for the next comparison, so it is held compactly: the
+    stats as four 64-bit columns, and only the host paths that are not the bundle's
+    folder plus the bundle path (a symlinked file's). ``hosts`` and ``stats`` are lists
+    made on demand.
     """
 
-    paths: list[str]
-    hosts: list[str]
-    stats: list[Stat]
-    dirs: list[str]
-    walk_warnings: list[Problem]
-    racy: frozenset[str] = frozenset()
+    __slots__ = ("paths", "dirs", "walk_warnings", "racy", "_prefix", "_moved", "_columns")
+
+    def __init__(
+        self,
+        paths: list[str],
+        hosts: Sequence[str],
+        stats: Sequence[Stat],
+        dirs: list[str],
+        walk_warnings: list[Problem],
+        racy: frozenset[str] = frozenset(),
+        prefix: str | None = None,
+    ) -> None:
+        """``prefix``: the host path of the bundle's folder (without a final ``/``); by
+        default what the first host path has before its bundle path."""
+        if not len(paths) == len(hosts) == len(stats):
+            raise ValueError("a manifest needs one host and one stat per path")
+        self.paths = paths
+        self.dirs = dirs
+        self.walk_warnings = walk_warnings
+        self.racy = racy
+        if prefix is None:
+            first = hosts[0] if hosts and hosts[0].endswith(paths[0]) else ""
+            prefix = first[: len(first) - len(paths[0])] if first else ""
+        self._prefix = prefix
+        self._moved = {p: h for p, h in zip(paths, hosts, strict=True) if h != prefix + p}
+        self._columns = tuple(array("q", (stat[i] for stat in stats)) for i in range(len(_STATS)))
+
+    @classmethod
+    def from_columns(
+        cls,
+        paths: list[str],
+        prefix: str,
+        moved: dict[str, str],
+        columns: Sequence[array[int]],
+        dirs: list[str],
+        walk_warnings: list[Problem],
+        racy: frozenset[str],
+    ) -> Manifest:
+        """A manifest from its compact parts (as a state file holds them)."""
+        if len(columns) != len(_STATS) or any(len(c) != len(paths) for c in columns):
+            raise ValueError("a manifest needs one stat per path")
+        manifest = cls([], [], [], dirs, walk_warnings, racy)
+        manifest.paths, manifest._prefix, manifest._moved = paths, prefix, moved
+        manifest._columns = tuple(columns)
+        return manifest
+
+    def moved(self) -> dict[str, str]:
+        """``path -> host`` of the files whose host path is not the usual one."""
+        return dict(self._moved)
+
+    def columns(self) -> tuple[array[int], ...]:
+        """The stats as columns (size, mtime, ctime, inode), in path order."""
+        return self._columns
+
+    @property
+    def hosts(self) -> list[str]:
+        moved, prefix = self._moved, self._prefix
+        return [moved.get(p) or prefix + p for p in self.paths]
+
+    @property
+    def stats(self) -> list[Stat]:
+        return list(zip(*self._columns, strict=True))
+
+    def sizes(self) -> array[int]:
+        """The files' sizes, in path order."""
+        return self._columns[0]
 
     def by_path(self) -> dict[str, tuple[str, Stat]]:
         return dict(zip(self.paths, zip(self.hosts, self.stats, strict=True), strict=True))
 
     def stamps(self) -> dict[str, int]:
         """``path -> stamp`` (size and mtime, see :func:`~okfx.bundle.stored.stamp_of`)."""
-        return {p: _stamp(s) for p, s in zip(self.paths, self.stats, strict=True)}
+        sizes, mtimes = self._columns[0], self._columns[1]
+        return {p: _stamp((s, m, 0, 0)) for p, s, m in zip(self.paths, sizes, mtimes, strict=True)}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Manifest):
+            return NotImplemented
+        return (self.paths, self.hosts, self.stats, self.dirs, self.walk_warnings, self.racy) == (
+            other.paths,
+            other.hosts,
+            other.stats,
+            other.dirs,
+            other.walk_warnings,
+            other.racy,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _stamp(stat: Stat) -> int:
     return stat[1] << 40 | stat[0] & ((1 << 40) - 1)
 
 
-def scan(listing: Walk, walk_warnings: Sequence[Problem], now_ns: int | None = None) -> Manifest:
-    """Stat every file of ``listing``; ``walk_warnings`` are what the walk reported."""
+def scan(
+    listing: Walk,
+    walk_warnings: Sequence[Problem],
+    now_ns: int | None = None,
+    real_root: str | None = None,
+) -> Manifest:
+    """Stat every file of ``listing`` (a walk of ``real_root``); ``walk_warnings`` are
+    what the walk reported."""
     racy_after = (time.time_ns() if now_ns is None else now_ns) - int(RACY_SECONDS * 1e9)
+    files = listing.files
+    if real_root is not None:
+        prefix = real_root.rstrip("/")
+    else:  # what the first host path has before its bundle path
+        first = files[0] if files and files[0].host.endswith(files[0].path) else None
+        prefix = first.host[: len(first.host) - len(first.path)] if first else ""
     paths: list[str] = []
-    hosts: list[str] = []
-    stats: list[Stat] = []
+    moved: dict[str, str] = {}
+    columns = tuple(array("q") for _ in _STATS)
+    sizes, mtimes, ctimes, inodes = columns
     racy: list[str] = []
-    for entry in listing.files:
+    for entry in files:
+        path, host = entry.path, entry.host
         try:
-            st = os.stat(entry.host)
+            st = os.stat(host)
         except OSError:
-            stats.append((-1, -1, -1, -1))  # gone since the walk: the parse reports it
-            racy.append(entry.path)
+            size = mtime = ctime = inode = -1  # gone since the walk: the parse reports it
+            racy.append(path)
         else:
-            if st.st_mtime_ns > racy_after or st.st_ctime_ns > racy_after:
-                racy.append(entry.path)
-            stats.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-        paths.append(entry.path)
-        hosts.append(entry.host)
+            size, mtime, ctime, inode = st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
+            if mtime > racy_after or ctime > racy_after:
+                racy.append(path)
+        sizes.append(size)
+        mtimes.append(mtime)
+        ctimes.append(ctime)
+        inodes.append(inode)
+        paths.append(path)
+        if host != prefix + path:
+            moved[path] = host
     dirs = sorted(listing.dirs)
-    return Manifest(paths, hosts, stats, dirs, list(walk_warnings), frozenset(racy))
+    warnings = list(walk_warnings)
+    return Manifest.from_columns(paths, prefix, moved, columns, dirs, warnings, frozenset(racy))
 
 
 @dataclass
@@ -133,6 +232,11 @@ def encode(parsed: Parsed, real_root: str) -> StateWriter:
     m = parsed.manifest
     prefix = real_root.rstrip("/")
     hosts = [[p, h] for p, h in zip(m.paths, m.hosts, strict=True) if h != prefix + p]
+    columns = [array("q", column) for column in m.columns()]
+    for i, path in enumerate(m.paths):
+        if path in m.racy:  # stored as changed (see the module docstring)
+            for column in columns:
+                column[i] = -1
     concepts = list(parsed.concepts.values())
     warnings = [w for path in sorted(parsed.file_warnings) for w in parsed.file_warnings[path]]
     records = {
@@ -163,9 +267,8 @@ def encode(parsed: Parsed, real_root: str) -> StateWriter:
     writer.add_json("strings", enc.string_table())
     for i, values in enumerate(enc.arrays):
         writer.add_array(f"a{i}", values)
-    stats = [(-1, -1, -1, -1) if p in m.racy else s for p, s in zip(m.paths, m.stats, strict=True)]
-    for i, name in enumerate(_STATS):
-        writer.add_array(name, array("q", [s[i] for s in stats]))
+    for name, column in zip(_STATS, columns, strict=True):
+        writer.add_array(name, column)
     return writer
 
 
@@ -193,26 +296,25 @@ def _decode(state: StateFile, real_root: str, store: FileStore) -> Parsed:
     if not isinstance(records, dict):
         raise StateFormatError("the bundle state has no records")
     paths = dec.column(records.get("files"), len(state.view("size")))
-    stats_columns = [state.view(name, "q").tolist() for name in _STATS]
-    stats: list[Stat] = list(zip(*stats_columns, strict=True))
-    if len(stats) != len(paths):
+    columns = [array("q", state.view(name, "q")) for name in _STATS]
+    if any(len(column) != len(paths) for column in columns):
         raise StateFormatError("the manifest's columns differ in length")
     prefix = real_root.rstrip("/")
-    hosts = [prefix + p for p in paths]
-    moved = records.get("hosts")
-    if not isinstance(moved, list):
+    pairs = records.get("hosts")
+    if not isinstance(pairs, list):
         raise StateFormatError("the manifest's hosts are malformed")
-    at = {p: i for i, p in enumerate(paths)} if moved else {}
-    for pair in moved:
-        if not (isinstance(pair, list) and len(pair) == 2 and pair[0] in at):
+    known = set(paths) if pairs else set()
+    moved: dict[str, str] = {}
+    for pair in pairs:
+        if not (isinstance(pair, list) and len(pair) == 2 and pair[0] in known):
             raise StateFormatError("a manifest host is malformed")
-        hosts[at[pair[0]]] = str(pair[1])
+        moved[pair[0]] = str(pair[1])
     dirs_spec = records.get("dirs")
     dirs = dec.column(dirs_spec, _length(dirs_spec, dec))
     walk_warnings = _table(dec, records, "walk_warnings", Problem)
-    racy = frozenset(p for p, s in zip(paths, stats, strict=True) if s[1] < 0)
-    manifest = Manifest(paths, hosts, stats, dirs, walk_warnings, racy)
-    store.hosts = {p: h for p, h in zip(paths, hosts, strict=True) if h != prefix + p}
+    racy = frozenset(p for p, mtime in zip(paths, columns[1], strict=True) if mtime < 0)
+    manifest = Manifest.from_columns(paths, prefix, moved, columns, dirs, walk_warnings, racy)
+    store.hosts = dict(moved)
     make = stored_builder(store, manifest.stamps())
     concepts: list[StoredConcept] = dec.table(
         records.get("concepts"), Concept, SLIM_FIELDS, build=lambda rows: list(map(make, rows))
