@@ -251,7 +251,8 @@ def _unlisted(
     lists problems (counting what the files before them list, at least)."""
     kept, found = 0, []
     for path in sorted({*warnings, *overflow}):
-        if path in overflow and kept < 2 * cap:
+        counted = overflow.get(path)
+        if counted and any(kept_past(code, kept, cap) for code in counted):
             found.append(path)
         for problem in warnings.get(path, ()):
             if kept_past(problem.code, kept, cap):
