@@ -185,3 +185,49 @@ def test_two_query_words_meet_a_word_the_bundle_writes_as_one():
     assert joined_pairs(["utility", "type"]) == ["utilitytype"]
     # short words, numbers and function words are not joined
     assert joined_pairs(["of", "type", "2024", "list", "the", "code"]) == []
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "the",
+                "of",
+                "Orders",
+                "(legacy)",
+                "user_id",
+                "x86",
+                "e-mail",
+                "über",
+                "注文",
+                "-",
+                "a",
+            ]
+        ),
+        max_size=6,
+    )
+)
+def test_a_titles_first_term_is_found_without_analysing_the_whole_title(words):
+    """Named titles are keyed by their first query term, found cheaply; it must be the one
+    the full query analysis keeps first."""
+    from okfx.search.analyzer import analyze_query
+    from okfx.search.scoring import _first_term
+
+    title = " ".join(words)
+    terms = analyze_query(title)
+    assert _first_term(title) == (terms[0].text if terms else None)
+
+
+@given(
+    st.sampled_from(["BigQuery Table", "", "Attested Computation", "view", "x86_64 Thing"]),
+    st.lists(
+        st.sampled_from(["tables", "references", "user_id", "a-b", "注文", "x.y"]), max_size=3
+    ),
+)
+def test_kind_words_from_cached_parts_equal_the_whole_analysis(type_, folders):
+    from okfx.search.kinds import kind_words
+
+    concept = FakeConcept("/" + "/".join([*folders, "c.md"]), type=type_)
+    cache: dict[str, frozenset[str]] = {}
+    assert kind_words(concept, cache) == kind_words(concept)
+    assert kind_words(concept, cache) == kind_words(concept)  # from the cache now

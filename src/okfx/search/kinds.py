@@ -28,11 +28,23 @@ __all__ = ["KIND_MISS", "KindGroups", "kind_words"]
 KIND_MISS = 0.8
 
 
-def kind_words(concept: ConceptLike) -> frozenset[str]:
-    """The analysed head noun of the concept's type and the names of its folders."""
+def kind_words(
+    concept: ConceptLike, cache: dict[str, frozenset[str]] | None = None
+) -> frozenset[str]:
+    """The analysed head noun of the concept's type and the names of its folders;
+    ``cache`` keeps each word's or folder name's terms for the next call (a bundle has
+    few of them)."""
     head = concept.type.split()[-1:] if concept.type else []
     folders = concept.path.strip("/").split("/")[:-1]
-    return frozenset(tokenize(" ".join([*head, *folders])))
+    if cache is None:
+        return frozenset(tokenize(" ".join([*head, *folders])))
+    words: set[str] = set()
+    for part in (*head, *folders):  # tokenize works chunk by chunk: parts add up
+        found = cache.get(part)
+        if found is None:
+            found = cache[part] = frozenset(tokenize(part))
+        words |= found
+    return frozenset(words)
 
 
 class KindGroups:
@@ -54,8 +66,14 @@ class KindGroups:
                     ids: dict[frozenset[str], int] = {}
                     group_of = array("i")
                     sizes: list[int] = []
+                    # A bundle has few types and folders: analyse each pair once.
+                    seen: dict[tuple[str, str], frozenset[str]] = {}
+                    parts: dict[str, frozenset[str]] = {}
                     for _, concept in entries:
-                        words = kind_words(concept)
+                        place = (concept.type, concept.path.rpartition("/")[0])
+                        words = seen.get(place)
+                        if words is None:
+                            words = seen[place] = kind_words(concept, parts)
                         gid = ids.setdefault(words, len(ids))
                         if gid == len(sizes):
                             sizes.append(0)

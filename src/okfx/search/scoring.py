@@ -24,7 +24,13 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from okfx.search.analyzer import QueryTerm, analyze_chunk, analyze_query, split_chunks
+from okfx.search.analyzer import (
+    STOPWORDS,
+    QueryTerm,
+    analyze_chunk,
+    analyze_query,
+    split_chunks,
+)
 from okfx.search.bm25f import Postings
 
 __all__ = [
@@ -71,22 +77,32 @@ class NamedTitles:
     """Which concepts with a lifecycle multiplier below 1 a query names by title.
 
     Built on first use from the titles of those concepts only (usually few), keyed by
-    each title's first term, under a lock.
+    each title's first term, under a lock. A title is analysed whole only when a query
+    holds its first term (its first word that is not a stopword, as
+    :func:`~okfx.search.analyzer.analyze_query` keeps it first), so a first query on a
+    large bundle does not analyse every title.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_term: dict[str, list[tuple[int, frozenset[str]]]] | None = None
+        self._by_term: dict[str, list[tuple[int, str]]] | None = None
+        self._terms: dict[int, frozenset[str]] = {}
 
-    def _build(
-        self, titles: Iterator[tuple[int, str]]
-    ) -> dict[str, list[tuple[int, frozenset[str]]]]:
-        by_term: dict[str, list[tuple[int, frozenset[str]]]] = {}
+    def _build(self, titles: Iterator[tuple[int, str]]) -> dict[str, list[tuple[int, str]]]:
+        by_term: dict[str, list[tuple[int, str]]] = {}
         for doc, title in titles:
-            terms = [t.text for t in analyze_query(title)]
-            if terms:
-                by_term.setdefault(terms[0], []).append((doc, frozenset(terms)))
+            first = _first_term(title)
+            if first is not None:
+                by_term.setdefault(first, []).append((doc, title))
         return by_term
+
+    def _title_terms(self, doc: int, title: str) -> frozenset[str]:
+        found = self._terms.get(doc)
+        if found is None:
+            found = frozenset(t.text for t in analyze_query(title))
+            with self._lock:
+                self._terms[doc] = found
+        return found
 
     def named(self, terms: Sequence[QueryTerm], titles: Any) -> set[int]:
         """Docs whose every title term is among the forms of ``terms``; ``titles`` is a
@@ -102,11 +118,26 @@ class NamedTitles:
         forms = {form for term in terms for form, _ in term.forms}
         found: set[int] = set()
         for form in forms:
-            for doc, title_terms in by_term.get(form, ()):
+            for doc, title in by_term.get(form, ()):
+                title_terms = self._title_terms(doc, title)
                 # A one-word title ("Users") names nothing: an active "Users" may exist.
                 if len(title_terms) > 1 and title_terms <= forms:
                     found.add(doc)
         return found
+
+
+def _first_term(title: str) -> str | None:
+    """The text of the first term :func:`~okfx.search.analyzer.analyze_query` gives for
+    ``title`` (its first term that is not a stopword, else its first), without
+    analysing the rest of it; None when it has no term."""
+    first = None
+    for chunk in split_chunks(title):
+        for term in analyze_chunk(chunk, query=True):
+            if term not in STOPWORDS:
+                return term
+            if first is None:
+                first = term
+    return first
 
 
 class Factors(Sequence[float]):
