@@ -248,7 +248,7 @@ def encode(parsed: Parsed, real_root: str) -> StateWriter:
         "concepts": enc.table(concepts, Concept, SLIM_FIELDS),
         "indexes": enc.table(list(parsed.indexes.values()), IndexFile),
         "logs": enc.table(list(parsed.logs.values()), LogFile),
-        "file_overflow": [[p, n] for p, n in parsed.file_overflow.items()],
+        "file_overflow": _encode_counts(enc, parsed.file_overflow),
     }
     writer = StateWriter(
         BUNDLE_KIND,
@@ -324,7 +324,7 @@ def _decode(state: StateFile, real_root: str, store: FileStore) -> Parsed:
     file_warnings: dict[str, list[Problem]] = {}
     for warning in _table(dec, records, "file_warnings", Problem):
         file_warnings.setdefault(warning.path, []).append(warning)
-    file_overflow = _file_counts(records.get("file_overflow"))
+    file_overflow = _decode_counts(dec, records.get("file_overflow"))
     return Parsed(
         manifest=manifest,
         concepts={c.path: c for c in concepts},
@@ -355,12 +355,31 @@ def _counts(value: Any) -> dict[str, int]:
     return value
 
 
-def _file_counts(value: Any) -> dict[str, dict[str, int]]:
-    if not isinstance(value, list) or not all(
-        isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) for pair in value
-    ):
+def _encode_counts(enc: Encoder, by_file: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """Problem counts by file as three columns (file, code, count), one row per pair."""
+    rows = [(path, code, n) for path, counts in by_file.items() for code, n in counts.items()]
+    paths, codes, numbers = (
+        (list(column) for column in zip(*rows, strict=True)) if rows else ([], [], [])
+    )
+    return {
+        "n": len(rows),
+        "paths": enc.column(paths),
+        "codes": enc.column(codes),
+        "counts": enc.column(numbers),
+    }
+
+
+def _decode_counts(dec: Decoder, spec: Any) -> dict[str, dict[str, int]]:
+    if not isinstance(spec, dict) or type(spec.get("n")) is not int:
         raise StateFormatError("the problem counts by file are malformed")
-    return {path: _counts(counts) for path, counts in value}
+    n = spec["n"]
+    paths, codes, numbers = (dec.column(spec.get(k), n) for k in ("paths", "codes", "counts"))
+    by_file: dict[str, dict[str, int]] = {}
+    for path, code, count in zip(paths, codes, numbers, strict=True):
+        if not (isinstance(path, str) and isinstance(code, str) and type(count) is int):
+            raise StateFormatError("the problem counts by file are malformed")
+        by_file.setdefault(path, {})[code] = count
+    return by_file
 
 
 def _table(dec: Decoder, records: dict[str, Any], name: str, cls: type) -> list[Any]:
