@@ -125,8 +125,11 @@ async def over_stdio(
 
 
 @asynccontextmanager
-async def over_http(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Session]:
-    """Talk MCP over streamable HTTP to ``url``, sending ``headers`` with every request."""
+async def over_http(
+    url: str, headers: dict[str, str] | None = None, *, legacy: bool = False
+) -> AsyncIterator[Session]:
+    """Talk MCP over streamable HTTP to ``url``, sending ``headers`` with every request.
+    ``legacy`` keeps a 2.x client on the 2025 protocol (1.x speaks nothing else)."""
     from mcp.client.streamable_http import streamable_http_client
 
     async with AsyncExitStack() as stack:
@@ -136,7 +139,10 @@ async def over_http(url: str, headers: dict[str, str] | None = None) -> AsyncIte
 
             http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers))
             client = await stack.enter_async_context(
-                Client(streamable_http_client(url, http_client=http))
+                Client(
+                    streamable_http_client(url, http_client=http),
+                    mode="legacy" if legacy else "auto",
+                )
             )
             yield Session(client, client.instructions)
         else:

@@ -30,6 +30,7 @@ from okfx.tools.toolbox import RUN_TOOL
 from okfx.version import __version__
 
 from ._fair import CallPolicy, fair
+from ._fastcall import fast_calls
 from ._guard import HttpLimits
 from ._http import (
     HTTP_PATH,
@@ -237,14 +238,18 @@ def watch_resources(server: Any, manager: KnowledgeManager) -> Callable[[Any], b
 
 
 # -- transports --------------------------------------------------------------------------------
-def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None) -> ASGIApp:
+def http_app(
+    server: Any, *, host: str = "127.0.0.1", token: str | None = None, fast: bool = True
+) -> ASGIApp:
     """The server as a stateless streamable-HTTP ASGI app at ``/mcp``.
 
     With ``token`` every request must carry it as a bearer token. On loopback the SDK's
     DNS-rebinding guard accepts only loopback ``Host`` headers (and ``host`` itself); off
     loopback it is turned off, since clients reach the server under names it cannot know,
     and the token is what guards it there. ``GET /mcp`` answers 405 (there is no event
-    stream to open).
+    stream to open). A POST of one ``tools/call`` or ``resources/read`` skips the SDK's
+    per-request transport with the same answer (:mod:`._fastcall`); ``fast=False`` sends
+    every request through the SDK.
     """
     found = sdk()
     security = _transport_security(found, host)
@@ -263,6 +268,8 @@ def http_app(server: Any, *, host: str = "127.0.0.1", token: str | None = None) 
         settings.json_response = True
         settings.transport_security = security
         app = server.streamable_http_app()
+    if fast:
+        app = fast_calls(app, server, _low_level(server))
     app = mcp_get_answer(app)
     return bearer_auth(app, token) if token else app
 
