@@ -193,3 +193,50 @@ def test_a_client_listening_on_the_2026_protocol_hears_the_list_change(tmp_path:
 
     anyio.run(run)
     assert heard == ["ResourcesListChanged"]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "sdk"])
+def test_watch_mode_over_http_keeps_no_session_per_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool
+) -> None:
+    """A stateless HTTP request's session ends with its answer: nothing can be sent to it
+    later, so watch mode must not keep it (it did: one per request, for ever, each
+    request scanning all of them). A framed in-process (stdio-like) session is kept."""
+    from mcp_clients import in_process, over_http, uvicorn_thread
+
+    from okfx.adapters import mcp as adapter
+
+    made: list[Any] = []
+
+    class Recorded(adapter._Sessions):  # type: ignore[misc,name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
+
+    monkeypatch.setattr(adapter, "_Sessions", Recorded)
+    root = write_tree(tmp_path / "shop", FILES)
+    manager = KnowledgeManager.from_paths([root])
+    server = adapter.build_server(manager)
+    on_reload = adapter.watch_resources(server, manager)
+    app = adapter.http_app(server, fast=fast)
+    sock = adapter.bind("127.0.0.1", 0)
+
+    async def calls() -> None:
+        async with over_http(adapter.url_for(sock), legacy=True) as session:
+            for _ in range(20):
+                await session.call("list_bundles", {})
+                await session.read("okf://shop/orders.md")
+
+    with uvicorn_thread(app, sock):
+        anyio.run(calls)
+    assert made and made[0].items == []
+
+    async def framed() -> None:
+        async with in_process(server, framed=True) as session:
+            await session.call("list_bundles", {})
+
+    anyio.run(framed)
+    assert len(made[0].items) == 1
+    (root / "margin.md").write_text("---\ntype: metric\ntitle: Margin\n---\nm\n")
+    manager.reload()
+    assert on_reload() is True

@@ -133,16 +133,28 @@ def _low_level(server: Any) -> Any:
 
 
 class _Sessions:
-    """The client sessions seen so far, each with its event loop, to notify later."""
+    """The client sessions seen so far, each with its event loop, to notify later, and
+    the loops that served any request (the 2.x subscription bus publishes on each)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.items: list[tuple[Any, asyncio.AbstractEventLoop]] = []
+        self.loops: dict[int, asyncio.AbstractEventLoop] = {}
 
-    def add(self, session: Any) -> None:
+    def add(self, session: Any, over_http: bool) -> None:
+        """Remember ``session``, unless it came with a stateless HTTP request: that one
+        ends with its answer (nothing sent to it later arrives anywhere), and keeping
+        one per request would grow without end."""
         loop = asyncio.get_running_loop()
+        if id(loop) not in self.loops:  # a new loop: forget those that have closed
+            with self.lock:
+                self.loops = {k: v for k, v in self.loops.items() if not v.is_closed()}
+                self.loops[id(loop)] = loop
+        if over_http:
+            return
+        client = _client_of(session)
         with self.lock:
-            if all(known is not session for known, _ in self.items):
+            if all(_client_of(known) is not client for known, _ in self.items):
                 self.items.append((session, loop))
 
     def resources_changed(self, bus: Any = None, timeout: float = 5.0) -> int:
@@ -153,15 +165,18 @@ class _Sessions:
         told = 0
         with self.lock:
             items = list(self.items)
+            loops = [loop for loop in self.loops.values() if not loop.is_closed()]
         if bus is not None:
             event = importlib.import_module("mcp.shared.subscriptions").ResourcesListChanged()
-            for loop in {id(loop): loop for _, loop in items}.values():
+            for loop in loops:
                 try:
                     asyncio.run_coroutine_threadsafe(bus.publish(event), loop).result(timeout)
                 except Exception as exc:
                     logger.debug("okfx: the change was not published: %r", exc)
         for session, loop in items:
             try:
+                if loop.is_closed():
+                    raise RuntimeError("its event loop is closed")
                 future = asyncio.run_coroutine_threadsafe(
                     session.send_resource_list_changed(), loop
                 )
@@ -174,6 +189,12 @@ class _Sessions:
         return told
 
 
+def _client_of(session: Any) -> Any:
+    """What ``session`` notifies through: 2.x makes a session per request, all of one
+    client's sending on its connection; a 1.x session is the connection."""
+    return getattr(session, "_connection", None) or session
+
+
 def _capture_sessions(server: Any, sessions: _Sessions) -> None:
     """Remember the session of every request, and say in the handshake that the
     resource list can change."""
@@ -181,7 +202,7 @@ def _capture_sessions(server: Any, sessions: _Sessions) -> None:
     if sdk().major >= 2:
 
         async def capture(ctx: Any, call_next: Any) -> Any:
-            sessions.add(ctx.session)
+            sessions.add(ctx.session, over_http=ctx.request is not None)
             return await call_next(ctx)
 
         server.middleware.append(capture)
@@ -191,9 +212,11 @@ def _capture_sessions(server: Any, sessions: _Sessions) -> None:
 
             async def wrapped(request: Any, handler: Any = handler) -> Any:
                 try:
-                    sessions.add(low.request_context.session)
+                    context = low.request_context
                 except LookupError:
                     pass
+                else:
+                    sessions.add(context.session, over_http=context.request is not None)
                 return await handler(request)
 
             handlers[key] = wrapped
