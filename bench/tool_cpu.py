@@ -18,7 +18,9 @@ another folder) and run once to warm up, then timed: the CPU time of the calling
 Each line is compared with the floor measured in the same run: ``read_concept`` of an
 existing path. ``--mcp`` also times a ``tools/call`` of ``list_bundles`` (a tool that
 does almost nothing) through the HTTP app (``okfx.adapters.mcp.http_app``, in process,
-no socket): what the protocol layer adds to every call.
+no socket, no client: the app is handed the request as uvicorn hands it over), as okfx
+serves it and with every request through the SDK's transport (``fast=False``): what the
+protocol layer adds to every call.
 """
 
 from __future__ import annotations
@@ -89,37 +91,73 @@ def tool_rows(box: Any, mix: Mix, calls: int, repeat: int) -> dict[str, float]:
     return rows
 
 
-def mcp_row(box: Any, calls: int, repeat: int) -> float:
-    """CPU ms of one ``tools/call`` of list_bundles through the HTTP app, in process."""
-    import httpx
+def mcp_rows(box: Any, calls: int, repeat: int) -> dict[str, float]:
+    """CPU ms of one ``tools/call`` of list_bundles through the HTTP app, in process: as
+    okfx serves it, and with every request through the SDK's transport (``fast=False``)."""
+    return {
+        "tools/call list_bundles over the HTTP app": mcp_ms(box, calls, repeat, fast=True),
+        "  the same through the SDK's transport": mcp_ms(box, calls, repeat, fast=False),
+    }
+
+
+def mcp_ms(box: Any, calls: int, repeat: int, *, fast: bool) -> float:
+    """The server's CPU per call: the ASGI app driven directly (no client, no socket), the
+    way uvicorn hands it a parsed request; the SDK's worker threads count too."""
+    import json
 
     from okfx.adapters import mcp as adapter
 
     server = adapter.build_server(box)
-    app = adapter.http_app(server)
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
-    body["params"] = {"name": "list_bundles", "arguments": {}}
+    app = adapter.http_app(server, fast=fast)
+    params = {"name": "list_bundles", "arguments": {}}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+    raw = body.encode()
+    headers = [
+        (b"host", b"127.0.0.1:8000"),
+        (b"content-type", b"application/json"),
+        (b"accept", b"application/json, text/event-stream"),
+        (b"content-length", str(len(raw)).encode()),
+    ]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
+        "root_path": "", "headers": headers, "client": ("127.0.0.1", 5000),
+        "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
 
-    async def main() -> float:
-        transport = httpx.ASGITransport(app=app)
+    async def one() -> None:
+        status: list[int] = []
+        pending = [{"type": "http.request", "body": raw, "more_body": False}]
+
+        async def receive() -> dict[str, Any]:
+            if pending:
+                return pending.pop()
+            await asyncio.Event().wait()  # no disconnect while answering
+            raise AssertionError("unreachable")
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        await app(dict(scope), receive, send)
+        assert status == [200], status
+
+    async def run() -> float:
         async with server.session_manager.run():
-            async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
 
-                async def many() -> None:
-                    for _ in range(calls):
-                        response = await c.post("/mcp", json=body, headers=headers)
-                        assert response.status_code == 200, response.text
+            async def many() -> None:
+                for _ in range(calls):
+                    await one()
 
+            await many()
+            best = float("inf")
+            for _ in range(repeat):
+                start = time.process_time()  # the SDK's worker threads count too
                 await many()
-                best = float("inf")
-                for _ in range(repeat):
-                    start = time.process_time()  # the SDK's worker threads count too
-                    await many()
-                    best = min(best, time.process_time() - start)
-                return best / calls * 1e3
+                best = min(best, time.process_time() - start)
+            return best / calls * 1e3
 
-    return asyncio.run(main())
+    return asyncio.run(run())
 
 
 def main() -> None:
@@ -144,7 +182,7 @@ def main() -> None:
     mix = Mix(paths, root.resolve().name, options)
     rows = tool_rows(box, mix, args.calls, args.repeat)
     if args.mcp:
-        rows["tools/call list_bundles over the HTTP app"] = mcp_row(box, args.calls, args.repeat)
+        rows.update(mcp_rows(box, args.calls, args.repeat))
     floor = rows[FLOOR]
     print(f"{'call':<44}{'CPU ms':>10}{'x floor':>10}")
     for kind, ms in rows.items():
