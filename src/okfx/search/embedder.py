@@ -16,6 +16,8 @@ rows, L2-normalised by :func:`normalized`, so a dot product is the cosine.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -27,6 +29,7 @@ __all__ = [
     "INSTALL",
     "Embedder",
     "MiniLMEmbedder",
+    "QueryVectors",
     "default_embedder",
     "normalized",
     "require",
@@ -36,6 +39,8 @@ __all__ = [
 INSTALL = install_command("semantic")
 #: The model reads at most this many word pieces of a text (its training length).
 MAX_PIECES = 256
+#: How many query vectors :class:`QueryVectors` keeps.
+QUERY_CACHE = 512
 _VOCAB = Path(__file__).with_name("data") / "minilm-vocab.txt"
 
 
@@ -126,6 +131,31 @@ class MiniLMEmbedder:
             pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[chunk] = pooled
         return normalized(out, self.dimension)
+
+
+class QueryVectors:
+    """An embedder's unit vector per query string, the last :data:`QUERY_CACHE` kept
+    (an agent repeats queries; encoding one costs a few milliseconds). Thread-safe."""
+
+    def __init__(self, embedder: Embedder, size: int = 0) -> None:
+        self.embedder = embedder
+        self.size = size or QUERY_CACHE
+        self._kept: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, query: str) -> Any:
+        with self._lock:
+            vector = self._kept.get(query)
+            if vector is not None:
+                self._kept.move_to_end(query)
+                return vector
+        vector = normalized(self.embedder.embed([query]), self.embedder.dimension)[0]
+        vector.flags.writeable = False  # shared by every search for this query
+        with self._lock:
+            self._kept[query] = vector
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return vector
 
 
 def default_embedder() -> Embedder:

@@ -29,14 +29,22 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from okfx.search.analyzer import analyze_query
-from okfx.search.embedder import Embedder, normalized, require
+from okfx.search.embedder import Embedder, QueryVectors, require
 from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
-from okfx.search.index import MAX_LIMIT, SearchHit, SearchIndex, SearchResults
+from okfx.search.index import MAX_LIMIT, SCORE_DIGITS, SearchHit, SearchIndex, SearchResults
 from okfx.search.live import LiveIndex
-from okfx.search.vectors import DEFAULT_MAX_CONCEPTS, Progress, VectorIndex, VectorStore
+from okfx.search.topk import Scored
+from okfx.search.vectors import (
+    DEFAULT_MAX_CONCEPTS,
+    Progress,
+    VectorIndex,
+    VectorStore,
+    nearest,
+)
 
 __all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "Semantic", "SemanticState"]
 
@@ -121,6 +129,18 @@ class _Part:
     state: SemanticState
     dropped: frozenset[int] = frozenset()
 
+    @cached_property
+    def multipliers(self) -> Any:
+        """The lifecycle multipliers of the index's docs (float32, made once)."""
+        np = require("numpy")
+        return np.asarray(self.index.multipliers, dtype=np.float32)
+
+    @cached_property
+    def gone(self) -> Any:
+        """The dropped doc ids, as an index array."""
+        np = require("numpy")
+        return np.asarray(sorted(self.dropped), dtype=np.int64)
+
 
 class HybridRanker:
     """BM25F and embedding candidates merged; see the module docstring."""
@@ -132,7 +152,7 @@ class HybridRanker:
         #: Score with the embedding alone (for evaluation: "semantic only").
         self.semantic_only = False
         self._lexical_only = lexical_only
-        self._doc_map: dict[tuple[str, str], tuple[int, int]] | None = None
+        self._vectors = QueryVectors(state.embedder)
 
     @classmethod
     def live(cls, index: LiveIndex, base: SemanticState, delta: SemanticState) -> HybridRanker:
@@ -146,22 +166,6 @@ class HybridRanker:
     @property
     def states(self) -> tuple[SemanticState, ...]:
         return tuple(part.state for part in self._parts)
-
-    @property
-    def _docs(self) -> dict[tuple[str, str], tuple[int, int]]:
-        """``(bundle, path) -> (part, doc)`` of every current entry."""
-        if self._doc_map is None:  # two threads may both build it: the maps are equal
-            self._doc_map = {
-                (bundle, concept.path): (at, doc)
-                for at, part in enumerate(self._parts)
-                for doc, (bundle, concept) in enumerate(part.index.entries)
-                if doc not in part.dropped
-            }
-        return self._doc_map
-
-    def _query_vector(self, query: str) -> Any:
-        embedder = self.state.embedder
-        return normalized(embedder.embed([query]), embedder.dimension)[0]
 
     def search(
         self,
@@ -189,12 +193,13 @@ class HybridRanker:
             return _lexical(index.rank(query, limit=k, **options), waiting)
         spec = ConceptFilter.create(**{key: options[key] for key in _FILTERS})
         options["now"] = spec.now
-        lexical = index.rank(query, limit=max(k, CANDIDATES), **options)
-        docs = self._docs
-        lex = {docs[(h.bundle, h.path)]: h.score for h in lexical}
+        found = index.scored(query, max(k, CANDIDATES), **options)
+        lexical = found if isinstance(found, Scored) else Scored([], [], spec.now)
+        # Scores as hits show them (4 decimals), as the blend has always read them.
+        lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
         best = max(lex.values(), default=0.0)
-        alpha = self._alpha(query, lexical) if not self.semantic_only else 0.0
-        near, dense, hidden_dense = self._dense(self._query_vector(query), spec)
+        alpha = self._alpha(query, lex, spec.now) if not self.semantic_only else 0.0
+        near, dense, hidden_dense = self._dense(self._vectors.get(query), spec)
         values = sorted(dense.values(), reverse=True)
         high, low = (values[0], values[-1]) if values else (1.0, 0.0)
         spread = max(high - low, 1e-6)
@@ -207,11 +212,8 @@ class HybridRanker:
         hits = self._hits(query, top, lex, dense, near, spec.now)
         theta = top[-1][1] if len(top) == k else 0.0
         # Per filter, the larger of the two sides' counts of hidden matches that would
-        # have ranked within these hits.
-        if len(top) < k:
-            hidden = dict(lexical.hidden)
-        else:
-            hidden = dict(index.rank(query, k, **options).hidden)
+        # have ranked within these hits (the lexical side's as a search for k hits).
+        hidden = lexical.hidden(max(k, CANDIDATES) if len(top) < k else k)
         counted: dict[str, int] = {}
         for value, verdict in hidden_dense:
             if (1 - alpha) * (value - low) / spread >= theta and value > low:
@@ -233,10 +235,9 @@ class HybridRanker:
             vectors = part.state.vectors
             assert vectors is not None  # search() checked
             sims = vectors.similarities(vector)
-            values = sims * np.asarray(part.index.multipliers, dtype=np.float32)
-            for doc in part.dropped:
-                values[doc] = -np.inf
-            for doc in np.argsort(-values, kind="stable")[: 4 * CANDIDATES].tolist():
+            values = sims * part.multipliers
+            values[part.gone] = -np.inf
+            for doc in nearest(values, 4 * CANDIDATES).tolist():
                 if doc not in part.dropped:
                     pool.append((float(values[doc]), (at, doc)))
             near.parts.append((sims, values))
@@ -277,13 +278,23 @@ class HybridRanker:
         hits.sort(key=lambda hit: (-hit.score, hit.bundle, hit.path))
         return hits
 
-    def _alpha(self, query: str, lexical: SearchResults) -> float:
+    def _alpha(self, query: str, lex: dict[tuple[int, int], float], now: datetime) -> float:
         """The BM25F share: :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
-        ``share`` being the part of the query's terms the best BM25F hit contains."""
+        ``share`` being the part of the query's terms the best BM25F hit contains (the
+        first hit a lexical search shows: best score, then (bundle, path))."""
         terms = [t.text for t in analyze_query(query)]
-        if not terms or not lexical:
+        if not terms or not lex:
             return ALPHA_MIN
-        matched = set(lexical[0].matched)
+        parts = self._parts
+
+        def order(item: tuple[tuple[int, int], float]) -> tuple[float, str, str]:
+            (at, doc), score = item
+            bundle, concept = parts[at].index.entries[doc]
+            return -score, bundle, concept.path
+
+        (at, doc), score = min(lex.items(), key=order)
+        (hit,) = parts[at].index.build_hits(query, [(score, doc)], now)
+        matched = set(hit.matched)
         share = sum(1 for t in terms if t in matched) / len(terms)
         return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * float(share**ALPHA_POWER)
 

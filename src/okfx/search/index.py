@@ -46,7 +46,7 @@ from okfx.search.scoring import (
     query_words,
 )
 from okfx.search.snippets import best_line
-from okfx.search.topk import top_k
+from okfx.search.topk import Scored, top_k
 from okfx.search.wordforms import initialisms, joined_pairs, title_initialisms
 
 __all__ = [
@@ -74,7 +74,8 @@ _STATE_KEYS = {
     *_POSTING_ARRAYS,
     *_PENDING_KEYS,
 }
-_SCORE_DIGITS = 4
+#: Scores are rounded to this many decimals in hits (and read so by hybrid search).
+SCORE_DIGITS = 4
 #: Weight of an acronym a run of query words spells ("personally identifiable
 #: information" -> pii), an optional term that never counts in coverage.
 ACRONYM_WEIGHT = 0.8
@@ -321,18 +322,23 @@ class SearchIndex:
             bundle: Only concepts of this bundle (multi-bundle indexes).
             now: The instant that decides staleness; defaults to the current UTC time.
         """
-        k, spec, terms = prepare_query(
-            query,
-            limit,
-            bundle=bundle,
-            directory=directory,
-            type=type,
-            tags=tags,
-            trust_tier=trust_tier,
-            include_deprecated=include_deprecated,
-            include_stale=include_stale,
-            now=now,
-        )
+        scored = self.scored(
+            query, limit, type=type, tags=tags, directory=directory, trust_tier=trust_tier,
+            include_deprecated=include_deprecated, include_stale=include_stale,
+            bundle=bundle, now=now,
+        )  # fmt: skip
+        if isinstance(scored, SearchResults):
+            return scored
+        hits = self.build_hits(query, [(score, doc) for score, _, doc in scored.hits], scored.now)
+        hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
+        return SearchResults(query, hits, hidden, hidden_notice(hidden))
+
+    def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
+        """:meth:`rank` before its hits are built: the ``(score, 0, doc)`` of the best
+        ``limit`` and what the filters hid (:class:`~okfx.search.topk.Scored`), or the
+        empty results when no query word is in the index. Hybrid search ranks from this
+        and builds only the hits it keeps."""
+        k, spec, terms = prepare_query(query, limit, **filters)
         groups = [self._forms(term) for term in terms]
         extra = self._acronyms(query, terms)
         if not any(groups) and not extra:
@@ -344,8 +350,8 @@ class SearchIndex:
 
         factors = self.factors(query, terms, groups)
         ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
-        hits = self.build_hits(query, ranked.hits, spec.now)
-        return SearchResults(query, hits, ranked.hidden, hidden_notice(ranked.hidden))
+        hits = [(score, 0, doc) for score, doc in ranked.hits]
+        return Scored(hits, ranked.examined, spec.now)
 
     def build_hits(
         self,
@@ -365,7 +371,7 @@ class SearchIndex:
         needles = _Needles(self.postings, terms, groups, query)
         units = query_units(query, terms)
         how, near = found or {}, similarity or {}
-        order = sorted((-round(score, _SCORE_DIGITS), doc) for score, doc in scored)
+        order = sorted((-round(score, SCORE_DIGITS), doc) for score, doc in scored)
         hits = []
         for neg, doc in order:
             hit = self._hit(doc, -neg, needles, now, how.get(doc, "lexical"))

@@ -23,11 +23,19 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
-from okfx.search.analyzer import QueryTerm
-from okfx.search.filters import ConceptLike, hidden_notice
-from okfx.search.index import SearchIndex, SearchResults, _Needles, no_hits, prepare_query
+from okfx.search.analyzer import QueryTerm, analyze_query
+from okfx.search.filters import ConceptLike, clamp_limit, hidden_notice
+from okfx.search.index import (
+    MAX_LIMIT,
+    SCORE_DIGITS,
+    SearchIndex,
+    SearchResults,
+    _Needles,
+    no_hits,
+    prepare_query,
+)
 from okfx.search.scoring import query_units
-from okfx.search.topk import top_k
+from okfx.search.topk import Scored, top_k
 
 __all__ = ["MERGE_FRACTION", "SMALL", "LiveIndex", "Index", "updated"]
 
@@ -36,7 +44,6 @@ MERGE_FRACTION = 0.05
 #: Indexes with fewer documents than this are rebuilt on every change.
 SMALL = 2000
 _DROPPED = "\0dropped"
-_SCORE_DIGITS = 4
 
 Key = tuple[str, str]  # (bundle name, concept path)
 Entry = tuple[str, ConceptLike]
@@ -95,7 +102,32 @@ class LiveIndex:
         **filters: Any,
     ) -> SearchResults:
         """:meth:`SearchIndex.rank` over the base (less what was dropped) and the delta."""
-        k, spec, terms = prepare_query(query, limit, type=type, tags=tags, **filters)
+        scored = self.scored(query, limit, type=type, tags=tags, **filters)
+        if isinstance(scored, SearchResults):
+            return scored
+        parts = (self.base, self.delta)
+        terms = analyze_query(query)
+        needles = {
+            part: _Needles(
+                parts[part].postings, terms, [parts[part]._forms(t) for t in terms], query
+            )
+            for part in {part for _, part, _ in scored.hits}
+        }
+        order = sorted(
+            (-round(score, SCORE_DIGITS), _key(parts[part].entries[doc]), doc, part)
+            for score, part, doc in scored.hits
+        )
+        hits = [
+            parts[part]._hit(doc, -neg, needles[part], scored.now, "lexical")
+            for neg, _, doc, part in order
+        ]
+        hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
+        return SearchResults(query, hits, hidden, hidden_notice(hidden))
+
+    def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
+        """As :meth:`SearchIndex.scored`, over the base (part 0, less what was dropped)
+        and the delta (part 1); equal scores rank by (bundle, path)."""
+        k, spec, terms = prepare_query(query, limit, **filters)
         base, delta = self.base, self.delta
         base_ids, base_idfs = base.postings.terms, base.postings.idfs
 
@@ -107,7 +139,7 @@ class LiveIndex:
         kinds = self.base.kinds.vocabulary(self.base.entries, self.dropped)
         kinds |= self.delta.kinds.vocabulary(self.delta.entries)
         parts = []
-        for index, dropped in ((base, self.dropped), (delta, frozenset[int]())):
+        for part, (index, dropped) in enumerate(((base, self.dropped), (delta, frozenset[int]()))):
             idf_of = None if index is base else base_idf
             groups = [index._forms(term, idf_of) for term in terms]
             extra = index._acronyms(query, terms)
@@ -123,30 +155,24 @@ class LiveIndex:
             # lifecycle and coverage as SearchIndex, counting the words the whole corpus has
             factors = index.factors(query, terms, groups, present, kinds)
             ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
-            parts.append((index, groups, ranked))
+            parts.append((part, index, ranked))
         if not parts:
             return no_hits(query, terms)
         best = heapq.nsmallest(
             k,
             (
                 (-score, _key(index.entries[doc]), doc, part)
-                for part, (index, _, ranked) in enumerate(parts)
+                for part, index, ranked in parts
                 for score, doc in ranked.hits
             ),
         )
-        theta = -best[-1][0] if len(best) == k else 0.0
-        hidden: dict[str, int] = {}
-        for _, _, ranked in parts:
-            for score, reason in ranked.examined:
-                if reason != _DROPPED and score >= theta:
-                    hidden[reason] = hidden.get(reason, 0) + 1
-        needles = [_Needles(index.postings, terms, groups, query) for index, groups, _ in parts]
-        order = sorted((round(neg, _SCORE_DIGITS), key, doc, part) for neg, key, doc, part in best)
-        hits = [
-            parts[part][0]._hit(doc, -neg, needles[part], spec.now, "lexical")
-            for neg, _, doc, part in order
+        examined = [
+            (score, reason)
+            for _, _, ranked in parts
+            for score, reason in ranked.examined
+            if reason != _DROPPED
         ]
-        return SearchResults(query, hits, hidden, hidden_notice(hidden))
+        return Scored([(-neg, part, doc) for neg, _, doc, part in best], examined, spec.now)
 
     def _present(self, query: str, terms: Sequence[QueryTerm]) -> int:
         """How many of the query's words (:func:`okfx.search.scoring.query_units`) some

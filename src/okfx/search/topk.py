@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from itertools import repeat
 from math import ceil
 from operator import add, itemgetter, mul, neg
@@ -32,7 +33,7 @@ from operator import add, itemgetter, mul, neg
 from okfx.search.bm25f import Postings
 from okfx.search.dense import COARSE_LEVELS, COARSE_MAX, FIELD_MAX, DenseVectors, Fields, positions
 
-__all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "top_k"]
+__all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "Scored", "top_k"]
 
 # One query term as (term id, weight) forms; its contribution is the best form.
 Group = Sequence[tuple[int, float]]
@@ -57,6 +58,30 @@ class Ranked:
     # (score, filter name) of every inadmissible doc examined that could rank: what
     # ``hidden`` counts against another k-th score when two rankings are merged.
     examined: list[tuple[float, str]] = field(default_factory=list)
+
+
+@dataclass
+class Scored:
+    """The best admissible docs of one search before hits are built: ``(score, part,
+    doc)``, best first (``part`` numbers the indexes searched: 0 for a plain index; a
+    live index's base 0, its delta 1), the inadmissible docs examined that could rank
+    (``examined``, as :attr:`Ranked.examined`), and the instant that decided staleness."""
+
+    hits: list[tuple[float, int, int]]
+    examined: list[tuple[float, str]]
+    now: datetime
+
+    def hidden(self, k: int) -> dict[str, int]:
+        """Per filter, the examined matches scoring at least the k-th hit's score (every
+        one when fewer than ``k`` hits came back): what a search for ``k`` hits hides.
+        Exact for any ``k`` up to the number asked for, since a search for more hits
+        examines every doc a search for fewer would."""
+        theta = self.hits[k - 1][0] if 0 < k <= len(self.hits) else 0.0
+        counts: dict[str, int] = {}
+        for score, verdict in self.examined:
+            if score >= theta:
+                counts[verdict] = counts.get(verdict, 0) + 1
+        return counts
 
 
 def _contribution(postings: Postings, group: Group, doc: int) -> float:

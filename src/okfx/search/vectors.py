@@ -41,6 +41,7 @@ __all__ = [
     "VectorStore",
     "concept_texts",
     "default_store",
+    "nearest",
 ]
 
 #: The state-file kind of a vector store.
@@ -160,6 +161,21 @@ def concept_texts(concept: ConceptLike) -> list[str]:
     if chunk and len(texts) <= MAX_CHUNKS:
         texts.append(f"{title}. {' '.join(chunk)}")
     return texts
+
+
+def nearest(values: Any, m: int) -> Any:
+    """The indexes of the ``m`` largest ``values``, largest first, equal values by
+    index: ``argsort(-values, kind="stable")[:m]`` without sorting every value (one
+    partition, then a sort of the ``m`` kept)."""
+    np = require("numpy")
+    n = len(values)
+    if n <= m:
+        kept = np.arange(n)
+    else:
+        kth = np.partition(values, n - m)[n - m]  # the m-th largest
+        above = np.flatnonzero(values > kth)
+        kept = np.concatenate((above, np.flatnonzero(values == kth)[: m - len(above)]))
+    return kept[np.lexsort((kept, -values[kept]))]
 
 
 class VectorIndex:
