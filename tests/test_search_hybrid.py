@@ -304,26 +304,35 @@ def test_the_default_model_embeds_offline_into_unit_vectors():
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
 
 
-def test_a_long_body_is_read_in_chunks_and_scored_from_its_head_and_best_chunk(tmp_path):
+def test_a_long_body_is_read_in_chunks_and_scored_from_its_head_and_best_chunk(
+    tmp_path, monkeypatch
+):
     from okfx.search import vectors
 
     words = [f"w{i}" for i in range(1000)]
     long = FakeConcept("/notes/long.md", title="Long", body=" ".join(words) + " karma")
     texts = vectors.concept_texts(long)
-    assert len(texts) == 1 + vectors.MAX_CHUNKS  # the head and at most four chunks
+    assert len(texts) == 1 + vectors.MAX_CHUNKS  # the head and the chunk budget
     assert all(text.startswith("Long. ") for text in texts)
     assert "w0" in texts[0] and "w0" not in texts[1]
+    assert all(len(text) < len("Long. ") + vectors.CHUNK_CHARS + 10 for text in texts[1:])
     short = vectors.concept_texts(CONCEPTS[0])
     assert short == ["Users. Table. . \nReputation of each user."]
-    # A passage in the body counts: "karma" (reputation) sits in the last chunk only.
-    body = " ".join(words[:300]) + " karma karma"
+    monkeypatch.setattr(vectors, "MAX_CHUNKS", 0)
+    assert vectors.concept_texts(long) == texts[:1]
+    monkeypatch.setattr(vectors, "MAX_CHUNKS", 4)
+    assert len(vectors.concept_texts(long)) == 5
+    monkeypatch.undo()
+    # A passage in the body counts: "karma" (reputation) sits in the chunk only.
+    body = " ".join(words[:200]) + " karma karma"
     deep = FakeConcept("/notes/deep.md", title="Deep", body=body)
+    assert "karma" not in vectors.concept_texts(deep)[0]
     index = VectorIndex.build([deep, CONCEPTS[2]], ToyEmbedder(), VectorStore(tmp_path))
-    assert len(index) == 2 and index.starts.tolist() == [0, 3]
+    assert len(index) == 2 and index.starts.tolist() == [0, 2]
     query = ToyEmbedder().embed(["reputation"])[0]
     query /= np.linalg.norm(query)
     rows = index.matrix @ query
-    head, best = rows[0], rows[:3].max()
+    head, best = rows[0], rows[:2].max()
     assert best > head
     sims = index.similarities(query)
     assert sims[0] == pytest.approx(head + vectors.CHUNK_BLEND * (best - head))

@@ -152,7 +152,8 @@ class HybridRanker:
         #: Score with the embedding alone (for evaluation: "semantic only").
         self.semantic_only = False
         self._lexical_only = lexical_only
-        self._vectors = QueryVectors(state.embedder)
+        #: The query vectors kept (:class:`~okfx.search.embedder.QueryVectors`).
+        self.query_vectors = QueryVectors(state.embedder)
 
     @classmethod
     def live(cls, index: LiveIndex, base: SemanticState, delta: SemanticState) -> HybridRanker:
@@ -199,7 +200,7 @@ class HybridRanker:
         lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
         best = max(lex.values(), default=0.0)
         alpha = self._alpha(query, lex, spec.now) if not self.semantic_only else 0.0
-        near, dense, hidden_dense = self._dense(self._vectors.get(query), spec)
+        near, dense, hidden_dense = self._dense(self.query_vectors.get(query), spec)
         values = sorted(dense.values(), reverse=True)
         high, low = (values[0], values[-1]) if values else (1.0, 0.0)
         spread = max(high - low, 1e-6)

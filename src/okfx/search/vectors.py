@@ -52,9 +52,11 @@ DEFAULT_MAX_CONCEPTS = 20_000
 _DIGEST = 32
 #: Body characters the head text of a concept holds (the model reads 256 word pieces).
 HEAD_BODY_CHARS = 600
-#: Body characters of each further chunk, and how many chunks a concept gets at most.
-CHUNK_CHARS = 600
-MAX_CHUNKS = 4
+#: Body characters of each further chunk (about the model's 256 word pieces of prose), and
+#: how many chunks a concept gets at most: the encode cost of a concept, and the rows a
+#: query reads, grow with it (:func:`concept_texts`).
+CHUNK_CHARS = 900
+MAX_CHUNKS = 1
 #: How far a concept's similarity moves from its head's towards its best chunk's.
 CHUNK_BLEND = 0.5
 # Texts are encoded in batches of this many, so progress can be reported.
@@ -136,7 +138,10 @@ def concept_texts(concept: ConceptLike) -> list[str]:
     """What the model reads of a concept: its head (title, type, tags, description and
     the start of its body, :data:`HEAD_BODY_CHARS`), then up to :data:`MAX_CHUNKS` more
     chunks of the body (about :data:`CHUNK_CHARS` each, cut at words), each led by the
-    title (:meth:`VectorIndex.similarities` says how a concept is scored from them)."""
+    title (:meth:`VectorIndex.similarities` says how a concept is scored from them).
+
+    The budget bounds the cost: a concept is at most ``1 + MAX_CHUNKS`` texts of at most
+    256 word pieces each, however long its body."""
     title = concept.title
     words = concept.body.split()
     head_words, size = [], 0
@@ -151,13 +156,13 @@ def concept_texts(concept: ConceptLike) -> list[str]:
     chunk: list[str] = []
     size = 0
     for word in words[len(head_words) :]:
+        if len(texts) > MAX_CHUNKS:
+            return texts
         chunk.append(word)
         size += len(word) + 1
         if size >= CHUNK_CHARS:
             texts.append(f"{title}. {' '.join(chunk)}")
             chunk, size = [], 0
-            if len(texts) > MAX_CHUNKS:
-                return texts
     if chunk and len(texts) <= MAX_CHUNKS:
         texts.append(f"{title}. {' '.join(chunk)}")
     return texts
@@ -243,8 +248,11 @@ class VectorIndex:
             starts[1:] = np.cumsum(counts)[:-1]
         keys = [_digest(model, t) for t in texts]
         known = store.load(model, dim) if store is not None and dim else {}
-        missing = list(dict.fromkeys(k for k in keys if k not in known))  # each text once
         first = {k: i for i, k in reversed(list(enumerate(keys)))}
+        # Each text once, longest first: batches of similar lengths pad little.
+        missing = sorted(
+            dict.fromkeys(k for k in keys if k not in known), key=lambda k: -len(texts[first[k]])
+        )
         fresh: dict[bytes, Any] = {}
         done = 0
         if progress is not None:
