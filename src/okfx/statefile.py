@@ -73,7 +73,7 @@ def loads(data: bytes | memoryview) -> Any:
         raise StateFormatError(f"a JSON section does not parse: {exc}") from None
 
 
-Chunks = Callable[[], Iterable[bytes | memoryview]]
+Chunks = Callable[[], Iterable["bytes | memoryview | array[Any]"]]
 
 
 class _Streamed:
@@ -128,11 +128,11 @@ class StateWriter:
             raise ValueError(f"typecode {typecode!r} has no fixed size")
         if any(part.typecode != typecode for part in parts):
             raise ValueError(f"section {name!r}: every part must be of typecode {typecode!r}")
-        views = [memoryview(part).cast("B") for part in parts]
         crc = 0
-        for view in views:
-            crc = zlib.crc32(view, crc)
-        self._add(name, typecode, _Streamed(lambda: views, sum(map(len, views)), crc))
+        for part in parts:  # an array is a buffer: no view or copy is made of it
+            crc = zlib.crc32(part, crc)
+        length = sum(map(len, parts)) * TYPECODES[typecode]
+        self._add(name, typecode, _Streamed(lambda: parts, length, crc))
 
     def write(self, handle: IO[bytes]) -> int:
         """Write the file to ``handle`` (at its start); returns the bytes written."""
