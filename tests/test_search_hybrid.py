@@ -304,6 +304,22 @@ def test_the_default_model_embeds_offline_into_unit_vectors():
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
 
 
+def test_batches_within_a_word_piece_budget_embed_each_text_as_it_would_alone():
+    """Texts are grouped by length under a budget of word pieces (padding counted), so a
+    long text never pads a batch of 32: whatever the grouping, a text's vector is the one
+    it has embedded on its own."""
+    from okfx.search.embedder import MAX_PIECES, MiniLMEmbedder
+
+    _default_model()  # skips without the extra
+    texts = ["karma", "", "reputation " * 300, "points of a user " * 20, "badge", "x " * 90]
+    tight = MiniLMEmbedder(batch=3, pieces=MAX_PIECES)  # several batches, one long alone
+    together = tight.embed(texts)
+    alone = np.vstack([tight.embed([text]) for text in texts])
+    assert together.shape == (len(texts), 384)
+    assert np.allclose(together, alone, atol=1e-4)
+    assert tight.embed([]).shape == (0, 384)
+
+
 def test_a_long_body_is_read_in_chunks_and_scored_from_its_head_and_best_chunk(
     tmp_path, monkeypatch
 ):
