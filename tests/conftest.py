@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +35,8 @@ INITIALIZE = {
 NO_PACKAGE = 'need {}, which is not installed: pip install -e ".[dev,all]" installs it'
 
 SAMPLE_NAMES = ("acme_retail", "crypto_bitcoin", "ga4", "stackoverflow")
+#: The synthetic bundle generator the benchmarks use, beside the checkout.
+GENERATOR = PROJECT_ROOT.parent / "shared" / "bench" / "gen_bundle.py"
 
 MakeBundle = Callable[[dict[str, str | bytes]], Path]
 
@@ -47,6 +51,19 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             target.write_text(content, encoding="utf-8")
     return root
+
+
+def generated_bundle(out: Path, concepts: int) -> Path:
+    """A bundle of ``concepts`` concepts made at ``out`` by ../shared/bench/gen_bundle.py
+    (deterministic); skips the test when the generator is absent."""
+    if not GENERATOR.is_file():
+        pytest.skip(f"the bundle generator is not at {GENERATOR} (../shared is absent)")
+    subprocess.run(
+        [sys.executable, str(GENERATOR), "--concepts", str(concepts), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    return out
 
 
 @pytest.fixture(autouse=True)

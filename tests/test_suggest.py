@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,13 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT_ROOT, SAMPLE_NAMES, MakeBundle, concept
+from conftest import PROJECT_ROOT, SAMPLE_NAMES, MakeBundle, concept, generated_bundle
 from okfx import Bundle, KnowledgeManager, Toolbox
 from okfx.errors import NotFound
 from okfx.search.suggest import CUTOFF, closest, similarity
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
-GENERATOR = PROJECT_ROOT.parent / "shared" / "bench" / "gen_bundle.py"
 
 
 def _lcs(a: str, b: str) -> int:
@@ -218,15 +215,7 @@ def test_the_index_is_built_once_per_bundle(make_bundle: MakeBundle) -> None:
 @pytest.fixture(scope="session")
 def generated_10k(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 10k-concept bundle from ../shared/bench/gen_bundle.py, made once per session."""
-    if not GENERATOR.is_file():
-        pytest.skip(f"the bundle generator is not at {GENERATOR} (../shared is absent)")
-    out = tmp_path_factory.mktemp("generated") / "okf-10k"
-    subprocess.run(
-        [sys.executable, str(GENERATOR), "--concepts", "10000", "--out", str(out)],
-        check=True,
-        capture_output=True,
-    )
-    return out
+    return generated_bundle(tmp_path_factory.mktemp("generated") / "okf-10k", 10_000)
 
 
 def _cpu_per_call(call: Callable[[str], object], args: list[str], repeats: int = 7) -> float:

@@ -7,7 +7,9 @@ stays in memory while small and moves to an unnamed temporary file past
 and the file is mapped read-only: page cache). A full parse
 stores them in the state cache as a *texts* state file beside the bundle's state: the
 segments raw (:mod:`okfx.statefile` array sections, checked on first use rather than on
-open) and each segment's concept path and file stamp.
+open), each segment's concept path and file stamp, and each segment's own CRC-32 (a
+search's snippets read a few segments before the whole file is ever checked:
+:meth:`~okfx.search.corpus.Part.intact`).
 
 A load that reads the bundle's state back maps the texts file, and a segment serves the
 concept with its path whose file had the same stamp when it was parsed; segments of
@@ -22,6 +24,7 @@ next start. A texts file whose bytes do not match their checksum is deleted when
 from __future__ import annotations
 
 import logging
+import zlib
 from array import array
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -47,8 +50,8 @@ __all__ = [
 logger = logging.getLogger("okfx")
 
 TEXTS_KIND = "texts"
-#: What this module stores; bumped when that changes.
-TEXTS_FORMAT = 1
+#: What this module stores; bumped when that changes (2: each segment's CRC-32).
+TEXTS_FORMAT = 2
 #: A new texts file is stored once more than this part of the concepts are not in it.
 STALE_FRACTION = 0.05
 _SIZE_MASK = (1 << 40) - 1  # a stamp is mtime << 40 | size (okfx.bundle.stored.stamp_of)
@@ -65,6 +68,7 @@ class TextsBuilder:
         self.data, self.folded = Spool(folder), Spool(folder)
         self.starts, self.bodies = array("q", [0]), array("q")
         self.mtimes, self.sizes, self.lines = array("q"), array("q"), array("i")
+        self.crcs = array("I")
         self.ascii = bytearray()
         self.paths: list[str | None] = []
         self.fstarts, self.fids = array("q", [0]), array("i")
@@ -103,6 +107,7 @@ class TextsBuilder:
         self.mtimes.append(stamp >> 40)
         self.sizes.append(stamp & _SIZE_MASK)
         self.lines.append(line)
+        self.crcs.append(zlib.crc32(body, zlib.crc32(first)))
         self.paths.append(path)
         self.ascii.append(folded is None)
         if folded is not None:
@@ -132,7 +137,7 @@ class TextsBuilder:
             ("starts", self.starts), ("bodies", self.bodies), ("mtimes", mtimes),
             ("sizes", self.sizes),
             ("lines", self.lines), ("ascii", array("B", self.ascii)),
-            ("fstarts", self.fstarts), ("fids", self.fids),
+            ("fstarts", self.fstarts), ("fids", self.fids), ("crcs", self.crcs),
         ):  # fmt: skip
             writer.add_array(name, values)
         writer.add_json("paths", self.paths)
@@ -201,12 +206,14 @@ def read_part(file: StateFile, concepts: Mapping[str, Concept], store: object) -
         name: file.view(name, code)
         for name, code in (
             ("starts", "q"), ("bodies", "q"), ("mtimes", "q"), ("sizes", "q"), ("lines", "i"),
-            ("ascii", "B"), ("fstarts", "q"), ("fids", "i"),
+            ("ascii", "B"), ("fstarts", "q"), ("fids", "i"), ("crcs", "I"),
         )
     }  # fmt: skip
     starts, bodies, fids = arrays["starts"], arrays["bodies"], arrays["fids"]
     data, folded = file.region("data"), file.region("folded")
-    if any(len(arrays[name]) != n for name in ("bodies", "mtimes", "sizes", "lines", "ascii")):
+    if any(
+        len(arrays[name]) != n for name in ("bodies", "mtimes", "sizes", "lines", "ascii", "crcs")
+    ):
         raise StateFormatError("the texts' columns differ in length")
     _check_bounds(starts, n, data[2])
     _check_bounds(arrays["fstarts"], len(fids), folded[2])
@@ -229,7 +236,7 @@ def read_part(file: StateFile, concepts: Mapping[str, Concept], store: object) -
     unchecked = [(r[:3], r[3]) for r in (data, folded) if r[3] is not None]
     return Part(
         data[:3], starts, bodies, stamps, arrays["lines"], arrays["ascii"], served,
-        folded[:3], arrays["fstarts"], fids, unchecked,
+        folded[:3], arrays["fstarts"], fids, unchecked, arrays["crcs"],
     )  # fmt: skip
 
 
@@ -262,11 +269,10 @@ def rebuilt(concepts: Iterable[StoredConcept], folder: str | None) -> TextsBuild
     parts that serve them, else read from their file when it still has the concept's
     stamp (a concept whose file changed since is left out: the next load parses it)."""
     builder = TextsBuilder(folder, full=True)
-    where: dict[int, dict[str, int]] = {}
     for concept in concepts:
         store = concept._store
-        found = _locate(store.corpus, concept.path, where) if store.corpus is not None else None
-        if found is None:
+        found = store.corpus.locate(concept.path) if store.corpus is not None else None
+        if found is None or not found[0].check():
             yaml_text, body, stamp = store.read_now(concept)
             if stamp == concept.stamp and yaml_text:
                 builder.add(concept, stamp, body, yaml_text.count("\n") + 3)
@@ -287,17 +293,6 @@ def rebuilt(concepts: Iterable[StoredConcept], folder: str | None) -> TextsBuild
             folded,
         )
     return builder
-
-
-def _locate(corpus: Corpus, path: str, where: dict[int, dict[str, int]]) -> tuple[Part, int] | None:
-    for part in reversed(corpus.parts):
-        index = where.get(id(part))
-        if index is None:
-            index = where[id(part)] = {p: i for i, p in enumerate(part.paths) if p is not None}
-        seg = index.get(path)
-        if seg is not None and part.check():
-            return part, seg
-    return None
 
 
 def _folded_index(part: Part, seg: int) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from okfx.deadline import check, checked
-from okfx.search.corpus import Corpus, Part, one_line
+from okfx.search.corpus import Corpus, Part, Where, one_line
 
 __all__ = ["Found", "GrepSet", "Matcher", "Where", "candidates"]
 
@@ -25,8 +25,6 @@ _RESERVED = frozenset({"index.md", "log.md"})
 _RESERVED_SUFFIXES = tuple(f"/{name}" for name in sorted(_RESERVED))
 
 Entry = tuple[str, Any]  # (bundle name, concept)
-#: Where a concept's texts as loaded are: a part of a corpus and its segment there.
-Where = tuple[Part, int]
 #: A candidate: bundle name, concept, and where its texts are when a corpus holds them.
 Found = tuple[str, Any, Where | None]
 

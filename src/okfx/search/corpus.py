@@ -38,12 +38,24 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import re2
 
 from okfx.deadline import check
 
-__all__ = ["Buffer", "Corpus", "Part", "Region", "head", "one_line", "single_line", "spans"]
+__all__ = [
+    "Buffer",
+    "Corpus",
+    "Part",
+    "Region",
+    "Where",
+    "head",
+    "loaded_body",
+    "one_line",
+    "single_line",
+    "spans",
+]
 
 logger = logging.getLogger("okfx")
 
@@ -120,13 +132,14 @@ class Part:
     concept it holds, or None when it holds no concept any more (searches skip it).
     ``ascii[i]`` is 1 for an ASCII segment; the others are also in ``folded``, casefolded:
     folded segment ``j`` (``fstarts``) is the casefold of segment ``fids[j]``.
-    ``unchecked`` lists the regions whose checksum must match before a first search.
+    ``unchecked`` lists the regions whose checksum must match before a first search;
+    ``crcs[i]``, when given, is the CRC-32 of segment ``i`` alone (:meth:`intact`).
     """
 
     __slots__ = (
         "buffer", "base", "size", "view", "starts", "bodies", "mtimes", "sizes", "lines", "ascii",
-        "paths", "fbuffer", "fbase", "fsize", "fstarts", "fids", "unchecked", "on_broken",
-        "_state", "_lock",
+        "paths", "fbuffer", "fbase", "fsize", "fstarts", "fids", "unchecked", "crcs",
+        "on_broken", "_state", "_lock",
     )  # fmt: skip
 
     def __init__(
@@ -142,6 +155,7 @@ class Part:
         fstarts: Sequence[int],
         fids: Sequence[int],
         unchecked: Sequence[tuple[Region, int]] = (),
+        crcs: Sequence[int] | None = None,
     ) -> None:
         self.buffer, self.base, self.size = data
         self.view = memoryview(self.buffer)[self.base : self.base + self.size]
@@ -151,6 +165,7 @@ class Part:
         self.fbuffer, self.fbase, self.fsize = folded
         self.fstarts, self.fids = fstarts, fids
         self.unchecked = list(unchecked)
+        self.crcs = crcs
         #: Called once when the checksums do not match (the owner discards the file).
         self.on_broken: Callable[[], None] | None = None
         self._state: bool | None = None if self.unchecked else True
@@ -177,6 +192,16 @@ class Part:
                         if self.on_broken is not None:
                             self.on_broken()
         return self._state
+
+    def intact(self, seg: int) -> bool:
+        """True when segment ``seg`` reads as it was stored: the part's bytes are checked
+        (:meth:`check`) and match, or, before that, the segment matches its own CRC-32
+        (one segment's bytes, not the whole part's: a search's snippets read ten). A
+        segment that does not checks the whole part, which discards a broken file."""
+        if self._state is not None or self.crcs is None:
+            return self.check()
+        start, end = self.starts[seg], self.starts[seg + 1]
+        return zlib.crc32(self.view[start:end]) == self.crcs[seg] or self.check()
 
     def stamp(self, seg: int) -> int:
         return self.mtimes[seg] << 40 | self.sizes[seg]
@@ -318,16 +343,39 @@ def _scan(
         pos = starts[seg] + 1
 
 
+#: Where a concept's texts as loaded are: a part of a corpus and its segment there.
+Where = tuple[Part, int]
+
+
 class Corpus:
     """The texts of the concepts one load made, as :class:`Part` objects (later parts
     hold the concepts parsed after the earlier ones were read). ``uncovered`` names the
     concepts whose texts no part holds: grep reads those from their files."""
 
-    __slots__ = ("parts", "uncovered")
+    __slots__ = ("parts", "uncovered", "_where")
 
     def __init__(self, parts: Sequence[Part], uncovered: frozenset[str] = frozenset()) -> None:
         self.parts = tuple(parts)
         self.uncovered = uncovered
+        self._where: dict[str, int] | None = None
+
+    def locate(self, path: str) -> Where | None:
+        """Where the texts of the concept at ``path`` are (the last part that holds it),
+        or None. The first call maps every path of the parts (one int each)."""
+        where = self._where
+        if where is None:
+            count = len(self.parts)
+            where = {}
+            for i, part in enumerate(self.parts):
+                for seg, held in enumerate(part.paths):
+                    if held is not None:
+                        where[held] = seg * count + i
+            self._where = where  # threads racing here build equal maps
+        found = where.get(path)
+        if found is None:
+            return None
+        seg, i = divmod(found, len(self.parts))
+        return self.parts[i], seg
 
     def usable(self) -> bool:
         return all(part.check() for part in self.parts)
@@ -342,6 +390,19 @@ class Corpus:
                 if path is not None:
                     found[path] = (part, seg)
         return found
+
+
+def loaded_body(concept: Any, where: Where | None) -> tuple[str, int]:
+    """The body of ``concept`` and the file line it starts on: the text as loaded
+    (segment ``where``) while the concept's file still has the stamp that text was read
+    with, else what ``concept.body`` reads (the file as it is now). Either way the same
+    text: a stored concept reads its file again, and the file is what the load read."""
+    if where is not None:
+        part, seg = where
+        if part.intact(seg):
+            now: tuple[str, int] | None = concept.body_now(part.stamp(seg))
+            return (part.body(seg), part.lines[seg]) if now is None else now
+    return concept.body, getattr(concept, "body_line", 1)
 
 
 def single_line(pattern: str) -> bool:

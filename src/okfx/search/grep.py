@@ -24,8 +24,8 @@ import re2
 
 from okfx.deadline import checked
 from okfx.errors import InvalidArgument, InvalidRegex
-from okfx.search.candidates import GrepSet, Where, candidates
-from okfx.search.corpus import Part, one_line, single_line
+from okfx.search.candidates import GrepSet, candidates
+from okfx.search.corpus import Part, loaded_body, one_line, single_line
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
 from okfx.search.snippets import EXCERPT_CHARS, cut_line
 
@@ -318,27 +318,13 @@ def grep(
                 concepts += 1
                 truncated = True
             continue
-        body, first_line = _body(concept, where)
+        body, first_line = loaded_body(concept, where)
         texts = (one_line(concept.title), one_line(concept.description), body)
         found = _concept_matches(matcher, name, concept.path, texts, room, first_line)
         if found:
             concepts += 1
             matches.extend(found)
     return GrepResults(pattern, matches, concepts, truncated, hidden)
-
-
-def _body(concept: ConceptLike, where: Where | None) -> tuple[str, int]:
-    """The body grep shows the lines of, and the file line it starts on: the text as
-    loaded while the file still has the stamp it was read with, else as the file holds
-    it now (what ``concept.body`` reads)."""
-    if where is None:
-        return concept.body, getattr(concept, "body_line", 1)
-    part, seg = where
-    now = concept.body_now(part.stamp(seg))  # type: ignore[attr-defined]
-    if now is None:
-        return part.body(seg), part.lines[seg]
-    body, line = now
-    return body, line
 
 
 def _concept_matches(

@@ -16,7 +16,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime
 from itertools import groupby, repeat
 from operator import call, itemgetter
@@ -25,6 +24,7 @@ from typing import Any
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
 from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_postings
+from okfx.search.corpus import loaded_body
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
@@ -322,14 +322,15 @@ class SearchIndex:
             bundle: Only concepts of this bundle (multi-bundle indexes).
             now: The instant that decides staleness; defaults to the current UTC time.
         """
-        scored = self.scored(
+        scored, terms = self._scored(
             query, limit, type=type, tags=tags, directory=directory, trust_tier=trust_tier,
             include_deprecated=include_deprecated, include_stale=include_stale,
             bundle=bundle, now=now,
         )  # fmt: skip
         if isinstance(scored, SearchResults):
             return scored
-        hits = self.build_hits(query, [(score, doc) for score, _, doc in scored.hits], scored.now)
+        ranked = [(score, doc) for score, _, doc in scored.hits]
+        hits = self.build_hits(query, ranked, scored.now, terms=terms)
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden))
 
@@ -338,11 +339,21 @@ class SearchIndex:
         ``limit`` and what the filters hid (:class:`~okfx.search.topk.Scored`), or the
         empty results when no query word is in the index. Hybrid search ranks from this
         and builds only the hits it keeps."""
+        return self._scored(query, limit, **filters)[0]
+
+    def _scored(
+        self, query: str, limit: int, **filters: Any
+    ) -> tuple[
+        Scored | SearchResults,
+        tuple[Sequence[QueryTerm], Sequence[Sequence[tuple[int, float]]]] | None,
+    ]:
+        """:meth:`scored`, and the query's terms and their forms in this index (for
+        :meth:`build_hits`) when it was ranked."""
         k, spec, terms = prepare_query(query, limit, **filters)
         groups = [self._forms(term) for term in terms]
         extra = self._acronyms(query, terms)
         if not any(groups) and not extra:
-            return no_hits(query, terms)
+            return no_hits(query, terms), None
         entries = self.entries
 
         def accept(doc: int) -> str | None:
@@ -351,7 +362,7 @@ class SearchIndex:
         factors = self.factors(query, terms, groups)
         ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
         hits = [(score, 0, doc) for score, doc in ranked.hits]
-        return Scored(hits, ranked.examined, spec.now)
+        return Scored(hits, ranked.examined, spec.now), (terms, groups)
 
     def build_hits(
         self,
@@ -360,26 +371,24 @@ class SearchIndex:
         now: datetime,
         found: Mapping[int, str] | None = None,
         similarity: Mapping[int, float] | None = None,
+        terms: tuple[Sequence[QueryTerm], Sequence[Sequence[tuple[int, float]]]] | None = None,
     ) -> list[SearchHit]:
         """Hits for ``(score, doc id)`` pairs, whichever ranking found them: matched
         terms, snippet and confidence (:func:`okfx.search.scoring.confidence`) from
         ``query``, ordered by the score as shown (4 decimals), equal-looking scores by
         (bundle, path). ``found`` maps a doc to how it was found (default "lexical"),
-        ``similarity`` to its cosine similarity with the query (hybrid search)."""
-        terms = analyze_query(query)
-        groups = [self._forms(term) for term in terms]
-        needles = _Needles(self.postings, terms, groups, query)
-        units = query_units(query, terms)
+        ``similarity`` to its cosine similarity with the query (hybrid search);
+        ``terms``: the query's analysed terms and their forms in this index (each
+        term's :meth:`_forms`), when the caller has them."""
+        if terms is None:
+            analysed = analyze_query(query)
+            terms = analysed, [self._forms(term) for term in analysed]
+        needles = _Needles(self.postings, *terms, query)
         how, near = found or {}, similarity or {}
         order = sorted((-round(score, SCORE_DIGITS), doc) for score, doc in scored)
-        hits = []
-        for neg, doc in order:
-            hit = self._hit(doc, -neg, needles, now, how.get(doc, "lexical"))
-            sure = confidence(units, terms, hit.matched, near.get(doc))
-            if sure == 0.0 and not hit.matched and doc not in near:
-                sure = 0.5  # found through an acronym alone
-            hits.append(replace(hit, confidence=sure))
-        return hits
+        return [
+            self._hit(doc, -neg, needles, now, how.get(doc, "lexical"), near) for neg, doc in order
+        ]
 
     def factors(
         self,
@@ -448,10 +457,24 @@ class SearchIndex:
         return forms
 
     def _hit(
-        self, doc: int, score: float, needles: _Needles, now: datetime, found: str
+        self,
+        doc: int,
+        score: float,
+        needles: _Needles,
+        now: datetime,
+        found: str,
+        similarity: Mapping[int, float] | None = None,
     ) -> SearchHit:
+        """The hit of ``doc``; its confidence is left 0.0 without ``similarity`` (the
+        cosine similarities of the docs hybrid search found, else empty)."""
         bundle, concept = self.entries[doc]
         matched, words = needles.of(doc)
+        sure = 0.0
+        if similarity is not None:
+            near = similarity.get(doc)
+            sure = confidence(needles.units, needles.analysed, matched, near)
+            if sure == 0.0 and not matched and near is None:
+                sure = 0.5  # found through an acronym alone
         values = (
             bundle,
             concept.path,
@@ -464,13 +487,23 @@ class SearchIndex:
             concept.is_stale(now),
             score,
             matched,
-            best_line(concept.body, words),
+            best_line(snippet_body(concept), words),
             found,
-            0.0,
+            sure,
         )
         hit = object.__new__(SearchHit)
         any(map(call, HIT_SETTERS, repeat(hit), values))
         return hit
+
+
+def snippet_body(concept: ConceptLike) -> str:
+    """The body a hit's snippet is taken from: the text its load kept
+    (:func:`okfx.search.corpus.loaded_body`) while its file is unchanged, so a search
+    reads no file; else ``concept.body``."""
+    corpus = getattr(concept, "corpus", None)
+    if corpus is None:
+        return concept.body
+    return loaded_body(concept, corpus.locate(concept.path))[0]
 
 
 class _Needles:
@@ -484,6 +517,8 @@ class _Needles:
         query: str,
     ) -> None:
         self.postings = postings
+        self.analysed = terms
+        self.units = query_units(query, terms)
         self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
         self.names = {
             tid: form
