@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from itertools import groupby, repeat
 from operator import call, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
@@ -126,6 +126,16 @@ def prepare_query(
     if not isinstance(query, str):
         raise InvalidArgument(f"query must be a string, got {query.__class__.__name__}")
     return clamp_limit(limit, MAX_LIMIT), ConceptFilter.create(**filters), analyze_query(query)
+
+
+class Analysed(NamedTuple):
+    """A query as one search analysed it: its terms, each term's forms present in the
+    index (:meth:`SearchIndex._forms`), and its words as indexes of its terms
+    (:func:`~okfx.search.scoring.query_units`)."""
+
+    terms: Sequence[QueryTerm]
+    groups: Sequence[Sequence[tuple[int, float]]]
+    units: Sequence[Sequence[int]]
 
 
 def no_hits(query: str, terms: Sequence[QueryTerm]) -> SearchResults:
@@ -322,7 +332,7 @@ class SearchIndex:
             bundle: Only concepts of this bundle (multi-bundle indexes).
             now: The instant that decides staleness; defaults to the current UTC time.
         """
-        scored, terms = self._scored(
+        scored, analysed = self._scored(
             query, limit, type=type, tags=tags, directory=directory, trust_tier=trust_tier,
             include_deprecated=include_deprecated, include_stale=include_stale,
             bundle=bundle, now=now,
@@ -330,7 +340,7 @@ class SearchIndex:
         if isinstance(scored, SearchResults):
             return scored
         ranked = [(score, doc) for score, _, doc in scored.hits]
-        hits = self.build_hits(query, ranked, scored.now, terms=terms)
+        hits = self.build_hits(query, ranked, scored.now, analysed=analysed)
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden))
 
@@ -343,12 +353,9 @@ class SearchIndex:
 
     def _scored(
         self, query: str, limit: int, **filters: Any
-    ) -> tuple[
-        Scored | SearchResults,
-        tuple[Sequence[QueryTerm], Sequence[Sequence[tuple[int, float]]]] | None,
-    ]:
-        """:meth:`scored`, and the query's terms and their forms in this index (for
-        :meth:`build_hits`) when it was ranked."""
+    ) -> tuple[Scored | SearchResults, Analysed | None]:
+        """:meth:`scored`, and the query as it analysed it (for :meth:`build_hits`)
+        when it was ranked."""
         k, spec, terms = prepare_query(query, limit, **filters)
         groups = [self._forms(term) for term in terms]
         extra = self._acronyms(query, terms)
@@ -359,10 +366,11 @@ class SearchIndex:
         def accept(doc: int) -> str | None:
             return spec.reason(*entries[doc])
 
-        factors = self.factors(query, terms, groups)
+        analysed = Analysed(terms, groups, query_units(query, terms))
+        factors = self.factors(query, terms, groups, units=analysed.units)
         ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
         hits = [(score, 0, doc) for score, doc in ranked.hits]
-        return Scored(hits, ranked.examined, spec.now), (terms, groups)
+        return Scored(hits, ranked.examined, spec.now), analysed
 
     def build_hits(
         self,
@@ -371,19 +379,20 @@ class SearchIndex:
         now: datetime,
         found: Mapping[int, str] | None = None,
         similarity: Mapping[int, float] | None = None,
-        terms: tuple[Sequence[QueryTerm], Sequence[Sequence[tuple[int, float]]]] | None = None,
+        analysed: Analysed | None = None,
     ) -> list[SearchHit]:
         """Hits for ``(score, doc id)`` pairs, whichever ranking found them: matched
         terms, snippet and confidence (:func:`okfx.search.scoring.confidence`) from
         ``query``, ordered by the score as shown (4 decimals), equal-looking scores by
         (bundle, path). ``found`` maps a doc to how it was found (default "lexical"),
         ``similarity`` to its cosine similarity with the query (hybrid search);
-        ``terms``: the query's analysed terms and their forms in this index (each
-        term's :meth:`_forms`), when the caller has them."""
-        if terms is None:
-            analysed = analyze_query(query)
-            terms = analysed, [self._forms(term) for term in analysed]
-        needles = _Needles(self.postings, *terms, query)
+        ``analysed``: the query as the search that ranked it analysed it in this index,
+        when the caller has it (else it is analysed here)."""
+        if analysed is None:
+            terms = analyze_query(query)
+            groups = [self._forms(term) for term in terms]
+            analysed = Analysed(terms, groups, query_units(query, terms))
+        needles = _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
         how, near = found or {}, similarity or {}
         order = sorted((-round(score, SCORE_DIGITS), doc) for score, doc in scored)
         return [
@@ -397,11 +406,13 @@ class SearchIndex:
         groups: Sequence[Sequence[tuple[int, float]]],
         present: int | None = None,
         kind_vocabulary: set[str] | None = None,
+        units: Sequence[Sequence[int]] | None = None,
     ) -> Factors:
         """The per-document score factor of one query (:mod:`okfx.search.scoring`);
         ``present``: how many of the query's words the whole corpus holds, and
         ``kind_vocabulary``: the kind words of its concepts (:mod:`okfx.search.kinds`),
-        when this index is a part of it (a delta, :mod:`okfx.search.live`)."""
+        when this index is a part of it (a delta, :mod:`okfx.search.live`); ``units``:
+        the query's :func:`~okfx.search.scoring.query_units` when the caller has them."""
         multipliers = self.multipliers
 
         def reduced() -> Iterator[tuple[int, str]]:
@@ -410,12 +421,14 @@ class SearchIndex:
                     yield doc, self.entries[doc][1].title
 
         named = self.named.named(terms, reduced)
-        units = [[groups[i] for i in unit] for unit in query_units(query, terms)]
+        if units is None:
+            units = query_units(query, terms)
+        unit_groups = [[groups[i] for i in unit] for unit in units]
         if kind_vocabulary is None:
             kind_vocabulary = self.kinds.vocabulary(self.entries)
         kinds = self.kinds.factor(self.entries, terms, kind_vocabulary)
         return Factors(
-            multipliers, named, self.postings, units, self.coverage_floor, present, kinds
+            multipliers, named, self.postings, unit_groups, self.coverage_floor, present, kinds
         )
 
     def _acronyms(self, query: str, terms: Sequence[QueryTerm]) -> list[list[tuple[int, float]]]:
@@ -515,10 +528,12 @@ class _Needles:
         terms: Sequence[QueryTerm],
         groups: Sequence[Sequence[tuple[int, float]]],
         query: str,
+        units: Sequence[Sequence[int]] | None = None,
     ) -> None:
         self.postings = postings
         self.analysed = terms
-        self.units = query_units(query, terms)
+        self.query = query
+        self._units = units
         self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
         self.names = {
             tid: form
@@ -543,6 +558,13 @@ class _Needles:
             )
             for text, group in self.terms
         ]
+
+    @property
+    def units(self) -> Sequence[Sequence[int]]:
+        """The query's :func:`~okfx.search.scoring.query_units` (a hit's confidence)."""
+        if self._units is None:
+            self._units = query_units(self.query, self.analysed)
+        return self._units
 
     def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float]]]:
         docs, impacts = self.postings.docs, self.postings.impacts

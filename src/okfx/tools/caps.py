@@ -84,6 +84,10 @@ def room_for(payload: dict[str, Any], key: str, budget: int = RESULT_CHARS) -> i
     together with the rest of ``payload`` (at least one, so a result always says
     something)."""
     items = payload[key]
+    if json_chars(payload) <= budget:
+        # The whole payload is longer than what the items are counted at below (its
+        # list adds the key, and the same items and separators), so they all fit.
+        return len(items)
     used = json_chars({k: v for k, v in payload.items() if k != key}) + 2
     kept = 0
     for item in items:
