@@ -23,6 +23,7 @@ from okfx import Bundle, KnowledgeManager, Toolbox
 from okfx.bundle.stored import FileStore
 from okfx.search import index as index_module
 from okfx.search.index import SearchIndex
+from okfx.search.live import LiveIndex, updated
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -182,3 +183,16 @@ def test_a_damaged_segment_is_not_shown_and_its_texts_file_goes(
     assert first.path in read
     assert damaged._store.corpus.parts[0]._state is False
     assert not texts.exists()  # stored anew by a later load
+
+
+def test_hits_of_a_reloaded_index_have_their_confidence(generated: Path) -> None:
+    bundle = Bundle.load(generated, state_cache=False)
+    index = bundle.search_index()
+    assert isinstance(index, SearchIndex)
+    concepts = sorted(bundle, key=lambda c: c.path)
+    # the same concept dropped and added again: a live index (base + delta), same hits
+    live = updated(index, [], [(bundle.name, concepts[10])], small=100)
+    assert isinstance(live, LiveIndex)
+    for query in _queries(bundle)[:30]:
+        fresh = [(h.path, h.matched, h.snippet, h.confidence) for h in index.search(query)]
+        assert [(h.path, h.matched, h.snippet, h.confidence) for h in live.search(query)] == (fresh)

@@ -118,7 +118,7 @@ class LiveIndex:
             for score, part, doc in scored.hits
         )
         hits = [
-            parts[part]._hit(doc, -neg, needles[part], scored.now, "lexical")
+            parts[part]._hit(doc, -neg, needles[part], scored.now, "lexical", {})
             for neg, _, doc, part in order
         ]
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
