@@ -351,3 +351,22 @@ def test_a_manifest_held_compactly_gives_back_what_the_scan_saw(
         paths, manifest._prefix, manifest.moved(), manifest.columns(), ["/"], [], manifest.racy
     )
     assert again == manifest
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\0")), max_size=9000))
+@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow])
+def test_a_strings_section_reads_back_the_strings_in_order(strings: list[str]) -> None:
+    writer = StateWriter("test")
+    writer.add_strings("names", strings)
+    out = io.BytesIO()
+    writer.write(out)
+    state = StateFile(out.getvalue())
+    assert state.strings("names", len(strings)) == strings
+    if strings:  # (no strings and one empty string are told apart by the count alone)
+        with pytest.raises(StateFormatError):
+            state.strings("names", len(strings) + 1)
+
+
+def test_a_string_holding_a_nul_is_refused_when_the_state_is_built() -> None:
+    with pytest.raises(ValueError, match="NUL"):
+        StateWriter("test").add_strings("names", ["a", "b\0c"])

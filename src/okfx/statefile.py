@@ -85,6 +85,17 @@ class _Streamed:
         self.chunks, self.length, self.crc = chunks, length, crc
 
 
+#: Strings encoded at a time by :meth:`StateWriter.add_strings`.
+_STRING_GROUP = 4096
+
+
+def _joined(group: list[str], first: bool) -> bytes:
+    text = "\0".join(group)
+    if text.count("\0") != len(group) - 1:
+        raise ValueError("a string of a strings section holds a NUL")
+    return ("" if first else "\0").encode() + text.encode("utf-8", "surrogatepass")
+
+
 class StateWriter:
     """Collects sections, then writes them as one state file."""
 
@@ -133,6 +144,25 @@ class StateWriter:
             crc = zlib.crc32(part, crc)
         length = sum(map(len, parts)) * TYPECODES[typecode]
         self._add(name, typecode, _Streamed(lambda: parts, length, crc))
+
+    def add_strings(self, name: str, strings: Collection[str]) -> None:
+        """A section of ``strings`` (none holding a NUL) as UTF-8 joined by NUL bytes,
+        encoded a group at a time when measured and when written: never one copy of
+        them all (a JSON list is a text and a bytes copy at once). ``strings`` must not
+        change until the file is written. Read back with :meth:`StateFile.strings`."""
+
+        def chunks() -> Iterator[bytes]:
+            group: list[str] = []
+            first = True
+            for text in strings:
+                group.append(text)
+                if len(group) == _STRING_GROUP:
+                    yield _joined(group, first)
+                    group, first = [], False
+            if group:
+                yield _joined(group, first)
+
+        self.add_chunks(name, chunks)
 
     def write(self, handle: IO[bytes]) -> int:
         """Write the file to ``handle`` (at its start); returns the bytes written."""
@@ -287,6 +317,19 @@ class StateFile:
         found = self._sections.get(name)
         if found is None:
             raise StateFormatError(f"the file has no section {name!r}")
+        return found
+
+    def strings(self, name: str, count: int) -> list[str]:
+        """The ``count`` strings of a :meth:`StateWriter.add_strings` section."""
+        raw = self._section(name, "B")
+        try:
+            text = bytes(raw).decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError as exc:
+            raise StateFormatError(f"section {name!r} is not UTF-8: {exc}") from None
+        self._release(*self._sections[name][1:])
+        found = text.split("\0") if count else []
+        if len(found) != count or (count == 0 and text):
+            raise StateFormatError(f"section {name!r} does not hold {count} strings")
         return found
 
     def json(self, name: str) -> Any:

@@ -25,6 +25,7 @@ SEARCH_KIND = "search"
 _ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "pending", "factors", "extra_heads")
 _ARRAYS_Q = ("extras",)
 _JSON = ("counts", "n_docs", "k1", "avg_lengths")
+_SIZES = ("n_terms", "n_paths")  # how many strings the terms and paths sections hold
 # A stand-in for a concept dropped from a base index: never scored, never shown.
 _GONE: Any = None
 
@@ -39,9 +40,11 @@ def _write_one(writer: StateWriter, prefix: str, index: SearchIndex) -> None:
         else:
             writer.add_array(prefix + name, value)
     writer.add_array(prefix + "multipliers", array("d", state["multipliers"]))
-    writer.add_json(prefix + "terms", list(state["terms"]))
-    writer.add_json(prefix + "paths", state["paths"])
-    writer.add_json(prefix + "values", {name: state[name] for name in _JSON})
+    # Joined by NUL, a group at a time (a term or a path never holds one).
+    writer.add_strings(prefix + "terms", state["terms"])
+    writer.add_strings(prefix + "paths", state["paths"])
+    sizes = {"n_terms": len(state["terms"]), "n_paths": len(state["paths"])}
+    writer.add_json(prefix + "values", {**{name: state[name] for name in _JSON}, **sizes})
     writer.add_json(prefix + "bundles", names)
 
 
@@ -63,13 +66,14 @@ def _read_one(
     bundles: Sequence[tuple[str, Mapping[str, ConceptLike]]],
     gone: set[int] | None = None,
 ) -> SearchIndex | None:
-    terms = file.json(prefix + "terms")
-    paths = file.json(prefix + "paths")
     values = file.json(prefix + "values")
-    if not isinstance(terms, list) or not isinstance(values, dict) or set(values) != set(_JSON):
+    if not isinstance(values, dict) or set(values) != {*_JSON, *_SIZES}:
         return None
-    if not all(type(t) is str for t in terms) or not isinstance(paths, list):
+    sizes = [values.pop(name) for name in _SIZES]
+    if not all(type(n) is int and n >= 0 for n in sizes):
         return None
+    terms = file.strings(prefix + "terms", sizes[0])
+    paths = file.strings(prefix + "paths", sizes[1])
     state: dict[str, Any] = {name: file.array(prefix + name) for name in (*_ARRAYS, *_ARRAYS_Q)}
     state.update(values)
     state["terms"] = dict(zip(terms, range(len(terms)), strict=True))
