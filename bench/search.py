@@ -324,7 +324,7 @@ if phase == "restart":
         os.replace(path + ".tmp", path)
     time.sleep(2.1)  # past the racy window: the edits are plain changes
     t = time.perf_counter()
-    scan(walk(root, bundle.limits, lambda *a: None), [])
+    scan(walk(root, bundle.limits, lambda *a: None), [], real_root=root)
     result["scan_s"] = time.perf_counter() - t
     t = time.perf_counter()
     reloaded = bundle.reload()

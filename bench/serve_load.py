@@ -457,13 +457,20 @@ def report(
     )
 
 
-def main() -> None:
+def bundle_parser(doc: str) -> argparse.ArgumentParser:
+    """The options of a bench on one bundle: its docstring ``doc`` as the help (first
+    paragraph, then the rest), ``--bundle`` and ``--concepts``."""
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+        description=doc.split("\n\n")[0], epilog=doc.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     parser.add_argument("--bundle", type=Path, help="a bundle folder (default: generate one)")
     parser.add_argument("--concepts", type=int, default=10_000, help="size of the generated bundle")
+    return parser
+
+
+def main() -> None:
+    parser = bundle_parser(__doc__)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=1, help="okfx serve --workers")

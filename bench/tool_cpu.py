@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from load import ensure_bundle  # noqa: E402
-from serve_load import Mix, concept_paths  # noqa: E402
+from serve_load import Mix, bundle_parser, concept_paths  # noqa: E402
 
 FLOOR = "read"
 
@@ -161,12 +161,7 @@ def mcp_ms(box: Any, calls: int, repeat: int, *, fast: bool) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
-    parser.add_argument("--bundle", type=Path, help="a bundle folder (default: generated)")
-    parser.add_argument("--concepts", type=int, default=10_000, help="size of the generated one")
+    parser = bundle_parser(__doc__)
     parser.add_argument("--calls", type=int, default=200, help="calls of each kind")
     parser.add_argument("--repeat", type=int, default=3, help="passes; the least counts")
     parser.add_argument("--mcp", action="store_true", help="also time the MCP HTTP layer")

@@ -448,8 +448,7 @@ class Bundle:
         to as many again), as :meth:`_warn` records them; the rest are counted by file in
         ``overflow``, so a reload can replace one file's count."""
         limits = self.limits
-        by_path = manifest.by_path()
-        stamps = {p: s[1] << 40 | s[0] & ((1 << 40) - 1) for p, (_, s) in by_path.items()}
+        stamps = manifest.stamps()
         held = _HeldWarnings()
         wikis = WikiIndex(self._files) if self.wikilinks else None
         resolver = Resolver(set(self._files), set(self._dirs))
@@ -463,7 +462,7 @@ class Bundle:
         # Files go through in batches, each parsed stage by stage (see
         # DocumentParser.concepts); the warnings held meanwhile are then collected by
         # file, so the result is the same as reading one file after the other.
-        entries = [FileEntry(p, by_path[p][0]) for p in paths]
+        entries = [FileEntry(p, manifest.host(p)) for p in paths]
         first = 0
         while first < len(entries):
             if progress is not None:

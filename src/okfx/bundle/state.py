@@ -65,46 +65,25 @@ class Manifest:
     def __init__(
         self,
         paths: list[str],
-        hosts: Sequence[str],
-        stats: Sequence[Stat],
-        dirs: list[str],
-        walk_warnings: list[Problem],
-        racy: frozenset[str] = frozenset(),
-        prefix: str | None = None,
-    ) -> None:
-        """``prefix``: the host path of the bundle's folder (without a final ``/``); by
-        default what the first host path has before its bundle path."""
-        if not len(paths) == len(hosts) == len(stats):
-            raise ValueError("a manifest needs one host and one stat per path")
-        self.paths = paths
-        self.dirs = dirs
-        self.walk_warnings = walk_warnings
-        self.racy = racy
-        if prefix is None:
-            first = hosts[0] if hosts and hosts[0].endswith(paths[0]) else ""
-            prefix = first[: len(first) - len(paths[0])] if first else ""
-        self._prefix = prefix
-        self._moved = {p: h for p, h in zip(paths, hosts, strict=True) if h != prefix + p}
-        self._columns = tuple(array("q", (stat[i] for stat in stats)) for i in range(len(_STATS)))
-
-    @classmethod
-    def from_columns(
-        cls,
-        paths: list[str],
         prefix: str,
         moved: dict[str, str],
         columns: Sequence[array[int]],
         dirs: list[str],
         walk_warnings: list[Problem],
-        racy: frozenset[str],
-    ) -> Manifest:
-        """A manifest from its compact parts (as a state file holds them)."""
+        racy: frozenset[str] = frozenset(),
+    ) -> None:
+        """``prefix``: the host path of the bundle's folder (without a final ``/``);
+        ``moved``: ``path -> host`` where the host is not ``prefix + path``; ``columns``:
+        size, mtime, ctime and inode, in path order."""
         if len(columns) != len(_STATS) or any(len(c) != len(paths) for c in columns):
             raise ValueError("a manifest needs one stat per path")
-        manifest = cls([], [], [], dirs, walk_warnings, racy)
-        manifest.paths, manifest._prefix, manifest._moved = paths, prefix, moved
-        manifest._columns = tuple(columns)
-        return manifest
+        self.paths = paths
+        self.dirs = dirs
+        self.walk_warnings = walk_warnings
+        self.racy = racy
+        self._prefix = prefix
+        self._moved = moved
+        self._columns = tuple(columns)
 
     def moved(self) -> dict[str, str]:
         """``path -> host`` of the files whose host path is not the usual one."""
@@ -114,10 +93,13 @@ class Manifest:
         """The stats as columns (size, mtime, ctime, inode), in path order."""
         return self._columns
 
+    def host(self, path: str) -> str:
+        """The host path of the file at bundle path ``path``."""
+        return self._moved.get(path) or self._prefix + path
+
     @property
     def hosts(self) -> list[str]:
-        moved, prefix = self._moved, self._prefix
-        return [moved.get(p) or prefix + p for p in self.paths]
+        return list(map(self.host, self.paths))
 
     @property
     def stats(self) -> list[Stat]:
@@ -158,17 +140,13 @@ def scan(
     listing: Walk,
     walk_warnings: Sequence[Problem],
     now_ns: int | None = None,
-    real_root: str | None = None,
+    real_root: str = "",
 ) -> Manifest:
     """Stat every file of ``listing`` (a walk of ``real_root``); ``walk_warnings`` are
     what the walk reported."""
     racy_after = (time.time_ns() if now_ns is None else now_ns) - int(RACY_SECONDS * 1e9)
     files = listing.files
-    if real_root is not None:
-        prefix = real_root.rstrip("/")
-    else:  # what the first host path has before its bundle path
-        first = files[0] if files and files[0].host.endswith(files[0].path) else None
-        prefix = first.host[: len(first.host) - len(first.path)] if first else ""
+    prefix = real_root.rstrip("/")
     paths: list[str] = []
     moved: dict[str, str] = {}
     columns = tuple(array("q") for _ in _STATS)
@@ -194,7 +172,7 @@ def scan(
             moved[path] = host
     dirs = sorted(listing.dirs)
     warnings = list(walk_warnings)
-    return Manifest.from_columns(paths, prefix, moved, columns, dirs, warnings, frozenset(racy))
+    return Manifest(paths, prefix, moved, columns, dirs, warnings, frozenset(racy))
 
 
 @dataclass
@@ -313,7 +291,7 @@ def _decode(state: StateFile, real_root: str, store: FileStore) -> Parsed:
     dirs = dec.column(dirs_spec, _length(dirs_spec, dec))
     walk_warnings = _table(dec, records, "walk_warnings", Problem)
     racy = frozenset(p for p, mtime in zip(paths, columns[1], strict=True) if mtime < 0)
-    manifest = Manifest.from_columns(paths, prefix, moved, columns, dirs, walk_warnings, racy)
+    manifest = Manifest(paths, prefix, moved, columns, dirs, walk_warnings, racy)
     store.hosts = dict(moved)
     make = stored_builder(store, manifest.stamps())
     concepts: list[StoredConcept] = dec.table(
