@@ -8,7 +8,7 @@ lengths, document frequencies). A search runs on both and merges them.
 
 **Tolerance.** Until the next merge a search ranks exactly as a fresh build would if it
 used the base's statistics (same scores to the bit, same order, same hidden counts;
-``tests/test_live_index.py`` holds it to that). A fresh build uses the current
+``tests/test_reload.py`` holds it to that). A fresh build uses the current
 statistics instead, so scores differ by how much the changes moved the document count,
 the document frequencies and the average field lengths; the delta is merged, which
 rebuilds the index from the current concepts and ranks exactly as a fresh build, once it
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Any
 
-from okfx.search.analyzer import QueryTerm, analyze_query
+from okfx.search.analyzer import QueryTerm
 from okfx.search.filters import ConceptLike, clamp_limit, hidden_notice
 from okfx.search.index import (
     MAX_LIMIT,
@@ -47,13 +47,15 @@ _DROPPED = "\0dropped"
 
 Key = tuple[str, str]  # (bundle name, concept path)
 Entry = tuple[str, ConceptLike]
+# a query as LiveIndex ranked it: terms, words, and per part the forms of each term
+_Analysed = tuple[Sequence[QueryTerm], Sequence[Sequence[int]], list[list[list[tuple[int, float]]]]]
 
 
 class LiveIndex:
     """A base :class:`SearchIndex`, doc ids dropped from it, and a delta index scored with
     the base's statistics. Immutable; :func:`updated` makes the next one."""
 
-    __slots__ = ("base", "dropped", "delta", "ranker")
+    __slots__ = ("base", "dropped", "delta", "ranker", "_kinds")
 
     def __init__(self, base: SearchIndex, dropped: frozenset[int], delta: SearchIndex) -> None:
         self.base = base
@@ -62,6 +64,7 @@ class LiveIndex:
         #: As :attr:`SearchIndex.ranker`: hybrid retrieval over the base's vectors and the
         #: delta's (:meth:`okfx.search.hybrid.HybridRanker.live`); None ranks with BM25F.
         self.ranker: Any = None
+        self._kinds: set[str] | None = None
 
     def __len__(self) -> int:
         return len(self.base) - len(self.dropped) + len(self.delta)
@@ -102,15 +105,13 @@ class LiveIndex:
         **filters: Any,
     ) -> SearchResults:
         """:meth:`SearchIndex.rank` over the base (less what was dropped) and the delta."""
-        scored = self.scored(query, limit, type=type, tags=tags, **filters)
+        scored, analysed = self._scored(query, limit, type=type, tags=tags, **filters)
         if isinstance(scored, SearchResults):
             return scored
         parts = (self.base, self.delta)
-        terms = analyze_query(query)
+        terms, units, groups = analysed
         needles = {
-            part: _Needles(
-                parts[part].postings, terms, [parts[part]._forms(t) for t in terms], query
-            )
+            part: _Needles(parts[part].postings, terms, groups[part], query, units)
             for part in {part for _, part, _ in scored.hits}
         }
         order = sorted(
@@ -127,6 +128,13 @@ class LiveIndex:
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
         """As :meth:`SearchIndex.scored`, over the base (part 0, less what was dropped)
         and the delta (part 1); equal scores rank by (bundle, path)."""
+        return self._scored(query, limit, **filters)[0]
+
+    def _scored(
+        self, query: str, limit: int, **filters: Any
+    ) -> tuple[Scored | SearchResults, _Analysed]:
+        """:meth:`scored`, and the query as it analysed it: its terms, its words
+        (:func:`~okfx.search.scoring.query_units`) and each part's groups of forms."""
         k, spec, terms = prepare_query(query, limit, **filters)
         base, delta = self.base, self.delta
         base_ids, base_idfs = base.postings.terms, base.postings.idfs
@@ -135,13 +143,15 @@ class LiveIndex:
             tid = base_ids.get(text)
             return None if tid is None else base_idfs[tid]
 
-        present = self._present(query, terms)
-        kinds = self.base.kinds.vocabulary(self.base.entries, self.dropped)
-        kinds |= self.delta.kinds.vocabulary(self.delta.entries)
+        units = query_units(query, terms)
+        present = self._present(terms, units)
+        kinds = self._kind_vocabulary()
         parts = []
+        all_groups: list[list[list[tuple[int, float]]]] = []
         for part, (index, dropped) in enumerate(((base, self.dropped), (delta, frozenset[int]()))):
             idf_of = None if index is base else base_idf
             groups = [index._forms(term, idf_of) for term in terms]
+            all_groups.append(groups)
             extra = index._acronyms(query, terms)
             if not any(groups) and not extra:
                 continue
@@ -153,11 +163,12 @@ class LiveIndex:
                 return _DROPPED if doc in dropped else spec.reason(*entries[doc])
 
             # lifecycle and coverage as SearchIndex, counting the words the whole corpus has
-            factors = index.factors(query, terms, groups, present, kinds)
+            factors = index.factors(query, terms, groups, present, kinds, units)
             ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
             parts.append((part, index, ranked))
+        analysed = (terms, units, all_groups)
         if not parts:
-            return no_hits(query, terms)
+            return no_hits(query, terms), analysed
         best = heapq.nsmallest(
             k,
             (
@@ -172,9 +183,21 @@ class LiveIndex:
             for score, reason in ranked.examined
             if reason != _DROPPED
         ]
-        return Scored([(-neg, part, doc) for neg, _, doc, part in best], examined, spec.now)
+        return Scored(
+            [(-neg, part, doc) for neg, _, doc, part in best], examined, spec.now
+        ), analysed
 
-    def _present(self, query: str, terms: Sequence[QueryTerm]) -> int:
+    def _kind_vocabulary(self) -> set[str]:
+        """The kind words of the current concepts (:mod:`okfx.search.kinds`), found once
+        per live index (it never changes)."""
+        found = self._kinds
+        if found is None:
+            found = self.base.kinds.vocabulary(self.base.entries, self.dropped)
+            found |= self.delta.kinds.vocabulary(self.delta.entries)
+            self._kinds = found  # threads racing here find equal sets
+        return found
+
+    def _present(self, terms: Sequence[QueryTerm], units: Sequence[Sequence[int]]) -> int:
         """How many of the query's words (:func:`okfx.search.scoring.query_units`) some
         current concept holds: in the delta, or in the base outside what was dropped."""
         base, delta, dropped = self.base, self.delta, self.dropped
@@ -189,9 +212,7 @@ class LiveIndex:
             return any(doc not in dropped for doc in docs)
 
         return sum(
-            1
-            for unit in query_units(query, terms)
-            if any(held(form) for i in unit for form, _ in terms[i].forms)
+            1 for unit in units if any(held(form) for i in unit for form, _ in terms[i].forms)
         )
 
     def state(self) -> dict[str, Any]:
