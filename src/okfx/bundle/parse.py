@@ -79,7 +79,9 @@ class DocumentParser:
         self.limits = limits
         self.warn = warn
         self.wikis = wikis  # [[wikilinks]] are followed when set (okfx.bundle.wikilinks)
-        # Frontmatter keys and short values, one object per distinct string of the bundle.
+        # One object per distinct string of the bundle: frontmatter keys and short values,
+        # link targets' hrefs and texts, descriptions and what index files list (a link's
+        # href and text repeat across a bundle: at 100k they were 84 MB, half repeats).
         self.strings: dict[str, str] = {}
         self.budget = LoadBudget(limits)
 
@@ -123,6 +125,8 @@ class DocumentParser:
 
     def _link(self, path: str, target: str, href: str, text: str, field: str, line: int) -> Link:
         """The edge to a resolved ``target``; reports it when the file does not exist."""
+        share = self.strings.setdefault
+        text = share(text, text)
         known = self.resolver.canonical.get(target)
         if known is None and not target.isascii():
             known = self.resolver.known(target)  # another Unicode normal form
@@ -130,10 +134,10 @@ class DocumentParser:
             self.warn(path, "broken_link", broken_message(field, target, line))
             if href == target:
                 href = target  # one string for both: a flood of broken links costs less
-            return _new_link((path, target, href, text, field, line, False))
+            return _new_link((path, target, share(href, href), text, field, line, False))
         if href == known:
             href = known  # an absolute link: one string for both
-        return _new_link((path, known, href, text, field, line, True))
+        return _new_link((path, known, share(href, href), text, field, line, True))
 
     def body_links(
         self, path: str, body: str, body_line: int, kind: str = "concept"
@@ -313,11 +317,14 @@ class DocumentParser:
                         f"footnote [^{label}] matches no sources[].id and has no definition",
                     )
         identifier = path[1:-3] if path.endswith(".md") else path[1:]
+        share = self.strings.setdefault  # an index file lists the same title and description
+        title = values.pop("title") or _derived_title(path)
+        values["description"] = share(values["description"], values["description"])
         return Concept(
             path=path,
             id=identifier,
             type=type_,
-            title=values.pop("title") or _derived_title(path),
+            title=share(title, title),
             links=tuple(links),
             external_links=tuple(externals),
             citations=tuple(footnotes),
@@ -367,7 +374,7 @@ class DocumentParser:
         allowed = ROOT_INDEX_KEYS if path == "/index.md" else frozenset()
         fm, body, body_line = self._reserved_split(path, text, allowed)
         links, _, _ = self.body_links(path, body, body_line, "index")
-        sections = parse_index(body, self._resolve_quiet(parent_dir(path)))
+        sections = parse_index(body, self._resolve_quiet(parent_dir(path)), self.strings)
         return IndexFile(path, body, fm, sections, tuple(links))
 
     def log(self, path: str, text: str) -> LogFile:

@@ -30,11 +30,16 @@ def heading_text(raw: str) -> str:
     return raw.rstrip().rstrip("#").rstrip()
 
 
-def parse_index(body: str, resolve: Resolve) -> tuple[IndexSection, ...]:
+def parse_index(
+    body: str, resolve: Resolve, strings: dict[str, str] | None = None
+) -> tuple[IndexSection, ...]:
     """Sections of ``* [Title](url) - description`` entries, in file order.
 
-    Entries before any heading go in a section with an empty title.
+    Entries before any heading go in a section with an empty title. ``strings`` maps
+    strings already built to themselves (a parser's table): an entry's title, href and
+    description are mostly a concept's own title, a link's href and the description.
     """
+    share = ({} if strings is None else strings).setdefault
     sections: list[IndexSection] = []
     title = ""
     entries: list[IndexEntry] = []
@@ -47,13 +52,15 @@ def parse_index(body: str, resolve: Resolve) -> tuple[IndexSection, ...]:
             continue
         entry = _ENTRY.match(line)
         if entry:
-            href = entry.group(2)
+            href = share(entry.group(2), entry.group(2))
+            label = entry.group(1).strip()
+            description = (entry.group(3) or "").strip()
             entries.append(
                 IndexEntry(
-                    title=entry.group(1).strip(),
+                    title=share(label, label),
                     href=href,
                     target=resolve(href),
-                    description=(entry.group(3) or "").strip(),
+                    description=share(description, description),
                 )
             )
     if entries or title:

@@ -431,17 +431,18 @@ class _Builder:
             return {field: stats.avg_lengths.get(field, 0.0) for field in self.fields}
         return {f: sum(self.lengths[f]) / n_docs if n_docs else 0.0 for f in self.fields}
 
-    def _field_factors(self, n_docs: int, averages: dict[str, float]) -> dict[str, list[float]]:
-        """Per field and doc: ``w_f / length_norm``; a tf times this is its share of x."""
-        factors: dict[str, list[float]] = {}
+    def _field_factors(self, n_docs: int, averages: dict[str, float]) -> dict[str, array[float]]:
+        """Per field and doc: ``w_f / length_norm``; a tf times this is its share of x.
+        Arrays (8 bytes a doc, not a list's 32): the finisher keeps them for pending terms."""
+        factors: dict[str, array[float]] = {}
         for field in self.fields:
             lengths = self.lengths[field]
             avg = averages[field]
             weight = self.weights[field]
             if avg <= 0.0:
-                factors[field] = [0.0] * n_docs
+                factors[field] = _zeros("d", n_docs)
             else:
-                factors[field] = [weight / length_norm(n, avg, self.b) for n in lengths]
+                factors[field] = array("d", [weight / length_norm(n, avg, self.b) for n in lengths])
         return factors
 
     def finish(self, n_docs: int, eager_df: int, stats: Stats | None = None) -> Postings:
@@ -526,7 +527,7 @@ class _Finisher:
 
     def __init__(
         self,
-        factors: dict[str, list[float]],
+        factors: dict[str, array[float]],
         main: str,
         others: list[str],
         k1: float,
