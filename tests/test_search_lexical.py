@@ -231,3 +231,45 @@ def test_kind_words_from_cached_parts_equal_the_whole_analysis(type_, folders):
     cache: dict[str, frozenset[str]] = {}
     assert kind_words(concept, cache) == kind_words(concept)
     assert kind_words(concept, cache) == kind_words(concept)  # from the cache now
+
+
+_KIND_TYPES = ["BigQuery Table", "", "Attested Computation", "view", "Orders Table"]
+_KIND_FOLDERS = ["tables", "references", "views", "orders", "a-b"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_KIND_TYPES),
+            st.lists(st.sampled_from(_KIND_FOLDERS), max_size=2),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.sampled_from(["table", "tables", "view", "orders", "computation", "revenue"])),
+)
+def test_the_kind_factor_of_each_doc_is_kind_miss_unless_its_group_names_a_query_kind(
+    places, words
+):
+    from okfx.search.analyzer import analyze_query
+    from okfx.search.kinds import KIND_MISS, KindGroups, kind_words
+
+    concepts = [
+        FakeConcept("/" + "/".join([*folders, f"c{i}.md"]), type=type_)
+        for i, (type_, folders) in enumerate(places)
+    ]
+    found = [("b", c) for c in concepts]
+    groups = KindGroups()
+    terms = analyze_query(" ".join(words))
+    vocabulary = groups.vocabulary(found)
+    factor = groups.factor(found, terms, vocabulary)
+    wanted = {form for term in terms for form, _ in term.forms} & vocabulary
+    if not wanted:
+        assert factor is None
+        return
+    assert factor is not None
+    group_of, factors = factor
+    for doc, concept in enumerate(concepts):
+        expected = 1.0 if kind_words(concept) & wanted else KIND_MISS
+        assert factors[group_of[doc]] == expected

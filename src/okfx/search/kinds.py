@@ -55,6 +55,7 @@ class KindGroups:
         self._lock = threading.Lock()
         self._built: tuple[array[int], list[frozenset[str]], list[int]] | None = None
         self._all: set[str] | None = None
+        self._words: dict[str, list[int]] | None = None
 
     def _get(
         self, entries: Sequence[tuple[str, ConceptLike]]
@@ -112,4 +113,21 @@ class KindGroups:
         if not wanted:
             return None
         group_of, words, _ = self._get(entries)
-        return group_of, [1.0 if group & wanted else KIND_MISS for group in words]
+        factors = [KIND_MISS] * len(words)
+        by_word = self._by_word(words)
+        for word in wanted:
+            for gid in by_word.get(word, ()):
+                factors[gid] = 1.0
+        return group_of, factors
+
+    def _by_word(self, words: list[frozenset[str]]) -> dict[str, list[int]]:
+        """``kind word -> the ids of the groups holding it``, built once: a bundle with
+        many folders has tens of thousands of groups, too many to test per query."""
+        found = self._words
+        if found is None:
+            found = {}
+            for gid, group in enumerate(words):
+                for word in group:
+                    found.setdefault(word, []).append(gid)
+            self._words = found  # threads racing here build equal maps
+        return found
