@@ -54,18 +54,19 @@ def blind_reports(index, sample_entries):
     return _reports(index, sample_entries, BLIND)
 
 
-@pytest.mark.parametrize("path", [QUERIES, BLIND], ids=["queries", "blind"])
-def test_eval_set_covers_every_kind_with_enough_queries(path):
+BASE_KINDS = {"keyword", "paraphrase", "column-name", "plural", "identifier-variant", "no-answer"}
+#: The lexical failure classes of issue 20, which the tuning set gained in its third round.
+FAILURE_KINDS = {"type-folder", "acronym", "word-form", "question"}
+
+
+@pytest.mark.parametrize(
+    ("path", "kinds"),
+    [(QUERIES, BASE_KINDS | FAILURE_KINDS), (BLIND, BASE_KINDS)],
+    ids=["queries", "blind"],
+)
+def test_eval_set_covers_every_kind_with_enough_queries(path, kinds):
     queries = load_queries(path)
-    kinds = {q.kind for q in queries}
-    assert kinds == {
-        "keyword",
-        "paraphrase",
-        "column-name",
-        "plural",
-        "identifier-variant",
-        "no-answer",
-    }
+    assert {q.kind for q in queries} == kinds
     assert len(queries) >= 40
     assert len({q.id for q in queries}) == len(queries)
 
