@@ -233,6 +233,56 @@ def test_kind_words_from_cached_parts_equal_the_whole_analysis(type_, folders):
     assert kind_words(concept, cache) == kind_words(concept)  # from the cache now
 
 
+def _legacy_pair(title):
+    return [
+        FakeConcept(
+            "/metrics/gross-margin.md",
+            title="Gross Margin",
+            description="Gross margin per period; replaces the legacy gross margin.",
+            tags=("margin", "legacy"),
+            body="Gross margin is revenue less the full cost of goods.",
+        ),
+        FakeConcept(
+            "/metrics/gross-margin-legacy.md",
+            title=title,
+            body="Revenue less product cost, before the 2026 standard.",
+            status="deprecated",
+        ),
+        *(FakeConcept(f"/notes/{i}.md", title=f"Note {i}", body="Sales.") for i in range(5)),
+    ]
+
+
+def test_a_deprecated_concept_named_by_its_file_name_is_not_halved():
+    # The title has a word the query lacks, but the query is the concept's file name,
+    # the handle agents see in links and listings.
+    index = SearchIndex.build(entries(*_legacy_pair("Gross Margin (legacy, pre-2026)")))
+    legacy = "/metrics/gross-margin-legacy.md"
+    assert paths(index, "gross_margin_legacy", include_deprecated=True)[0] == legacy
+    assert paths(index, "gross-margin-legacy", include_deprecated=True)[0] == legacy
+    # Part of the name is not the name: the active concept leads.
+    assert paths(index, "gross margin", include_deprecated=True)[0] == "/metrics/gross-margin.md"
+
+
+@pytest.mark.parametrize("word", ["deprecated", "legacy", "old", "retired", "superseded"])
+def test_a_query_asking_for_the_deprecated_one_lifts_the_lifecycle_factor(word):
+    concepts = [
+        FakeConcept("/metrics/margin.md", title="Margin", description="Gross margin, full cost."),
+        FakeConcept(
+            "/metrics/margin-2025.md",
+            title="Gross margin (pre-2026)",
+            description="Gross margin before 2026: revenue less product cost.",
+            status="deprecated",
+        ),
+        *(FakeConcept(f"/notes/{i}.md", title=f"Note {i}", body="Sales.") for i in range(5)),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, f"{word} gross margin", include_deprecated=True)[0] == (
+        "/metrics/margin-2025.md"
+    )
+    # Without such a word the lifecycle factor applies.
+    assert paths(index, "gross margin", include_deprecated=True)[0] == "/metrics/margin.md"
+
+
 _KIND_TYPES = ["BigQuery Table", "", "Attested Computation", "view", "Orders Table"]
 _KIND_FOLDERS = ["tables", "references", "views", "orders", "a-b"]
 

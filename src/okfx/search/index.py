@@ -42,6 +42,7 @@ from okfx.search.scoring import (
     Factors,
     NamedTitles,
     confidence,
+    file_name_words,
     query_units,
     query_words,
 )
@@ -415,10 +416,12 @@ class SearchIndex:
         the query's :func:`~okfx.search.scoring.query_units` when the caller has them."""
         multipliers = self.multipliers
 
-        def reduced() -> Iterator[tuple[int, str]]:
+        def reduced() -> Iterator[tuple[int, str, tuple[str, str]]]:
             for doc, value in enumerate(multipliers):
                 if value < 1.0:
-                    yield doc, self.entries[doc][1].title
+                    concept = self.entries[doc][1]
+                    names = (concept.title, file_name_words(concept.path))
+                    yield doc, concept.status, names
 
         named = self.named.named(terms, reduced)
         if units is None:

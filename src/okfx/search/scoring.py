@@ -5,8 +5,10 @@ A document's score is ``factor(doc) * sum of its terms' contributions``
 walk stay valid. :class:`Factors` is that factor for one query:
 
 - the lifecycle multiplier (draft x0.8, deprecated x0.5), except for a concept the query
-  *names*: every word of its title (two or more words) is in the query ("Orders
-  (legacy)" asked for by name is what the user wants, deprecated or not);
+  *names*: every word of its title or of its file name (two or more words) is in the
+  query ("Orders (legacy)", ``orders_legacy`` asked for by name is what the user wants,
+  deprecated or not), and for every concept of a status a word of the query asks for
+  ("legacy", "old", "deprecated"...: :data:`LIFECYCLE_WORDS`);
 - coverage: ``COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * matched / units`` over the query's
   *units* (its words as typed: an identifier such as ``user_pseudo_id`` is one unit
   however many terms it yields, :func:`query_units`), counting units with a term in the
@@ -37,8 +39,10 @@ __all__ = [
     "CONFIDENT",
     "COVERAGE_FLOOR",
     "Factors",
+    "LIFECYCLE_WORDS",
     "NamedTitles",
     "confidence",
+    "file_name_words",
     "query_units",
     "query_words",
 ]
@@ -73,11 +77,30 @@ def query_units(query: str, terms: Sequence[QueryTerm]) -> list[list[int]]:
     return units
 
 
-class NamedTitles:
-    """Which concepts with a lifecycle multiplier below 1 a query names by title.
+#: Query words that ask for a concept past its life, and the status they lift the
+#: lifecycle factor of ("legacy gross margin", "old orders table").
+LIFECYCLE_WORDS: dict[str, str] = dict.fromkeys(
+    "archived deprecated former legacy obsolete old outdated previous retired superseded".split(),
+    "deprecated",
+) | dict.fromkeys("draft drafts proposed".split(), "draft")
 
-    Built on first use from the titles of those concepts only (usually few), keyed by
-    each title's first term, under a lock. A title is analysed whole only when a query
+
+def file_name_words(path: str) -> str:
+    """A concept's file name as words ("/metrics/gross-margin-legacy.md" -> "gross margin
+    legacy"): a name a query may use for it, as agents see it in links and listings."""
+    stem = path.rpartition("/")[2].removesuffix(".md")
+    return stem.translate(_NAME_JOINERS)
+
+
+_NAME_JOINERS = str.maketrans("_-.", "   ")
+
+
+class NamedTitles:
+    """Which concepts with a lifecycle multiplier below 1 a query names by title or
+    file name, or asks for by a lifecycle word (:data:`LIFECYCLE_WORDS`).
+
+    Built on first use from the names of those concepts only (usually few), keyed by
+    each name's first term, under a lock. A name is analysed whole only when a query
     holds its first term (its first word that is not a stopword, as
     :func:`~okfx.search.analyzer.analyze_query` keeps it first), so a first query on a
     large bundle does not analyse every title.
@@ -86,42 +109,50 @@ class NamedTitles:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_term: dict[str, list[tuple[int, str]]] | None = None
-        self._terms: dict[int, frozenset[str]] = {}
+        self._by_status: dict[str, list[int]] = {}
+        self._terms: dict[str, frozenset[str]] = {}
 
-    def _build(self, titles: Iterator[tuple[int, str]]) -> dict[str, list[tuple[int, str]]]:
+    def _build(
+        self, reduced: Iterator[tuple[int, str, Sequence[str]]]
+    ) -> dict[str, list[tuple[int, str]]]:
         by_term: dict[str, list[tuple[int, str]]] = {}
-        for doc, title in titles:
-            first = _first_term(title)
-            if first is not None:
-                by_term.setdefault(first, []).append((doc, title))
+        for doc, status, names in reduced:
+            self._by_status.setdefault(status, []).append(doc)
+            for name in names:
+                first = _first_term(name)
+                if first is not None:
+                    by_term.setdefault(first, []).append((doc, name))
         return by_term
 
-    def _title_terms(self, doc: int, title: str) -> frozenset[str]:
-        found = self._terms.get(doc)
+    def _name_terms(self, name: str) -> frozenset[str]:
+        found = self._terms.get(name)
         if found is None:
-            found = frozenset(t.text for t in analyze_query(title))
+            found = frozenset(t.text for t in analyze_query(name))
             with self._lock:
-                self._terms[doc] = found
+                self._terms[name] = found
         return found
 
-    def named(self, terms: Sequence[QueryTerm], titles: Any) -> set[int]:
-        """Docs whose every title term is among the forms of ``terms``; ``titles`` is a
-        callable returning ``(doc, title)`` of the reduced-multiplier docs."""
+    def named(self, terms: Sequence[QueryTerm], reduced: Any) -> set[int]:
+        """Docs whose every title (or file name) term is among the forms of ``terms``, and
+        every doc of a status a lifecycle word of the query asks for; ``reduced`` is a
+        callable returning ``(doc, status, names)`` of the reduced-multiplier docs."""
         by_term = self._by_term
         if by_term is None:
             with self._lock:
                 if self._by_term is None:
-                    self._by_term = self._build(titles())
+                    self._by_term = self._build(reduced())
                 by_term = self._by_term
         if not by_term:
             return set()
         forms = {form for term in terms for form, _ in term.forms}
         found: set[int] = set()
+        for status in {LIFECYCLE_WORDS[form] for form in forms if form in LIFECYCLE_WORDS}:
+            found.update(self._by_status.get(status, ()))
         for form in forms:
-            for doc, title in by_term.get(form, ()):
-                title_terms = self._title_terms(doc, title)
-                # A one-word title ("Users") names nothing: an active "Users" may exist.
-                if len(title_terms) > 1 and title_terms <= forms:
+            for doc, name in by_term.get(form, ()):
+                name_terms = self._name_terms(name)
+                # A one-word name ("Users") names nothing: an active "Users" may exist.
+                if len(name_terms) > 1 and name_terms <= forms:
                     found.add(doc)
         return found
 
