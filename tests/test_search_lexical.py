@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from conftest_search import NOW, FakeConcept, entries
 from okfx.search.analyzer import STOPWORDS
 from okfx.search.index import SearchIndex
-from okfx.search.wordforms import initialisms, joined_pairs, title_initialisms, word_forms
+from okfx.search.wordforms import (
+    initialisms,
+    joined_pairs,
+    spelling_variants,
+    title_initialisms,
+    word_forms,
+)
 
 
 def paths(index, query, **options):
@@ -281,6 +287,72 @@ def test_a_query_asking_for_the_deprecated_one_lifts_the_lifecycle_factor(word):
     )
     # Without such a word the lifecycle factor applies.
     assert paths(index, "gross margin", include_deprecated=True)[0] == "/metrics/margin.md"
+
+
+@pytest.mark.parametrize(
+    ("word", "other"),
+    [
+        ("organisation", "organization"),
+        ("recognised", "recognized"),
+        ("normalizing", "normalising"),
+        ("analyse", "analyze"),
+        ("behaviour", "behavior"),
+        ("colors", "colours"),
+        ("catalogue", "catalog"),
+        ("modelling", "modeling"),
+        ("labeled", "labelled"),
+        ("centre", "center"),
+        ("licence", "license"),
+        ("programme", "program"),
+    ],
+)
+def test_british_and_american_spellings_find_each_other(word, other):
+    assert other in spelling_variants(word)
+    assert word in spelling_variants(other)
+    concepts = [
+        FakeConcept("/notes/a.md", title="Notes", body=f"Rules for the {other} of accounts."),
+        FakeConcept("/notes/b.md", title="Other", body="Rules for accounts."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, f"{word} rules")[0] == "/notes/a.md"
+
+
+def test_a_spelling_variant_counts_almost_as_typed():
+    concepts = [
+        FakeConcept("/orgs/a.md", title="Organisation", body="An organisation."),
+        FakeConcept("/orgs/b.md", title="Organization", body="An organization."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "organization") == ["/orgs/b.md", "/orgs/a.md"]
+
+
+@pytest.mark.parametrize(
+    ("word", "form"),
+    [
+        ("inactivity", "inactive"),
+        ("inactive", "inactivity"),
+        ("availability", "available"),
+        ("available", "availability"),
+        ("functionality", "functional"),
+        ("freshness", "fresh"),
+        ("settlement", "settle"),
+        ("bought", "buy"),
+        ("sold", "sell"),
+        ("written", "write"),
+        ("ridden", "ride"),
+        ("rode", "rides"),
+        ("paid", "pay"),
+        ("spend", "spent"),
+    ],
+)
+def test_derived_and_irregular_word_forms(word, form):
+    assert form in word_forms(word)
+    concepts = [
+        FakeConcept("/notes/a.md", title="Notes", body=f"Audience by {form} of users."),
+        FakeConcept("/notes/b.md", title="Other", body="Audience of users."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, f"users {word} audience")[0] == "/notes/a.md"
 
 
 _KIND_TYPES = ["BigQuery Table", "", "Attested Computation", "view", "Orders Table"]

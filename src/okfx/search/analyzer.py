@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
-from okfx.search.wordforms import word_forms
+from okfx.search.wordforms import spelling_variants, word_forms
 
 __all__ = [
     "FORM_WEIGHT",
@@ -328,8 +328,13 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
         forms = {text: 1.0}
         for variant in plural_variants(text):
             forms.setdefault(variant, VARIANT_WEIGHT)
+        for variant in [text, *forms]:
+            for spelled in spelling_variants(variant):
+                forms.setdefault(spelled, VARIANT_WEIGHT)
         for variant in word_forms(text):
             forms.setdefault(variant, FORM_WEIGHT)
+            for spelled in spelling_variants(variant):
+                forms.setdefault(spelled, FORM_WEIGHT)
         merged = next((owner[f] for f in forms if f in owner), None)
         if merged is None:
             if len(terms) >= MAX_QUERY_TERMS:

@@ -8,6 +8,11 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
   stripped to candidate stems and regrown with common endings; forms missing from an
   index are ignored by it. This is not a stemmer: nothing is merged in the index, a form
   counts only for the query that generated it, at a weight below a typed word.
+  Derived forms join too ("inactivity" <-> inactive, "availability" <-> available,
+  "freshness" -> fresh, "settlement" -> settle), and irregular verbs by a short table
+  ("bought" <-> buy, "ridden" <-> ride).
+- :func:`spelling_variants`: the British and American spellings of a word
+  ("organisation" <-> organization, "catalogue" <-> catalog, "modelling" <-> modeling).
 - :func:`joined_pairs`: two adjacent query words as one ("code list" -> codelist).
 - :func:`initialisms`: acronyms a run of query words spells ("personally identifiable
   information" -> pii, "multi-party computation" -> mpc), and :func:`title_initialisms`,
@@ -16,12 +21,14 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 __all__ = [
     "INITIALISM_STOPWORDS",
     "initialisms",
     "joined_pairs",
+    "spelling_variants",
     "title_initialisms",
     "word_forms",
 ]
@@ -55,24 +62,116 @@ def _stems(word: str) -> set[str]:
     return stems
 
 
-def word_forms(word: str) -> list[str]:
-    """Other inflections of ``word`` worth looking up, ``word`` itself left out.
+# Irregular English verbs, each line one verb's forms. Verbs whose forms are also common
+# words of another meaning (left, found, bound, lead, mean, saw, won...) are left out,
+# and so are the light verbs of questions (get, make, take, come, go, know, say...).
+_IRREGULAR = """
+buy buys buying bought; sell sells selling sold; pay pays paying paid; send sends sending
+sent; spend spends spending spent; write writes writing wrote written; ride rides riding
+rode ridden; build builds building built; choose chooses choosing chose chosen; drive drives
+driving drove driven; run runs running ran; lose loses losing lost; begin begins beginning
+began begun; break breaks breaking broke broken; bring brings bringing brought; catch
+catches catching caught; draw draws drawing drew drawn; eat eats eating ate eaten; fly flies
+flying flew flown; forget forgets forgetting forgot forgotten; freeze freezes freezing froze
+frozen; grow grows growing grew grown; hide hides hiding hid hidden; lend lends lending
+lent; meet meets meeting met; seek seeks seeking sought; shake shakes shaking shook shaken;
+sing sings singing sang sung; sit sits sitting sat; sleep sleeps sleeping slept; speak
+speaks speaking spoke spoken; stand stands standing stood; steal steals stealing stole
+stolen; teach teaches teaching taught; throw throws throwing threw thrown; understand
+understands understanding understood; wake wakes waking woke woken; wear wears wearing wore
+worn; withdraw withdraws withdrawing withdrew withdrawn; feed feeds feeding fed; fight
+fights fighting fought; hear hears hearing heard; sweep sweeps sweeping swept; undergo
+undergoes undergoing underwent undergone; forgive forgives forgiving forgave forgiven
+"""
+_IRREGULAR_FORMS: dict[str, tuple[str, ...]] = {
+    form: tuple(forms.split())
+    for forms in _IRREGULAR.replace("\n", " ").split(";")
+    for form in forms.split()
+}
+# Derivations: (ending of the word, ending of the derived form), both ways.
+_DERIVATIONS = (
+    ("ability", "able"),
+    ("ibility", "ible"),
+    ("ivity", "ive"),
+    ("ality", "al"),
+)
+_MIN_DERIVED_STEM = 3
 
-    Only lowercase alphabetic words of at least five letters get forms: short words
-    ("bus", "data") have too many unrelated neighbours. Words ending in s get none
-    (plurals are :func:`~okfx.search.analyzer.plural_variants`' job).
+
+def _derived(word: str) -> set[str]:
+    """Derived forms: -ity <-> -ive/-able/-al/-e, and -ness, -ment taken off."""
+    found: set[str] = set()
+    for noun, adjective in _DERIVATIONS:
+        for have, other in ((noun, adjective), (adjective, noun)):
+            stem = word[: -len(have)]
+            if word.endswith(have) and len(stem) >= _MIN_DERIVED_STEM:
+                found.add(stem + other)
+    for suffix in ("ity", "ness", "ment"):
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and len(stem) >= _MIN_STEM:
+            found.update((stem, stem + "e") if suffix == "ity" else (stem,))
+    return found
+
+
+def word_forms(word: str) -> list[str]:
+    """Other inflections and derivations of ``word`` worth looking up, ``word`` itself
+    left out.
+
+    Only lowercase alphabetic words of at least five letters get regular forms: short
+    words ("bus", "data") have too many unrelated neighbours; irregular verbs ("paid")
+    get theirs at any length. Words ending in s get no inflections (plurals are
+    :func:`~okfx.search.analyzer.plural_variants`' job), only derivations.
     """
-    if len(word) < 5 or not word.isalpha() or not word.islower() or word.endswith("s"):
-        return []
-    forms = {
-        stem + ending
-        for stem in _stems(word)
-        for ending in _GROW
-        # "bill" + "ion" is another word: derivations grow on longer stems only.
-        if len(stem) >= _MIN_ION_STEM or ending not in _DERIVED
-    }
+    forms = set(_IRREGULAR_FORMS.get(word, ()))
+    if len(word) >= 5 and word.isalpha() and word.islower():
+        forms.update(_derived(word))  # "freshness" ends in s but is no plural
+        if not word.endswith("s"):
+            forms.update(
+                stem + ending
+                for stem in _stems(word)
+                for ending in _GROW
+                # "bill" + "ion" is another word: derivations grow on longer stems only.
+                if len(stem) >= _MIN_ION_STEM or ending not in _DERIVED
+            )
     forms.discard(word)
-    return sorted(f for f in forms if len(f) >= _MIN_STEM)
+    return sorted(
+        f for f in forms if len(f) >= 3 and (len(f) >= _MIN_STEM or f in _IRREGULAR_FORMS)
+    )
+
+
+# British <-> American spellings: (pattern, replacement) pairs, applied both ways. The
+# part before the changed letters is at least three letters long ("size" stays).
+_SPELLINGS = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"^([a-z]{3,})is(e|ed|es|ing|er|ers|ation|ations)$", r"\1iz\2"),
+        (r"^([a-z]{3,})iz(e|ed|es|ing|er|ers|ation|ations)$", r"\1is\2"),
+        (r"^([a-z]{3,})ys(e|ed|es|ing)$", r"\1yz\2"),
+        (r"^([a-z]{3,})yz(e|ed|es|ing)$", r"\1ys\2"),
+        (r"^([a-z]{3,})our(s|ed|ing|able|ite|ites)?$", r"\1or\2"),
+        (r"^([a-z]{2,}[^u])or(s|ed|ing|able|ite|ites)?$", r"\1our\2"),
+        (r"^([a-z]{3,})ogue(s)?$", r"\1og\2"),
+        (r"^([a-z]{3,})og(s)?$", r"\1ogue\2"),
+        (r"^([a-z]{2,})ell(ed|ing|er|ers)$", r"\1el\2"),
+        (r"^([a-z]{2,})el(ed|ing|er|ers)$", r"\1ell\2"),
+        (r"^([a-z]{2,})(t|b)re(s)?$", r"\1\2er\3"),
+        (r"^([a-z]{2,})(t|b)er(s)?$", r"\1\2re\3"),
+        (r"^([a-z]{2,})ence(s)?$", r"\1ense\2"),
+        (r"^([a-z]{2,})ense(s)?$", r"\1ence\2"),
+        (r"^([a-z]{3,})gramme(s)?$", r"\1gram\2"),
+        (r"^([a-z]{3,})gram(s)?$", r"\1gramme\2"),
+    )
+)
+
+
+def spelling_variants(word: str) -> list[str]:
+    """The other (British or American) spellings of ``word``: "organisation" ->
+    organization, "catalog" -> catalogue. Forms an index lacks are ignored by it."""
+    if len(word) < 5 or not word.isascii() or not word.isalpha():
+        return []
+    found = {pattern.sub(replacement, word) for pattern, replacement in _SPELLINGS}
+    found.discard(word)
+    return sorted(found)
 
 
 def _acronyms(words: Sequence[str]) -> set[str]:
