@@ -355,6 +355,30 @@ def test_derived_and_irregular_word_forms(word, form):
     assert paths(index, f"users {word} audience")[0] == "/notes/a.md"
 
 
+@pytest.mark.parametrize(
+    ("query", "column"),
+    [
+        ("order timestamp", "order_ts"),
+        ("source transaction", "source_tx"),
+        ("average price", "avg_price"),
+        ("item quantity", "item_qty"),
+        ("engagement milliseconds", "engagement_msec"),
+        ("user identifier", "user_id"),
+        ("ts of order", "order_timestamp"),
+    ],
+)
+def test_a_spelled_out_word_finds_its_usual_abbreviation_and_the_reverse(query, column):
+    # Both tables hold the query's other word; only the abbreviation tells them apart.
+    other = [w for w in query.split() if w in column.split("_")][0]
+    concepts = [
+        FakeConcept("/tables/a.md", title="Alpha", body=f"`{column}`: when and what."),
+        FakeConcept("/tables/b.md", title="Beta", body=f"`{other}`, `{other}_code`."),
+        *(FakeConcept(f"/notes/{i}.md", title=f"Note {i}", body="Sales.") for i in range(5)),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, query)[0] == "/tables/a.md"
+
+
 _KIND_TYPES = ["BigQuery Table", "", "Attested Computation", "view", "Orders Table"]
 _KIND_FOLDERS = ["tables", "references", "views", "orders", "a-b"]
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
-from okfx.search.wordforms import spelling_variants, word_forms
+from okfx.search.wordforms import abbreviations, spelling_variants, word_forms
 
 __all__ = [
     "FORM_WEIGHT",
@@ -335,6 +335,8 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
             forms.setdefault(variant, FORM_WEIGHT)
             for spelled in spelling_variants(variant):
                 forms.setdefault(spelled, FORM_WEIGHT)
+        for short in abbreviations(text):
+            forms.setdefault(short, FORM_WEIGHT)
         merged = next((owner[f] for f in forms if f in owner), None)
         if merged is None:
             if len(terms) >= MAX_QUERY_TERMS:

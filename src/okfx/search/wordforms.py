@@ -11,6 +11,8 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
   Derived forms join too ("inactivity" <-> inactive, "availability" <-> available,
   "freshness" -> fresh, "settlement" -> settle), and irregular verbs by a short table
   ("bought" <-> buy, "ridden" <-> ride).
+- :func:`abbreviations`: the usual short forms of a word in column names and the reverse
+  ("timestamp" <-> ts, "transaction" <-> tx, "quantity" <-> qty).
 - :func:`spelling_variants`: the British and American spellings of a word
   ("organisation" <-> organization, "catalogue" <-> catalog, "modelling" <-> modeling).
 - :func:`joined_pairs`: two adjacent query words as one ("code list" -> codelist).
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "INITIALISM_STOPWORDS",
+    "abbreviations",
     "initialisms",
     "joined_pairs",
     "spelling_variants",
@@ -225,3 +228,43 @@ def joined_pairs(chunks: Sequence[str]) -> list[str]:
             continue
         out.append(left + right)
     return out
+
+
+# Usual abbreviations of data column names ("order_ts", "avg_price", "item_qty"), each
+# line a word (singular) and its short forms. Short forms that are also common words or
+# read two ways (min: minimum or minute, desc: descending or description, pos: position or
+# point of sale, temp, cat, us, ms, dst) are left out.
+_ABBREVIATIONS = """
+timestamp ts; transaction tx txn; quantity qty; amount amt; average avg; percent pct;
+percentage pct; count cnt; number num; millisecond msec; microsecond usec;
+identifier id; customer cust; address addr; configuration config cfg; database db;
+information info; application app; department dept; organisation org; organization org;
+government gov govt; reference ref; repository repo; statistic stats; document doc;
+authentication auth; specification spec; environment env; message msg; previous prev;
+maximum max; sequence seq; account acct; currency ccy; description descr; source src;
+destination dest
+"""
+
+
+def _abbreviation_table() -> tuple[dict[str, tuple[str, ...]], dict[str, list[str]]]:
+    """(word -> its short forms, short form -> the words it stands for)."""
+    short: dict[str, tuple[str, ...]] = {}
+    long: dict[str, list[str]] = {}
+    for line in _ABBREVIATIONS.replace("\n", " ").split(";"):
+        word, *shorts = line.split()
+        short[word] = tuple(shorts)
+        for form in shorts:
+            long.setdefault(form, []).append(word)
+    return short, long
+
+
+_SHORT, _LONG = _abbreviation_table()
+
+
+def abbreviations(word: str) -> list[str]:
+    """The usual short forms of ``word`` in column names, or the words a short form
+    stands for: "timestamp" -> ts, "ts" -> timestamp, "transactions" -> tx, txn."""
+    if word in _LONG:
+        return sorted(_LONG[word])
+    singular = word[:-1] if word.endswith("s") and word[:-1] in _SHORT else word
+    return list(_SHORT.get(singular, ()))
