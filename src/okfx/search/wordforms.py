@@ -67,24 +67,21 @@ def _stems(word: str) -> set[str]:
 
 # Irregular English verbs, each line one verb's forms. Verbs whose forms are also common
 # words of another meaning (left, found, bound, lead, mean, saw, won...) are left out,
-# and so are the light verbs of questions (get, make, take, come, go, know, say...).
+# and so are the light verbs of questions (get, make, take, come, go, know, say...) and
+# verbs that are mostly nouns in technical text (run, build, feed, drive, break...).
 _IRREGULAR = """
 buy buys buying bought; sell sells selling sold; pay pays paying paid; send sends sending
 sent; spend spends spending spent; write writes writing wrote written; ride rides riding
-rode ridden; build builds building built; choose chooses choosing chose chosen; drive drives
-driving drove driven; run runs running ran; lose loses losing lost; begin begins beginning
-began begun; break breaks breaking broke broken; bring brings bringing brought; catch
-catches catching caught; draw draws drawing drew drawn; eat eats eating ate eaten; fly flies
-flying flew flown; forget forgets forgetting forgot forgotten; freeze freezes freezing froze
-frozen; grow grows growing grew grown; hide hides hiding hid hidden; lend lends lending
-lent; meet meets meeting met; seek seeks seeking sought; shake shakes shaking shook shaken;
-sing sings singing sang sung; sit sits sitting sat; sleep sleeps sleeping slept; speak
-speaks speaking spoke spoken; stand stands standing stood; steal steals stealing stole
-stolen; teach teaches teaching taught; throw throws throwing threw thrown; understand
-understands understanding understood; wake wakes waking woke woken; wear wears wearing wore
-worn; withdraw withdraws withdrawing withdrew withdrawn; feed feeds feeding fed; fight
-fights fighting fought; hear hears hearing heard; sweep sweeps sweeping swept; undergo
-undergoes undergoing underwent undergone; forgive forgives forgiving forgave forgiven
+rode ridden; choose chooses choosing chose chosen; lose loses losing lost; begin begins
+beginning began begun; bring brings bringing brought; eat eats eating ate eaten; forget
+forgets forgetting forgot forgotten; freeze freezes freezing froze frozen; grow grows
+growing grew grown; hide hides hiding hid hidden; lend lends lending lent; seek seeks
+seeking sought; shake shakes shaking shook shaken; sing sings singing sang sung; sleep
+sleeps sleeping slept; speak speaks speaking spoke spoken; steal steals stealing stole
+stolen; teach teaches teaching taught; understand understands understanding understood; wear
+wears wearing wore worn; withdraw withdraws withdrawing withdrew withdrawn; fight fights
+fighting fought; hear hears hearing heard; undergo undergoes undergoing underwent undergone;
+forgive forgives forgiving forgave forgiven
 """
 _IRREGULAR_FORMS: dict[str, tuple[str, ...]] = {
     form: tuple(forms.split())
