@@ -328,13 +328,12 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
         forms = {text: 1.0}
         for variant in plural_variants(text):
             forms.setdefault(variant, VARIANT_WEIGHT)
-        for variant in [text, *forms]:
-            for spelled in spelling_variants(variant):
-                forms.setdefault(spelled, VARIANT_WEIGHT)
-        for variant in word_forms(text):
-            forms.setdefault(variant, FORM_WEIGHT)
-            for spelled in spelling_variants(variant):
-                forms.setdefault(spelled, FORM_WEIGHT)
+        spelled = [other for variant in list(forms) for other in spelling_variants(variant)]
+        for other in spelled:
+            forms.setdefault(other, VARIANT_WEIGHT)
+        for base in (text, *spelled):  # "recognised" -> recognized -> recognizing
+            for variant in word_forms(base):
+                forms.setdefault(variant, FORM_WEIGHT)
         for short in abbreviations(text):
             forms.setdefault(short, FORM_WEIGHT)
         merged = next((owner[f] for f in forms if f in owner), None)

@@ -23,7 +23,6 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 __all__ = [
@@ -96,11 +95,14 @@ _DERIVATIONS = (
     ("ality", "al"),
 )
 _MIN_DERIVED_STEM = 3
+_DERIVED_ENDINGS = (*(end for pair in _DERIVATIONS for end in pair), "ity", "ness", "ment")
 
 
 def _derived(word: str) -> set[str]:
     """Derived forms: -ity <-> -ive/-able/-al/-e, and -ness, -ment taken off."""
     found: set[str] = set()
+    if not word.endswith(_DERIVED_ENDINGS):
+        return found
     for noun, adjective in _DERIVATIONS:
         for have, other in ((noun, adjective), (adjective, noun)):
             stem = word[: -len(have)]
@@ -139,37 +141,50 @@ def word_forms(word: str) -> list[str]:
     )
 
 
-# British <-> American spellings: (pattern, replacement) pairs, applied both ways. The
-# part before the changed letters is at least three letters long ("size" stays).
-_SPELLINGS = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        (r"^([a-z]{3,})is(e|ed|es|ing|er|ers|ation|ations)$", r"\1iz\2"),
-        (r"^([a-z]{3,})iz(e|ed|es|ing|er|ers|ation|ations)$", r"\1is\2"),
-        (r"^([a-z]{3,})ys(e|ed|es|ing)$", r"\1yz\2"),
-        (r"^([a-z]{3,})yz(e|ed|es|ing)$", r"\1ys\2"),
-        (r"^([a-z]{3,})our(s|ed|ing|able|ite|ites)?$", r"\1or\2"),
-        (r"^([a-z]{2,}[^u])or(s|ed|ing|able|ite|ites)?$", r"\1our\2"),
-        (r"^([a-z]{3,})ogue(s)?$", r"\1og\2"),
-        (r"^([a-z]{3,})og(s)?$", r"\1ogue\2"),
-        (r"^([a-z]{2,})ell(ed|ing|er|ers)$", r"\1el\2"),
-        (r"^([a-z]{2,})el(ed|ing|er|ers)$", r"\1ell\2"),
-        (r"^([a-z]{2,})(t|b)re(s)?$", r"\1\2er\3"),
-        (r"^([a-z]{2,})(t|b)er(s)?$", r"\1\2re\3"),
-        (r"^([a-z]{2,})ence(s)?$", r"\1ense\2"),
-        (r"^([a-z]{2,})ense(s)?$", r"\1ence\2"),
-        (r"^([a-z]{3,})gramme(s)?$", r"\1gram\2"),
-        (r"^([a-z]{3,})gram(s)?$", r"\1gramme\2"),
-    )
+# British <-> American spellings, as endings: (British, American, endings that may follow,
+# least letters before). Applied both ways; "size" (too short) keeps its spelling.
+_SPELLING_RULES = (
+    ("is", "iz", ("e", "ed", "es", "ing", "er", "ers", "ation", "ations"), 3),
+    ("ys", "yz", ("e", "ed", "es", "ing"), 3),
+    ("our", "or", ("", "s", "ed", "ing", "able", "ite", "ites"), 3),
+    ("ogue", "og", ("", "s"), 3),
+    ("ell", "el", ("ed", "ing", "er", "ers"), 2),
+    ("tre", "ter", ("", "s"), 2),
+    ("bre", "ber", ("", "s"), 2),
+    ("ence", "ense", ("", "s"), 2),
+    ("gramme", "gram", ("", "s"), 3),
 )
+
+
+def _spelling_table() -> dict[str, list[tuple[str, int]]]:
+    """Word ending -> [(the other spelling's ending, least letters before it)]."""
+    table: dict[str, list[tuple[str, int]]] = {}
+    for british, american, endings, least in _SPELLING_RULES:
+        for ending in endings:
+            table.setdefault(british + ending, []).append((american + ending, least))
+            table.setdefault(american + ending, []).append((british + ending, least))
+    return table
+
+
+_SPELLINGS = _spelling_table()
+_SPELLING_LENGTHS = sorted({len(ending) for ending in _SPELLINGS})
+_SPELLING_ENDINGS = tuple(_SPELLINGS)
 
 
 def spelling_variants(word: str) -> list[str]:
     """The other (British or American) spellings of ``word``: "organisation" ->
     organization, "catalog" -> catalogue. Forms an index lacks are ignored by it."""
-    if len(word) < 5 or not word.isascii() or not word.isalpha():
+    if len(word) < 5 or not word.endswith(_SPELLING_ENDINGS):  # most words: a C-level no
         return []
-    found = {pattern.sub(replacement, word) for pattern, replacement in _SPELLINGS}
+    if not (word.isascii() and word.isalpha()):
+        return []
+    found = set()
+    for size in _SPELLING_LENGTHS:
+        for other, least in _SPELLINGS.get(word[-size:], ()):
+            stem = word[:-size]
+            # "color" -> "colour", but "flour" is no "flor" and "four" no "for"
+            if len(stem) >= least and not (other.startswith("our") and stem.endswith("u")):
+                found.add(stem + other)
     found.discard(word)
     return sorted(found)
 
