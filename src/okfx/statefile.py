@@ -168,23 +168,24 @@ class StateWriter:
         """Write the file to ``handle`` (at its start); returns the bytes written."""
         entries: list[list[Any]] = []
         # Offsets depend on the header length, which depends on the offsets: lay the
-        # sections out after a header measured with placeholder offsets of full width.
-        guess = 0
-        for _ in range(4):
-            at = _PREFIX.size + guess
+        # sections out after a header of ``room`` bytes, and grow the room until the
+        # header fits in it (then it is padded with JSON whitespace to fill it). A larger
+        # room never shortens the header, so the room only grows, and it stops.
+        room = 0
+        measured = [_measure(data) for _, _, data in self._sections]
+        while True:
+            at = _PREFIX.size + room
             at += _pad(at)
             entries = []
-            for name, kind, data in self._sections:
-                length, crc = _measure(data)
+            for (name, kind, _), (length, crc) in zip(self._sections, measured, strict=True):
                 entries.append([name, kind, at, length, crc])
                 at += length
                 at += _pad(at)
             header = dumps({"kind": self.kind, "meta": self.meta, "sections": entries})
-            if len(header) == guess:
+            if len(header) <= room:
+                header += b" " * (room - len(header))
                 break
-            guess = len(header)
-        else:  # pragma: no cover - the header length converges in two rounds
-            raise RuntimeError("state header did not settle")
+            room = len(header)
         written = handle.write(_PREFIX.pack(MAGIC, FORMAT, len(header), zlib.crc32(header), 0))
         written += handle.write(header)
         for (name, _, data), (_, _, offset, length, _) in zip(self._sections, entries, strict=True):
