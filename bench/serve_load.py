@@ -10,7 +10,10 @@ Usage (from a clone, after ``pip install -e ".[mcp]"``)::
 It starts ``okfx serve BUNDLE --transport http --host 127.0.0.1 --port 0`` (a free port,
 read from the URL the server prints), waits until it answers, then runs ``--clients``
 concurrent clients for ``--seconds`` (and at most ``--max-calls`` calls in all). Each
-client sends one JSON-RPC POST to ``/mcp`` after another, drawn from a realistic mix:
+client keeps one HTTP/1.1 connection open and sends one JSON-RPC POST to ``/mcp`` after
+another on it (``--client raw``, a few lines on asyncio streams, so that the clients,
+which share the machine's cores with the server, take little of them; ``--client httpx``
+sends them through an ``httpx.AsyncClient`` instead), drawn from a realistic mix:
 ``search_concepts``, ``read_concept``, ``list_concepts``, ``get_neighbors``,
 ``grep_concepts``, resource reads (``resources/read`` of ``okf://...``), a share of reads
 and neighbours on wrong paths (``--wrong-share``, 25% by default: a letter of the file
@@ -21,7 +24,10 @@ name changed, the file in another folder) and a share of calls with bad argument
 - errors: any failure other than the expected ones (an HTTP or JSON-RPC error, a tool
   error on a good call, a wrong path not answered ``not_found``), with deliberate bad
   arguments counted apart (refused, or wrongly accepted);
-- the server's RSS (all its processes) after the first answers and at the end.
+- the CPU seconds the server used (all its processes) and the clients used (this
+  process), each per call: who used the cores;
+- the server's memory (all its processes) after the first answers and at the end: RSS,
+  split into anonymous pages (the heap) and file-backed ones (mapped files), and PSS.
 
 The default bundle is a 10k-concept bundle generated with ../shared/bench/gen_bundle.py
 into a temporary folder (kept for the run only) when ../shared exists, else
@@ -46,11 +52,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent
@@ -158,28 +164,49 @@ def _processes(pid: int) -> list[int]:
     return found
 
 
-def server_memory_mb(pid: int) -> tuple[float, float | None] | None:
-    """``(RSS, PSS)`` in MB of ``pid`` and its descendants (Linux /proc; else None).
+@dataclass(frozen=True)
+class Memory:
+    """The memory of the server's processes in MB, summed (Linux /proc).
 
-    RSS counts a page shared by the workers once in each; PSS splits it between them, so
-    the PSS of all the processes is what they take together.
-    """
-    rss = pss = 0
-    pss_known = True
+    ``rss`` is ``anon`` (the processes' own pages: the Python heap) plus ``file`` (pages
+    of mapped files, such as a memory-mapped state file, which the page cache holds once
+    for every process that maps them) plus ``shmem``. RSS counts a shared page once in each
+    process; ``pss`` splits it between them, so the PSS of all the processes is what they
+    take together (None where /proc has no smaps_rollup)."""
+
+    rss: float
+    anon: float
+    file: float
+    shmem: float
+    pss: float | None
+
+
+_STATUS_FIELDS = {"VmRSS:": "rss", "RssAnon:": "anon", "RssFile:": "file", "RssShmem:": "shmem"}
+
+
+def server_memory(pid: int) -> Memory | None:
+    """The memory of ``pid`` and its descendants (None without /proc)."""
+    kb = dict.fromkeys(_STATUS_FIELDS.values(), 0)
+    pss: int | None = 0
     for current in _processes(pid):
         try:
             with open(f"/proc/{current}/status", encoding="utf-8") as handle:
-                rss += sum(int(line.split()[1]) for line in handle if line.startswith("VmRSS:"))
+                for line in handle:
+                    name = _STATUS_FIELDS.get(line.split(" ", 1)[0].split("\t", 1)[0])
+                    if name is not None:
+                        kb[name] += int(line.split()[1])
         except OSError:
             if current == pid:
                 return None
             continue
         try:
             with open(f"/proc/{current}/smaps_rollup", encoding="utf-8") as handle:
-                pss += sum(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+                found = sum(int(line.split()[1]) for line in handle if line.startswith("Pss:"))
+            pss = None if pss is None else pss + found
         except OSError:
-            pss_known = False
-    return rss / 1024, pss / 1024 if pss_known else None
+            pss = None
+    mb = {name: value / 1024 for name, value in kb.items()}
+    return Memory(**mb, pss=None if pss is None else pss / 1024)
 
 
 def server_cpu_s(pid: int) -> float | None:
@@ -207,6 +234,7 @@ class Tally:
     not_found: int = 0
     calls: int = 0
     server_cpu: float | None = None  # CPU seconds the server used during the run
+    client_cpu: float = 0.0  # CPU seconds this process (the clients) used during the run
     processes: int = 0  # the server's processes (supervisor and workers)
 
     def error(self, kind: str, what: str) -> None:
@@ -322,8 +350,89 @@ def judge(tally: Tally, kind: str, expect: str, status: int, body: bytes) -> Non
         tally.error(kind, json.dumps(result)[:300])
 
 
+class Connection:
+    """One keep-alive HTTP/1.1 connection to the server on asyncio streams: a JSON POST,
+    then its answer, then the next, with little Python around the socket calls (a general
+    HTTP client spends several times that per call, taken from the server it measures).
+
+    Reads an answer sized by ``Content-Length`` or sent chunked; opens a new connection
+    after one the server closed or one that failed (the failure is the caller's error)."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        parts = urlsplit(url)
+        if parts.scheme != "http" or parts.hostname != "127.0.0.1" or parts.port is None:
+            raise ValueError(f"loopback only: {url}")
+        self.host, self.port, self.timeout = parts.hostname, parts.port, timeout
+        self.head = (
+            f"POST {parts.path or '/'} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            + "".join(f"{name}: {value}\r\n" for name, value in HEADERS.items())
+        ).encode("latin-1")
+        self.streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+
+    async def post(self, body: bytes) -> tuple[int, bytes]:
+        """``(status, body)`` of the answer to a POST of ``body``."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await self._exchange(body)
+        except BaseException:
+            self.close()  # what is left on it is unknown: the next call opens another
+            raise
+
+    async def _exchange(self, body: bytes) -> tuple[int, bytes]:
+        if self.streams is None:
+            self.streams = await asyncio.open_connection(self.host, self.port)
+        reader, writer = self.streams
+        writer.write(b"%sContent-Length: %d\r\n\r\n%s" % (self.head, len(body), body))
+        await writer.drain()
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip().lower()
+        if "content-length" in headers:
+            content = await reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding") == "chunked":
+            content = await _chunked(reader)
+        else:  # the body ends where the connection does
+            content = await reader.read()
+            headers["connection"] = "close"
+        if headers.get("connection") == "close":
+            self.close()
+        return status, content
+
+    def close(self) -> None:
+        if self.streams is not None:
+            self.streams[1].close()
+            self.streams = None
+
+
+async def _chunked(reader: asyncio.StreamReader) -> bytes:
+    chunks = []
+    while True:
+        size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+        if not size:  # the last chunk, then trailer lines up to an empty one
+            while await reader.readuntil(b"\r\n") != b"\r\n":
+                pass
+            return b"".join(chunks)
+        chunks.append((await reader.readexactly(size + 2))[:-2])  # without its line break
+
+
+Post = Callable[[bytes], Awaitable[tuple[int, bytes]]]
+
+
+def httpx_post(http: Any, url: str) -> Post:
+    """``--client httpx``: the same POST through an ``httpx.AsyncClient``."""
+
+    async def post(body: bytes) -> tuple[int, bytes]:
+        response = await http.post(url, content=body, headers=HEADERS)
+        return response.status_code, response.content
+
+    return post
+
+
 async def client(
-    http: Any, url: str, mix: Mix, seed: int, stop_at: float, budget: list[int], tally: Tally
+    post: Post, mix: Mix, seed: int, stop_at: float, budget: list[int], tally: Tally
 ) -> None:
     rnd = random.Random(seed)
     ident = 0
@@ -334,8 +443,7 @@ async def client(
         body = {"jsonrpc": "2.0", "id": ident, "method": method, "params": params}
         start = time.perf_counter()
         try:
-            response = await http.post(url, json=body, headers=HEADERS)
-            status, content = response.status_code, response.content
+            status, content = await post(json.dumps(body).encode())
         except Exception as exc:  # a refused or dropped connection is an error to count
             status, content = 0, repr(exc).encode()
         tally.latencies.setdefault(kind, []).append(time.perf_counter() - start)
@@ -343,46 +451,73 @@ async def client(
         judge(tally, kind, expect, status, content)
 
 
-async def wait_ready(http: Any, url: str, deadline: float) -> None:
-    body = {"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": _tool("list_bundles")}
-    while True:
-        with contextlib.suppress(Exception):
-            response = await http.post(url, json=body, headers=HEADERS)
-            if response.status_code == 200:
-                return
-        if time.monotonic() > deadline:
-            raise SystemExit("the server did not answer in time")
-        await asyncio.sleep(0.2)
+async def wait_ready(post: Post, deadline: float) -> None:
+    """Wait until the server answers, then until a search answers without an error: the
+    server builds its listing facets, "did you mean" index and search index in the
+    background after it starts answering, and a search waits for them, so the memory
+    measured "before" is that of a server that has built what it keeps."""
+    for name, arguments in (("list_bundles", {}), ("search_concepts", {"query": "warm"})):
+        body = {"jsonrpc": "2.0", "id": 0, "method": "tools/call"}
+        body["params"] = _tool(name, **arguments)
+        while True:
+            with contextlib.suppress(Exception):
+                status, content = await post(json.dumps(body).encode())
+                if status == 200 and not _failed(json.loads(content)):
+                    break
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not answer in time")
+            await asyncio.sleep(0.2)
+
+
+def _failed(message: Any) -> bool:
+    result = message.get("result") if isinstance(message, dict) else None
+    if not isinstance(result, dict):
+        return True
+    payload = result.get("structuredContent") or {}
+    return bool(result.get("isError")) or (isinstance(payload, dict) and "error" in payload)
 
 
 async def drive(
     args: argparse.Namespace, url: str, mix: Mix, server_pid: int
-) -> tuple[Tally, float, Any, Any]:
-    import httpx
+) -> tuple[Tally, float, Memory | None, Memory | None]:
+    """The run: ``--clients`` clients, each on its own keep-alive connection (or, with
+    ``--client httpx``, sharing an ``httpx.AsyncClient``'s pool)."""
+    async with contextlib.AsyncExitStack() as stack:
+        if args.client == "httpx":
+            import httpx
 
-    limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
-    timeout = httpx.Timeout(args.request_timeout)
-    async with httpx.AsyncClient(limits=limits, timeout=timeout, trust_env=False) as http:
-        await wait_ready(http, url, time.monotonic() + args.startup_timeout)
-        # a short warm-up, so that "before" is the RSS of a server that has answered
+            limits = httpx.Limits(
+                max_connections=args.clients, max_keepalive_connections=args.clients
+            )
+            http = await stack.enter_async_context(
+                httpx.AsyncClient(
+                    limits=limits, timeout=httpx.Timeout(args.request_timeout), trust_env=False
+                )
+            )
+            posts = [httpx_post(http, url)] * (args.clients + 1)
+        else:
+            connections = [Connection(url, args.request_timeout) for _ in range(args.clients + 1)]
+            for connection in connections:
+                stack.callback(connection.close)
+            posts = [connection.post for connection in connections]
+        await wait_ready(posts[-1], time.monotonic() + args.startup_timeout)
+        # a short warm-up, so that "before" is the memory of a server that has answered
         warm = Tally()
         await asyncio.gather(
-            *(
-                client(http, url, mix, 10_000 + n, time.monotonic() + 2, [20], warm)
-                for n in range(4)
-            )
+            *(client(posts[n], mix, 10_000 + n, time.monotonic() + 2, [20], warm) for n in range(4))
         )
-        before = server_memory_mb(server_pid)
-        cpu_before = server_cpu_s(server_pid)
+        before = server_memory(server_pid)
+        cpu_before, mine_before = server_cpu_s(server_pid), time.process_time()
         tally = Tally()
         budget = [args.max_calls]
         start = time.monotonic()
         stop_at = start + args.seconds
         await asyncio.gather(
-            *(client(http, url, mix, n, stop_at, budget, tally) for n in range(args.clients))
+            *(client(posts[n], mix, n, stop_at, budget, tally) for n in range(args.clients))
         )
         elapsed = time.monotonic() - start
-        after = server_memory_mb(server_pid)
+        tally.client_cpu = time.process_time() - mine_before
+        after = server_memory(server_pid)
         cpu_after = server_cpu_s(server_pid)
         tally.processes = len(_processes(server_pid))
     tally.server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
@@ -401,8 +536,8 @@ def report(
     concepts: int,
     tally: Tally,
     elapsed: float,
-    before: float | None,
-    after: float | None,
+    before: Memory | None,
+    after: Memory | None,
 ) -> Iterator[str]:
     every = [x for values in tally.latencies.values() for x in values]
     yield (
@@ -431,6 +566,13 @@ def report(
             f"server CPU: {tally.server_cpu:.1f} s, {per_call:.2f} ms a call (a figure that "
             "other load on the machine does not change much)"
         )
+    if every:
+        per_call = tally.client_cpu / len(every) * 1e3
+        share = tally.client_cpu / elapsed if elapsed else 0.0
+        yield (
+            f"client CPU ({args.client}, this process): {tally.client_cpu:.1f} s, "
+            f"{per_call:.2f} ms a call, {share:.2f} of a core"
+        )
     yield (
         f"errors: {errors}; wrong paths answered not_found: {tally.not_found}; bad arguments "
         f"refused: {tally.bad_refused}, accepted (an error): {tally.bad_accepted}"
@@ -438,17 +580,15 @@ def report(
     for example in tally.examples:
         yield f"  e.g. {example}"
     if before and after:
-        growth = (after[0] - before[0]) / before[0]
-        yield (
-            f"server RSS ({tally.processes} processes, summed): {before[0]:.1f} MB -> "
-            f"{after[0]:.1f} MB ({growth:+.1%})"
-        )
-        if before[1] and after[1]:
-            growth = (after[1] - before[1]) / before[1]
-            yield (
-                f"server PSS (shared pages split, what they take together): {before[1]:.1f} MB"
-                f" -> {after[1]:.1f} MB ({growth:+.1%})"
-            )
+        yield f"server memory ({tally.processes} processes, summed): before -> after"
+        for label, then, now in (
+            ("RSS", before.rss, after.rss),
+            ("  anonymous (heap)", before.anon, after.anon),
+            ("  file-backed (mapped files)", before.file, after.file),
+            ("PSS (shared pages split)", before.pss, after.pss),
+        ):
+            if then and now is not None:
+                yield f"  {label:<30}{then:>9.1f} MB -> {now:>7.1f} MB ({(now - then) / then:+.1%})"
     else:
         yield "server memory: unknown (no /proc)"
     yield (
@@ -478,6 +618,11 @@ def main() -> None:
     parser.add_argument("--wrong-share", type=float, default=0.25, help="reads on wrong paths")
     parser.add_argument("--bad-share", type=float, default=0.02, help="calls with bad arguments")
     parser.add_argument("--request-timeout", type=float, default=60.0, help="seconds per request")
+    parser.add_argument(
+        "--client", choices=("raw", "httpx"), default="raw",
+        help="raw: a keep-alive HTTP/1.1 connection per client on asyncio streams (lean); "
+        "httpx: one httpx.AsyncClient (costs the machine about a millisecond of CPU a call)",
+    )  # fmt: skip
     parser.add_argument("--startup-timeout", type=float, default=900.0, help="seconds to load")
     parser.add_argument(
         "--serve-arg", action="append", default=[], metavar="ARG",
