@@ -16,11 +16,12 @@ another folder) and run once to warm up, then timed: the CPU time of the calling
 (``time.thread_time``), the least of ``--repeat`` passes, per call.
 
 Each line is compared with the floor measured in the same run: ``read_concept`` of an
-existing path. ``--mcp`` also times a ``tools/call`` of ``list_bundles`` (a tool that
-does almost nothing) through the HTTP app (``okfx.adapters.mcp.http_app``, in process,
-no socket, no client: the app is handed the request as uvicorn hands it over), as okfx
-serves it and with every request through the SDK's transport (``fast=False``): what the
-protocol layer adds to every call.
+existing path. A ``resource`` row times a ``resources/read`` of a concept as the MCP
+server renders it (the ``mcp`` extra). ``--mcp`` also times a ``tools/call`` of
+``list_bundles`` (a tool that does almost nothing) through the HTTP app
+(``okfx.adapters.mcp.http_app``, in process, no socket, no client: the app is handed the
+request as uvicorn hands it over), as okfx serves it and with every request through the
+SDK's transport (``fast=False``): what the protocol layer adds to every call.
 """
 
 from __future__ import annotations
@@ -55,13 +56,16 @@ def load(root: Path) -> Any:
     return Toolbox(manager)
 
 
-def draws(mix: Mix, kind: str, count: int, seed: int) -> list[dict[str, Any]]:
-    """``count`` calls of one kind of the mix, as ``{"name", "arguments"}``."""
+def draws(
+    mix: Mix, kind: str, count: int, seed: int, method: str = "tools/call"
+) -> list[dict[str, Any]]:
+    """``count`` calls of one kind of the mix: ``{"name", "arguments"}`` of a tool call,
+    ``{"uri"}`` of a resource read."""
     rnd = random.Random(seed)
     out: list[dict[str, Any]] = []
     while len(out) < count:
-        label, method, params, _ = mix.draw(rnd)
-        if label == kind and method == "tools/call":
+        label, drawn, params, _ = mix.draw(rnd)
+        if label == kind and drawn == method:
             out.append(params)
     return out
 
@@ -88,7 +92,25 @@ def tool_rows(box: Any, mix: Mix, calls: int, repeat: int) -> dict[str, float]:
 
         run()  # warm: the first call of a kind may build what the others reuse
         rows[kind] = cpu_ms(run, repeat, len(batch))
+    rows["resource"] = resource_ms(box, mix, calls, repeat)
     return rows
+
+
+def resource_ms(box: Any, mix: Mix, calls: int, repeat: int) -> float:
+    """CPU ms of one ``resources/read`` of a concept, as the MCP server renders it
+    (``okfx.adapters._mcp_resources``: its YAML frontmatter, its body, the label)."""
+    from okfx.adapters._mcp_resources import Resources
+
+    resources = Resources(box.manager)
+    uris = [params["uri"] for params in draws(mix, "resource", calls, 99, "resources/read")]
+
+    def run() -> None:
+        for uri in uris:
+            if resources.read(uri) is None:
+                raise SystemExit(f"no resource at {uri}")
+
+    run()
+    return cpu_ms(run, repeat, len(uris))
 
 
 def mcp_rows(box: Any, calls: int, repeat: int) -> dict[str, float]:

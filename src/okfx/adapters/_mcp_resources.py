@@ -66,10 +66,37 @@ def concept_markdown(concept: Concept) -> str:
     The frontmatter is re-serialised from the parsed mapping (dates as ISO 8601 text), so
     comments and key quoting in the file are not kept; what it says is.
     """
-    front = yaml.safe_dump(
-        jsonable(concept.frontmatter), sort_keys=False, allow_unicode=True, width=1_000_000
-    )
-    return f"---\n{front}---\n{concept.body}"
+    return f"---\n{frontmatter_yaml(jsonable(concept.frontmatter))}---\n{concept.body}"
+
+
+_YAML_OPTIONS: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 1_000_000}
+_C_DUMPER: Any = yaml.CSafeDumper if yaml.__with_libyaml__ else None
+
+
+def frontmatter_yaml(data: Any) -> str:
+    """``yaml.safe_dump`` of ``data`` (JSON-like values). Written by libyaml's emitter,
+    a fifth of the CPU of PyYAML's own, when every key and string in ``data`` is
+    printable ASCII: there the two write the same text (``tests/adapters/
+    test_resource_yaml.py`` compares them); elsewhere they differ (control characters,
+    characters past U+FFFF, empty keys), and PyYAML's own writes it."""
+    if _C_DUMPER is not None and _printable_ascii(data):
+        return str(yaml.dump(data, Dumper=_C_DUMPER, **_YAML_OPTIONS))
+    return str(yaml.safe_dump(data, **_YAML_OPTIONS))
+
+
+def _printable_ascii(data: Any) -> bool:
+    """True when ``data`` holds only None, bools, ints, floats and printable ASCII
+    strings, in lists and in dicts whose keys are non-empty such strings."""
+    if isinstance(data, str):
+        return data.isascii() and data.isprintable()
+    if isinstance(data, dict):
+        return all(
+            isinstance(k, str) and k != "" and _printable_ascii(k) and _printable_ascii(v)
+            for k, v in data.items()
+        )
+    if isinstance(data, list):
+        return all(_printable_ascii(item) for item in data)
+    return data is None or isinstance(data, int | float)
 
 
 @dataclass(frozen=True)
