@@ -1,0 +1,99 @@
+"""bench/serve_load.py's lean client against the real HTTP app: the answers it reads are
+the server's, whole, on one kept-alive connection, and it reads chunked answers and
+answers that end with the connection as well."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+pytest.importorskip("uvicorn")
+
+from test_http_keepalive import _served  # noqa: E402
+
+from conftest import PROJECT_ROOT  # noqa: E402
+from okfx.adapters.mcp import HttpLimits  # noqa: E402
+
+sys.path.insert(0, str(PROJECT_ROOT / "bench"))
+import serve_load  # noqa: E402
+
+
+def _call(ident: int, name: str, **arguments: Any) -> bytes:
+    params = {"name": name, "arguments": arguments}
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
+    ).encode()
+
+
+def test_the_client_reads_the_servers_answers_on_one_connection() -> None:
+    calls = [
+        ("read", "ok", _call(1, "read_concept", path="/references/glossary.md")),
+        ("read (wrong path)", "not_found", _call(2, "read_concept", path="/references/glosary.md")),
+        ("bad arguments", "refused", _call(3, "list_concepts", limit="ten")),
+        ("search", "ok", _call(4, "search_concepts", query="feed")),
+    ]
+    with _served(HttpLimits(request_timeout=60.0, keep_alive=60)) as ((host, port), server):
+        tally = serve_load.Tally()
+
+        async def run() -> list[bytes]:
+            connection = serve_load.Connection(f"http://{host}:{port}/mcp", 30.0)
+            bodies = []
+            for kind, expect, body in calls:
+                status, content = await connection.post(body)
+                serve_load.judge(tally, kind, expect, status, content)
+                bodies.append(content)
+            assert len(server.server_state.connections) == 1  # kept alive, reused
+            connection.close()
+            return bodies
+
+        bodies = asyncio.run(run())
+    assert tally.errors == {}, tally.examples
+    assert (tally.not_found, tally.bad_refused, tally.bad_accepted) == (1, 1, 0)
+    for ident, content in enumerate(bodies, 1):
+        assert json.loads(content)["id"] == ident  # each answer whole, none mixed up
+    assert "glossary" in json.loads(bodies[0])["result"]["structuredContent"]["title"]
+
+
+def test_chunked_answers_and_answers_that_close_the_connection() -> None:
+    answers = [
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b'4\r\n{"a"\r\n3;ext=1\r\n: 1\r\n1\r\n}\r\n0\r\nX-Trailer: y\r\n\r\n',
+        b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+        b'HTTP/1.1 200 OK\r\n\r\n{"until": "closed"}',
+    ]
+    accepted: list[int] = []
+
+    async def run() -> list[tuple[int, bytes]]:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            accepted.append(1)
+            while answers:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+                await reader.readexactly(length)
+                reply = answers.pop(0)
+                writer.write(reply)
+                await writer.drain()
+                if b"Transfer-Encoding" not in reply:
+                    break  # this one ends with the connection
+            writer.close()
+
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        connection = serve_load.Connection(f"http://127.0.0.1:{port}/mcp", 10.0)
+        got = [await connection.post(b"{}") for _ in range(3)]
+        server.close()
+        return got
+
+    got = asyncio.run(run())
+    assert got == [(200, b'{"a": 1}'), (201, b"{}"), (200, b'{"until": "closed"}')]
+    assert len(accepted) == 2  # a new connection after the server closed the first
+
+
+def test_only_loopback() -> None:
+    with pytest.raises(ValueError, match="loopback only"):
+        serve_load.Connection("http://example.com:80/mcp", 1.0)
