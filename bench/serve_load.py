@@ -26,8 +26,12 @@ name changed, the file in another folder) and a share of calls with bad argument
   arguments counted apart (refused, or wrongly accepted);
 - the CPU seconds the server used (all its processes) and the clients used (this
   process), each per call: who used the cores;
-- the server's memory (all its processes) after the first answers and at the end: RSS,
-  split into anonymous pages (the heap) and file-backed ones (mapped files), and PSS.
+- the server's memory (all its processes) before the run and at its end: RSS, split
+  into anonymous pages (the heap) and file-backed ones (mapped files), and PSS. "Before"
+  is taken once a search has answered (the server builds its facets, "did you mean"
+  index and search index in the background after it starts answering) and after a
+  warm-up of up to 5 s in which every client makes a few calls (their connections
+  open, the server's worker threads started).
 
 The default bundle is a 10k-concept bundle generated with ../shared/bench/gen_bundle.py
 into a temporary folder (kept for the run only) when ../shared exists, else
@@ -501,10 +505,11 @@ async def drive(
                 stack.callback(connection.close)
             posts = [connection.post for connection in connections]
         await wait_ready(posts[-1], time.monotonic() + args.startup_timeout)
-        # a short warm-up, so that "before" is the memory of a server that has answered
-        warm = Tally()
+        # A short warm-up, so that "before" is the memory of a server that has answered
+        # every client at once: their connections open, its worker threads started.
+        warm, warm_until = Tally(), time.monotonic() + 5
         await asyncio.gather(
-            *(client(posts[n], mix, 10_000 + n, time.monotonic() + 2, [20], warm) for n in range(4))
+            *(client(posts[n], mix, 10_000 + n, warm_until, [3], warm) for n in range(args.clients))
         )
         before = server_memory(server_pid)
         cpu_before, mine_before = server_cpu_s(server_pid), time.process_time()
