@@ -252,6 +252,7 @@ class Mix:
 
     def __init__(self, paths: list[str], bundle: str, args: argparse.Namespace) -> None:
         self.paths = paths
+        self.known = set(paths)
         self.bundle = bundle
         self.folders = sorted({p.rsplit("/", 1)[0] or "/" for p in paths})
         words = sorted({w for p in paths for w in WORDS.findall(p.rsplit("/", 1)[-1])})
@@ -262,6 +263,15 @@ class Mix:
         self.weights = [weight for _, weight in MIX]
 
     def wrong_path(self, rnd: random.Random) -> str:
+        """A path of the bundle with one character changed, or its file name in another
+        folder; never a path the bundle has (a generated bundle may hold one file name
+        in two folders)."""
+        while True:
+            wrong = self._near_path(rnd)
+            if wrong not in self.known:
+                return wrong
+
+    def _near_path(self, rnd: random.Random) -> str:
         path = rnd.choice(self.paths)
         folder, leaf = path.rsplit("/", 1)
         if rnd.random() < 0.5 or len(self.folders) < 2:
