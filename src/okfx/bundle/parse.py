@@ -132,12 +132,11 @@ class DocumentParser:
             known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
             self.warn(path, "broken_link", broken_message(field, target, line))
-            if href == target:
-                href = target  # one string for both: a flood of broken links costs less
-            return _new_link((path, target, share(href, href), text, field, line, False))
-        if href == known:
-            href = known  # an absolute link: one string for both
-        return _new_link((path, known, share(href, href), text, field, line, True))
+            # one string for both: a flood of broken links costs less
+            href = target if href == target else share(href, href)
+            return _new_link((path, target, href, text, field, line, False))
+        href = known if href == known else share(href, href)  # an absolute link: one string
+        return _new_link((path, known, href, text, field, line, True))
 
     def body_links(
         self, path: str, body: str, body_line: int, kind: str = "concept"
