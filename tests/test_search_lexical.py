@@ -289,6 +289,17 @@ def test_a_query_asking_for_the_deprecated_one_lifts_the_lifecycle_factor(word):
     assert paths(index, "gross margin", include_deprecated=True)[0] == "/metrics/margin.md"
 
 
+def _first_of_two_notes(body: str, plain: str):
+    """``query -> the first hit's path`` over two notes: /notes/a.md with ``body``, and
+    /notes/b.md with ``plain`` (the same words less the one a test is about)."""
+    concepts = [
+        FakeConcept("/notes/a.md", title="Notes", body=body),
+        FakeConcept("/notes/b.md", title="Other", body=plain),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    return lambda query: paths(index, query)[0]
+
+
 @pytest.mark.parametrize(
     ("word", "other"),
     [
@@ -309,12 +320,8 @@ def test_a_query_asking_for_the_deprecated_one_lifts_the_lifecycle_factor(word):
 def test_british_and_american_spellings_find_each_other(word, other):
     assert other in spelling_variants(word)
     assert word in spelling_variants(other)
-    concepts = [
-        FakeConcept("/notes/a.md", title="Notes", body=f"Rules for the {other} of accounts."),
-        FakeConcept("/notes/b.md", title="Other", body="Rules for accounts."),
-    ]
-    index = SearchIndex.build(entries(*concepts))
-    assert paths(index, f"{word} rules")[0] == "/notes/a.md"
+    found = _first_of_two_notes(f"Rules for the {other} of accounts.", "Rules for accounts.")
+    assert found(f"{word} rules") == "/notes/a.md"
 
 
 def test_a_spelling_variant_counts_almost_as_typed():
@@ -347,12 +354,8 @@ def test_a_spelling_variant_counts_almost_as_typed():
 )
 def test_derived_and_irregular_word_forms(word, form):
     assert form in word_forms(word)
-    concepts = [
-        FakeConcept("/notes/a.md", title="Notes", body=f"Audience by {form} of users."),
-        FakeConcept("/notes/b.md", title="Other", body="Audience of users."),
-    ]
-    index = SearchIndex.build(entries(*concepts))
-    assert paths(index, f"users {word} audience")[0] == "/notes/a.md"
+    found = _first_of_two_notes(f"Audience by {form} of users.", "Audience of users.")
+    assert found(f"users {word} audience") == "/notes/a.md"
 
 
 @pytest.mark.parametrize(
