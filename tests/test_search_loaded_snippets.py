@@ -1,7 +1,7 @@
-"""A hit's snippet comes from the texts its load kept (okfx.search.corpus) while the
-concept's file is unchanged, and from the file when it changed since: the hits, and the
-tool payloads made of them, equal byte for byte those built by reading ``concept.body``
-and analysing the query again, on every kind of load."""
+"""A hit's snippet comes from the texts its load kept (okfx.search.corpus), the texts its
+index was built from, even when the concept's file changed since (a reload shows the
+edit): the hits, and the tool payloads made of them, equal byte for byte those built by
+reading ``concept.body`` and analysing the query again, on every kind of load."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import pytest
 from conftest import SAMPLE_NAMES, generated_bundle
 from okfx import Bundle, KnowledgeManager, Toolbox
 from okfx.bundle.stored import FileStore
+from okfx.search import corpus as corpus_module
 from okfx.search import index as index_module
 from okfx.search.index import SearchIndex
 from okfx.search.live import LiveIndex, updated
@@ -143,19 +144,37 @@ def _edited_copy(source: Path, tmp_path: Path) -> tuple[Path, Bundle, str, str]:
     return root, bundle, query, first.path
 
 
+@contextmanager
+def _stats() -> Iterator[list[str]]:
+    """The paths of the concepts whose files are stat'ed (``FileStore.stamp_now``)."""
+    seen: list[str] = []
+    original = FileStore.stamp_now
+
+    def counted(store: FileStore, concept: Any) -> int:
+        seen.append(concept.path)
+        return original(store, concept)
+
+    with mock.patch.object(FileStore, "stamp_now", counted):
+        yield seen
+
+
 @pytest.mark.samples
 @pytest.mark.parametrize("name", ["ga4", "generated"])
-def test_after_an_edit_the_snippet_is_read_from_the_file(
+def test_after_an_edit_the_snippet_is_the_loaded_text_until_a_reload(
     name: str, samples: Path, generated: Path, tmp_path: Path
 ) -> None:
     source = generated if name == "generated" else samples / name
     _, bundle, query, path = _edited_copy(source, tmp_path)
-    with _file_reads() as read:
+    with _file_reads() as read, _stats() as seen:
         ours = _hits(bundle, query)
-    assert read == [path]  # only the edited concept's file
-    assert ours == _reference(bundle, query)
-    hit = json.loads(ours)["hits"][0]
-    assert hit["path"] == path and hit["snippet"].startswith("Edited: ")
+    assert read == [] and seen == []  # no file read, no file stat'ed
+    hit = next(h for h in json.loads(ours)["hits"] if h["path"] == path)
+    assert not hit["snippet"].startswith("Edited: ")  # what the index was built from
+    assert hit["snippet"] in bundle.get(path).body or hit["snippet"] == ""
+    reloaded = bundle.reload()
+    first = json.loads(_hits(reloaded, query))["hits"][0]
+    assert first["path"] == path and first["snippet"].startswith("Edited: ")
+    assert _hits(reloaded, query) == _reference(reloaded, query)
 
 
 @pytest.mark.samples
@@ -196,3 +215,26 @@ def test_hits_of_a_reloaded_index_have_their_confidence(generated: Path) -> None
     for query in _queries(bundle)[:30]:
         fresh = [(h.path, h.matched, h.snippet, h.confidence) for h in index.search(query)]
         assert [(h.path, h.matched, h.snippet, h.confidence) for h in live.search(query)] == (fresh)
+
+
+@pytest.mark.samples
+def test_a_kept_text_is_checked_against_its_crc_once(samples: Path, tmp_path: Path) -> None:
+    root, cache = samples / "ga4", tmp_path / "state"
+    Bundle.load(root, state_cache=cache)
+    bundle = Bundle.load(root, state_cache=cache)
+    query = sorted(bundle, key=lambda c: c.path)[0].title
+    bundle.search_index()
+    (part,) = bundle._store.corpus.parts
+    sizes: list[int] = []
+    crc32 = corpus_module.zlib.crc32
+
+    def counted(data: Any, *rest: int) -> int:
+        sizes.append(len(data))
+        return crc32(data, *rest)
+
+    with mock.patch.object(corpus_module.zlib, "crc32", counted):
+        first = _hits(bundle, query)
+        checked = len(sizes)
+        assert _hits(bundle, query) == first
+    assert checked == len(json.loads(first)["hits"]) > 1  # one per segment, each once
+    assert len(sizes) == checked and part._state is None  # not the whole file

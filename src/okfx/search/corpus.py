@@ -51,6 +51,7 @@ __all__ = [
     "Region",
     "Where",
     "head",
+    "kept_body",
     "loaded_body",
     "one_line",
     "single_line",
@@ -139,7 +140,7 @@ class Part:
     __slots__ = (
         "buffer", "base", "size", "view", "starts", "bodies", "mtimes", "sizes", "lines", "ascii",
         "paths", "fbuffer", "fbase", "fsize", "fstarts", "fids", "unchecked", "crcs",
-        "on_broken", "_state", "_lock",
+        "on_broken", "_state", "_lock", "_sound",
     )  # fmt: skip
 
     def __init__(
@@ -170,6 +171,8 @@ class Part:
         self.on_broken: Callable[[], None] | None = None
         self._state: bool | None = None if self.unchecked else True
         self._lock = threading.Lock()
+        #: 1 for a segment whose own CRC-32 matched (:meth:`intact` checks it once).
+        self._sound = bytearray(len(paths) if crcs is not None else 0)
 
     def __len__(self) -> int:
         return len(self.paths)
@@ -196,12 +199,18 @@ class Part:
     def intact(self, seg: int) -> bool:
         """True when segment ``seg`` reads as it was stored: the part's bytes are checked
         (:meth:`check`) and match, or, before that, the segment matches its own CRC-32
-        (one segment's bytes, not the whole part's: a search's snippets read ten). A
-        segment that does not checks the whole part, which discards a broken file."""
+        (one segment's bytes, not the whole part's: a search's snippets read ten; each
+        segment once). A segment that does not checks the whole part, which discards a
+        broken file."""
         if self._state is not None or self.crcs is None:
             return self.check()
+        if self._sound[seg]:
+            return True
         start, end = self.starts[seg], self.starts[seg + 1]
-        return zlib.crc32(self.view[start:end]) == self.crcs[seg] or self.check()
+        if zlib.crc32(self.view[start:end]) == self.crcs[seg]:
+            self._sound[seg] = 1
+            return True
+        return self.check()
 
     def stamp(self, seg: int) -> int:
         return self.mtimes[seg] << 40 | self.sizes[seg]
@@ -390,6 +399,17 @@ class Corpus:
                 if path is not None:
                     found[path] = (part, seg)
         return found
+
+
+def kept_body(where: Where | None) -> str | None:
+    """The body a load kept in segment ``where``, as the load read it (the text the
+    search index was built from), whatever the file holds now; None without one, or
+    when it does not read as it was stored."""
+    if where is not None:
+        part, seg = where
+        if part.intact(seg):
+            return part.body(seg)
+    return None
 
 
 def loaded_body(concept: Any, where: Where | None) -> tuple[str, int]:

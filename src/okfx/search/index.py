@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
 from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_postings
-from okfx.search.corpus import loaded_body
+from okfx.search.corpus import kept_body
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
@@ -514,12 +514,15 @@ class SearchIndex:
 
 def snippet_body(concept: ConceptLike) -> str:
     """The body a hit's snippet is taken from: the text its load kept
-    (:func:`okfx.search.corpus.loaded_body`) while its file is unchanged, so a search
-    reads no file; else ``concept.body``."""
+    (:func:`okfx.search.corpus.kept_body`), the one the index was built from, so a
+    search reads and stats no file and its snippets agree with its ranking (a file
+    edited since shows in the hits after a reload); else ``concept.body``."""
     corpus = getattr(concept, "corpus", None)
-    if corpus is None:
-        return concept.body
-    return loaded_body(concept, corpus.locate(concept.path))[0]
+    if corpus is not None:
+        kept = kept_body(corpus.locate(concept.path))
+        if kept is not None:
+            return kept
+    return concept.body
 
 
 class _Needles:
