@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,52 @@ def test_release_gives_freed_heap_pages_back_on_linux() -> None:
     returned, kept = map(int, done.stdout.split())
     assert returned > 3000  # most of the 25 MB came back (pages of 4 KB)
     assert kept == 400
+
+
+# Threads that each allocate from the C heap (blocks too large for CPython's own
+# allocator); glibc's malloc_stats then prints one "Arena N:" block per heap, on stderr.
+_ARENAS = """
+import ctypes, sys, threading
+from okfx import memory
+if memory._libc_call("malloc_stats") is None:
+    print("no-glibc")
+    raise SystemExit
+if sys.argv[1] == "limit":
+    assert memory.limit_malloc_arenas(1) is True
+ready = threading.Barrier(6)
+def work():
+    ready.wait()
+    kept = [bytes(20000) for _ in range(50)]
+    ready.wait()
+threads = [threading.Thread(target=work) for _ in range(6)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+sys.stderr.flush()
+ctypes.CDLL(None).malloc_stats()
+"""
+
+
+def _arenas(mode: str) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    done = subprocess.run(
+        [sys.executable, "-c", _ARENAS, mode], capture_output=True, text=True, env=env, check=True
+    )
+    if done.stdout.strip() == "no-glibc":
+        pytest.skip("malloc_stats is glibc's")
+    return done.stderr.count("Arena ")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mallopt is glibc's")
+def test_limiting_malloc_arenas_keeps_threads_on_one_heap() -> None:
+    assert _arenas("default") > 1  # glibc: a heap per allocating thread
+    assert _arenas("limit") == 1
+
+
+def test_an_arena_limit_the_user_set_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
+    assert memory.limit_malloc_arenas(1) is False
 
 
 def test_release_is_a_no_op_without_malloc_trim(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,6 +31,7 @@ from okfx.cli.progress import status
 from okfx.cli.terminal import json_text, visible, visible_data
 from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
+from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
 from okfx.sources.errors import UnsafeSourceError
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload
@@ -677,6 +678,7 @@ def serve(
     # walking them again and again (its first passes after a large load take seconds),
     # from the end of each load, index build or state read on.
     freeze_after_loads()
+    limit_malloc_arenas(SERVER_ARENAS)  # before any thread: worker threads share heaps
     manager = _manager(sources)
     for loaded in manager.bundles.values():
         if not len(loaded):  # served anyway, but an agent would find nothing: say why
