@@ -176,3 +176,36 @@ def test_workers_refuse_a_computation_executor(make_bundle: MakeBundle, tmp_path
     result = CliRunner().invoke(cli, [*args, "--executor", "duckdb", "--data", f"trips={data}"])
     assert result.exit_code == 2, result.output
     assert "--workers cannot be combined with --executor" in result.output
+
+
+# A supervisor whose "server" reports, from the worker, how many objects the cyclic GC
+# still tracks outside its permanent generation: what it would walk (and write to).
+_TRACKED_IN_WORKER = """
+import gc, os, signal, socket
+from okfx.adapters.workers import serve_workers
+kept = [[i] for i in range(50_000)]  # made after any freeze, as a load's last objects are
+read, write = os.pipe()
+def serve(app, sock):
+    os.write(write, str(len(gc.get_objects())).encode())
+    signal.pause()
+sock = socket.socket()
+def stop():
+    answer = os.read(read, 64).decode()
+    print(answer, flush=True)
+    os.kill(os.getpid(), signal.SIGTERM)
+signal.signal(signal.SIGALRM, lambda *_: stop())
+signal.setitimer(signal.ITIMER_REAL, 0.5)
+serve_workers(None, sock, 1, serve=serve)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="workers need os.fork")
+def test_a_worker_inherits_nothing_the_collector_would_walk() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _TRACKED_IN_WORKER],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert int(done.stdout.split()[0]) < 10_000  # not the 50,000 lists made before the fork

@@ -21,6 +21,7 @@ Needs ``os.fork`` (Linux, macOS, BSDs); the caller refuses ``--workers`` elsewhe
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -58,6 +59,9 @@ class _Supervisor:
     signals: list[int] = field(default_factory=list)
 
     def spawn(self, app: Any) -> int:
+        # Everything the workers inherit goes out of the collector's reach: its passes
+        # write to each object they walk, which would copy the worker's pages.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:  # the worker: serve until told to stop, never return to the caller
             code = 1
