@@ -947,6 +947,7 @@ def view(
     except ImportError as exc:
         raise click.ClickException(str(exc)) from exc
     freeze_after_loads()
+    limit_malloc_arenas(SERVER_ARENAS)  # a server, as okfx serve
     manager = _manager(sources)
     gc.freeze()
     prepare_in_background(manager)
