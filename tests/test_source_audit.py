@@ -168,7 +168,7 @@ def importers(modules: str) -> list[str]:
     )
 
 
-def test_only_memory_uses_ctypes_and_only_for_malloc_trim() -> None:
+def test_only_memory_uses_ctypes_and_only_for_malloc_trim_and_mallopt() -> None:
     assert importers("ctypes") == ["memory.py"]
     tree = ast.parse((PACKAGE / "memory.py").read_text("utf-8"))
     looked_up = {
@@ -178,7 +178,7 @@ def test_only_memory_uses_ctypes_and_only_for_malloc_trim() -> None:
         and isinstance(node.value, ast.Call)
         and ast.unparse(node.value.func) == "ctypes.CDLL"
     }
-    assert looked_up == {"malloc_trim"}
+    assert looked_up == {"malloc_trim", "mallopt"}
 
 
 def test_cachedir_only_creates_folders() -> None:

@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 __all__ = ["SERVER_ARENAS", "limit_malloc_arenas", "release_free_memory"]
 
@@ -27,15 +28,15 @@ SERVER_ARENAS = 2
 _M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
 
 
-@cache
-def _libc_call(name: str, *argtypes: object) -> Callable[..., int] | None:
-    """``name`` of the C library this process runs on (Linux only), or None."""
+def _c_function(find: Callable[[], Any], *argtypes: Any) -> Callable[..., int] | None:
+    """The C library function ``find()`` looks up, returning an int (Linux only), or
+    None. Each lookup names its function, so an audit can list them."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
 
     try:
-        call = getattr(ctypes.CDLL(None), name)
+        call = find()
     except (OSError, AttributeError):
         return None
     call.argtypes = list(argtypes)
@@ -43,10 +44,18 @@ def _libc_call(name: str, *argtypes: object) -> Callable[..., int] | None:
     return call  # type: ignore[no-any-return]
 
 
+@cache
 def _malloc_trim() -> Callable[[int], int] | None:
     import ctypes
 
-    return _libc_call("malloc_trim", ctypes.c_size_t)
+    return _c_function(lambda: ctypes.CDLL(None).malloc_trim, ctypes.c_size_t)
+
+
+@cache
+def _mallopt() -> Callable[[int, int], int] | None:
+    import ctypes
+
+    return _c_function(lambda: ctypes.CDLL(None).mallopt, ctypes.c_int, ctypes.c_int)
 
 
 def limit_malloc_arenas(count: int) -> bool:
@@ -54,9 +63,7 @@ def limit_malloc_arenas(count: int) -> bool:
     start. Left alone when ``MALLOC_ARENA_MAX`` is set (the user chose). True when set."""
     if os.environ.get("MALLOC_ARENA_MAX"):
         return False
-    import ctypes
-
-    mallopt = _libc_call("mallopt", ctypes.c_int, ctypes.c_int)
+    mallopt = _mallopt()
     return mallopt is not None and mallopt(_M_ARENA_MAX, max(1, count)) == 1
 
 
