@@ -38,7 +38,7 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import re2
 
@@ -50,6 +50,7 @@ __all__ = [
     "Part",
     "Region",
     "Where",
+    "Words",
     "head",
     "kept_body",
     "loaded_body",
@@ -74,6 +75,12 @@ _SAFE_ESCAPES = frozenset("wdSbBtrfv")
 
 
 Spans = Callable[[object, int, int], tuple[int, int]]
+
+
+class Words(Protocol):
+    """A part's word index (:class:`okfx.search.wordindex.WordIndex`)."""
+
+    def segments(self, needle: bytes) -> list[int] | None: ...
 
 
 def spans(regex: re2._Regexp) -> Spans:
@@ -135,12 +142,13 @@ class Part:
     folded segment ``j`` (``fstarts``) is the casefold of segment ``fids[j]``.
     ``unchecked`` lists the regions whose checksum must match before a first search;
     ``crcs[i]``, when given, is the CRC-32 of segment ``i`` alone (:meth:`intact`).
+    ``words`` is its word index once built (:mod:`okfx.search.wordindex`), else None.
     """
 
     __slots__ = (
         "buffer", "base", "size", "view", "starts", "bodies", "mtimes", "sizes", "lines", "ascii",
         "paths", "fbuffer", "fbase", "fsize", "fstarts", "fids", "unchecked", "crcs",
-        "on_broken", "_state", "_lock", "_sound",
+        "on_broken", "words", "_state", "_lock", "_sound",
     )  # fmt: skip
 
     def __init__(
@@ -169,6 +177,7 @@ class Part:
         self.crcs = crcs
         #: Called once when the checksums do not match (the owner discards the file).
         self.on_broken: Callable[[], None] | None = None
+        self.words: Words | None = None
         self._state: bool | None = None if self.unchecked else True
         self._lock = threading.Lock()
         #: 1 for a segment whose own CRC-32 matched (:meth:`intact` checks it once).
@@ -230,7 +239,11 @@ class Part:
 
     # -- searches: each yields the segments that match, in order ----------------------
     def find(self, needle: bytes) -> Iterator[int]:
-        """The segments whose text contains ``needle``."""
+        """The segments whose text contains ``needle``: from the word index when it
+        answers for ``needle``, else by a scan of the buffer (the same segments)."""
+        found = None if self.words is None else self.words.segments(needle)
+        if found is not None:
+            return iter(found)
         return _finds(self.buffer, self.base, self.size, self.starts, needle)
 
     def find_folded(self, needle: str) -> Iterator[int]:

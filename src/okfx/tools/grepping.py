@@ -4,7 +4,10 @@ Grouping a bundle's concepts by where their texts are kept
 (:class:`~okfx.search.candidates.GrepSet`) is one Python step per concept; a server
 greps the same bundle again and again, so the set is kept with the bundle it was built
 from (weakly: it goes with the bundle) and built again when the bundle's concepts or its
-name changed, as after a reload (which swaps in a new concepts mapping).
+name changed, as after a reload (which swaps in a new concepts mapping). Building a set
+also starts the word index of its texts in the background
+(:func:`~okfx.search.wordindex.index_in_background`): later greps for a word then read
+it instead of scanning every text.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from okfx.bundle.bundle import Bundle
 from okfx.search.candidates import GrepSet
+from okfx.search.wordindex import index_in_background
 
 __all__ = ["grep_set"]
 
@@ -38,4 +42,5 @@ def _one(bundle: Bundle) -> GrepSet:
     built = GrepSet((bundle.name, c) for c in concepts.values())
     with _LOCK:
         _SETS[bundle] = (concepts, bundle.name, built)
+    index_in_background(part for corpus, _ in built.groups for part in corpus.parts)
     return built
