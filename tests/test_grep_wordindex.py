@@ -95,7 +95,7 @@ def test_a_word_found_inside_longer_words_names_each_segment_once(tmp_path: Path
     assert index.segments(b"chem-flior") is None  # not a word: the caller scans
 
 
-def test_the_grep_tool_builds_the_index_in_the_background_and_answers_alike(
+def test_the_grep_tool_builds_the_index_at_its_second_grep_and_answers_alike(
     tmp_path: Path,
 ) -> None:
     files = {
@@ -105,6 +105,8 @@ def test_the_grep_tool_builds_the_index_in_the_background_and_answers_alike(
     box = Toolbox(KnowledgeManager([bundle]))
     part = _part(bundle)
     first: dict[str, Any] = box.grep_concepts(pattern="alpha1", limit=2)
+    assert part.words is None  # one grep builds nothing (okfx grep greps once)
+    assert box.grep_concepts(pattern="alpha1", limit=2) == first
     for thread in threading.enumerate():
         if thread.name == "okfx-word-index":
             thread.join(30)

@@ -22,6 +22,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from okfx.memory import release_free_memory
 from okfx.search.corpus import Part
 
 __all__ = ["WordIndex", "index_in_background", "indexable"]
@@ -116,3 +117,4 @@ def _build(parts: list[Part]) -> None:
         finally:
             with _LOCK:
                 _BUILDING.discard(id(part))
+    release_free_memory()  # the build's own lists and words, freed

@@ -4,10 +4,11 @@ Grouping a bundle's concepts by where their texts are kept
 (:class:`~okfx.search.candidates.GrepSet`) is one Python step per concept; a server
 greps the same bundle again and again, so the set is kept with the bundle it was built
 from (weakly: it goes with the bundle) and built again when the bundle's concepts or its
-name changed, as after a reload (which swaps in a new concepts mapping). Building a set
-also starts the word index of its texts in the background
-(:func:`~okfx.search.wordindex.index_in_background`): later greps for a word then read
-it instead of scanning every text.
+name changed, as after a reload (which swaps in a new concepts mapping). The second
+grep of a set starts the word index of its texts in the background
+(:func:`~okfx.search.wordindex.index_in_background`): later greps for a word read it
+instead of scanning every text. A process that greps once (``okfx grep``) never pays
+for it.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ def _one(bundle: Bundle) -> GrepSet:
     with _LOCK:
         kept = _SETS.get(bundle)
     if kept is not None and kept[0] is concepts and kept[1] == bundle.name:
+        index_in_background(part for corpus, _ in kept[2].groups for part in corpus.parts)
         return kept[2]
     built = GrepSet((bundle.name, c) for c in concepts.values())
     with _LOCK:
         _SETS[bundle] = (concepts, bundle.name, built)
-    index_in_background(part for corpus, _ in built.groups for part in corpus.parts)
     return built
