@@ -288,3 +288,34 @@ def test_serve_prepares_facets_and_search_index_in_the_background_unless_lazy(
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
     assert run("serve", EXAMPLE, "--lazy-index").exit_code == 0
     assert built == []
+
+
+def test_serve_builds_greps_word_index_as_it_prepares_unless_lazy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """okfx serve builds grep's word index with the search index (before any grep), so
+    greps for a word never scan; --lazy-index leaves it to the second grep."""
+    pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+    from okfx import gcpause
+    from okfx.adapters import mcp as adapter
+    from okfx.cli import commands
+    from okfx.tools import grepping
+
+    monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
+    indexed: list[bool] = []
+    ready = threading.Event()
+
+    def prepare_grep(bundles: Any) -> None:
+        grepping.prepare_grep(bundles)
+        parts = [part for bundle in bundles for part in bundle._store.corpus.parts]
+        indexed.append(bool(parts) and all(part.words is not None for part in parts))
+        ready.set()
+
+    monkeypatch.setattr(commands, "prepare_grep", prepare_grep)
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: ready.wait(10))
+    assert run("serve", EXAMPLE).exit_code == 0
+    assert indexed == [True]
+    indexed.clear()
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
+    assert run("serve", EXAMPLE, "--lazy-index").exit_code == 0
+    assert indexed == []

@@ -33,6 +33,7 @@ from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
 from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
 from okfx.sources.errors import UnsafeSourceError
+from okfx.tools.grepping import prepare_grep
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload
 from okfx.tools.toolbox import Toolbox
@@ -829,14 +830,15 @@ def _precompute(sources: Sequence[str], max_concepts: int) -> None:
 
 
 def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
-    """Build the listing facets, the "did you mean" name index and (with ``index``) the
-    search index of every bundle now."""
+    """Build the listing facets, the "did you mean" name index, (with ``index``) the
+    search index and grep's word index of every bundle now."""
     try:
         for bundle in manager.bundles.values():
             bundle.facets().prepare()  # a fraction of a second even at 100k
             bundle.names()  # "did you mean" for a wrong path
         if index:
             manager.prepare_search()
+            prepare_grep(list(manager.bundles.values()))  # about 2 s at 10k concepts
     except Exception:  # the first search builds it again and reports the problem
         logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")
 

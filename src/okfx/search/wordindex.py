@@ -11,7 +11,8 @@ non-ASCII letter, case-insensitive, regular expressions) are scanned as before.
 
 Building costs about a Python step per distinct word of each segment (a second or two
 at 10k concepts) and 4 bytes per (word, segment) pair, so it is built only where greps
-repeat, in the background (:func:`index_in_background`): greps scan until it is ready.
+repeat, in the background (:func:`index_in_background`), or when a server prepares
+(:func:`build_word_indexes`); greps scan until it is ready.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Iterable
 from okfx.memory import release_free_memory
 from okfx.search.corpus import Part
 
-__all__ = ["WordIndex", "index_in_background", "indexable"]
+__all__ = ["WordIndex", "build_word_indexes", "index_in_background", "indexable"]
 
 logger = logging.getLogger("okfx")
 
@@ -91,15 +92,9 @@ class WordIndex:
 
 
 def index_in_background(parts: Iterable[Part]) -> threading.Thread | None:
-    """Build the word index of each of ``parts`` that has none, in one daemon thread
-    (it takes the interpreter lock in small steps, so calls go on meanwhile); None when
-    there is nothing to build. A part's index is set once, whole, when it is built."""
-    todo: list[Part] = []
-    with _LOCK:
-        for part in parts:
-            if part.words is None and id(part) not in _BUILDING:
-                _BUILDING.add(id(part))
-                todo.append(part)
+    """:func:`build_word_indexes` in a daemon thread (it takes the interpreter lock in
+    small steps, so calls go on meanwhile); None when there is nothing to build."""
+    todo = _claim(parts)
     if not todo:
         return None
     thread = threading.Thread(target=_build, args=(todo,), name="okfx-word-index", daemon=True)
@@ -107,7 +102,26 @@ def index_in_background(parts: Iterable[Part]) -> threading.Thread | None:
     return thread
 
 
+def build_word_indexes(parts: Iterable[Part]) -> None:
+    """Build the word index of each of ``parts`` that has none and is not being built,
+    now. A part's index is set once, whole, when it is built; a failed build is logged
+    (grep scans that part)."""
+    _build(_claim(parts))
+
+
+def _claim(parts: Iterable[Part]) -> list[Part]:
+    todo: list[Part] = []
+    with _LOCK:
+        for part in parts:
+            if part.words is None and id(part) not in _BUILDING:
+                _BUILDING.add(id(part))
+                todo.append(part)
+    return todo
+
+
 def _build(parts: list[Part]) -> None:
+    if not parts:
+        return
     for part in parts:
         try:
             if part.check():  # bytes that fail their checksum are never searched

@@ -8,7 +8,7 @@ name changed, as after a reload (which swaps in a new concepts mapping). The sec
 grep of a set starts the word index of its texts in the background
 (:func:`~okfx.search.wordindex.index_in_background`): later greps for a word read it
 instead of scanning every text. A process that greps once (``okfx grep``) never pays
-for it.
+for it; a server builds it as it starts (:func:`prepare_grep`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 
 from okfx.bundle.bundle import Bundle
 from okfx.search.candidates import GrepSet
-from okfx.search.wordindex import index_in_background
+from okfx.search.wordindex import build_word_indexes, index_in_background
 
-__all__ = ["grep_set"]
+__all__ = ["grep_set", "prepare_grep"]
 
 # bundle -> (its concepts mapping, its name, the set built from them)
 _SETS: weakref.WeakKeyDictionary[Bundle, tuple[Any, str, GrepSet]] = weakref.WeakKeyDictionary()
@@ -34,12 +34,21 @@ def grep_set(bundles: Sequence[Bundle]) -> GrepSet:
     return GrepSet.join([_one(bundle) for bundle in bundles])
 
 
-def _one(bundle: Bundle) -> GrepSet:
+def prepare_grep(bundles: Sequence[Bundle]) -> None:
+    """Group the concepts of each of ``bundles`` for grep and build the word index of
+    their texts, now (a server, before it answers or forks its workers)."""
+    for bundle in bundles:
+        built = _one(bundle, index=False)
+        build_word_indexes(part for corpus, _ in built.groups for part in corpus.parts)
+
+
+def _one(bundle: Bundle, index: bool = True) -> GrepSet:
     concepts = bundle._concepts
     with _LOCK:
         kept = _SETS.get(bundle)
     if kept is not None and kept[0] is concepts and kept[1] == bundle.name:
-        index_in_background(part for corpus, _ in kept[2].groups for part in corpus.parts)
+        if index:
+            index_in_background(part for corpus, _ in kept[2].groups for part in corpus.parts)
         return kept[2]
     built = GrepSet((bundle.name, c) for c in concepts.values())
     with _LOCK:
