@@ -97,3 +97,30 @@ def test_chunked_answers_and_answers_that_close_the_connection() -> None:
 def test_only_loopback() -> None:
     with pytest.raises(ValueError, match="loopback only"):
         serve_load.Connection("http://example.com:80/mcp", 1.0)
+
+
+def test_the_run_waits_for_the_server_to_go_idle(tmp_path: Any) -> None:
+    """settle() returns once the server stops using the CPU (its background preparation
+    done, not counted as the run's), and at its deadline for one that never does."""
+    import subprocess
+    import time
+
+    done = tmp_path / "done"
+    spin = (
+        "import pathlib, sys, time\n"
+        "t = time.process_time()\n"
+        "while time.process_time() - t < 1.5: pass\n"
+        "pathlib.Path(sys.argv[1]).write_text('idle')\n"
+        "time.sleep(60)\n"
+    )
+    forever = "while True: pass\n"
+    for code, deadline in ((spin, 120.0), (forever, 1.0)):
+        child = subprocess.Popen([sys.executable, "-c", code, str(done)])
+        try:
+            asyncio.run(serve_load.settle(child.pid, time.monotonic() + deadline))
+            assert child.poll() is None
+        finally:
+            child.kill()
+            child.wait()
+        if code == spin:
+            assert done.read_text() == "idle"  # it had stopped spinning when settle returned
