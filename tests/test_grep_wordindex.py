@@ -55,16 +55,23 @@ def _part(bundle: Bundle) -> Part:
     files=bundles(),
     needles=st.lists(st.one_of(_WORD_NEEDLE, _OTHER_NEEDLE), min_size=1, max_size=6),
     limit=st.sampled_from([1, 2, 200]),
+    ignore_case=st.booleans(),
 )
 def test_the_word_index_finds_what_the_scan_finds(
-    tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], needles: list[str], limit: int
+    tmp_path_factory: pytest.TempPathFactory,
+    files: dict[str, str],
+    needles: list[str],
+    limit: int,
+    ignore_case: bool,
 ) -> None:
     root = write_tree(tmp_path_factory.mktemp("b") / "bundle", files)
     bundle = Bundle.load(root, state_cache=False)
     part = _part(bundle)
     assert part.words is None
     scanned = {n: list(part.find(n.encode())) for n in needles}
-    greps = {n: grep(eager(bundle), n, limit=limit).to_dict() for n in needles}
+    folded = {n: sorted(part.find_folded(n.casefold())) for n in needles}
+    options = {"limit": limit, "ignore_case": ignore_case}
+    greps = {n: grep(eager(bundle), n, **options).to_dict() for n in needles}
     index = WordIndex(part)
     part.words = index
     for needle in needles:
@@ -75,7 +82,8 @@ def test_the_word_index_finds_what_the_scan_finds(
         else:
             assert found is None, needle
         assert list(part.find(data)) == scanned[needle], needle
-        assert bundle.grep(needle, limit=limit).to_dict() == greps[needle], needle
+        assert sorted(part.find_folded(needle.casefold())) == folded[needle], needle
+        assert bundle.grep(needle, **options).to_dict() == greps[needle], needle
 
 
 def test_a_word_found_inside_longer_words_names_each_segment_once(tmp_path: Path) -> None:
@@ -91,6 +99,7 @@ def test_a_word_found_inside_longer_words_names_each_segment_once(tmp_path: Path
     assert [paths[s] for s in index.segments(b"chemflior") or ()] == ["/a.md", "/c.md"]
     assert [paths[s] for s in index.segments(b"flior") or ()] == ["/a.md", "/b.md", "/c.md"]
     assert index.segments(b"Chemflior") == [0]
+    assert index.segments(b"CHEMflior", folded=True) == [0, 2]
     assert index.segments(b"absent") == []
     assert index.segments(b"chem-flior") is None  # not a word: the caller scans
 

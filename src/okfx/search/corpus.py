@@ -80,7 +80,7 @@ Spans = Callable[[object, int, int], tuple[int, int]]
 class Words(Protocol):
     """A part's word index (:class:`okfx.search.wordindex.WordIndex`)."""
 
-    def segments(self, needle: bytes) -> list[int] | None: ...
+    def segments(self, needle: bytes, folded: bool = False) -> list[int] | None: ...
 
 
 def spans(regex: re2._Regexp) -> Spans:
@@ -250,7 +250,13 @@ class Part:
         """The segments whose casefolded text contains ``needle`` (casefolded)."""
         if needle.isascii():
             ascii = self.ascii
-            found = _ascii_finds(self.view, self.size, self.starts, needle)
+            # the word index, in any case, where it answers for the needle; else a scan
+            listed = None if self.words is None else self.words.segments(_utf8(needle), True)
+            found: Iterable[int] = (
+                _ascii_finds(self.view, self.size, self.starts, needle)
+                if listed is None
+                else listed
+            )
             yield from (seg for seg in found if ascii[seg])  # the others: casefolded
         fids = self.fids
         folded = _finds(self.fbuffer, self.fbase, self.fsize, self.fstarts, _utf8(needle))

@@ -6,8 +6,10 @@ of ASCII letters and digits in a segment's text. Every occurrence of a needle ma
 of ASCII letters and digits lies inside one word, so the segments whose text holds the
 needle are exactly the segments that hold a word containing it: one search of the
 distinct words (0.5 MB at 10k) and their lists of segments answer what the scan of the
-buffer answers, the same segments in the same order. Other needles (a space, a dot, a
-non-ASCII letter, case-insensitive, regular expressions) are scanned as before.
+buffer answers, the same segments in the same order. In any case (``ignore_case``), the
+same holds for the ASCII segments, whose casefold is their ASCII lowercase: the words are
+searched lowercased. Other needles (a space, a dot, a non-ASCII letter, regular
+expressions) and, in any case, the segments that are not ASCII are scanned as before.
 
 Building costs about a Python step per distinct word of each segment (a second or two
 at 10k concepts) and 4 bytes per (word, segment) pair, so it is built only where greps
@@ -48,10 +50,11 @@ class WordIndex:
 
     ``words`` is the words in sorted order, each followed by a line break; word ``i``
     starts at ``starts[i]`` (``starts`` ends with ``len(words)``) and its segments are
-    ``segs[heads[i]:heads[i + 1]]``, ascending.
+    ``segs[heads[i]:heads[i + 1]]``, ascending. ``lowered`` is ``words`` in ASCII
+    lowercase (the same offsets).
     """
 
-    __slots__ = ("words", "starts", "segs", "heads")
+    __slots__ = ("words", "lowered", "starts", "segs", "heads")
 
     def __init__(self, part: Part) -> None:
         view, bounds = part.view, part.starts
@@ -73,13 +76,19 @@ class WordIndex:
             self.segs.extend(held.pop(word))
             self.heads.append(len(self.segs))
         self.words = b"".join(word + b"\n" for word in ordered)
+        self.lowered = self.words.lower()
 
-    def segments(self, needle: bytes) -> list[int] | None:
-        """The segments whose text holds ``needle``, ascending; None for a needle that
-        is not :func:`indexable` (the caller scans)."""
+    def segments(self, needle: bytes, folded: bool = False) -> list[int] | None:
+        """The segments whose text holds ``needle``, ascending; with ``folded``, those
+        whose ASCII lowercase holds its ASCII lowercase (for an ASCII segment, what its
+        casefold holds). None for a needle that is not :func:`indexable` (the caller
+        scans)."""
         if not indexable(needle):
             return None
-        find, starts, heads, segs = self.words.find, self.starts, self.heads, self.segs
+        if folded:
+            needle = needle.lower()
+        find = (self.lowered if folded else self.words).find
+        starts, heads, segs = self.starts, self.heads, self.segs
         runs: list[array[int]] = []
         pos = find(needle)
         while pos >= 0:
