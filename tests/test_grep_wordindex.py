@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 
 from conftest import write_tree
 from okfx import Bundle, KnowledgeManager, Toolbox
+from okfx.search import wordindex
 from okfx.search.corpus import Part
 from okfx.search.grep import grep
-from okfx.search.wordindex import WordIndex, index_in_background
+from okfx.search.wordindex import WordIndex, build_word_indexes, index_in_background
 from test_grep_corpus import eager  # noqa: I001  (a sibling test module)
 
 # ASCII letters and digits, the joiners and spaces that end words, a line break, and
@@ -124,3 +125,22 @@ def test_the_grep_tool_builds_the_index_at_its_second_grep_and_answers_alike(
     again = box.grep_concepts(pattern="alpha1", limit=2)
     assert again == first
     assert (again["concepts"], again["truncated"], len(again["matches"])) == (3, True, 2)
+
+
+def test_texts_past_the_size_limit_get_no_index_and_grep_scans_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        f"c{i}.md": f"---\ntype: note\ntitle: T{i}\n---\nalpha{i % 3} beta\n" for i in range(9)
+    }
+    bundle = Bundle.load(write_tree(tmp_path / "b", files), state_cache=False)
+    part = _part(bundle)
+    monkeypatch.setattr(wordindex, "MAX_TEXT_BYTES", part.size - 1)
+    build_word_indexes([part])
+    assert index_in_background([part]) is None and part.words is None
+    box = Toolbox(KnowledgeManager([bundle]))
+    found = box.grep_concepts(pattern="alpha1")
+    assert found["concepts"] == 3  # from the scan
+    monkeypatch.setattr(wordindex, "MAX_TEXT_BYTES", part.size)
+    build_word_indexes([part])
+    assert part.words is not None and box.grep_concepts(pattern="alpha1") == found
