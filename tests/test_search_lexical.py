@@ -13,6 +13,7 @@ from okfx.search.wordforms import (
     initialisms,
     joined_pairs,
     spelling_variants,
+    synonyms,
     title_initialisms,
     word_forms,
 )
@@ -422,3 +423,42 @@ def test_the_kind_factor_of_each_doc_is_kind_miss_unless_its_group_names_a_query
     for doc, concept in enumerate(concepts):
         expected = 1.0 if kind_words(concept) & wanted else KIND_MISS
         assert factors[group_of[doc]] == expected
+
+
+def test_adverbs_of_frequency_are_not_query_terms():
+    # Fourth round: "how often" asks for a count; "often" itself is a word many bodies
+    # hold ("is often edited"), which must not outrank the concept that has the counts.
+    assert {"often", "usually", "typically", "sometimes"} <= STOPWORDS
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/tables/tags.md", title="Tags", body="The times each tag was used."),
+            FakeConcept(
+                "/tables/tag-wiki.md",
+                title="Tag wiki",
+                body="Wiki text of a tag, often edited, often long, used often.",
+            ),
+        )
+    )
+    assert paths(index, "how often was each tag used")[0] == "/tables/tags.md"
+
+
+@pytest.mark.parametrize(
+    ("word", "other"), [("kind", "type"), ("kinds", "types"), ("type", "kind"), ("types", "kinds")]
+)
+def test_kind_and_type_stand_for_each_other(word, other):
+    assert synonyms(word) == [other]
+
+
+def test_a_question_about_kinds_finds_the_types_concept():
+    # "what kinds of votes are there?": the bundle calls them vote types.
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/tables/votes.md", title="Votes", body="One row per vote on a post."),
+            FakeConcept(
+                "/references/vote_types.md",
+                title="Vote Types Reference",
+                body="Values of the vote type id column: upvote, downvote, favorite.",
+            ),
+        )
+    )
+    assert paths(index, "what kinds of votes are there?")[0] == "/references/vote_types.md"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
-from okfx.search.wordforms import abbreviations, spelling_variants, word_forms
+from okfx.search.wordforms import abbreviations, spelling_variants, synonyms, word_forms
 
 __all__ = [
     "FORM_WEIGHT",
@@ -55,6 +55,9 @@ STOPWORDS = frozenset(
     # Filler of natural questions, added for issue 20 ("which table has ...").
     + "about any been but could had has have if into its our should than them then "
     "these they those we were will would your".split()
+    # Adverbs of frequency (issue 20's fourth round): "how often each tag was used" asks
+    # for a count, and "often" is a word many bodies hold.
+    + "generally normally often sometimes typically usually".split()
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
@@ -336,6 +339,9 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
                 forms.setdefault(variant, FORM_WEIGHT)
         for short in abbreviations(text):
             forms.setdefault(short, FORM_WEIGHT)
+        for other in synonyms(text):  # "kind" -> type, types
+            for variant in (other, *plural_variants(other)):
+                forms.setdefault(variant, FORM_WEIGHT)
         merged = next((owner[f] for f in forms if f in owner), None)
         if merged is None:
             if len(terms) >= MAX_QUERY_TERMS:

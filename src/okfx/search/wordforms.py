@@ -13,6 +13,7 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
   ("bought" <-> buy, "ridden" <-> ride).
 - :func:`abbreviations`: the usual short forms of a word in column names and the reverse
   ("timestamp" <-> ts, "transaction" <-> tx, "quantity" <-> qty).
+- :func:`synonyms`: the few words questions use for a bundle's own ("kinds" <-> types).
 - :func:`spelling_variants`: the British and American spellings of a word
   ("organisation" <-> organization, "catalogue" <-> catalog, "modelling" <-> modeling).
 - :func:`joined_pairs`: two adjacent query words as one ("code list" -> codelist).
@@ -31,6 +32,7 @@ __all__ = [
     "initialisms",
     "joined_pairs",
     "spelling_variants",
+    "synonyms",
     "title_initialisms",
     "word_forms",
 ]
@@ -280,3 +282,34 @@ def abbreviations(word: str) -> list[str]:
         return sorted(_LONG[word])
     singular = word[:-1] if word.endswith("s") and word[:-1] in _SHORT else word
     return list(_SHORT.get(singular, ()))
+
+
+# Nouns a question uses for a word bundles write instead ("what kinds of votes are there"
+# asks for the vote *types*), each line a group of words that stand for each other. Only
+# words that mean the same in any bundle: "sort" (to sort) or "category" (a column of its
+# own in many schemas) are left out.
+_SYNONYMS = """
+kind type
+"""
+
+
+def _synonym_table() -> dict[str, list[str]]:
+    table: dict[str, list[str]] = {}
+    for line in _SYNONYMS.strip().splitlines():
+        group = line.split()
+        for word in group:
+            table[word] = [other for other in group if other != word]
+    return table
+
+
+_SYNONYM_TABLE = _synonym_table()
+
+
+def synonyms(word: str) -> list[str]:
+    """Words that stand for ``word`` in any bundle, in its number: "kinds" -> types,
+    "type" -> kind."""
+    if word in _SYNONYM_TABLE:
+        return list(_SYNONYM_TABLE[word])
+    if word.endswith("s") and word[:-1] in _SYNONYM_TABLE:
+        return [other + "s" for other in _SYNONYM_TABLE[word[:-1]]]
+    return []
