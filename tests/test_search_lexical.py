@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
-from okfx.search.analyzer import STOPWORDS
+from okfx.search.analyzer import STOPWORDS, plural_variants
 from okfx.search.index import SearchIndex
 from okfx.search.wordforms import (
     initialisms,
@@ -462,3 +462,20 @@ def test_a_question_about_kinds_finds_the_types_concept():
         )
     )
     assert paths(index, "what kinds of votes are there?")[0] == "/references/vote_types.md"
+
+
+@pytest.mark.parametrize(
+    ("plural", "singular"), [("wikis", "wiki"), ("apis", "api"), ("kpis", "kpi")]
+)
+def test_the_plural_of_a_word_in_i_finds_the_word(plural, singular):
+    # Fourth round: "-is" words were all read as singulars (analysis, basis), so "tag
+    # wikis" never met "Posts Tag Wiki".
+    assert singular in plural_variants(plural)
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/tables/a.md", title=f"Posts tag {singular}", body="Rows."),
+            FakeConcept("/tables/b.md", title="Tag excerpt", body=f"Tag {plural}, tags."),
+            FakeConcept("/tables/c.md", title="Notes", body="Text."),
+        )
+    )
+    assert paths(index, f"tag {plural}")[0] == "/tables/a.md"

@@ -273,6 +273,9 @@ def tokenize(text: str) -> list[str]:
 def plural_variants(word: str) -> list[str]:
     """English singular/plural forms of ``word`` by the s / es / ies rules.
 
+    A word in -is is read both ways: a singular ("analysis" -> analyses) and the -s
+    plural of a word in -i ("wikis" -> wiki, "kpis" -> kpi).
+
     Forms that do not exist in an index are harmless: the index ignores them. Words
     shorter than 3 letters, and anything that is not purely alphabetic, get none.
     """
@@ -291,6 +294,8 @@ def plural_variants(word: str) -> list[str]:
             out.append(word[:-1] + "ies")
         elif word.endswith(("s", "x", "z", "ch", "sh")):
             out.append(word + "es")
+            if word.endswith("is") and len(word) > 3:
+                out.append(word[:-1])  # "wikis", "apis": the plural of a word in -i
         else:
             out.append(word + "s")
     return out
