@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from okfx.bundle.quickyaml import quick_load
+from okfx.bundle.yamlrepair import COLON_PROBLEM, quote_colon_values
 from okfx.limits import Limits
 
 __all__ = ["FrontmatterError", "Parsed", "parse", "split"]
@@ -151,6 +152,9 @@ class Parsed:
     body: str
     body_line: int  # 1-based line of the file where the body starts
     duplicate_keys: list[str] = field(default_factory=list)
+    #: Frontmatter lines whose plain value held ": " and was read as text
+    #: (:mod:`okfx.bundle.yamlrepair`).
+    quoted_lines: list[int] = field(default_factory=list)
 
 
 # The closing line, matched from the newline before it: a literal first character lets
@@ -421,10 +425,21 @@ def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> P
             "no YAML frontmatter: a concept must start with a '---' line, "
             "a 'type: ...' line and a closing '---' line",
         )
-    data, duplicates = load_yaml(yaml_text, limits, strings)
+    quoted: list[int] = []
+    try:
+        data, duplicates = load_yaml(yaml_text, limits, strings)
+    except FrontmatterError as exc:
+        repaired = quote_colon_values(yaml_text) if COLON_PROBLEM in exc.message else None
+        if repaired is None:
+            raise
+        try:
+            data, duplicates = load_yaml(repaired[0], limits, strings)
+        except FrontmatterError:
+            raise exc from None  # another mistake too: the first one is the one to fix
+        quoted = repaired[1]
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         raise FrontmatterError(
             "frontmatter_not_mapping", f"frontmatter is {kind}; it must be 'key: value' pairs"
         )
-    return Parsed(data, body, body_line, duplicates)
+    return Parsed(data, body, body_line, duplicates, quoted)

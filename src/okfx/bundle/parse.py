@@ -285,6 +285,13 @@ class DocumentParser:
             self.warn(
                 path, "duplicate_key", f"frontmatter key {key!r} appears twice; last one kept"
             )
+        for line in parsed.quoted_lines:
+            self.warn(
+                path,
+                "unquoted_colon",
+                f"YAML error at frontmatter line {line}: a value holding ': ' must be "
+                "quoted; okfx reads it as text, other consumers reject the file",
+            )
         return parsed, raw_type.strip()
 
     def _fields(self, path: str, parsed: Parsed, type_: str) -> dict[str, Any]:

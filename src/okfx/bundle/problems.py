@@ -17,13 +17,15 @@ from okfx.model import Problem
 
 __all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group", "kept_past", "problem_line"]
 
-#: Codes that break spec §11 rules 1-2 (the file is not a usable concept), plus a bundle
+#: Codes that break spec §11 rules 1-2 (the file is not a usable concept; for
+#: ``unquoted_colon``, okfx reads it but other consumers will not), plus a bundle
 #: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
 ERROR_CODES = frozenset(
     {
         "no_frontmatter",
         "unterminated_frontmatter",
         "malformed_yaml",
+        "unquoted_colon",
         "frontmatter_not_mapping",
         "missing_type",
         "invalid_type",
@@ -45,6 +47,8 @@ EXPLANATIONS: dict[str, str] = {
     "a concept (§11 rule 1); add one, or exclude the file (--exclude)",
     "unterminated_frontmatter": "the frontmatter opens with '---' but never closes (§4)",
     "malformed_yaml": "the frontmatter is not valid YAML, so the file is not a concept (§11)",
+    "unquoted_colon": "a frontmatter value holds ': ' without quotes, which is not valid "
+    "YAML (§11): okfx reads the value as text, other consumers skip the file; quote it",
     "frontmatter_not_mapping": "the frontmatter is not a key: value mapping (§4.1)",
     "missing_type": "the frontmatter has no non-empty 'type', so the file is not a concept "
     "(§11 rule 2)",
@@ -149,7 +153,7 @@ _YAML_LINE = re.compile(r"^YAML error at frontmatter line (\d+):")
 
 def problem_line(problem: Problem) -> int | None:
     """The line of the file a problem is on, when its message says; else ``None``."""
-    if problem.code == "malformed_yaml":
+    if problem.code in ("malformed_yaml", "unquoted_colon"):
         found = _YAML_LINE.match(problem.message)
         return int(found.group(1)) + 1 if found else None
     if problem.code == "broken_link":
