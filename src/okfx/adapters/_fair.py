@@ -48,11 +48,14 @@ class CallPolicy:
 
     ``heavy_slots`` calls of :data:`HEAVY_TOOLS` and ``light_slots`` other calls run at
     once, each within ``timeout`` seconds (None: no bound, for tests and embedding).
-    Two heavy slots suit two cores: with the GIL, more scans at once only take turns.
+    The threads take turns on the GIL, so slots divide one worker's CPU between the two
+    kinds. With 2 heavy slots, 50 clients at 10k concepts (``bench/serve_load.py``) left
+    searches and greps waiting for a slot (p50 470 ms, reads 95 ms, p99 611 ms); with 4
+    the p99 was 528 ms, with 6 461 ms, with 8 336-389 ms, every kind near 230 ms p50.
     """
 
     timeout: float | None = DEFAULT_CALL_TIMEOUT
-    heavy_slots: int = 2
+    heavy_slots: int = 8
     light_slots: int = 16
 
     def __post_init__(self) -> None:
