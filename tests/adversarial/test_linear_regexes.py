@@ -61,6 +61,17 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         [rep("- "), rep("- ", tail="x"), rep(" ", tail="-x"), rep("-"), rep("- \t?\t")],
     ),
     "okfx.bundle.frontmatter._BRACKETS": ("scan", [rep("["), rep("a")]),
+    "okfx.bundle.yamlrepair._LINE": (
+        "fullmatch",
+        [
+            rep("a"),
+            rep("a "),
+            rep(" ", "a: x", "y"),
+            rep(": ", "a"),
+            rep(" ", "a:"),
+            rep("a ", tail=":"),
+        ],
+    ),
     "okfx.bundle.quickyaml._ODD": ("scan", [rep("a"), rep("\u00e9")]),
     "okfx.bundle.quickyaml._SINGLE": (
         "match",

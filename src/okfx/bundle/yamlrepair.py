@@ -26,7 +26,9 @@ __all__ = ["COLON_PROBLEM", "quote_colon_values"]
 COLON_PROBLEM = "mapping values are not allowed"
 
 # A top-level key (no indent, no quote, no flow or block indicator) and its value.
-_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_ .-]*?):[ \t]+(\S.*?)[ \t]*")
+# (Trailing blanks are stripped in code: a lazy value before "[ \t]*" backtracks on runs
+# of blanks inside the value.)
+_LINE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_ .-]*?):[ \t]+(\S.*)")
 _NOT_PLAIN = tuple("'\"[{|>&*!#%@`")
 
 
@@ -39,7 +41,7 @@ def quote_colon_values(yaml_text: str) -> tuple[str, list[int]] | None:
         found = _LINE.fullmatch(line)
         if found is None:
             continue
-        key, value = found.groups()
+        key, value = found.group(1), found.group(2).rstrip(" \t")
         if value.startswith(_NOT_PLAIN) or " #" in value:
             continue
         if ": " in value or value.endswith(":"):
