@@ -10,7 +10,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -52,17 +52,22 @@ def _queries(bundle: Bundle) -> list[str]:
 
 
 @contextmanager
-def _file_reads() -> Iterator[list[str]]:
-    """The paths of the concepts whose files are read again (``FileStore.read_now``)."""
-    read: list[str] = []
-    original = FileStore.read_now
+def _calls(method: str) -> Iterator[list[str]]:
+    """The paths of the concepts that ``FileStore.<method>`` is called for."""
+    seen: list[str] = []
+    original = getattr(FileStore, method)
 
-    def counted(store: FileStore, concept: Any) -> tuple[str, str, int]:
-        read.append(concept.path)
+    def counted(store: FileStore, concept: Any) -> Any:
+        seen.append(concept.path)
         return original(store, concept)
 
-    with mock.patch.object(FileStore, "read_now", counted):
-        yield read
+    with mock.patch.object(FileStore, method, counted):
+        yield seen
+
+
+def _file_reads() -> AbstractContextManager[list[str]]:
+    """The concepts whose files are read again (``FileStore.read_now``)."""
+    return _calls("read_now")
 
 
 def _hits(bundle: Bundle, query: str) -> str:
@@ -144,18 +149,9 @@ def _edited_copy(source: Path, tmp_path: Path) -> tuple[Path, Bundle, str, str]:
     return root, bundle, query, first.path
 
 
-@contextmanager
-def _stats() -> Iterator[list[str]]:
-    """The paths of the concepts whose files are stat'ed (``FileStore.stamp_now``)."""
-    seen: list[str] = []
-    original = FileStore.stamp_now
-
-    def counted(store: FileStore, concept: Any) -> int:
-        seen.append(concept.path)
-        return original(store, concept)
-
-    with mock.patch.object(FileStore, "stamp_now", counted):
-        yield seen
+def _stats() -> AbstractContextManager[list[str]]:
+    """The concepts whose files are stat'ed (``FileStore.stamp_now``)."""
+    return _calls("stamp_now")
 
 
 @pytest.mark.samples
