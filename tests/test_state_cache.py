@@ -474,7 +474,7 @@ def test_temporary_files_left_by_a_killed_store_are_removed_when_old(
     key = state.name.split(".", 1)[0]
     old = cache_dir / f".{key}.bundle.dead1234"
     fresh = cache_dir / f".{key}.bundle.live5678"  # another process still writing
-    other = cache_dir / f".{key}.search.dead9999"  # another kind: its own store cleans it
+    other = cache_dir / f".{'0' * 40}.search.dead9999"  # another key's: old is old
     for path in (old, fresh, other):
         path.write_bytes(b"partial")
     past = time.time() - LEFTOVER_SECONDS - 60
@@ -482,8 +482,8 @@ def test_temporary_files_left_by_a_killed_store_are_removed_when_old(
     os.utime(other, (past, past))
     state.unlink()  # the next load stores again
     Bundle.load(root, state_cache=cache_dir)
-    assert not old.exists()
-    assert fresh.exists() and other.exists()
+    assert not old.exists() and not other.exists()
+    assert fresh.exists()
     assert len(list(cache_dir.glob("*.bundle.okfs"))) == 1
 
 
@@ -616,6 +616,7 @@ def test_okfx_cache_path_and_clear(
     shown = CliRunner().invoke(cli, ["cache", "path"])
     assert shown.exit_code == 0 and shown.stdout.strip() == str(state)
     assert "4 files" in shown.stderr  # bundle, texts, search, lock
+    assert "kept within 5 GB (set OKFX_STATE_CACHE_MAX" in shown.stderr
     cleared = CliRunner().invoke(cli, ["cache", "clear"])
     assert cleared.exit_code == 0 and cleared.stdout.startswith("removed 4 files")
     assert not list(state.iterdir())

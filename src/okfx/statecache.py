@@ -45,6 +45,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO
 
+from okfx.cachebound import LEFTOVER_SECONDS, prune, touch
 from okfx.cachedir import private_dir, user_cache_root
 from okfx.errors import UnsafeCacheDir
 from okfx.statefile import StateFile, StateFormatError, StateWriter, native_order
@@ -69,8 +70,6 @@ logger = logging.getLogger("okfx")
 ENV = "OKFX_STATE_CACHE"
 _OFF = frozenset({"0", "off", "false", "no"})
 _ON = frozenset({"", "1", "on", "true", "yes"})
-#: A temporary state file untouched this long was left by a process killed mid-store.
-LEFTOVER_SECONDS = 3600.0
 #: How long a process waits for another that is building the same state.
 LOCK_SECONDS = 600.0
 #: Seconds a background store waits before it starts (see store_later).
@@ -191,7 +190,9 @@ class StateCache:
                     path,
                 )
                 return None
-            return StateFile.from_fd(fd, lazy)
+            found = StateFile.from_fd(fd, lazy)
+            touch(fd, st)  # used now: the size bound deletes what was used least recently
+            return found
         except StateFormatError as exc:
             logger.info("okfx state file %s rebuilt: %s", path, exc)
             return None
@@ -204,12 +205,14 @@ class StateCache:
     # -- writing -------------------------------------------------------------------------
     def store(self, key: str, kind: str, writer: StateWriter) -> bool:
         """Write a state file atomically; False (and logged) when it cannot be. Never
-        raises."""
+        raises. Then the folder is brought within its bound (:func:`okfx.cachebound.prune`:
+        old keys, the least recently used past the size bound, leftovers of killed
+        stores), written or not."""
+        folder = None
         try:
             folder = self.usable()
             if folder is None:
                 return False
-            self._remove_leftovers(key, kind)
             fd, tmp = tempfile.mkstemp(prefix=f".{key}.{kind}.", dir=folder)
             try:
                 with os.fdopen(fd, "wb") as handle:
@@ -222,19 +225,9 @@ class StateCache:
         except Exception as exc:
             logger.warning("okfx state cache %s not written: %s", self.directory, exc)
             return False
-
-    def _remove_leftovers(self, key: str, kind: str) -> None:
-        """Delete temporary files of this key and kind that a process killed while
-        storing left behind (a write in progress elsewhere is younger than
-        :data:`LEFTOVER_SECONDS`, and is kept)."""
-        cutoff = time.time() - LEFTOVER_SECONDS
-        for path in self.directory.glob(f".{key}.{kind}.*"):
-            try:
-                st = os.lstat(path)
-                if stat.S_ISREG(st.st_mode) and st.st_mtime < cutoff:
-                    os.unlink(path)
-            except OSError:
-                pass  # gone already, or not ours to remove
+        finally:
+            if folder is not None:
+                prune(folder, key, suffix=_SUFFIX)
 
     @contextmanager
     def lock(self, key: str, timeout: float = LOCK_SECONDS) -> Iterator[bool]:

@@ -800,12 +800,18 @@ def _state_cache() -> Any:
 
 @cache.command("path")
 def cache_path() -> None:
-    """Print the state cache folder (and how much it holds, on stderr)."""
+    """Print the state cache folder (and how much it holds, and its bound, on stderr)."""
+    from okfx.cachebound import MAX_ENV, max_bytes
+
     state = _state_cache()
     files = state.files()
     size = sum(path.stat().st_size for path in files if path.exists())
     click.echo(str(state.directory))
-    click.echo(f"{len(files)} files, {size / 2**20:.1f} MB", err=True)
+    click.echo(
+        f"{len(files)} files, {size / 2**20:.1f} MB; kept within {max_bytes() / 1000**3:g} GB "
+        f"(set {MAX_ENV} to change it)",
+        err=True,
+    )
 
 
 @cache.command("clear")
