@@ -25,10 +25,12 @@ PACKAGE = Path(okfx.__file__).resolve().parent
 # read back as checked arrays and JSON only (test_state_files_are_read_without_pickle).
 # The command line (the cli package) and the servers (adapters) sit outside it too.
 # cachedir.py creates the private cache folders (mkdir only, pinned below).
+# cachebound.py deletes old state files in that folder (tests/test_cache_bound.py).
 # search/vectors.py is the opt-in vector cache of hybrid search: it writes its own
 # private folder, data only (tests/test_search_hybrid.py), never pickle.
 OUTSIDE_THE_CORE = {
     "__main__.py",
+    "cachebound.py",
     "cachedir.py",
     "statecache.py",
     "statefile.py",
