@@ -27,8 +27,8 @@ all with ``okfx.gcpause.freeze_after_loads()`` as ``okfx serve`` runs:
   bodies in memory (eager), built in the same process, the passes taking turns
   (:func:`measure_pair`, eight passes each), so the two are compared at the same machine
   speed; then 1% of the concept files are rewritten (a new file renamed over each, so the
-  original bundle is untouched) and ``Bundle.reload()`` brings the bundle and its index up to date: its
-  time, the stat scan's alone, and the query passes again.
+  original bundle is untouched) and ``Bundle.reload()`` brings the bundle and its index up
+  to date: its time, the stat scan's alone, and the query passes again.
 
 It prints the ratios the issue sets: restart / cold <= 0.05, reload / cold <= 0.05 (plus
 the stat scan), peak RSS at 100k <= 1.0 GB, warm p50/p95 against eager bodies.
