@@ -36,6 +36,7 @@ from okfx.sources.errors import UnsafeSourceError
 from okfx.tools.grepping import prepare_grep
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload
+from okfx.tools.prewarm import prewarm
 from okfx.tools.toolbox import Toolbox
 from okfx.trust import TRUST_TIERS
 from okfx.version import __version__
@@ -837,7 +838,8 @@ def _precompute(sources: Sequence[str], max_concepts: int) -> None:
 
 def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
     """Build the listing facets, the "did you mean" name index, (with ``index``) the
-    search index and grep's word index of every bundle now."""
+    search index and grep's word index of every bundle now, and what a first call
+    would build (:func:`okfx.tools.prewarm.prewarm`)."""
     try:
         for bundle in manager.bundles.values():
             bundle.facets().prepare()  # a fraction of a second even at 100k
@@ -845,6 +847,7 @@ def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
         if index:
             manager.prepare_search()
             prepare_grep(list(manager.bundles.values()))  # about 2 s at 10k concepts
+        prewarm(manager, search=index)  # what a first call would build, shared when forked
     except Exception:  # the first search builds it again and reports the problem
         logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")
 
