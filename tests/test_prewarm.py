@@ -51,3 +51,41 @@ def test_answers_are_the_same_with_and_without_prewarm() -> None:
         assert warm_box.get_neighbors(path) == cold_box.get_neighbors(path)
     for query in ("dock availability", "station", "deprecated metric", "kinds of rides"):
         assert warm_box.search_concepts(query) == cold_box.search_concepts(query)
+
+
+def _pending_terms(manager: KnowledgeManager) -> list[str]:
+    postings = next(iter(manager.bundles.values())).search_index().postings
+    pending = postings._pending
+    if pending is None:
+        return []
+    return [term for term, tid in postings.terms.items() if pending[tid]]
+
+
+def _search_rare_terms(manager: KnowledgeManager, terms: list[str]) -> tuple[bytes, bytes]:
+    """Search each of ``terms``; the bytes of the postings arrays before the searches."""
+    postings = next(iter(manager.bundles.values())).search_index().postings
+    before = bytes(postings.docs), bytes(postings.impacts)
+    for term in terms:
+        manager.search(term, limit=3)
+    return before
+
+
+def test_searches_write_no_postings_after_a_prewarm_for_a_fork() -> None:
+    # A forked worker shares the postings arrays until it writes to them: a search of a
+    # rare term computed that term's impacts into them, so each worker copied the pages.
+    cold = _loaded(EXAMPLE)
+    cold.prepare_search()
+    rare = _pending_terms(cold)[:40]
+    assert rare  # the build leaves rare terms to their first search
+    postings = next(iter(cold.bundles.values())).search_index().postings
+    before = _search_rare_terms(cold, rare)
+    assert before != (bytes(postings.docs), bytes(postings.impacts))
+
+    warm = _loaded(EXAMPLE)
+    prewarm(warm, fork=True)
+    assert _pending_terms(warm) == []
+    postings = next(iter(warm.bundles.values())).search_index().postings
+    before = _search_rare_terms(warm, rare)
+    assert before == (bytes(postings.docs), bytes(postings.impacts))
+    for term in rare:  # and the answers are those of the lazily computed impacts
+        assert warm.search(term, limit=3).to_dict() == cold.search(term, limit=3).to_dict()

@@ -697,7 +697,7 @@ def serve(
         # ready. Workers: the vectors are built before the fork, so that all share them.
         _enable_semantic(manager, semantic_max, background=workers == 1, progress=_progress_line())
     if workers > 1:  # built before the fork, so that the workers share it
-        prepare(manager, index=not lazy_index or semantic)
+        prepare(manager, index=not lazy_index or semantic, fork=True)
     elif not lazy_index or semantic:
         prepare_in_background(manager)
     if settings.can_run:
@@ -752,7 +752,7 @@ def serve(
                     gc.freeze()
                     if semantic:  # vectors from the cache, before the new fork
                         _enable_semantic(fresh, semantic_max, progress=_progress_line())
-                    prepare(fresh, index=not lazy_index or semantic)
+                    prepare(fresh, index=not lazy_index or semantic, fork=True)
                     rebuilt = adapter.build_server(
                         Toolbox(fresh, computations=settings), policy=policy
                     )
@@ -836,10 +836,11 @@ def _precompute(sources: Sequence[str], max_concepts: int) -> None:
         )
 
 
-def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
+def prepare(manager: KnowledgeManager, *, index: bool = True, fork: bool = False) -> None:
     """Build the listing facets, the "did you mean" name index, (with ``index``) the
     search index and grep's word index of every bundle now, and what a first call
-    would build (:func:`okfx.tools.prewarm.prewarm`)."""
+    would build (:func:`okfx.tools.prewarm.prewarm`; ``fork``: workers are forked
+    next)."""
     try:
         for bundle in manager.bundles.values():
             bundle.facets().prepare()  # a fraction of a second even at 100k
@@ -847,7 +848,7 @@ def prepare(manager: KnowledgeManager, *, index: bool = True) -> None:
         if index:
             manager.prepare_search()
             prepare_grep(list(manager.bundles.values()))  # about 2 s at 10k concepts
-        prewarm(manager, search=index)  # what a first call would build, shared when forked
+        prewarm(manager, search=index, fork=fork)  # what a first call builds, shared if forked
     except Exception:  # the first search builds it again and reports the problem
         logging.getLogger("okfx").exception("okfx: preparing facets or the index failed")
 

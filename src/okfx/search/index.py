@@ -267,6 +267,12 @@ class SearchIndex:
         postings = Postings.restore(state["terms"], state, n_docs, pending, averages)
         return None if postings is None else cls(entries, postings, multipliers)
 
+    def finish_pending(self) -> None:
+        """Compute now the impacts the build left to each term's first read
+        (:class:`~okfx.search.bm25f.Postings`): a process that forks workers calls it
+        first, or each worker's searches write them into its own copy of the arrays."""
+        self.postings.prepare_all()
+
     def __len__(self) -> int:
         return len(self.entries)
 

@@ -66,6 +66,11 @@ class LiveIndex:
         self.ranker: Any = None
         self._kinds: set[str] | None = None
 
+    def finish_pending(self) -> None:
+        """:meth:`SearchIndex.finish_pending` of the base and of the delta."""
+        self.base.finish_pending()
+        self.delta.finish_pending()
+
     def __len__(self) -> int:
         return len(self.base) - len(self.dropped) + len(self.delta)
 

@@ -159,11 +159,13 @@ class KnowledgeManager:
 
         return render_prompt(self._bundles.values(), self.index_char_budget)
 
-    def prepare_search(self) -> None:
+    def prepare_search(self, *, finish: bool = False) -> None:
         """Build (or read back from the state cache) the index that :meth:`search`
         across the bundles uses, now instead of on the first search: the bundle's own
         with one bundle, the combined index with several. ``okfx serve`` runs it in a
-        background thread as it starts; a search meanwhile waits for it to finish."""
+        background thread as it starts; a search meanwhile waits for it to finish.
+        ``finish`` also computes what the index leaves to a term's first search
+        (:meth:`~okfx.search.index.SearchIndex.finish_pending`), before a fork."""
         if len(self._bundles) == 1:
             index = next(iter(self._bundles.values())).search_index()
         elif self._bundles:
@@ -173,6 +175,8 @@ class KnowledgeManager:
                 index = self._combined
         else:
             return
+        if finish:
+            index.finish_pending()
         if self.semantic is not None:  # hybrid search: its vectors too
             self.semantic.attach(index)
 
