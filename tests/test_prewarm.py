@@ -89,3 +89,16 @@ def test_searches_write_no_postings_after_a_prewarm_for_a_fork() -> None:
     assert before == (bytes(postings.docs), bytes(postings.impacts))
     for term in rare:  # and the answers are those of the lazily computed impacts
         assert warm.search(term, limit=3).to_dict() == cold.search(term, limit=3).to_dict()
+
+
+def test_a_live_index_finishes_its_base_and_its_delta() -> None:
+    from okfx.search.index import SearchIndex
+    from okfx.search.live import LiveIndex
+
+    concepts = list(next(iter(_loaded(EXAMPLE).bundles.values())))
+    base = SearchIndex.build(("knowledge", c) for c in concepts)
+    delta = SearchIndex.build(("knowledge", c) for c in concepts[:5])
+    index = LiveIndex(base, frozenset({0}), delta)
+    assert base.postings._pending is not None and delta.postings._pending is not None
+    index.finish_pending()
+    assert base.postings._pending is None and delta.postings._pending is None
