@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
-from okfx.search.analyzer import STOPWORDS, plural_variants
+from okfx.search.analyzer import STOPWORDS, analyze_query, plural_variants
 from okfx.search.index import SearchIndex
 from okfx.search.wordforms import (
     initialisms,
@@ -180,6 +180,65 @@ def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     monkeypatch.setattr(kinds, "KIND_MISS", 1.0)
     assert paths(SearchIndex.build(entries(*concepts)), "sessions table")[0] == "/guides/visits.md"
     assert kinds.kind_words(concepts[0]) == {"table", "tables"}
+
+
+def kind_factors(index: SearchIndex, query: str) -> list[float]:
+    """Each concept's kind factor for ``query``, in path order (1.0 for all when it
+    names no kind)."""
+    terms = analyze_query(query)
+    factors = index.factors(query, terms, [index._forms(term) for term in terms])
+    order = sorted(range(len(index)), key=lambda doc: index.entries[doc][1].path)
+    if factors.kinds is None:
+        return [1.0] * len(index)
+    group_of, by_group = factors.kinds
+    return [by_group[group_of[doc]] for doc in order]
+
+
+def test_a_query_naming_a_whole_type_prefers_that_type_to_others_sharing_its_head(
+    monkeypatch,
+):
+    """Fifth round: "decision guide" names the type "Decision Guide", not every guide.
+    The deployment guide holds the query's words more often; the decision guide, the one
+    the query names, comes first, and a concept of no guide type is scored down most."""
+    from okfx.search import kinds
+
+    concepts = [
+        FakeConcept(
+            "/guides/pick.md",
+            title="Choosing a line",
+            type="Decision Guide",
+            body="The release line to read, one per release.",
+        ),
+        FakeConcept(
+            "/deploy/upgrade.md",
+            title="Upgrading a release",
+            type="Deployment Guide",
+            body="The release decision.",
+        ),
+        FakeConcept(
+            "/notes/release.md",
+            title="Release decision notes",
+            type="Note",
+            body="A decision about the release, a decision guide.",
+        ),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    hits = index.search("the decision guide for a release", now=NOW)
+    assert hits[0].path == "/guides/pick.md"
+    # in path order: /deploy/upgrade.md, /guides/pick.md, /notes/release.md
+    assert kind_factors(index, "decision guide release") == [
+        kinds.KIND_PARTIAL,
+        1.0,
+        kinds.KIND_MISS,
+    ]
+    # a query naming only the head noun treats both guides alike
+    assert kind_factors(index, "release guide") == [1.0, 1.0, kinds.KIND_MISS]
+    # without the whole-type rule the deployment guide comes first
+    monkeypatch.setattr(kinds, "KIND_PARTIAL", 1.0)
+    assert (
+        paths(SearchIndex.build(entries(*concepts)), "the decision guide for a release")[0]
+        == "/deploy/upgrade.md"
+    )
 
 
 def test_two_query_words_meet_a_word_the_bundle_writes_as_one():
@@ -397,13 +456,17 @@ _KIND_FOLDERS = ["tables", "references", "views", "orders", "a-b"]
         min_size=1,
         max_size=12,
     ),
-    st.lists(st.sampled_from(["table", "tables", "view", "orders", "computation", "revenue"])),
+    st.lists(
+        st.sampled_from(
+            ["table", "tables", "view", "orders", "computation", "revenue", "bigquery", "attested"]
+        )
+    ),
 )
 def test_the_kind_factor_of_each_doc_is_kind_miss_unless_its_group_names_a_query_kind(
     places, words
 ):
-    from okfx.search.analyzer import analyze_query
-    from okfx.search.kinds import KIND_MISS, KindGroups, kind_words
+    from okfx.search.analyzer import analyze_query, tokenize
+    from okfx.search.kinds import KIND_MISS, KIND_PARTIAL, KindGroups, kind_words, type_phrase
 
     concepts = [
         FakeConcept("/" + "/".join([*folders, f"c{i}.md"]), type=type_)
@@ -420,8 +483,20 @@ def test_the_kind_factor_of_each_doc_is_kind_miss_unless_its_group_names_a_query
         return
     assert factor is not None
     group_of, factors = factor
+    forms = {form for term in terms for form, _ in term.forms}
+    named = {
+        phrase
+        for concept in concepts
+        if (phrase := type_phrase(concept.type))
+        and all(set(tokenize(word)) & forms for word in phrase.split())
+    }
     for doc, concept in enumerate(concepts):
-        expected = 1.0 if kind_words(concept) & wanted else KIND_MISS
+        if type_phrase(concept.type) in named:
+            expected = 1.0
+        elif kind_words(concept) & wanted:
+            expected = KIND_PARTIAL if named else 1.0
+        else:
+            expected = KIND_MISS
         assert factors[group_of[doc]] == expected
 
 

@@ -9,6 +9,11 @@ words hold none of the query's kind words is scored x :data:`KIND_MISS`. A query
 no kind, or a kind every concept has, is unaffected. The factor is <= 1, so the exact
 top-k walk's bounds stay valid.
 
+A query that holds every word of a type of two words or more ("the decision guide for
+...", "migration guide") names that type, not only its head noun: when it does, concepts
+of a type it names keep 1, those that share only a kind word ("Deployment Guide") are
+scored x :data:`KIND_PARTIAL`, the rest x :data:`KIND_MISS`.
+
 Concepts are grouped by their kind words (a bundle has few distinct types and folders),
 so a query tests each group once and a document by its group id.
 """
@@ -22,10 +27,20 @@ from collections.abc import Iterable, Sequence
 from okfx.search.analyzer import QueryTerm, tokenize
 from okfx.search.filters import ConceptLike
 
-__all__ = ["KIND_MISS", "KindGroups", "kind_words"]
+__all__ = ["KIND_MISS", "KIND_PARTIAL", "KindGroups", "kind_words", "type_phrase"]
 
 #: The factor of a concept none of whose kind words the query names, when it names one.
 KIND_MISS = 0.8
+#: The factor of a concept that shares a kind word with a query naming another whole type.
+KIND_PARTIAL = 0.9
+
+
+def type_phrase(type_: str) -> str:
+    """The concept's type as the phrase a query may name ("Decision Guide" -> "decision
+    guide"): casefolded words, or "" for a type of fewer than two words. A vocabulary
+    entry with a blank, so it never equals a term."""
+    words = type_.casefold().split()
+    return " ".join(words) if len(words) > 1 else ""
 
 
 def kind_words(
@@ -54,6 +69,10 @@ class KindGroups:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._built: tuple[array[int], list[frozenset[str]], list[int]] | None = None
+        self._phrases: list[str] = []
+        self._phrase_words: dict[str, list[frozenset[str]]] = {}
+        self._phrase_groups: dict[str, list[int]] | None = None
+        self._vocabulary_phrases: tuple[set[str], list[str]] | None = None
         self._all: set[str] | None = None
         self._words: dict[str, list[int]] | None = None
 
@@ -64,7 +83,7 @@ class KindGroups:
         if built is None:
             with self._lock:
                 if self._built is None:
-                    ids: dict[frozenset[str], int] = {}
+                    ids: dict[tuple[frozenset[str], str], int] = {}
                     group_of = array("i")
                     sizes: list[int] = []
                     # A bundle has few types and folders: analyse each pair once.
@@ -75,12 +94,13 @@ class KindGroups:
                         words = seen.get(place)
                         if words is None:
                             words = seen[place] = kind_words(concept, parts)
-                        gid = ids.setdefault(words, len(ids))
+                        gid = ids.setdefault((words, type_phrase(concept.type)), len(ids))
                         if gid == len(sizes):
                             sizes.append(0)
                         sizes[gid] += 1
                         group_of.append(gid)
-                    self._built = (group_of, list(ids), sizes)
+                    self._phrases = [phrase for _, phrase in ids]
+                    self._built = (group_of, [words for words, _ in ids], sizes)
                 built = self._built
         return built
 
@@ -93,13 +113,15 @@ class KindGroups:
         if not dropped and self._all is not None:
             return self._all
         group_of, words, sizes = self._get(entries)
+        phrases = self._phrases
         if not dropped:
-            self._all = {word for group in words for word in group}
+            self._all = {word for group in words for word in group} | set(phrases) - {""}
             return self._all
         left = list(sizes)
         for doc in dropped:
             left[group_of[doc]] -= 1
-        return {word for gid, group in enumerate(words) if left[gid] > 0 for word in group}
+        kept = [gid for gid in range(len(words)) if left[gid] > 0]
+        return {word for gid in kept for word in words[gid]} | {phrases[gid] for gid in kept} - {""}
 
     def factor(
         self,
@@ -109,16 +131,51 @@ class KindGroups:
     ) -> tuple[array[int], list[float]] | None:
         """``(group of each doc, factor of each group)`` for a query, or None when the
         query names no kind word of ``vocabulary`` (every factor would be 1)."""
-        wanted = {form for term in terms for form, _ in term.forms} & vocabulary
+        forms = {form for term in terms for form, _ in term.forms}
+        wanted = forms & vocabulary
         if not wanted:
             return None
         group_of, words, _ = self._get(entries)
+        named = {phrase for phrase in self._type_phrases(vocabulary) if self._names(phrase, forms)}
         factors = [KIND_MISS] * len(words)
         by_word = self._by_word(words)
         for word in wanted:
             for gid in by_word.get(word, ()):
-                factors[gid] = 1.0
+                factors[gid] = KIND_PARTIAL if named else 1.0
+        if named:
+            by_phrase = self._by_phrase()
+            for phrase in named:
+                for gid in by_phrase.get(phrase, ()):
+                    factors[gid] = 1.0
         return group_of, factors
+
+    def _by_phrase(self) -> dict[str, list[int]]:
+        """``type phrase -> the ids of the groups of that type``, built once."""
+        found = self._phrase_groups
+        if found is None:
+            found = {}
+            for gid, phrase in enumerate(self._phrases):
+                if phrase:
+                    found.setdefault(phrase, []).append(gid)
+            self._phrase_groups = found  # threads racing here build equal maps
+        return found
+
+    def _type_phrases(self, vocabulary: set[str]) -> list[str]:
+        """The type phrases of ``vocabulary`` (its entries with a blank), found once per
+        vocabulary (an index's, or a live index's union, which never changes)."""
+        found = self._vocabulary_phrases
+        if found is None or found[0] is not vocabulary:
+            found = (vocabulary, [entry for entry in vocabulary if " " in entry])
+            self._vocabulary_phrases = found
+        return found[1]
+
+    def _names(self, phrase: str, forms: set[str]) -> bool:
+        """Whether every word of a type ``phrase`` is among the query's ``forms``."""
+        found = self._phrase_words.get(phrase)
+        if found is None:
+            found = [frozenset(tokenize(word)) for word in phrase.split()]
+            self._phrase_words[phrase] = found  # threads racing here store equal lists
+        return all(word & forms for word in found)
 
     def _by_word(self, words: list[frozenset[str]]) -> dict[str, list[int]]:
         """``kind word -> the ids of the groups holding it``, built once: a bundle with
