@@ -35,7 +35,14 @@ from typing import Any
 from okfx.search.analyzer import analyze_query
 from okfx.search.embedder import Embedder, QueryVectors, require
 from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
-from okfx.search.index import MAX_LIMIT, SCORE_DIGITS, SearchHit, SearchIndex, SearchResults
+from okfx.search.index import (
+    MAX_LIMIT,
+    SCORE_DIGITS,
+    Analysed,
+    SearchHit,
+    SearchIndex,
+    SearchResults,
+)
 from okfx.search.live import LiveIndex
 from okfx.search.topk import Scored
 from okfx.search.vectors import (
@@ -194,12 +201,19 @@ class HybridRanker:
             return _lexical(index.rank(query, limit=k, **options), waiting)
         spec = ConceptFilter.create(**{key: options[key] for key in _FILTERS})
         options["now"] = spec.now
-        found = index.scored(query, max(k, CANDIDATES), **options)
+        # Per part, the query as its index analysed it (a plain index: the one part).
+        known: dict[int, Analysed] = {}
+        if isinstance(index, SearchIndex):
+            found, analysed = index.scored_analysed(query, max(k, CANDIDATES), **options)
+            if analysed is not None:
+                known[0] = analysed
+        else:
+            found = index.scored(query, max(k, CANDIDATES), **options)
         lexical = found if isinstance(found, Scored) else Scored([], [], spec.now)
         # Scores as hits show them (4 decimals), as the blend has always read them.
         lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
         best = max(lex.values(), default=0.0)
-        alpha = self._alpha(query, lex, spec.now) if not self.semantic_only else 0.0
+        alpha = self._alpha(query, lex, known) if not self.semantic_only else 0.0
         near, dense, hidden_dense = self._dense(self.query_vectors.get(query), spec)
         values = sorted(dense.values(), reverse=True)
         high, low = (values[0], values[-1]) if values else (1.0, 0.0)
@@ -210,7 +224,7 @@ class HybridRanker:
             for key in lex.keys() | dense.keys()
         }
         top = sorted(scored.items(), key=lambda item: (-item[1], item[0]))[:k]
-        hits = self._hits(query, top, lex, dense, near, spec.now)
+        hits = self._hits(query, top, lex, dense, near, spec.now, known)
         theta = top[-1][1] if len(top) == k else 0.0
         # Per filter, the larger of the two sides' counts of hidden matches that would
         # have ranked within these hits (the lexical side's as a search for k hits).
@@ -261,9 +275,11 @@ class HybridRanker:
         dense: dict[Any, float],
         near: _Near,
         now: datetime,
+        known: dict[int, Analysed],
     ) -> list[SearchHit]:
         """The hits of ``top`` (``((part, doc), score)``), built by each part's index,
-        in score order, equal scores by (bundle, path)."""
+        in score order, equal scores by (bundle, path); ``known``: the query as a part's
+        index analysed it, when the search has it."""
         hits: list[SearchHit] = []
         for at, part in enumerate(self._parts):
             mine = [(score, doc) for (p, doc), score in top if p == at]
@@ -275,15 +291,18 @@ class HybridRanker:
                 for _, doc in mine
             }  # fmt: skip
             cosine = {doc: near.cosine((at, doc)) for _, doc in mine}
-            hits.extend(part.index.build_hits(query, mine, now, found, cosine))
+            hits.extend(part.index.build_hits(query, mine, now, found, cosine, known.get(at)))
         hits.sort(key=lambda hit: (-hit.score, hit.bundle, hit.path))
         return hits
 
-    def _alpha(self, query: str, lex: dict[tuple[int, int], float], now: datetime) -> float:
+    def _alpha(
+        self, query: str, lex: dict[tuple[int, int], float], known: dict[int, Analysed]
+    ) -> float:
         """The BM25F share: :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
         ``share`` being the part of the query's terms the best BM25F hit contains (the
         first hit a lexical search shows: best score, then (bundle, path))."""
-        terms = [t.text for t in analyze_query(query)]
+        first = next(iter(known.values()), None)
+        terms = [t.text for t in (first.terms if first else analyze_query(query))]
         if not terms or not lex:
             return ALPHA_MIN
         parts = self._parts
@@ -293,9 +312,8 @@ class HybridRanker:
             bundle, concept = parts[at].index.entries[doc]
             return -score, bundle, concept.path
 
-        (at, doc), score = min(lex.items(), key=order)
-        (hit,) = parts[at].index.build_hits(query, [(score, doc)], now)
-        matched = set(hit.matched)
+        (at, doc), _ = min(lex.items(), key=order)
+        matched = set(parts[at].index.matched(query, doc, known.get(at)))
         share = sum(1 for t in terms if t in matched) / len(terms)
         return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * float(share**ALPHA_POWER)
 

@@ -358,6 +358,25 @@ class SearchIndex:
         and builds only the hits it keeps."""
         return self._scored(query, limit, **filters)[0]
 
+    def scored_analysed(
+        self, query: str, limit: int = 10, **filters: Any
+    ) -> tuple[Scored | SearchResults, Analysed | None]:
+        """:meth:`scored`, and the query as it analysed it (None when it ranked
+        nothing), which :meth:`build_hits` and :meth:`matched` take instead of
+        analysing the query again."""
+        return self._scored(query, limit, **filters)
+
+    def matched(self, query: str, doc: int, analysed: Analysed | None = None) -> tuple[str, ...]:
+        """The query terms ``doc`` matches, as its hit would list them."""
+        analysed = analysed or self._analyse(query)
+        needles = _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
+        return needles.of(doc)[0]
+
+    def _analyse(self, query: str) -> Analysed:
+        terms = analyze_query(query)
+        groups = [self._forms(term) for term in terms]
+        return Analysed(terms, groups, query_units(query, terms))
+
     def _scored(
         self, query: str, limit: int, **filters: Any
     ) -> tuple[Scored | SearchResults, Analysed | None]:
@@ -396,9 +415,7 @@ class SearchIndex:
         ``analysed``: the query as the search that ranked it analysed it in this index,
         when the caller has it (else it is analysed here)."""
         if analysed is None:
-            terms = analyze_query(query)
-            groups = [self._forms(term) for term in terms]
-            analysed = Analysed(terms, groups, query_units(query, terms))
+            analysed = self._analyse(query)
         needles = _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
         how, near = found or {}, similarity or {}
         order = sorted((-round(score, SCORE_DIGITS), doc) for score, doc in scored)
