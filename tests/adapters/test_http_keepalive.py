@@ -135,6 +135,24 @@ def test_an_idle_timer_that_fires_after_the_next_request_came_does_not_close(
             client.close()
 
 
+def test_answers_are_sent_without_waiting_for_the_clients_ack() -> None:
+    # Nagle's algorithm holds the second part of an answer until the client ACKs the
+    # first, and a client delays that ACK by up to 40 ms: every call after the first on a
+    # keep-alive connection took ~44 ms (bench/serve_load.py, one client). asyncio turns
+    # Nagle off only on sockets made with their protocol named, which bind() now does.
+    with _served(HttpLimits(request_timeout=60.0, keep_alive=60)) as (address, server):
+        client = socket.create_connection(address, timeout=10)
+        try:
+            for ident in (1, 2, 3):
+                client.sendall(_request(ident))
+                assert _response(client).startswith(b"HTTP/1.1 200")
+            (protocol,) = server.server_state.connections
+            accepted = protocol.transport.get_extra_info("socket")
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            client.close()
+
+
 def test_a_connection_idle_with_nothing_sent_is_still_closed() -> None:
     with _served(HttpLimits(request_timeout=60.0, keep_alive=1)) as (address, _):
         client = socket.create_connection(address, timeout=10)
