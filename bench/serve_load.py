@@ -84,6 +84,10 @@ MIX = (
 
 
 # -- the bundle --------------------------------------------------------------------------------
+#: Clock ticks per second of /proc's CPU times.
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
 def concept_paths(root: Path) -> list[str]:
     """Bundle paths (``/a/b.md``) of the concept files: every .md but index.md and log.md."""
     out = []
@@ -215,18 +219,54 @@ def server_memory(pid: int) -> Memory | None:
     return Memory(**mb, pss=None if pss is None else pss / 1024)
 
 
-def server_cpu_s(pid: int) -> float | None:
-    """CPU seconds (user + system) used so far by ``pid`` and its descendants."""
-    ticks = 0
+def process_cpu_s(pid: int) -> dict[int, float] | None:
+    """CPU seconds (user + system) used so far by ``pid`` and each of its descendants."""
+    used: dict[int, float] = {}
     for current in _processes(pid):
         try:
             with open(f"/proc/{current}/stat", encoding="utf-8") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+            used[current] = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
         except (OSError, IndexError, ValueError):
             if current == pid:
                 return None
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return used
+
+
+def server_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) used so far by ``pid`` and its descendants."""
+    used = process_cpu_s(pid)
+    return None if used is None else sum(used.values())
+
+
+#: The columns of /proc/stat's "cpu" line, in order.
+_STAT_COLUMNS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def machine_cpu_s() -> dict[str, float] | None:
+    """The whole machine's CPU seconds so far, per /proc/stat column (None without it)."""
+    try:
+        with open("/proc/stat", encoding="utf-8") as handle:
+            values = handle.readline().split()[1 : 1 + len(_STAT_COLUMNS)]
+    except OSError:
+        return None
+    return {name: int(value) / TICKS for name, value in zip(_STAT_COLUMNS, values, strict=False)}
+
+
+def machine_share(
+    before: dict[str, float] | None, after: dict[str, float] | None, wall: float
+) -> str:
+    """How many cores the machine kept busy during ``wall`` seconds, and on what: user and
+    system time of every process, interrupts (loopback traffic is handled in softirq),
+    and steal (time the hypervisor gave to someone else)."""
+    if not before or not after or wall <= 0:
+        return "unknown (no /proc/stat)"
+    cores = {name: (after[name] - before[name]) / wall for name in after}
+    busy = sum(value for name, value in cores.items() if name not in ("idle", "iowait"))
+    parts = ", ".join(
+        f"{name} {cores[name]:.2f}" for name in ("user", "system", "softirq", "steal", "idle")
+    )
+    return f"{busy:.2f} of {os.cpu_count()} cores busy ({parts})"
 
 
 # -- the clients -------------------------------------------------------------------------------
@@ -242,6 +282,8 @@ class Tally:
     server_cpu: float | None = None  # CPU seconds the server used during the run
     client_cpu: float = 0.0  # CPU seconds this process (the clients) used during the run
     processes: int = 0  # the server's processes (supervisor and workers)
+    per_process: list[float] = field(default_factory=list)  # CPU s, first the server's
+    machine: str = ""  # what the whole machine's cores did during the run
 
     def error(self, kind: str, what: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -537,7 +579,8 @@ async def drive(
         )
         await settle(server_pid, time.monotonic() + args.settle_timeout)
         before = server_memory(server_pid)
-        cpu_before, mine_before = server_cpu_s(server_pid), time.process_time()
+        cpu_before, mine_before = process_cpu_s(server_pid), time.process_time()
+        machine_before = machine_cpu_s()
         tally = Tally()
         budget = [args.max_calls]
         start = time.monotonic()
@@ -547,10 +590,13 @@ async def drive(
         )
         elapsed = time.monotonic() - start
         tally.client_cpu = time.process_time() - mine_before
+        tally.machine = machine_share(machine_before, machine_cpu_s(), elapsed)
         after = server_memory(server_pid)
-        cpu_after = server_cpu_s(server_pid)
+        cpu_after = process_cpu_s(server_pid)
         tally.processes = len(_processes(server_pid))
-    tally.server_cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    if cpu_before is not None and cpu_after is not None:
+        tally.per_process = [used - cpu_before.get(pid, 0.0) for pid, used in cpu_after.items()]
+        tally.server_cpu = sum(tally.per_process)
     return tally, elapsed, before, after
 
 
@@ -596,6 +642,9 @@ def report(
             f"server CPU: {tally.server_cpu:.1f} s, {per_call:.2f} ms a call (a figure that "
             "other load on the machine does not change much)"
         )
+        if len(tally.per_process) > 1:
+            split = ", ".join(f"{used:.1f}" for used in tally.per_process[1:])
+            yield f"  by process: supervisor {tally.per_process[0]:.1f} s; workers {split} s"
     if every:
         per_call = tally.client_cpu / len(every) * 1e3
         share = tally.client_cpu / elapsed if elapsed else 0.0
@@ -603,6 +652,8 @@ def report(
             f"client CPU ({args.client}, this process): {tally.client_cpu:.1f} s, "
             f"{per_call:.2f} ms a call, {share:.2f} of a core"
         )
+    if tally.machine:
+        yield f"machine CPU during the run: {tally.machine}"
     yield (
         f"errors: {errors}; wrong paths answered not_found: {tally.not_found}; bad arguments "
         f"refused: {tally.bad_refused}, accepted (an error): {tally.bad_accepted}"
