@@ -24,8 +24,10 @@ name changed, the file in another folder) and a share of calls with bad argument
 - errors: any failure other than the expected ones (an HTTP or JSON-RPC error, a tool
   error on a good call, a wrong path not answered ``not_found``), with deliberate bad
   arguments counted apart (refused, or wrongly accepted);
-- the CPU seconds the server used (all its processes) and the clients used (this
-  process), each per call: who used the cores;
+- the CPU seconds the server used (all its processes, then each: the supervisor and
+  every worker) and the clients used (this process), each per call: who used the cores;
+  and what the whole machine's cores did meanwhile (``/proc/stat``: user, system,
+  softirq, steal, idle), which tells a server short of work from a machine short of cores;
 - the server's memory (all its processes) before the run and at its end: RSS, split
   into anonymous pages (the heap) and file-backed ones (mapped files), and PSS. "Before"
   is taken once a search has answered (the server builds its facets, "did you mean"
