@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -124,3 +125,47 @@ def test_the_run_waits_for_the_server_to_go_idle(tmp_path: Any) -> None:
             child.wait()
         if code == spin:
             assert done.read_text() == "idle"  # it had stopped spinning when settle returned
+
+
+def test_cpu_is_counted_per_server_process() -> None:
+    """process_cpu_s() gives each process of the server its own CPU seconds (the
+    supervisor first, then its workers), so a run shows which worker did the work."""
+    import subprocess
+
+    code = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', "
+        "'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.6: pass\\n"
+        "time.sleep(60)'])\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        used: dict[int, float] = {}
+        for _ in range(100):
+            used = serve_load.process_cpu_s(parent.pid) or {}
+            if used.get(worker, 0.0) >= 0.5:
+                break
+            time.sleep(0.1)
+        assert list(used)[0] == parent.pid  # the server's own process first
+        assert used[worker] >= 0.5  # the spinning one has its own count
+        assert used[parent.pid] < used[worker]
+        assert serve_load.server_cpu_s(parent.pid) == pytest.approx(sum(used.values()), abs=0.05)
+    finally:
+        subprocess.run(["pkill", "-P", str(parent.pid)], check=False)
+        parent.kill()
+        parent.wait()
+        if parent.stdout is not None:
+            parent.stdout.close()
+
+
+def test_the_machine_line_says_how_many_cores_were_busy_and_on_what() -> None:
+    before = dict.fromkeys(serve_load._STAT_COLUMNS, 100.0)
+    after = {**before, "user": 115.0, "system": 103.0, "softirq": 101.0, "idle": 101.0}
+    line = serve_load.machine_share(before, after, 10.0)
+    assert line.startswith("1.90 of ")  # (15 + 3 + 1) s busy in 10 s
+    assert "user 1.50" in line and "system 0.30" in line and "idle 0.10" in line
+    assert serve_load.machine_share(None, after, 10.0).startswith("unknown")
