@@ -339,7 +339,7 @@ class SearchIndex:
             bundle: Only concepts of this bundle (multi-bundle indexes).
             now: The instant that decides staleness; defaults to the current UTC time.
         """
-        scored, analysed = self._scored(
+        scored, analysed = self.scored_analysed(
             query, limit, type=type, tags=tags, directory=directory, trust_tier=trust_tier,
             include_deprecated=include_deprecated, include_stale=include_stale,
             bundle=bundle, now=now,
@@ -356,7 +356,20 @@ class SearchIndex:
         ``limit`` and what the filters hid (:class:`~okfx.search.topk.Scored`), or the
         empty results when no query word is in the index. Hybrid search ranks from this
         and builds only the hits it keeps."""
-        return self._scored(query, limit, **filters)[0]
+        return self.scored_analysed(query, limit, **filters)[0]
+
+    def matched(self, query: str, doc: int, analysed: Analysed | None = None) -> tuple[str, ...]:
+        """The query terms ``doc`` matches, as its hit would list them."""
+        return self._needles(query, analysed).of(doc)[0]
+
+    def _needles(self, query: str, analysed: Analysed | None) -> _Needles:
+        """What a hit of ``query`` matched and shows, from ``analysed`` (the query as a
+        search in this index analysed it) or, without it, from the query analysed here."""
+        if analysed is None:
+            terms = analyze_query(query)
+            groups = [self._forms(term) for term in terms]
+            analysed = Analysed(terms, groups, query_units(query, terms))
+        return _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
 
     def scored_analysed(
         self, query: str, limit: int = 10, **filters: Any
@@ -364,24 +377,6 @@ class SearchIndex:
         """:meth:`scored`, and the query as it analysed it (None when it ranked
         nothing), which :meth:`build_hits` and :meth:`matched` take instead of
         analysing the query again."""
-        return self._scored(query, limit, **filters)
-
-    def matched(self, query: str, doc: int, analysed: Analysed | None = None) -> tuple[str, ...]:
-        """The query terms ``doc`` matches, as its hit would list them."""
-        analysed = analysed or self._analyse(query)
-        needles = _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
-        return needles.of(doc)[0]
-
-    def _analyse(self, query: str) -> Analysed:
-        terms = analyze_query(query)
-        groups = [self._forms(term) for term in terms]
-        return Analysed(terms, groups, query_units(query, terms))
-
-    def _scored(
-        self, query: str, limit: int, **filters: Any
-    ) -> tuple[Scored | SearchResults, Analysed | None]:
-        """:meth:`scored`, and the query as it analysed it (for :meth:`build_hits`)
-        when it was ranked."""
         k, spec, terms = prepare_query(query, limit, **filters)
         groups = [self._forms(term) for term in terms]
         extra = self._acronyms(query, terms)
@@ -414,9 +409,7 @@ class SearchIndex:
         ``similarity`` to its cosine similarity with the query (hybrid search);
         ``analysed``: the query as the search that ranked it analysed it in this index,
         when the caller has it (else it is analysed here)."""
-        if analysed is None:
-            analysed = self._analyse(query)
-        needles = _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
+        needles = self._needles(query, analysed)
         how, near = found or {}, similarity or {}
         order = sorted((-round(score, SCORE_DIGITS), doc) for score, doc in scored)
         return [
