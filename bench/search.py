@@ -24,7 +24,7 @@ all with ``okfx.gcpause.freeze_after_loads()`` as ``okfx serve`` runs:
   build, store): the time to be ready from nothing, and its peak RSS;
 - **restart**: the same on the unchanged bundle (state read back, nothing parsed), then
   the query passes of its index against an index over the same concepts with their
-  bodies in memory (eager), built in the same process, the passes taking turns
+  bodies in memory (eager), built in the same process, interleaved query by query
   (:func:`measure_pair`, eight passes each), so the two are compared at the same machine
   speed; then 1% of the concept files are rewritten (a new file renamed over each, so the
   original bundle is untouched) and ``Bundle.reload()`` brings the bundle and its index up
@@ -187,13 +187,7 @@ def time_queries(search: Callable[[str], object], queries: list[str]) -> dict[st
         search(query)
         cpu.append((time.process_time() - c0) * 1e3)
         wall.append((time.perf_counter() - w0) * 1e3)
-    q = statistics.quantiles
-    return {
-        "p50": statistics.median(wall),
-        "p95": q(wall, n=20)[18],
-        "cpu_p50": statistics.median(cpu),
-        "cpu_p95": q(cpu, n=20)[18],
-    }
+    return _quantiles(wall, cpu)
 
 
 def measure(search: Callable[[str], object], queries: list[str]) -> dict[str, Any]:
@@ -229,21 +223,46 @@ def measure_eager(entries: list[tuple[str, Any]], queries: list[str]) -> dict[st
     return measure(lambda q: index.search(q, limit=10), queries)
 
 
+def time_pair(
+    searches: tuple[Callable[[str], object], Callable[[str], object]],
+    queries: list[str],
+    flip: int,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """:func:`time_queries` of two searches in one pass, query by query: each query is
+    asked of both, one right after the other, which goes first alternating."""
+    times: tuple[list[list[float]], list[list[float]]] = ([[], []], [[], []])
+    for k, query in enumerate(queries):
+        for i in (0, 1) if (k + flip) % 2 == 0 else (1, 0):
+            w0, c0 = time.perf_counter(), time.process_time()
+            searches[i](query)
+            times[i][1].append((time.process_time() - c0) * 1e3)
+            times[i][0].append((time.perf_counter() - w0) * 1e3)
+    return _quantiles(*times[0]), _quantiles(*times[1])
+
+
+def _quantiles(wall: list[float], cpu: list[float]) -> dict[str, float]:
+    q = statistics.quantiles
+    return {
+        "p50": statistics.median(wall),
+        "p95": q(wall, n=20)[18],
+        "cpu_p50": statistics.median(cpu),
+        "cpu_p95": q(cpu, n=20)[18],
+    }
+
+
 def measure_pair(
     first: Callable[[str], object], second: Callable[[str], object], queries: list[str]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """:func:`measure` of two searches side by side in one process: their passes take
-    turns (and which goes first alternates), so a drift of the machine's speed falls
-    on both alike."""
+    """:func:`measure` of two searches side by side in one process, interleaved query by
+    query (:func:`time_pair`), so a drift of the machine's speed, which moves these
+    figures by several percent within a minute, falls on both alike."""
     searches = (first, second)
-    cold = [time_queries(search, queries) for search in searches]
-    for search in searches:
-        time_queries(search, queries)  # warm-up
+    cold = time_pair(searches, queries, 0)
+    time_pair(searches, queries, 1)  # warm-up
     passes: list[list[dict[str, float]]] = [[], []]
     for round_ in range(PAIR_ROUNDS):
-        order = (0, 1) if round_ % 2 == 0 else (1, 0)
-        for i in order:
-            passes[i].append(time_queries(searches[i], queries))
+        for i, figures in enumerate(time_pair(searches, queries, round_)):
+            passes[i].append(figures)
     warm = [{key: statistics.median(p[key] for p in ps) for key in ps[0]} for ps in passes]
     return {"cold": cold[0], "warm": warm[0]}, {"cold": cold[1], "warm": warm[1]}
 
@@ -446,7 +465,7 @@ def report_restarts(r: dict[str, Any], eager: dict[str, Any] | None) -> None:
         )
     m = warm["okfx"]["warm"]
     print(
-        f"    restart / eager bodies (passes taking turns in one process): "
+        f"    restart / eager bodies (interleaved query by query in one process): "
         f"p50 {m['p50'] / side['p50']:.2f} x, p95 {m['p95'] / side['p95']:.2f} x "
         f"(target: no worse, within noise)"
     )
