@@ -152,6 +152,64 @@ def test_every_worker_answers_and_a_reload_reaches_them_all(make_bundle: MakeBun
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers | fresh)
 
 
+def _established(pid: int, port: int) -> int:
+    """How many TCP connections to ``port`` process ``pid`` holds open."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as handle:
+            for line in handle.readlines()[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                    inodes.add(fields[9])
+    held = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        held += target.startswith("socket:[") and target[8:-1] in inodes
+    return held
+
+
+def test_clients_that_connect_together_spread_over_the_workers(make_bundle: MakeBundle) -> None:
+    """Twelve clients connect at once and keep their connections: each worker takes its
+    share, not the first worker to wake all of them (which left the other idle)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    root = make_bundle({"a/first.md": concept(title="First")})
+    served = Served(root, workers=2)
+    clients: list[socket.socket] = []
+    try:
+        workers = served.settle(2)
+        address = urlsplit(served.url)
+        port = address.port
+        assert port is not None
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+             "params": {"name": "read_concept", "arguments": {"path": "a/first"}}}
+        ).encode()  # fmt: skip
+        request = (
+            f"POST {address.path} HTTP/1.1\r\nHost: {address.netloc}\r\n"
+            "Content-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+        clients = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(12)]
+        for client in clients:
+            client.sendall(request)
+        for client in clients:
+            assert client.recv(65536).startswith(b"HTTP/1.1 200")
+        held = sorted(_established(pid, port) for pid in workers)
+        assert sum(held) == 12
+        assert held[0] >= 4, held  # 6 and 6, give or take a race
+    finally:
+        for client in clients:
+            client.close()
+        status = served.stop()
+    assert status == 0
+
+
 def test_workers_need_http(make_bundle: MakeBundle) -> None:
     from click.testing import CliRunner
 

@@ -2,7 +2,9 @@
 
 ``okfx serve --transport http --workers N`` loads the bundles and builds every index in
 one process, binds the socket, then forks N workers that each run the server on the
-inherited socket (the kernel hands each new connection to one of them). The loaded
+inherited socket (the kernel hands each new connection to one of them; a worker holding
+more connections than another lets new ones go to it first, :mod:`okfx.adapters._balance`,
+so clients that connect together spread over the workers). The loaded
 state is shared copy-on-write: a worker copies only the memory pages it writes to (the
 state is frozen out of the cyclic GC first, so collections do not touch it).
 
@@ -31,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from okfx.adapters._balance import Balance, BalancedSocket
+
 __all__ = ["GRACE", "MAX_RESTARTS", "can_fork", "serve_workers"]
 
 logger = logging.getLogger("okfx")
@@ -57,8 +61,17 @@ class _Supervisor:
     retiring: dict[int, float] = field(default_factory=dict)  # old workers: kill-after time
     deaths: list[float] = field(default_factory=list)
     signals: list[int] = field(default_factory=list)
+    balance: Balance | None = None  # the latest workers' connection counts
+    slots: dict[int, int] = field(default_factory=dict)  # worker pid -> its slot there
 
-    def spawn(self, app: Any) -> int:
+    def generation(self) -> None:
+        """Counts for a new set of workers (the first, or a reload's)."""
+        self.balance = Balance(self.workers)
+
+    def spawn(self, app: Any, slot: int) -> int:
+        balance = self.balance
+        assert balance is not None
+        balance.reset(slot)
         # Everything the workers inherit goes out of the collector's reach: its passes
         # write to each object they walk, which would copy the worker's pages.
         gc.freeze()
@@ -69,7 +82,7 @@ class _Supervisor:
                 for number in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
                     signal.signal(number, signal.SIG_DFL)
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)  # reloads are the supervisor's
-                self.serve(app, self.sock)
+                self.serve(app, BalancedSocket(self.sock, balance, slot))
                 code = 0
             except KeyboardInterrupt:
                 code = 0
@@ -78,6 +91,7 @@ class _Supervisor:
             finally:
                 os._exit(code)
         self.current.add(pid)
+        self.slots[pid] = slot
         return pid
 
     def retire(self, pids: set[int]) -> None:
@@ -96,6 +110,7 @@ class _Supervisor:
                 return True
             if pid == 0:
                 break
+            slot = self.slots.pop(pid, 0)
             if pid in self.retiring:
                 del self.retiring[pid]
                 continue
@@ -110,7 +125,7 @@ class _Supervisor:
             if len(self.deaths) > MAX_RESTARTS:
                 self.say(f"okfx: workers died {len(self.deaths)} times in a minute; stopping")
                 return False
-            self.spawn(app)
+            self.spawn(app, slot)
         now = time.monotonic()
         for pid, kill_after in list(self.retiring.items()):
             if now >= kill_after:
@@ -171,8 +186,9 @@ def serve_workers(
     }
     status = 0
     try:
-        for _ in range(workers):
-            boss.spawn(app)
+        boss.generation()
+        for slot in range(workers):
+            boss.spawn(app, slot)
         while True:
             received = boss.signals[:]
             boss.signals.clear()
@@ -201,8 +217,9 @@ def _reload(boss: _Supervisor, app: Any, reload: Callable[[], Any]) -> Any:
         logger.exception("okfx: the reload failed; the workers keep the state they have")
         return app
     old = set(boss.current)
-    for _ in range(boss.workers):
-        boss.spawn(fresh)
+    boss.generation()
+    for slot in range(boss.workers):
+        boss.spawn(fresh, slot)
     boss.retire(old)
     boss.say(f"okfx: reloaded; {boss.workers} new workers, the old ones are stopping")
     return fresh
