@@ -55,17 +55,21 @@ class BalancedSocket(socket.socket):
             listening.family, listening.type, listening.proto, fileno=listening.dup().detach()
         )
         self.balance, self.slot = balance, slot
-        self._waiting_since: float | None = None
+        # The current run of refusals: when it began, and the last one. A refusal more
+        # than PATIENCE after the last starts a new run (the connection it left was
+        # taken by another worker meanwhile).
+        self._refusing_since = self._refused_at = -PATIENCE
 
     def accept(self) -> tuple[socket.socket, Any]:
         if not self.balance.least(self.slot):
             now = time.monotonic()
-            if self._waiting_since is None:
-                self._waiting_since = now
-            if now - self._waiting_since < PATIENCE:
+            if now - self._refused_at > PATIENCE:
+                self._refusing_since = now
+            if now - self._refusing_since < PATIENCE:
+                self._refused_at = now
                 raise BlockingIOError("another worker holds fewer connections")
         fd, address = self._accept()  # type: ignore[attr-defined]
-        self._waiting_since = None
+        self._refused_at = -PATIENCE
         self.balance.counts[self.slot] += 1
         return _Counted(self, fd), address
 
