@@ -124,3 +124,21 @@ def test_building_it_leaves_the_root_logger_as_it_was(tmp_path: Path, fresh: Non
     handlers, filters = list(root.handlers), list(root.filters)
     _embedder_class()(cache=StateCache(tmp_path))
     assert root.handlers == handlers and root.filters == filters
+
+
+def test_a_failed_build_is_not_tried_again_in_the_process(
+    tmp_path: Path, fresh: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from okfx.search import quantized
+
+    miniLM = _embedder_class()
+    tries: list[Path] = []
+
+    def failing(source: Path) -> None:
+        tries.append(source)
+
+    monkeypatch.setattr(quantized, "_build", failing)
+    first = miniLM(cache=StateCache(tmp_path))
+    again = miniLM(cache=StateCache(tmp_path))
+    assert first.model_id == again.model_id == miniLM.SHIPPED_ID
+    assert len(tries) == 1

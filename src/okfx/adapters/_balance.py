@@ -32,7 +32,6 @@ class Balance:
     before the fork, so every worker forked after it sees the same pages."""
 
     def __init__(self, workers: int) -> None:
-        self.workers = workers
         self._map = mmap.mmap(-1, _SLOT * workers)  # anonymous and shared on POSIX
         self.counts = memoryview(self._map).cast("q")
 

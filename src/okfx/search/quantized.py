@@ -41,14 +41,15 @@ MODEL_KIND = "model"
 #: What the rewrite does; a new recipe makes a new key (and new vectors: see the caller).
 RECIPE = "dynamic-int8-per-channel-1"
 
-_built: dict[str, bytes] = {}  # key -> model bytes, this process
+_built: dict[str, bytes | None] = {}  # key -> model bytes (None: failed), this process
 _lock = threading.Lock()
 
 
 def quantized_model(source: Path, cache: StateCache | None) -> bytes | None:
     """The model at ``source`` with its weight products in int8, as ONNX bytes: kept in
     this process, else read from ``cache``, else built (and stored in ``cache``). None
-    when it cannot be built (no ``onnx``, or the rewrite failed: logged once)."""
+    when it cannot be built (no ``onnx``, or the rewrite failed: logged, and not tried
+    again in this process)."""
     import onnxruntime
 
     digest = hashlib.sha256(source.read_bytes()).hexdigest()
@@ -68,8 +69,7 @@ def quantized_model(source: Path, cache: StateCache | None) -> bytes | None:
                         writer = StateWriter(MODEL_KIND, {"recipe": RECIPE, "source": digest})
                         writer.add_array("onnx", array("B", model))
                         cache.store(key, MODEL_KIND, writer)
-        if model is not None:
-            _built[key] = model
+        _built[key] = model
         return model
 
 
