@@ -24,7 +24,8 @@ np = pytest.importorskip("numpy", reason="hybrid search needs okfx[semantic] (nu
 from okfx import Bundle  # noqa: E402
 from okfx.adapters.embeddings import OpenAIEmbedder  # noqa: E402
 from okfx.errors import SemanticUnavailable  # noqa: E402
-from okfx.search.hybrid import HybridRanker, SemanticState  # noqa: E402
+from okfx.search import hybrid  # noqa: E402
+from okfx.search.hybrid import HybridRanker, SemanticState, identifier_query  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from okfx.search.vectors import VectorIndex, VectorStore  # noqa: E402
 from okfx.version import install_command  # noqa: E402
@@ -354,3 +355,51 @@ def test_a_long_body_is_read_in_chunks_and_scored_from_its_head_and_best_chunk(
     sims = index.similarities(query)
     assert sims[0] == pytest.approx(head + vectors.CHUNK_BLEND * (best - head))
     assert sims[0] > sims[1]
+
+
+@pytest.mark.parametrize(
+    ("query", "identifier"),
+    [
+        ("net_amount", True),
+        ("traffic_source.medium", True),
+        ("userPseudoId", True),
+        ("user_id events_.event_date", True),
+        ("_id", True),
+        ("v3.16", True),
+        ("orders table", False),
+        ("e-mail", False),
+        ("U.S.", False),
+        ("total.", False),
+        ("what is net_amount?", False),
+        ("ScalarDB", False),
+        ("", False),
+    ],
+)
+def test_a_query_of_code_identifiers_is_told_from_words(query, identifier):
+    assert identifier_query(query) is identifier
+
+
+# "net_amount" is in the title of the first (BM25F ranks it first) and alone in the short
+# body of the second (the toy embedding, a bag of words, finds it nearest).
+NAMED = [
+    FakeConcept(
+        "/tables/orders.md",
+        title="net_amount",
+        type="Table",
+        body="One row per order: the customer who placed it, the store, the items and "
+        "their quantities, the list prices, the discount codes applied, the tax, the "
+        "shipping fee, the payment method, the refunds issued later and the net_amount "
+        "left after them, all in the currency of the store that took the order.",
+    ),
+    FakeConcept("/notes/ledger.md", title="Ledger", body="net_amount"),
+]
+
+
+def test_an_identifier_query_keeps_the_lexical_order(tmp_path, monkeypatch):
+    index = ranker(tmp_path, concepts=NAMED)
+    lexical = [hit.path for hit in SearchIndex.build(entries(*NAMED)).search("net_amount", now=NOW)]
+    assert lexical[0] == "/tables/orders.md"
+    assert [hit.path for hit in index.search("net_amount", now=NOW)][:2] == lexical[:2]
+    # The same query weighed as words lets the embedding reorder it.
+    monkeypatch.setattr(hybrid, "ALPHA_IDENTIFIER", hybrid.ALPHA_MAX)
+    assert index.search("net_amount", now=NOW)[0].path == "/notes/ledger.md"

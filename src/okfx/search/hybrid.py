@@ -17,7 +17,11 @@ the concept's similarity min-max scaled over the embedding's :data:`CANDIDATES` 
 the nearest, 0 for the last one taken) and ``alpha`` grows with how well the query matched
 lexically: ``ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * share**2``, ``share`` being the part
 of the query's terms the best BM25F hit contains. A query in the bundle's own words keeps
-its keyword wins, one in other words leans on meaning. Hits are built by the index's hit
+its keyword wins, one in other words leans on meaning. A query made of code identifiers
+(``net_amount``, ``traffic_source.medium``, ``userPseudoId``) asks for those exact names,
+which an embedding of the string barely tells apart: it takes :data:`ALPHA_IDENTIFIER`, so
+the lexical order stands and the embedding only orders what lexical search did not find
+and breaks near-ties. Hits are built by the index's hit
 builder whichever side found them (snippet, matched terms, ``stale``, ``trust_tier``) and
 say how they were found (``lexical``, ``semantic``, ``both``). Until the vectors are ready
 (``okfx serve`` builds them in the background) a search answers lexically and says so.
@@ -25,6 +29,7 @@ say how they were found (``lexical``, ``semantic``, ``both``). Until the vectors
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,7 +58,16 @@ from okfx.search.vectors import (
     nearest,
 )
 
-__all__ = ["ALPHA_MAX", "ALPHA_MIN", "CANDIDATES", "HybridRanker", "Semantic", "SemanticState"]
+__all__ = [
+    "ALPHA_IDENTIFIER",
+    "ALPHA_MAX",
+    "ALPHA_MIN",
+    "CANDIDATES",
+    "HybridRanker",
+    "Semantic",
+    "SemanticState",
+    "identifier_query",
+]
 
 #: Candidates each side contributes before merging.
 CANDIDATES = 20
@@ -61,6 +75,19 @@ CANDIDATES = 20
 ALPHA_MIN, ALPHA_MAX = 0.1, 0.8
 #: How steeply alpha grows with the share of the query's terms the best BM25F hit holds.
 ALPHA_POWER = 2.0
+#: The BM25F share for a query made of code identifiers (see the module docstring).
+ALPHA_IDENTIFIER = 0.98
+# A code identifier: words joined by ``_`` or ``.`` (``net_amount``, ``events_.user_id``),
+# or a camelCase name (``userPseudoId``).
+_IDENTIFIER = re.compile(
+    r"(?=\S*[_.][^\W_])_*[^\W_]+(?:[_.]+[^\W_]+)*_*|_*[^\W_]+_+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"
+)
+
+
+def identifier_query(query: str) -> bool:
+    """Whether every word of ``query`` is a code identifier (see :data:`ALPHA_IDENTIFIER`)."""
+    words = query.split()
+    return bool(words) and all(_IDENTIFIER.fullmatch(word) for word in words)
 
 
 class SemanticState:
@@ -298,9 +325,12 @@ class HybridRanker:
     def _alpha(
         self, query: str, lex: dict[tuple[int, int], float], known: dict[int, Analysed]
     ) -> float:
-        """The BM25F share: :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
+        """The BM25F share: :data:`ALPHA_IDENTIFIER` for a query of code identifiers, else
+        :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
         ``share`` being the part of the query's terms the best BM25F hit contains (the
         first hit a lexical search shows: best score, then (bundle, path))."""
+        if identifier_query(query):
+            return ALPHA_IDENTIFIER
         first = next(iter(known.values()), None)
         terms = [t.text for t in (first.terms if first else analyze_query(query))]
         if not terms or not lex:
