@@ -229,6 +229,16 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.scoring._WORDS": ("scan", [rep("a"), rep("a_"), rep("_")]),
     "okfx.search.cjk._CJK": ("scan", [rep("a"), rep("\u00e9")]),
     "okfx.search.cjk._CJK_RUN": ("scan", [rep("\u4e2d"), rep("\u4e2da")]),
+    "okfx.search.hybrid._IDENTIFIER": (
+        "fullmatch",
+        [
+            rep("a_", tail="!"),
+            rep("a", tail="!"),
+            rep("_", tail="!"),
+            rep("a."),
+            rep("aA", tail="!"),
+        ],
+    ),
     "okfx.search.suggest._SEPARATORS": ("scan", [rep("_"), rep("a_"), rep(" "), rep("a")]),
     "okfx.cli.commands._NAMED": ("fullmatch", [rep("a", tail="="), rep("a="), rep("=", "a")]),
     # -- the viewer's markdown
