@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import PROJECT_ROOT
+from okfx.blas import BLAS_THREAD_VARIABLES
 from okfx.cli.commands import _progress_line, cli
 from okfx.version import install_command
 
@@ -95,6 +97,8 @@ def test_serve_semantic_answers_lexically_until_the_vectors_are_ready(
 
     monkeypatch.setattr(gcpause, "_freeze", False)  # restored after the test
     monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
+    for name in BLAS_THREAD_VARIABLES:  # what okfx serve sets goes after the test
+        monkeypatch.setenv(name, os.environ.get(name, ""))
     rankings: list[str] = []
 
     def serve(server: object) -> None:

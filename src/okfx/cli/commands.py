@@ -22,6 +22,7 @@ from typing import Any, TextIO, TypeVar
 import click
 from click.core import ParameterSource
 
+from okfx import blas
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.validate import validate as validate_bundle
 from okfx.bundle.validate import why_empty
@@ -693,6 +694,8 @@ def serve(
             )
     gc.freeze()
     if semantic:
+        # numpy's BLAS on one thread: a server's calls share the cores (okfx.blas).
+        blas.one_blas_thread()
         # One process: searches answer lexically (and say so) until the vectors are
         # ready. Workers: the vectors are built before the fork, so that all share them.
         _enable_semantic(manager, semantic_max, background=workers == 1, progress=_progress_line())
