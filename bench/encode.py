@@ -31,7 +31,7 @@ from search import bundle_dir, generator  # noqa: E402
 
 from okfx import Bundle  # noqa: E402
 from okfx.search.embedder import MiniLMEmbedder  # noqa: E402
-from okfx.search.vectors import concept_texts  # noqa: E402
+from okfx.search.vectors import ENCODE_BATCH, concept_texts  # noqa: E402
 from okfx.statecache import StateCache  # noqa: E402
 
 
@@ -48,8 +48,8 @@ def encode_texts(embedder: Any, groups: list[list[str]]) -> tuple[float, float]:
     """(wall, CPU) seconds per 1,000 concepts."""
     texts = [text for group in groups for text in group]
     wall, cpu = time.perf_counter(), time.process_time()
-    for at in range(0, len(texts), 64):  # VectorIndex.build's step
-        embedder.embed(texts[at : at + 64])
+    for at in range(0, len(texts), ENCODE_BATCH):  # as VectorIndex.build encodes
+        embedder.embed(texts[at : at + ENCODE_BATCH])
     scale = 1000 / len(groups)
     return (time.perf_counter() - wall) * scale, (time.process_time() - cpu) * scale
 

@@ -142,3 +142,31 @@ def test_a_failed_build_is_not_tried_again_in_the_process(
     again = miniLM(cache=StateCache(tmp_path))
     assert first.model_id == again.model_id == miniLM.SHIPPED_ID
     assert len(tries) == 1
+
+
+def test_the_model_file_is_hashed_once_per_process(tmp_path: Path) -> None:
+    from okfx.search import quantized
+
+    _embedder_class()
+    cache = StateCache(tmp_path / "state")
+    model = tmp_path / "model.onnx"
+    model.write_bytes(b"not a model")  # the build fails: remembered, as a real one is kept
+    reads: list[Path] = []
+    real = Path.read_bytes
+
+    def counted(path: Path) -> bytes:
+        if path == model:
+            reads.append(path)
+        return real(path)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(quantized, "_digests", {})
+        patch.setattr(quantized, "_built", {})
+        patch.setattr(Path, "read_bytes", counted)
+        patch.setattr(quantized, "_build", lambda source: None)
+        assert quantized.quantized_model(model, cache) is None
+        assert quantized.quantized_model(model, cache) is None
+        assert len(reads) == 1
+        model.write_bytes(b"another file, another size")  # changed: hashed again
+        quantized.quantized_model(model, cache)
+        assert len(reads) == 2

@@ -42,6 +42,7 @@ MODEL_KIND = "model"
 RECIPE = "dynamic-int8-per-channel-1"
 
 _built: dict[str, bytes | None] = {}  # key -> model bytes (None: failed), this process
+_digests: dict[tuple[str, int, int], str] = {}  # (path, size, mtime) -> sha256, this process
 _lock = threading.Lock()
 
 
@@ -52,7 +53,7 @@ def quantized_model(source: Path, cache: StateCache | None) -> bytes | None:
     again in this process)."""
     import onnxruntime
 
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()
+    digest = _digest(source)
     text = f"okfx-model\0{RECIPE}\0{digest}\0{onnxruntime.__version__}"
     key = hashlib.sha256(text.encode()).hexdigest()[:40]
     with _lock:
@@ -71,6 +72,17 @@ def quantized_model(source: Path, cache: StateCache | None) -> bytes | None:
                         cache.store(key, MODEL_KIND, writer)
         _built[key] = model
         return model
+
+
+def _digest(source: Path) -> str:
+    """The SHA-256 of the file at ``source``, read once per process while its size and
+    modification time stay (the model is 23 MB; an embedder is made per bundle)."""
+    st = source.stat()
+    stamp = (str(source), st.st_size, st.st_mtime_ns)
+    digest = _digests.get(stamp)
+    if digest is None:
+        digest = _digests[stamp] = hashlib.sha256(source.read_bytes()).hexdigest()
+    return digest
 
 
 def _read(cache: StateCache, key: str) -> bytes | None:

@@ -36,6 +36,7 @@ from okfx.statefile import StateFormatError, StateWriter, native_order
 
 __all__ = [
     "DEFAULT_MAX_CONCEPTS",
+    "ENCODE_BATCH",
     "VECTORS_KIND",
     "VectorIndex",
     "VectorStore",
@@ -59,8 +60,8 @@ CHUNK_CHARS = 900
 MAX_CHUNKS = 1
 #: How far a concept's similarity moves from its head's towards its best chunk's.
 CHUNK_BLEND = 0.5
-# Texts are encoded in batches of this many, so progress can be reported.
-_STEP = 64
+#: Texts are encoded in batches of this many, so progress can be reported.
+ENCODE_BATCH = 64
 
 Progress = Callable[[int, int], None]  # (done, total)
 
@@ -257,8 +258,8 @@ class VectorIndex:
         done = 0
         if progress is not None:
             progress(0, len(missing))
-        for start in range(0, len(missing), _STEP):
-            batch = missing[start : start + _STEP]
+        for start in range(0, len(missing), ENCODE_BATCH):
+            batch = missing[start : start + ENCODE_BATCH]
             rows = embedder.embed([texts[first[k]] for k in batch])
             dim = embedder.dimension
             for key, row in zip(batch, normalized(rows, dim), strict=True):
