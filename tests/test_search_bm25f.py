@@ -19,6 +19,9 @@ from okfx.search.dense import COARSE_LEVELS, DenseVectors
 from okfx.search.index import SearchIndex
 from okfx.search.topk import top_k
 
+# The arrays Postings.restore reads (besides the pending state).
+POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "title_starts", "title_docs")
+
 THREE_DOCS = [
     {"title": "red apple", "body": "apple pie recipe"},
     {"title": "green pear", "body": "apple apple tart"},
@@ -412,7 +415,7 @@ def test_a_stored_state_keeps_pending_terms_pending_and_they_finish_after_restor
     lazy.prepare([lazy.terms["alpha"], lazy.terms["bravo"]])  # some finished, most still pending
     state = lazy.pending_state()
     assert 0 < state["pending"].count(1) < len(lazy.terms)  # storing finished nothing
-    arrays = {name: getattr(lazy, name) for name in ("starts", "docs", "impacts", "upper", "idfs")}
+    arrays = {name: getattr(lazy, name) for name in POSTING_ARRAYS}
     writer = StateWriter("search")
     for name, value in {**arrays, **state}.items():
         if isinstance(value, array):
@@ -446,7 +449,7 @@ def test_a_pending_state_that_does_not_fit_is_refused():
 
     docs = [{"body": f"alpha w{i % 5}", "title": "t"} for i in range(20)]
     lazy = build_postings(docs, eager_df=10**9)
-    arrays = {name: getattr(lazy, name) for name in ("starts", "docs", "impacts", "upper", "idfs")}
+    arrays = {name: getattr(lazy, name) for name in POSTING_ARRAYS}
     good = lazy.pending_state()
     assert Postings.restore(lazy.terms, arrays, 20, good) is not None
     for bad in (
@@ -458,6 +461,8 @@ def test_a_pending_state_that_does_not_fit_is_refused():
     ):
         assert Postings.restore(lazy.terms, arrays, 20, bad) is None
     assert Postings.restore(lazy.terms, arrays, 21, good) is None  # factors per doc
+    short = {**arrays, "title_docs": arrays["title_docs"][:-1]}  # titles that do not fit
+    assert Postings.restore(lazy.terms, short, 20, good) is None
 
 
 def test_a_build_leaves_no_cyclic_garbage() -> None:

@@ -56,7 +56,7 @@ def reference(ranker: HybridRanker, query: str, limit: int, **filters):
     """The hybrid ranking, computed the plain way: ``[(path, found, score)]``, hidden."""
     spec = ConceptFilter.create(now=NOW, **filters)
     index = ranker.index
-    lexical = index.rank(query, max(limit, CANDIDATES), now=NOW, **filters)
+    lexical = index.rank(query, max(limit, hybrid.LEXICAL_CANDIDATES), now=NOW, **filters)
     lex = {hit.path: hit.score for hit in lexical}
     best = max(lex.values(), default=0.0)
     terms = [t.text for t in analyze_query(query)]

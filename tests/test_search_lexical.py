@@ -2,6 +2,8 @@
 means"): coverage of the query's terms, a deprecated concept asked for by name, acronyms,
 word forms the plural folding misses, and a concept's type and folder."""
 
+import io
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +19,7 @@ from okfx.search.wordforms import (
     title_initialisms,
     word_forms,
 )
+from okfx.statefile import StateFile
 
 
 def paths(index, query, **options):
@@ -151,7 +154,7 @@ def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     """ "sessions table": the guide tagged "table" scores higher than the table itself on
     the words; the kind factor (the type's head noun and the folder names) puts the
     concept that *is* a table first, and leaves a query naming no kind alone."""
-    from okfx.search import kinds
+    from okfx.search import kinds, scoring
 
     concepts = [
         FakeConcept(
@@ -173,11 +176,19 @@ def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     index = SearchIndex.build(entries(*concepts))
     hits = index.search("sessions table", now=NOW)
     assert [hit.path for hit in hits] == ["/tables/sessions.md", "/guides/visits.md"]
-    assert hits[1].score == pytest.approx(kinds.KIND_MISS * hits[0].score, rel=1e-3)
+    # the kind factor, and title coverage: the guide's name (title, type, folder) holds
+    # "sessions" only, the table's both words
+    named = 1 - scoring.TITLE_WEIGHT * (1 - 1 / 2)
+    assert hits[1].score == pytest.approx(kinds.KIND_MISS * named * hits[0].score, rel=1e-3)
     # "guide" names the guide's kind: now the table is the one scored down
     assert paths(index, "sessions guide")[0] == "/guides/visits.md"
-    # without the factor the guide comes first
+    # without the factor, title coverage alone still puts the table first (its type names
+    # it a table); without both, the guide comes first
     monkeypatch.setattr(kinds, "KIND_MISS", 1.0)
+    assert (
+        paths(SearchIndex.build(entries(*concepts)), "sessions table")[0] == "/tables/sessions.md"
+    )
+    monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.0)
     assert paths(SearchIndex.build(entries(*concepts)), "sessions table")[0] == "/guides/visits.md"
     assert kinds.kind_words(concepts[0]) == {"table", "tables"}
 
@@ -554,3 +565,42 @@ def test_the_plural_of_a_word_in_i_finds_the_word(plural, singular):
         )
     )
     assert paths(index, f"tag {plural}")[0] == "/tables/a.md"
+
+
+def test_a_concept_named_by_the_query_outranks_one_that_only_mentions_it(monkeypatch):
+    """Title coverage (docs/search.md): "cost allocation standard" and the concept titled
+    "Cost Allocation", against a review that repeats the three words in its text; a
+    restored index keeps the factor's postings."""
+    from okfx.search import saved, scoring
+
+    concepts = [
+        FakeConcept(
+            "/policies/cost.md",
+            title="Cost Allocation",
+            type="Policy",
+            body="The standard way shared costs are split between teams each quarter.",
+        ),
+        FakeConcept(
+            "/notes/review.md",
+            title="Quarterly review",
+            type="Note",
+            description="The cost allocation standard, reviewed.",
+            body="We reviewed the cost allocation standard. " * 4,
+        ),
+        FakeConcept("/notes/other.md", title="Other", type="Note", body="Nothing here."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "cost allocation standard")[:2] == ["/policies/cost.md", "/notes/review.md"]
+    # a restored index ranks the same
+    buffer = io.BytesIO()
+    saved.write_index(index, {}).write(buffer)
+    restored = saved.read_index(
+        StateFile(buffer.getvalue()), [("b", {c.path: c for c in concepts})]
+    )
+    assert restored is not None
+    query = "cost allocation standard"
+    assert [(h.path, h.score) for h in restored.search(query, now=NOW)] == [
+        (h.path, h.score) for h in index.search(query, now=NOW)
+    ]
+    monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.0)
+    assert paths(SearchIndex.build(entries(*concepts)), query)[0] == "/notes/review.md"

@@ -102,6 +102,8 @@ class Postings:
         "impacts",
         "upper",
         "idfs",
+        "title_starts",
+        "title_docs",
         "n_docs",
         "avg_lengths",
         "_pending",
@@ -121,6 +123,7 @@ class Postings:
         pending: bytearray | None = None,
         finisher: _Finisher | None = None,
         avg_lengths: dict[str, float] | None = None,
+        titles: tuple[array[int], array[int]] | None = None,
     ) -> None:
         self.terms = terms
         self.starts = starts
@@ -128,6 +131,9 @@ class Postings:
         self.impacts = impacts
         self.upper = upper
         self.idfs = idfs
+        # The docs whose title holds each term: title_docs[title_starts[t]:title_starts[t+1]]
+        # (empty arrays when the index has no title field).
+        self.title_starts, self.title_docs = titles or (array("q"), array("i"))
         self.n_docs = n_docs
         # Per field, the average length the impacts were normalised by (see Stats).
         self.avg_lengths = avg_lengths or {}
@@ -178,14 +184,20 @@ class Postings:
         pending_state: Mapping[str, Any],
         avg_lengths: dict[str, float] | None = None,
     ) -> Postings | None:
-        """Postings from :meth:`pending_state` and the five arrays (``starts``, ``docs``,
-        ``impacts``, ``upper``, ``idfs``); None when their shapes do not fit."""
+        """Postings from :meth:`pending_state` and the seven arrays (``starts``, ``docs``,
+        ``impacts``, ``upper``, ``idfs``, ``title_starts``, ``title_docs``); None when
+        their shapes do not fit."""
         starts, docs, impacts = arrays["starts"], arrays["docs"], arrays["impacts"]
         upper, idfs = arrays["upper"], arrays["idfs"]
+        titles = arrays["title_starts"], arrays["title_docs"]
         n_terms = len(terms)
         if len(docs) != len(impacts) or not len(starts) == n_terms + 1:
             return None
         if not len(upper) == len(idfs) == n_terms:
+            return None
+        if len(titles[0]) not in (0, n_terms + 1) or len(titles[1]) != (
+            titles[0][-1] if len(titles[0]) else 0
+        ):
             return None
         pending = pending_state["pending"]
         if not isinstance(pending, array) or len(pending) not in (0, n_terms):
@@ -194,7 +206,9 @@ class Postings:
         if len(pending) and finisher is None:
             return None
         flags = bytearray(pending) if finisher is not None else None
-        return cls(terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher, avg_lengths)
+        return cls(
+            terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher, avg_lengths, titles
+        )
 
     def df(self, tid: int) -> int:
         """The number of documents holding term ``tid``."""
@@ -222,6 +236,18 @@ class Postings:
         """The ``[start, end)`` slice of term ``tid`` in ``docs`` and ``impacts``."""
         return self.starts[tid], self.starts[tid + 1]
 
+    def in_title(self, tid: int, doc: int) -> bool:
+        """Whether the title of ``doc`` holds term ``tid``."""
+        starts = self.title_starts
+        if not len(starts):
+            return False
+        start, end = starts[tid], starts[tid + 1]
+        if start == end:
+            return False
+        held = self.title_docs
+        i = bisect_left(held, doc, start, end)
+        return i < end and held[i] == doc
+
     def impact(self, tid: int, doc: int) -> float:
         """Impact of term ``tid`` in ``doc``, 0.0 when the doc lacks the term."""
         pending = self._pending
@@ -247,6 +273,9 @@ def _packed_view(docs: array[int]) -> memoryview:
     return memoryview(docs).cast("B").cast("I")
 
 
+# The fields that name a concept (its title, and its type and folders): their terms
+# are the postings of the title-coverage factor (Postings.in_title).
+_NAMING = frozenset({"title", "kind"})
 # Pass one stores a posting as one 32-bit int, ``doc << 8 | tf``: one append instead of
 # two, half the memory of two arrays. A tf above 255 keeps 255 there, and the rest
 # goes to the term's extras (as do title, tags and description counts).
@@ -363,6 +392,9 @@ class _Builder:
         self.length_delta = 0
         self.extras: dict[str, array[int]] = {}
         self.lengths: dict[str, array[int]] = {f: array("i") for f in self.fields}
+        # term -> the docs whose title, type or folders hold it, in doc order (each doc
+        # once: a term of both fields is appended by the first and seen by the second)
+        self.titled: dict[str, array[int]] = {}
 
     def _extra(self, term: str, position: int, field: int, tf: int) -> None:
         extras = self.extras.get(term)
@@ -385,6 +417,14 @@ class _Builder:
         for field, name in enumerate(self.others):
             counts_, length = count_terms(texts.get(name, ""), self.cache)
             self.lengths[name].append(length)
+            if name in _NAMING:
+                titled = self.titled
+                for term in counts_:
+                    docs = titled.get(term)
+                    if docs is None:
+                        titled[term] = array("i", (doc,))
+                    elif docs[-1] != doc:
+                        docs.append(doc)
             for term, tf in counts_.items():
                 postings = appenders[term].__self__  # type: ignore[attr-defined]
                 if not postings or postings[-1] >> _TF_BITS != doc:
@@ -474,6 +514,11 @@ class _Builder:
             avg_lengths=averages,
         )
         terms, starts, idfs = postings.terms, postings.starts, postings.idfs
+        titled = self.titled
+        any_titles = bool(titled)  # the dict empties as its terms are taken
+        if any_titles:
+            postings.title_starts = _zeros("q", n_terms + 1)
+        title_starts, title_docs = postings.title_starts, postings.title_docs
         # A run of consecutive eager terms, finished together.
         batch: list[int] = []
         batch_packed: array[int] = array("I")
@@ -496,6 +541,11 @@ class _Builder:
             starts[tid + 1] = end
             known = None if stats is None else stats.df(term)
             idfs[tid] = idf(corpus, len(packed) if known is None else known)
+            if any_titles:
+                held = titled.pop(term, None)
+                if held is not None:
+                    title_docs.extend(held)
+                title_starts[tid + 1] = len(title_docs)
             term_extras = self.extras.pop(term, None)
             if term_extras is not None:
                 extras[tid] = term_extras

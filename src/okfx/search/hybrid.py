@@ -6,7 +6,8 @@ a :class:`~okfx.search.index.SearchIndex`, or a :class:`~okfx.search.live.LiveIn
 bundle reloaded in place), whose base and delta each have their vectors. For a query it
 takes
 
-- the BM25F candidates (the index's ``rank``, filters applied), and
+- the BM25F candidates (the index's ``rank``, filters applied; :data:`LEXICAL_CANDIDATES`
+  of them), and
 - the embedding's own candidates: the concepts whose vectors are nearest the query's
   (lifecycle multipliers applied), kept only when the same
   :class:`~okfx.search.filters.ConceptFilter` admits them, so a concept a filter hides
@@ -64,13 +65,18 @@ __all__ = [
     "ALPHA_MIN",
     "CANDIDATES",
     "HybridRanker",
+    "LEXICAL_CANDIDATES",
     "Semantic",
     "SemanticState",
     "identifier_query",
 ]
 
-#: Candidates each side contributes before merging.
+#: Candidates the embedding contributes before merging.
 CANDIDATES = 20
+#: Candidates BM25F contributes: more than the embedding's, since each is blended with
+#: its own similarity, and a bundle that keeps one page per product version fills a
+#: short list with copies of a few concepts.
+LEXICAL_CANDIDATES = 50
 #: The BM25F share of a blended score when no query term matched / when all did.
 ALPHA_MIN, ALPHA_MAX = 0.1, 0.8
 #: How steeply alpha grows with the share of the query's terms the best BM25F hit holds.
@@ -231,11 +237,11 @@ class HybridRanker:
         # Per part, the query as its index analysed it (a plain index: the one part).
         known: dict[int, Analysed] = {}
         if isinstance(index, SearchIndex):
-            found, analysed = index.scored_analysed(query, max(k, CANDIDATES), **options)
+            found, analysed = index.scored_analysed(query, max(k, LEXICAL_CANDIDATES), **options)
             if analysed is not None:
                 known[0] = analysed
         else:
-            found = index.scored(query, max(k, CANDIDATES), **options)
+            found = index.scored(query, max(k, LEXICAL_CANDIDATES), **options)
         lexical = found if isinstance(found, Scored) else Scored([], [], spec.now)
         # Scores as hits show them (4 decimals), as the blend has always read them.
         lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
@@ -255,7 +261,7 @@ class HybridRanker:
         theta = top[-1][1] if len(top) == k else 0.0
         # Per filter, the larger of the two sides' counts of hidden matches that would
         # have ranked within these hits (the lexical side's as a search for k hits).
-        hidden = lexical.hidden(max(k, CANDIDATES) if len(top) < k else k)
+        hidden = lexical.hidden(max(k, LEXICAL_CANDIDATES) if len(top) < k else k)
         counted: dict[str, int] = {}
         for value, verdict in hidden_dense:
             if (1 - alpha) * (value - low) / spread >= theta and value > low:

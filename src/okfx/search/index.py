@@ -63,7 +63,7 @@ __all__ = [
 #: The most hits one search returns.
 MAX_LIMIT = 50
 _RESERVED = frozenset({"index.md", "log.md"})
-_POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs")
+_POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "title_starts", "title_docs")
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
 _STATE_KEYS = {
     "avg_lengths",

@@ -22,7 +22,18 @@ from okfx.statefile import StateFile, StateFormatError, StateWriter
 __all__ = ["SEARCH_KIND", "read_index", "write_index"]
 
 SEARCH_KIND = "search"
-_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "pending", "factors", "extra_heads")
+_ARRAYS = (
+    "starts",
+    "docs",
+    "impacts",
+    "upper",
+    "idfs",
+    "title_starts",
+    "title_docs",
+    "pending",
+    "factors",
+    "extra_heads",
+)
 _ARRAYS_Q = ("extras",)
 _JSON = ("counts", "n_docs", "k1", "avg_lengths")
 _SIZES = ("n_terms", "n_paths")  # how many strings the terms and paths sections hold

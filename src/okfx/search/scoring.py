@@ -13,7 +13,13 @@ walk stay valid. :class:`Factors` is that factor for one query:
   *units* (its words as typed: an identifier such as ``user_pseudo_id`` is one unit
   however many terms it yields, :func:`query_units`), counting units with a term in the
   index, so a concept matching more of the query outranks one that matches a single rare
-  word. One-unit queries have no coverage factor.
+  word. One-unit queries have no coverage factor;
+- title coverage: ``1 - TITLE_WEIGHT * (1 - units in the name / units)``, the same units
+  counted in the concept's name alone (its title, type and folders: the fields that say
+  what it is), so of two concepts matching the query's words the one named by them
+  ranks first ("cost allocation standard" and the concept titled "Cost Allocation &
+  Margin Standard", against one that names them in a long body). One-unit queries have
+  none either, nor does an index without titles.
 
 Acronym lookups (:func:`okfx.search.wordforms.initialisms`) are optional extra terms:
 they add to a score but never count in coverage.
@@ -41,6 +47,7 @@ __all__ = [
     "Factors",
     "LIFECYCLE_WORDS",
     "NamedTitles",
+    "TITLE_WEIGHT",
     "confidence",
     "file_name_words",
     "query_units",
@@ -49,6 +56,9 @@ __all__ = [
 
 #: The share of a score a concept keeps when it matches one query term of very many.
 COVERAGE_FLOOR = 0.5
+#: The share of a score a concept gives up when its title holds none of the query's
+#: units (against one whose title holds them all): the title-coverage factor.
+TITLE_WEIGHT = 0.1
 #: A hit's ``confidence`` from which the bundle probably answers the query.
 CONFIDENT = 0.5
 # Cosine similarities (the default model's scale) mapped to confidence 0 and 1: on the
@@ -203,10 +213,17 @@ class Factors(Sequence[float]):
         return sum(1 for tids in self.units if any(impact(tid, doc) > 0.0 for tid in tids))
 
     def coverage(self, doc: int) -> float:
-        """``floor + (1 - floor) * share of the query's units doc matches``."""
+        """``floor + (1 - floor) * share of the query's units doc matches``, times the
+        title coverage (:data:`TITLE_WEIGHT`)."""
         if self.present < 2:
             return 1.0
-        return self.floor + (1.0 - self.floor) * self.matched(doc) / self.present
+        share = self.floor + (1.0 - self.floor) * self.matched(doc) / self.present
+        postings = self.postings
+        if not len(postings.title_starts):  # no title field, or no concept has a title
+            return share
+        in_title = postings.in_title
+        titled = sum(1 for tids in self.units if any(in_title(tid, doc) for tid in tids))
+        return share * (1.0 - TITLE_WEIGHT * (1.0 - titled / self.present))
 
     @overload
     def __getitem__(self, doc: int) -> float: ...
