@@ -16,11 +16,8 @@ from okfx.search import topk
 from okfx.search.analyzer import analyze_query
 from okfx.search.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
 from okfx.search.dense import COARSE_LEVELS, DenseVectors
-from okfx.search.index import SearchIndex
+from okfx.search.index import POSTING_ARRAYS, SearchIndex
 from okfx.search.topk import top_k
-
-# The arrays Postings.restore reads (besides the pending state).
-POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "title_starts", "title_docs")
 
 THREE_DOCS = [
     {"title": "red apple", "body": "apple pie recipe"},

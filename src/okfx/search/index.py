@@ -54,6 +54,7 @@ __all__ = [
     "FOUND",
     "HIT_KEYS",
     "MAX_LIMIT",
+    "POSTING_ARRAYS",
     "SearchHit",
     "SearchIndex",
     "SearchResults",
@@ -63,7 +64,8 @@ __all__ = [
 #: The most hits one search returns.
 MAX_LIMIT = 50
 _RESERVED = frozenset({"index.md", "log.md"})
-_POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "title_starts", "title_docs")
+#: The postings' arrays an index's state holds (:meth:`SearchIndex.state`).
+POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "title_starts", "title_docs")
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
 _STATE_KEYS = {
     "avg_lengths",
@@ -72,7 +74,7 @@ _STATE_KEYS = {
     "multipliers",
     "terms",
     "n_docs",
-    *_POSTING_ARRAYS,
+    *POSTING_ARRAYS,
     *_PENDING_KEYS,
 }
 #: Scores are rounded to this many decimals in hits (and read so by hybrid search).
@@ -223,7 +225,7 @@ class SearchIndex:
             "terms": p.terms,
             "n_docs": p.n_docs,
             "avg_lengths": dict(p.avg_lengths),
-            **{name: getattr(p, name) for name in _POSTING_ARRAYS},
+            **{name: getattr(p, name) for name in POSTING_ARRAYS},
             **p.pending_state(joined=False),
         }
 
@@ -242,7 +244,7 @@ class SearchIndex:
         counts = state["counts"]
         if not isinstance(paths, list) or not isinstance(multipliers, list):
             return None
-        if not all(isinstance(state[name], array) for name in _POSTING_ARRAYS):
+        if not all(isinstance(state[name], array) for name in POSTING_ARRAYS):
             return None
         if not isinstance(state["terms"], dict) or not isinstance(n_docs, int):
             return None

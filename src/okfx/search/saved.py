@@ -15,25 +15,14 @@ from itertools import groupby
 from typing import Any
 
 from okfx.search.filters import ConceptLike
-from okfx.search.index import SearchIndex
+from okfx.search.index import POSTING_ARRAYS, SearchIndex
 from okfx.search.live import Index, LiveIndex
 from okfx.statefile import StateFile, StateFormatError, StateWriter
 
 __all__ = ["SEARCH_KIND", "read_index", "write_index"]
 
 SEARCH_KIND = "search"
-_ARRAYS = (
-    "starts",
-    "docs",
-    "impacts",
-    "upper",
-    "idfs",
-    "title_starts",
-    "title_docs",
-    "pending",
-    "factors",
-    "extra_heads",
-)
+_ARRAYS = (*POSTING_ARRAYS, "pending", "factors", "extra_heads")
 _ARRAYS_Q = ("extras",)
 _JSON = ("counts", "n_docs", "k1", "avg_lengths")
 _SIZES = ("n_terms", "n_paths")  # how many strings the terms and paths sections hold
