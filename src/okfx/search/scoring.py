@@ -219,7 +219,7 @@ class Factors(Sequence[float]):
             return 1.0
         share = self.floor + (1.0 - self.floor) * self.matched(doc) / self.present
         postings = self.postings
-        if not len(postings.title_starts):  # no title field, or no concept has a title
+        if not len(postings.title_starts) or not TITLE_WEIGHT:  # no titles, or turned off
             return share
         in_title = postings.in_title
         titled = sum(1 for tids in self.units if any(in_title(tid, doc) for tid in tids))
