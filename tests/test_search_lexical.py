@@ -604,3 +604,8 @@ def test_a_concept_named_by_the_query_outranks_one_that_only_mentions_it(monkeyp
     ]
     monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.0)
     assert paths(SearchIndex.build(entries(*concepts)), query)[0] == "/notes/review.md"
+    # coverage turned off (textbook BM25F) turns title coverage off with it
+    textbook = SearchIndex.build(entries(*concepts), coverage_floor=1.0)
+    without = [(h.path, h.score) for h in textbook.search(query, now=NOW)]
+    monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.1)
+    assert [(h.path, h.score) for h in textbook.search(query, now=NOW)] == without

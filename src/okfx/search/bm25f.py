@@ -131,8 +131,9 @@ class Postings:
         self.impacts = impacts
         self.upper = upper
         self.idfs = idfs
-        # The docs whose title holds each term: title_docs[title_starts[t]:title_starts[t+1]]
-        # (empty arrays when the index has no title field).
+        # The docs whose name (title, type, folders: _NAMING) holds each term, in doc
+        # order: title_docs[title_starts[t]:title_starts[t+1]] (empty arrays when no
+        # concept has one).
         self.title_starts, self.title_docs = titles or (array("q"), array("i"))
         self.n_docs = n_docs
         # Per field, the average length the impacts were normalised by (see Stats).
@@ -237,7 +238,7 @@ class Postings:
         return self.starts[tid], self.starts[tid + 1]
 
     def in_title(self, tid: int, doc: int) -> bool:
-        """Whether the title of ``doc`` holds term ``tid``."""
+        """Whether the name of ``doc`` (its title, type or folders) holds term ``tid``."""
         starts = self.title_starts
         if not len(starts):
             return False

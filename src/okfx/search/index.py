@@ -191,7 +191,8 @@ class SearchIndex:
 
         ``weights`` overrides :data:`~okfx.search.bm25f.FIELD_WEIGHTS` (tests, baselines);
         ``stats`` scores with another index's statistics (a delta, :mod:`okfx.search.live`);
-        ``coverage_floor=1.0`` turns the coverage factor off (:mod:`okfx.search.scoring`).
+        ``coverage_floor=1.0`` turns the coverage factors off, title coverage with them
+        (:mod:`okfx.search.scoring`).
         Reserved ``index.md``/``log.md`` files are skipped if an iterable yields them.
         """
         kept = [

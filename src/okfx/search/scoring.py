@@ -56,8 +56,8 @@ __all__ = [
 
 #: The share of a score a concept keeps when it matches one query term of very many.
 COVERAGE_FLOOR = 0.5
-#: The share of a score a concept gives up when its title holds none of the query's
-#: units (against one whose title holds them all): the title-coverage factor.
+#: The share of a score a concept gives up when its name (title, type, folders) holds
+#: none of the query's units (against one whose name holds them all): title coverage.
 TITLE_WEIGHT = 0.1
 #: A hit's ``confidence`` from which the bundle probably answers the query.
 CONFIDENT = 0.5
@@ -214,12 +214,12 @@ class Factors(Sequence[float]):
 
     def coverage(self, doc: int) -> float:
         """``floor + (1 - floor) * share of the query's units doc matches``, times the
-        title coverage (:data:`TITLE_WEIGHT`)."""
-        if self.present < 2:
+        title coverage (:data:`TITLE_WEIGHT`); 1.0 for both with ``floor`` 1.0."""
+        if self.present < 2 or self.floor >= 1.0:  # one unit, or coverage turned off
             return 1.0
         share = self.floor + (1.0 - self.floor) * self.matched(doc) / self.present
         postings = self.postings
-        if not len(postings.title_starts) or not TITLE_WEIGHT:  # no titles, or turned off
+        if not len(postings.title_starts) or not TITLE_WEIGHT:  # no names, or turned off
             return share
         in_title = postings.in_title
         titled = sum(1 for tids in self.units if any(in_title(tid, doc) for tid in tids))
