@@ -155,7 +155,11 @@ def test_top_k_equals_exhaustive_scoring(seed):
         for text in random_corpus(rng, n_docs, longest)
     ]
     postings = build_postings(docs)
-    multiplier = [rng.choice([1.0, 1.0, 1.0, 0.8, 0.5]) for _ in range(n_docs)]
+    multiplier = [rng.choice([1.0, 1.0, 1.0, 0.9, 0.8, 0.5, 0.45]) for _ in range(n_docs)]
+    # A ceiling is any upper bound of the multiplier up to 1 (equal to it included): the
+    # walks visit docs by it and must still return the exact answer.
+    ceilings = [min(1.0, m * rng.choice([1.0, 1.0, 1.1, 2.0])) for m in multiplier]
+    ceiling = rng.choice([None, ceilings.__getitem__])
     hiding = {d: rng.choice([None, None, None, "deprecated", "stale"]) for d in range(n_docs)}
     groups = []
     for word in rng.sample(VOCAB, rng.randint(1, 4)):
@@ -178,7 +182,14 @@ def test_top_k_equals_exhaustive_scoring(seed):
         patch.object(topk, "DENSE_CANDIDATES", rng.choice([0, 3, 2048, 2048])),
     ):
         got = top_k(
-            postings, groups, k, hiding.__getitem__, multiplier, read_all=read_all, dense=dense
+            postings,
+            groups,
+            k,
+            hiding.__getitem__,
+            multiplier,
+            read_all=read_all,
+            dense=dense,
+            ceiling=ceiling,
         )
     want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier)
     assert [doc for _, doc in got.hits] == [doc for _, doc in want]

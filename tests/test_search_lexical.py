@@ -609,3 +609,50 @@ def test_a_concept_named_by_the_query_outranks_one_that_only_mentions_it(monkeyp
     without = [(h.path, h.score) for h in textbook.search(query, now=NOW)]
     monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.1)
     assert [(h.path, h.score) for h in textbook.search(query, now=NOW)] == without
+
+
+_WORDS = "cost allocation standard orders table events user margin legacy draft".split()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 1_000_000))
+def test_title_coverage_ceilings_bound_the_factor_and_change_no_ranking(seed):
+    """The walk visits docs by ``Factors.ceiling`` (lifecycle, kind and title coverage
+    counted from the name postings): each ceiling is at least the doc's factor, and a
+    search ranks exactly as one that counts every name by binary search instead."""
+    import random
+
+    from okfx.search import scoring
+    from okfx.search.analyzer import analyze_query as analyze
+
+    rng = random.Random(seed)
+
+    def words(low, high):
+        return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(low, high)))
+
+    concepts = [
+        FakeConcept(
+            f"/{rng.choice(['tables', 'metrics', 'notes'])}/c{i}.md",
+            title=words(1, 3),
+            type=rng.choice(["BigQuery Table", "Metric", "Note"]),
+            status=rng.choice(["stable", "stable", "draft", "deprecated"]),
+            body=words(0, 30),
+        )
+        for i in range(rng.randint(2, 60))
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    for _ in range(5):
+        query = words(2, 4)
+        terms = analyze(query)
+        groups = [index._forms(term) for term in terms]
+        factors = index.factors(query, terms, groups)
+        ceiling = factors.ceiling()
+        if ceiling is not None:
+            for doc in range(len(concepts)):
+                assert ceiling(doc) >= factors[doc], (query, doc)
+        counted = [(h.path, h.score) for h in index.search(query, now=NOW)]
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(scoring, "NAME_POSTINGS", -1)  # no counts: no ceiling, bisect
+            assert index.factors(query, terms, groups).ceiling() is None
+            looked_up = [(h.path, h.score) for h in index.search(query, now=NOW)]
+        assert counted == looked_up, query

@@ -392,7 +392,15 @@ class SearchIndex:
 
         analysed = Analysed(terms, groups, query_units(query, terms))
         factors = self.factors(query, terms, groups, units=analysed.units)
-        ranked = top_k(self.postings, groups + extra, k, accept, factors, dense=self.dense)
+        ranked = top_k(
+            self.postings,
+            groups + extra,
+            k,
+            accept,
+            factors,
+            dense=self.dense,
+            ceiling=factors.ceiling(),
+        )
         hits = [(score, 0, doc) for score, doc in ranked.hits]
         return Scored(hits, ranked.examined, spec.now), analysed
 

@@ -169,7 +169,15 @@ class LiveIndex:
 
             # lifecycle and coverage as SearchIndex, counting the words the whole corpus has
             factors = index.factors(query, terms, groups, present, kinds, units)
-            ranked = top_k(index.postings, groups + extra, k, accept, factors, dense=index.dense)
+            ranked = top_k(
+                index.postings,
+                groups + extra,
+                k,
+                accept,
+                factors,
+                dense=index.dense,
+                ceiling=factors.ceiling(),
+            )
             parts.append((part, index, ranked))
         analysed = (terms, units, all_groups)
         if not parts:

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
 from okfx.search.analyzer import (
@@ -46,6 +47,7 @@ __all__ = [
     "COVERAGE_FLOOR",
     "Factors",
     "LIFECYCLE_WORDS",
+    "NAME_POSTINGS",
     "NamedTitles",
     "TITLE_WEIGHT",
     "confidence",
@@ -59,6 +61,8 @@ COVERAGE_FLOOR = 0.5
 #: The share of a score a concept gives up when its name (title, type, folders) holds
 #: none of the query's units (against one whose name holds them all): title coverage.
 TITLE_WEIGHT = 0.1
+#: Name postings a query's title coverage counts at once (longer: one lookup per doc).
+NAME_POSTINGS = 4096
 #: A hit's ``confidence`` from which the bundle probably answers the query.
 CONFIDENT = 0.5
 # Cosine similarities (the default model's scale) mapped to confidence 0 and 1: on the
@@ -185,7 +189,17 @@ class Factors(Sequence[float]):
     """``factor[doc]``: lifecycle (unless named) times coverage times kind
     (:mod:`okfx.search.kinds`), for one query."""
 
-    __slots__ = ("base", "named", "postings", "units", "floor", "present", "kinds")
+    __slots__ = (
+        "base",
+        "named",
+        "postings",
+        "units",
+        "floor",
+        "present",
+        "kinds",
+        "_named",
+        "_titled",
+    )
 
     def __init__(
         self,
@@ -206,6 +220,17 @@ class Factors(Sequence[float]):
         #: How many of the query's units the corpus holds: this index's, unless a delta
         #: index is scored as part of a larger one (:mod:`okfx.search.live`).
         self.present = len(self.units) if present is None else present
+        # Whether title coverage applies: two units or more, coverage and title weight
+        # on, names in the index.
+        self._named = (
+            self.present >= 2
+            and floor < 1.0
+            and bool(TITLE_WEIGHT)
+            and bool(len(postings.title_starts))
+        )
+        # doc -> how many units its name holds, counted from the name postings
+        # (:meth:`_name_counts`); False until asked for.
+        self._titled: Counter[int] | None | bool = False
 
     def matched(self, doc: int) -> int:
         """How many of the query's units (in the index) ``doc`` contains."""
@@ -218,12 +243,55 @@ class Factors(Sequence[float]):
         if self.present < 2 or self.floor >= 1.0:  # one unit, or coverage turned off
             return 1.0
         share = self.floor + (1.0 - self.floor) * self.matched(doc) / self.present
-        postings = self.postings
-        if not len(postings.title_starts) or not TITLE_WEIGHT:  # no names, or turned off
+        if not self._named:
             return share
-        in_title = postings.in_title
-        titled = sum(1 for tids in self.units if any(in_title(tid, doc) for tid in tids))
+        counts = self._name_counts()
+        if counts is not None:
+            titled = counts.get(doc, 0)
+        else:
+            in_title = self.postings.in_title
+            titled = sum(1 for tids in self.units if any(in_title(tid, doc) for tid in tids))
         return share * (1.0 - TITLE_WEIGHT * (1.0 - titled / self.present))
+
+    def _name_counts(self) -> Counter[int] | None:
+        """``doc -> units its name holds`` from the name postings of the query's terms,
+        counted once per query; None when they hold more than :data:`NAME_POSTINGS`
+        docs (each doc is then looked up by binary search)."""
+        counts = self._titled
+        if counts is False:
+            starts, held = self.postings.title_starts, self.postings.title_docs
+            spans = [[(starts[t], starts[t + 1]) for t in tids] for tids in self.units]
+            if sum(end - start for unit in spans for start, end in unit) > NAME_POSTINGS:
+                counts = None
+            else:
+                counts = Counter()
+                for unit in spans:
+                    docs: set[int] = set()
+                    for start, end in unit:
+                        docs.update(held[start:end])
+                    counts.update(docs)
+            self._titled = counts
+        return counts  # type: ignore[return-value]
+
+    def ceiling(self) -> Callable[[int], float] | None:
+        """``doc -> an upper bound of self[doc]`` read without the doc's postings
+        (lifecycle, kind and title coverage; the match share taken as 1), for the exact
+        top-k walk to visit docs by (:func:`okfx.search.topk.top_k`); None when title
+        coverage does not apply or its name postings are too long to count. Computed as
+        ``self[doc]`` is but for the share, so rounding keeps it at least ``self[doc]``."""
+        counts = self._name_counts() if self._named else None
+        if counts is None:
+            return None
+        base, named, kinds, present = self.base, self.named, self.kinds, self.present
+        weight = TITLE_WEIGHT
+
+        def ceiling(doc: int) -> float:
+            lifecycle = 1.0 if doc in named else base[doc]
+            if kinds is not None:
+                lifecycle *= kinds[1][kinds[0][doc]]
+            return lifecycle * (1.0 - weight * (1.0 - counts.get(doc, 0) / present))
+
+        return ceiling
 
     @overload
     def __getitem__(self, doc: int) -> float: ...

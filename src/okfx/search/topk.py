@@ -39,6 +39,8 @@ __all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "Scored", "top_k"]
 Group = Sequence[tuple[int, float]]
 # accept(doc) -> None when the doc is admissible, else the name of the hiding filter.
 Accept = Callable[[int], "str | None"]
+# ceiling(doc) -> an upper bound of multiplier[doc], cheaper than it.
+Ceiling = Callable[[int], float]
 
 #: Queries with at most this many postings in total are read whole.
 READ_ALL_POSTINGS = 1024
@@ -125,24 +127,37 @@ def _add(total: dict[int, float], found: dict[int, float]) -> dict[int, float]:
 
 
 def _select(
-    totals: dict[int, float], k: int, accept: Accept, multiplier: Sequence[float]
+    totals: dict[int, float],
+    k: int,
+    accept: Accept,
+    multiplier: Sequence[float],
+    ceiling: Ceiling | None = None,
 ) -> Ranked:
     """The k best admissible of ``totals`` (exact, before multipliers) and hidden counts.
 
     Takes the largest totals first (a C loop); since multipliers are <= 1, a doc left out
     scores at most the smallest total taken, so the selection only grows while that
-    could still reach the k-th best score.
+    could still reach the k-th best score. With ``ceiling``, the docs taken are scored
+    exactly in the order of their total times their ceiling, until that is below the
+    k-th score; without it, each is scored to be sorted.
     """
     size = 4 * k
     while True:
         top = heapq.nlargest(size, totals.items(), key=itemgetter(1))
-        # (-score, doc) ascending is the documented order: score desc, then doc id.
-        ranked = sorted((-multiplier[doc] * total, doc) for doc, total in top)
         walk = _Walk(k, accept, multiplier)
-        for negative, doc in ranked:
-            if -negative < walk.theta:
-                break
-            walk.offer_score(doc, -negative)
+        if ceiling is None:
+            # (-score, doc) ascending is the documented order: score desc, then doc id.
+            ranked = sorted((-multiplier[doc] * total, doc) for doc, total in top)
+            for negative, doc in ranked:
+                if -negative < walk.theta:
+                    break
+                walk.offer_score(doc, -negative)
+        else:
+            bounded = sorted((-ceiling(doc) * total, doc, total) for doc, total in top)
+            for negative, doc, total in bounded:
+                if -negative < walk.theta:
+                    break
+                walk.offer(doc, total)
         if len(top) < size or top[-1][1] < walk.theta:
             return walk.ranked()
         size *= 4
@@ -197,6 +212,7 @@ class _Task:
     accept: Accept
     multiplier: Sequence[float]
     extra: dict[int, float]
+    ceiling: Ceiling | None = None
 
 
 class _Scorer:
@@ -207,6 +223,8 @@ class _Scorer:
     def __init__(self, task: _Task, values: list[int], step: float) -> None:
         self.postings, self.groups, extra = task.postings, task.groups, task.extra
         self.walk = _Walk(task.k, task.accept, task.multiplier)
+        self.ceiling = task.ceiling
+        self.lowered: set[int] = set()  # queued docs whose bound has its ceiling
         self.scored = 0
         docs = list(extra)
         # One level of slack covers float rounding in the quantised levels.
@@ -220,13 +238,27 @@ class _Scorer:
         self.walk.offer(doc, sum(_contribution(postings, g, doc) for g in self.groups))
         self.scored += 1
 
+    def visit(self, doc: int, bound: float) -> None:
+        """Score ``doc`` (its sum at most ``bound``) now, or queue it at ``bound`` times
+        its ceiling when that is lower: a doc whose factor is known to be small waits
+        until the walk's bound comes down to what it can score, and is never scored
+        when the walk stops first."""
+        ceiling = self.ceiling
+        if ceiling is not None and doc not in self.lowered:
+            factor = ceiling(doc)
+            if factor < 1.0:
+                self.lowered.add(doc)
+                heapq.heappush(self.queue, (-bound * factor, doc))
+                return
+        self.score(doc)
+
     def drain(self, bound: float) -> None:
         """Score the short-list docs whose bound is at least ``bound``."""
         queue, walk = self.queue, self.walk
         while queue and -queue[0][0] >= bound:
             negative, doc = heapq.heappop(queue)
             if -negative >= walk.theta:
-                self.score(doc)
+                self.visit(doc, -negative)
 
 
 def _split(
@@ -272,6 +304,7 @@ def _dense(
     k: int,
     accept: Accept,
     multiplier: Sequence[float],
+    ceiling: Ceiling | None = None,
 ) -> Ranked | None:
     """Walk candidates by an upper bound from dense vectors (long lists) plus exact sums
     of the short lists; score each exactly. None when it cannot apply or gives up.
@@ -281,7 +314,7 @@ def _dense(
     long, extra = _split(postings, dense, groups)
     if not long:
         return None
-    task = _Task(postings, groups, k, accept, multiplier, extra)
+    task = _Task(postings, groups, k, accept, multiplier, extra, ceiling)
     upper = postings.upper
     coarse_scale = dense.coarse_scale
     if sum(times for _, times in long) * COARSE_LEVELS <= COARSE_MAX:
@@ -319,7 +352,7 @@ def _coarse_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | No
             if bound < walk.theta:  # the k best are in: nothing left can reach them
                 return walk.ranked()
             if doc not in extra:
-                scorer.score(doc)
+                scorer.visit(doc, bound)
     scorer.drain(walk.theta)
     return walk.ranked()
 
@@ -358,7 +391,7 @@ def _fine_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | None
                 scorer.drain(ub)
                 if ub < walk.theta:
                     return walk.ranked()
-                scorer.score(doc)
+                scorer.visit(doc, ub)
             if scorer.scored > DENSE_CANDIDATES:
                 return None
     scorer.drain(walk.theta)
@@ -374,13 +407,15 @@ def top_k(
     *,
     read_all: int = READ_ALL_POSTINGS,
     dense: DenseVectors | None = None,
+    ceiling: Ceiling | None = None,
 ) -> Ranked:
     """The ``k`` best admissible docs for ``groups``, and what the filters hid.
 
     ``hidden`` counts inadmissible docs scoring at least the k-th best admissible score
     (every inadmissible match when fewer than k admissible docs match). ``accept`` is
     called once per doc examined. Queries over more than ``read_all`` postings take
-    the dense walk when ``dense`` is given.
+    the dense walk when ``dense`` is given, which visits docs by their upper bound
+    times ``ceiling(doc)`` (an upper bound of ``multiplier[doc]``) when given.
     """
     groups = [g for g in groups if g]
     if not groups or k <= 0:
@@ -388,10 +423,10 @@ def top_k(
     if dense is not None:
         size = sum(postings.starts[t + 1] - postings.starts[t] for g in groups for t, _ in g)
         if size > read_all:
-            walked = _dense(postings, dense, groups, k, accept, multiplier)
+            walked = _dense(postings, dense, groups, k, accept, multiplier, ceiling)
             if walked is not None:
                 return walked
     totals: dict[int, float] = {}
     for group in groups:
         totals = _add(totals, _read(postings, group))
-    return _select(totals, k, accept, multiplier)
+    return _select(totals, k, accept, multiplier, ceiling)
