@@ -56,6 +56,22 @@ def test_regex_anchors_match_at_line_starts():
     assert [(m.line, m.column) for m in results] == [(4, 1)]
 
 
+def test_groups_match_as_the_same_pattern_without_them():
+    # RE2 runs without captures (never read): groups, named groups and nesting still
+    # match, with the same columns and spans as the pattern written without them.
+    pairs = [
+        (r"(order|net)_(id|amount)", r"order_id|order_amount|net_id|net_amount"),
+        (r"(?P<col>net_amount) \|", r"net_amount \|"),
+        (r"((N|n)ET)_amount", r"[Nn]ET_amount"),
+    ]
+    for grouped, plain in pairs:
+        for ignore_case in (False, True):
+            got = grep(entries(ORDERS), grouped, regex=True, ignore_case=ignore_case, now=NOW)
+            want = grep(entries(ORDERS), plain, regex=True, ignore_case=ignore_case, now=NOW)
+            assert [m.to_dict() for m in got] == [m.to_dict() for m in want], grouped
+    assert len(grep(entries(ORDERS), r"(order|net)_(id|amount)", regex=True, now=NOW)) == 4
+
+
 def test_regex_columns_count_characters_not_bytes():
     concept = FakeConcept("/a.md", body="ééé → match")
     (match,) = grep(entries(concept), "mat.h", regex=True, now=NOW)

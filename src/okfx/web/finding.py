@@ -105,8 +105,11 @@ def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
 
 def _finder(pattern: str, regex: bool, ignore_case: bool) -> Any:
     text = pattern if regex else re.escape(pattern)
+    options = re2.Options()
+    options.log_errors = False
+    options.never_capture = True  # only whole matches are marked (see okfx.search.grep)
     try:
-        return re2.compile(("(?i)" if ignore_case else "") + text)
+        return re2.compile(("(?i)" if ignore_case else "") + text, options)
     except Exception:  # the tool reported it already
         return None
 
