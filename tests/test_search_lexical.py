@@ -656,3 +656,42 @@ def test_title_coverage_ceilings_bound_the_factor_and_change_no_ranking(seed):
             assert index.factors(query, terms, groups).ceiling() is None
             looked_up = [(h.path, h.score) for h in index.search(query, now=NOW)]
         assert counted == looked_up, query
+
+
+def test_the_walk_scores_fewer_concepts_by_their_ceilings(monkeypatch):
+    """A concept whose name lacks the query's words waits until the walk's bound comes
+    down to 0.9 of its own: on a query whose words fill twelve hundred bodies, the
+    ceilings halve the concepts scored exactly, and the ranking stays the same."""
+    import random
+
+    from okfx.search import scoring, topk
+
+    rng = random.Random(7)
+    concepts = []
+    for i in range(3000):
+        if i >= 1200:
+            body, title = "entry row " * 10, f"Other {i}"
+        elif i % 100 == 0:
+            body, title = "entry row " * 10, "Invoice ledger of the quarterly accounts"
+        else:
+            times = rng.choice([3, 4])
+            words = ["invoice", "ledger"] * times + ["entry", "row"] * (12 - times)
+            rng.shuffle(words)
+            body, title = " ".join(words), f"Note {i}"
+        concepts.append(FakeConcept(f"/notes/n{i}.md", title=title, body=body))
+    index = SearchIndex.build(entries(*concepts))
+    scored: list[int] = []
+    real = topk._Scorer.score
+
+    def counting(self, doc):
+        scored.append(doc)
+        return real(self, doc)
+
+    monkeypatch.setattr(topk._Scorer, "score", counting)
+    with_ceilings = [(h.path, h.score) for h in index.search("invoice ledger", now=NOW)]
+    walked = len(scored)
+    scored.clear()
+    monkeypatch.setattr(scoring, "NAME_POSTINGS", -1)  # no counts: no ceilings
+    without = [(h.path, h.score) for h in index.search("invoice ledger", now=NOW)]
+    assert with_ceilings == without
+    assert 0 < walked < 0.6 * len(scored), (walked, len(scored))
