@@ -125,7 +125,7 @@ def test_term_frequencies_above_255_are_counted_exactly():
                 assert got[f"/d{i}.md"] == pytest.approx(score, rel=2e-6), query
 
 
-def brute_force(postings, groups, k, accept, multiplier):
+def brute_force(postings, groups, k, accept, multiplier, floor=0.0):
     scored = []
     for doc in range(postings.n_docs):
         total = sum(
@@ -137,7 +137,8 @@ def brute_force(postings, groups, k, accept, multiplier):
     scored.sort(key=lambda item: (-item[0], item[1]))
     admitted = [item for item in scored if accept(item[1]) is None]
     top = admitted[:k]
-    theta = top[-1][0] if len(top) == k else 0.0
+    theta = max(top[-1][0] if len(top) == k else 0.0, floor)
+    top = [item for item in top if item[0] >= floor]
     hidden = Counter(accept(d) for s, d in scored if accept(d) is not None and s >= theta)
     return top, dict(hidden)
 
@@ -177,6 +178,10 @@ def test_top_k_equals_exhaustive_scoring(seed):
     # A small crowding limit sends sparse levels down the banded path too.
     # A small candidate budget makes the coarse walk hand over to the fine one, and
     # that one to reading everything.
+    # A floor (the k-th score of a ranking this one is merged with) leaves out what
+    # scores below it: none, one of the scores (ties at the floor stay), or any value.
+    unfloored, _ = brute_force(postings, groups, k, hiding.__getitem__, multiplier)
+    floor = rng.choice([0.0, 0.0, rng.uniform(0.0, 5.0), *(s for s, _ in unfloored[-2:])])
     with (
         patch.object(topk, "_CROWDED", rng.choice([0, 1, 4, 512])),
         patch.object(topk, "DENSE_CANDIDATES", rng.choice([0, 3, 2048, 2048])),
@@ -190,8 +195,9 @@ def test_top_k_equals_exhaustive_scoring(seed):
             read_all=read_all,
             dense=dense,
             ceiling=ceiling,
+            floor=floor,
         )
-    want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier)
+    want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier, floor)
     assert [doc for _, doc in got.hits] == [doc for _, doc in want]
     for (score, _), (expected, _) in zip(got.hits, want, strict=True):
         assert score == pytest.approx(expected, rel=1e-12)

@@ -153,6 +153,7 @@ class LiveIndex:
         kinds = self._kind_vocabulary()
         parts = []
         all_groups: list[list[list[tuple[int, float]]]] = []
+        floor = 0.0  # the base's k-th score: a delta doc below it cannot rank
         for part, (index, dropped) in enumerate(((base, self.dropped), (delta, frozenset[int]()))):
             idf_of = None if index is base else base_idf
             groups = [index._forms(term, idf_of) for term in terms]
@@ -177,8 +178,11 @@ class LiveIndex:
                 factors,
                 dense=index.dense,
                 ceiling=factors.ceiling(),
+                floor=floor,
             )
             parts.append((part, index, ranked))
+            if len(ranked.hits) >= k:
+                floor = ranked.hits[k - 1][0]
         analysed = (terms, units, all_groups)
         if not parts:
             return no_hits(query, terms), analysed

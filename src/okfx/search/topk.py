@@ -132,6 +132,7 @@ def _select(
     accept: Accept,
     multiplier: Sequence[float],
     ceiling: Ceiling | None = None,
+    floor: float = 0.0,
 ) -> Ranked:
     """The k best admissible of ``totals`` (exact, before multipliers) and hidden counts.
 
@@ -144,7 +145,7 @@ def _select(
     size = 4 * k
     while True:
         top = heapq.nlargest(size, totals.items(), key=itemgetter(1))
-        walk = _Walk(k, accept, multiplier)
+        walk = _Walk(k, accept, multiplier, floor)
         if ceiling is None:
             # (-score, doc) ascending is the documented order: score desc, then doc id.
             ranked = sorted((-multiplier[doc] * total, doc) for doc, total in top)
@@ -165,23 +166,26 @@ def _select(
 
 class _Walk:
     """The k best admissible docs seen so far (a min-heap of ``(score, -doc)``), and the
-    inadmissible ones that might rank at or above the final k-th."""
+    inadmissible ones that might rank at or above the final k-th; none scoring below
+    ``floor``."""
 
-    def __init__(self, k: int, accept: Accept, multiplier: Sequence[float]) -> None:
-        self.k, self.accept, self.multiplier = k, accept, multiplier
+    def __init__(
+        self, k: int, accept: Accept, multiplier: Sequence[float], floor: float = 0.0
+    ) -> None:
+        self.k, self.accept, self.multiplier, self.floor = k, accept, multiplier, floor
         self.heap: list[tuple[float, int]] = []
         self.hidden: list[tuple[float, str]] = []
 
     @property
     def theta(self) -> float:
-        return self.heap[0][0] if len(self.heap) == self.k else 0.0
+        return self.heap[0][0] if len(self.heap) == self.k else self.floor
 
     def offer(self, doc: int, total: float) -> None:
         self.offer_score(doc, self.multiplier[doc] * total)
 
     def offer_score(self, doc: int, score: float) -> None:
         # A score equal to the k-th still counts as hidden: compare scores only here.
-        if score <= 0.0 or (len(self.heap) == self.k and score < self.heap[0][0]):
+        if score <= 0.0 or score < self.theta:
             return
         verdict = self.accept(doc)
         item = (score, -doc)
@@ -213,6 +217,7 @@ class _Task:
     multiplier: Sequence[float]
     extra: dict[int, float]
     ceiling: Ceiling | None = None
+    floor: float = 0.0
 
 
 class _Scorer:
@@ -222,7 +227,7 @@ class _Scorer:
 
     def __init__(self, task: _Task, values: list[int], step: float) -> None:
         self.postings, self.groups, extra = task.postings, task.groups, task.extra
-        self.walk = _Walk(task.k, task.accept, task.multiplier)
+        self.walk = _Walk(task.k, task.accept, task.multiplier, task.floor)
         self.ceiling = task.ceiling
         self.lowered: set[int] = set()  # queued docs whose bound has its ceiling
         self.scored = 0
@@ -305,6 +310,7 @@ def _dense(
     accept: Accept,
     multiplier: Sequence[float],
     ceiling: Ceiling | None = None,
+    floor: float = 0.0,
 ) -> Ranked | None:
     """Walk candidates by an upper bound from dense vectors (long lists) plus exact sums
     of the short lists; score each exactly. None when it cannot apply or gives up.
@@ -314,7 +320,7 @@ def _dense(
     long, extra = _split(postings, dense, groups)
     if not long:
         return None
-    task = _Task(postings, groups, k, accept, multiplier, extra, ceiling)
+    task = _Task(postings, groups, k, accept, multiplier, extra, ceiling, floor)
     upper = postings.upper
     coarse_scale = dense.coarse_scale
     if sum(times for _, times in long) * COARSE_LEVELS <= COARSE_MAX:
@@ -408,6 +414,7 @@ def top_k(
     read_all: int = READ_ALL_POSTINGS,
     dense: DenseVectors | None = None,
     ceiling: Ceiling | None = None,
+    floor: float = 0.0,
 ) -> Ranked:
     """The ``k`` best admissible docs for ``groups``, and what the filters hid.
 
@@ -416,6 +423,8 @@ def top_k(
     called once per doc examined. Queries over more than ``read_all`` postings take
     the dense walk when ``dense`` is given, which visits docs by their upper bound
     times ``ceiling(doc)`` (an upper bound of ``multiplier[doc]``) when given.
+    Docs scoring below ``floor`` are left out, hits and hidden alike: what a caller
+    merging this ranking with another whose k-th score is ``floor`` would drop.
     """
     groups = [g for g in groups if g]
     if not groups or k <= 0:
@@ -423,10 +432,10 @@ def top_k(
     if dense is not None:
         size = sum(postings.starts[t + 1] - postings.starts[t] for g in groups for t, _ in g)
         if size > read_all:
-            walked = _dense(postings, dense, groups, k, accept, multiplier, ceiling)
+            walked = _dense(postings, dense, groups, k, accept, multiplier, ceiling, floor)
             if walked is not None:
                 return walked
     totals: dict[int, float] = {}
     for group in groups:
         totals = _add(totals, _read(postings, group))
-    return _select(totals, k, accept, multiplier, ceiling)
+    return _select(totals, k, accept, multiplier, ceiling, floor)
