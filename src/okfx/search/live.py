@@ -225,6 +225,9 @@ class LiveIndex:
             tid = base.postings.terms.get(form)
             if tid is None:
                 return False
+            start, end = base.postings.span(tid)
+            if end - start > len(dropped):  # more docs than were dropped: one is left
+                return True
             docs, _ = base.postings.postings(tid)
             return any(doc not in dropped for doc in docs)
 
