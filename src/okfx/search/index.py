@@ -47,7 +47,7 @@ from okfx.search.scoring import (
     query_words,
 )
 from okfx.search.snippets import best_line
-from okfx.search.topk import Scored, top_k
+from okfx.search.topk import Ranked, Scored, top_k
 from okfx.search.wordforms import initialisms, joined_pairs, title_initialisms
 
 __all__ = [
@@ -392,17 +392,31 @@ class SearchIndex:
 
         analysed = Analysed(terms, groups, query_units(query, terms))
         factors = self.factors(query, terms, groups, units=analysed.units)
-        ranked = top_k(
+        ranked = self.top_k(groups + extra, k, accept, factors)
+        hits = [(score, 0, doc) for score, doc in ranked.hits]
+        return Scored(hits, ranked.examined, spec.now), analysed
+
+    def top_k(
+        self,
+        groups: Sequence[Sequence[tuple[int, float]]],
+        k: int,
+        accept: Callable[[int], str | None],
+        factors: Factors,
+        floor: float = 0.0,
+    ) -> Ranked:
+        """The ``k`` best admissible docs of this index for ``groups`` scored with
+        ``factors`` (:func:`okfx.search.topk.top_k`, walking by the factors' ceilings),
+        none below ``floor``."""
+        return top_k(
             self.postings,
-            groups + extra,
+            groups,
             k,
             accept,
             factors,
             dense=self.dense,
             ceiling=factors.ceiling(),
+            floor=floor,
         )
-        hits = [(score, 0, doc) for score, doc in ranked.hits]
-        return Scored(hits, ranked.examined, spec.now), analysed
 
     def build_hits(
         self,

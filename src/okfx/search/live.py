@@ -35,7 +35,7 @@ from okfx.search.index import (
     prepare_query,
 )
 from okfx.search.scoring import query_units
-from okfx.search.topk import Scored, top_k
+from okfx.search.topk import Scored
 
 __all__ = ["MERGE_FRACTION", "SMALL", "LiveIndex", "Index", "updated"]
 
@@ -170,16 +170,7 @@ class LiveIndex:
 
             # lifecycle and coverage as SearchIndex, counting the words the whole corpus has
             factors = index.factors(query, terms, groups, present, kinds, units)
-            ranked = top_k(
-                index.postings,
-                groups + extra,
-                k,
-                accept,
-                factors,
-                dense=index.dense,
-                ceiling=factors.ceiling(),
-                floor=floor,
-            )
+            ranked = index.top_k(groups + extra, k, accept, factors, floor)
             parts.append((part, index, ranked))
             if len(ranked.hits) >= k:
                 floor = ranked.hits[k - 1][0]
