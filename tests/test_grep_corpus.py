@@ -8,6 +8,7 @@ import json
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
@@ -363,3 +364,51 @@ def test_the_grep_tool_keeps_its_grouping_per_bundle_version(tmp_path: Path) -> 
     assert [m["bundle"] for m in Toolbox(renamed).grep_concepts(pattern="needle")["matches"]] == [
         "other"
     ] * 3
+
+
+_BODIES = st.text(alphabet=st.sampled_from("ab\nß é"), max_size=40)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    parts=st.lists(
+        st.dictionaries(st.sampled_from(["/a.md", "/b.md", "/c.md", "/d.md"]), _BODIES),
+        min_size=1,
+        max_size=3,
+    ),
+    broken=st.sets(st.integers(0, 2)),
+)
+def test_a_corpus_reads_a_kept_body_as_its_located_segment_does(
+    parts: list[dict[str, str]], broken: set[int]
+) -> None:
+    # Corpus.kept_body is locate + kept_body in one step (a search's snippets ask it of
+    # every hit): the same body from the last part holding the path, None for a path no
+    # part holds or a segment whose bytes do not match their CRC-32.
+    from okfx.bundle.texts import TextsBuilder
+    from okfx.search.corpus import Corpus, Part, kept_body
+
+    made = []
+    for i, bodies in enumerate(parts):
+        builder = TextsBuilder(None)
+        for path, body in bodies.items():
+            concept = SimpleNamespace(path=path, title="T", description="")
+            builder.add(concept, 1 << 40, body)  # type: ignore[arg-type]
+        part = builder.part()
+        if i in broken and len(part):  # the first segment's stored CRC-32 is wrong
+            crcs = list(builder.crcs)
+            crcs[0] ^= 1
+            region = (part.buffer, part.base, part.size)
+            part = Part(
+                region, part.starts, part.bodies, (part.mtimes, part.sizes), part.lines,
+                part.ascii, list(part.paths), (part.fbuffer, part.fbase, part.fsize),
+                part.fstarts, part.fids, [(region, 0)], crcs,
+            )  # fmt: skip
+        made.append(part)
+    corpus = Corpus(made)
+    for path in ["/a.md", "/b.md", "/c.md", "/d.md", "/absent.md"]:
+        assert corpus.kept_body(path) == kept_body(corpus.locate(path))
+        holders = [i for i, bodies in enumerate(parts) if path in bodies]
+        if not holders:
+            assert corpus.kept_body(path) is None
+        elif holders[-1] not in broken:
+            assert corpus.kept_body(path) == parts[holders[-1]][path]

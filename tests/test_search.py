@@ -11,6 +11,7 @@ from okfx.errors import InvalidArgument
 from okfx.search import topk
 from okfx.search.analyzer import VARIANT_WEIGHT, analyze_query
 from okfx.search.index import HIT_KEYS, MAX_LIMIT, SearchIndex
+from okfx.search.snippets import best_line
 from okfx.search.topk import top_k
 
 
@@ -201,6 +202,18 @@ def test_snippet_of_a_huge_line_is_cut_around_the_match():
     snippet = search(index, "needle")[0].snippet
     assert len(snippet) <= 200
     assert "needle" in snippet
+
+
+_SNIPPET_TEXT = st.text(alphabet=st.sampled_from("abAB \nßẞİı#|-"), max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=_SNIPPET_TEXT, needle=_SNIPPET_TEXT.map(str.casefold), width=st.integers(5, 60))
+def test_one_needle_shows_the_line_its_scored_lines_would(body, needle, width):
+    # best_line takes a shortcut for one needle (the line of its first occurrence); the
+    # same needle given twice goes through the line scoring, which must agree.
+    twice = [(needle, 1.5), (needle, 1.5)]
+    assert best_line(body, [(needle, 1.5)], width) == best_line(body, twice, width)
 
 
 def test_results_serialise_to_plain_json():

@@ -24,7 +24,6 @@ from typing import Any, NamedTuple
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
 from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_postings
-from okfx.search.corpus import kept_body
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
@@ -560,7 +559,7 @@ def snippet_body(concept: ConceptLike) -> str:
     edited since shows in the hits after a reload); else ``concept.body``."""
     corpus = getattr(concept, "corpus", None)
     if corpus is not None:
-        kept = kept_body(corpus.locate(concept.path))
+        kept: str | None = corpus.kept_body(concept.path)
         if kept is not None:
             return kept
     return concept.body

@@ -75,6 +75,12 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
     with letters or digits stands in.
     """
     low = _fold(body)
+    if len(needles) == 1 and needles[0][1] > 0.0 and "\n" not in needles[0][0]:
+        # One needle: every line it is on scores the same, so the first occurrence's wins.
+        pos = low.find(needles[0][0])
+        if pos < 0:
+            return _first_prose_line(body, width)
+        return _shown(body, low, low.rfind("\n", 0, pos) + 1, pos, width)
     lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
     for needle, _weight in needles:
         pos = low.find(needle)
@@ -95,8 +101,14 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
             best_start, best_score = start, score
     if best_start < 0:
         return _first_prose_line(body, width)
+    return _shown(body, low, best_start, lines[best_start], width)
+
+
+def _shown(body: str, low: str, start: int, pos: int, width: int) -> str:
+    """The body line that starts at ``start`` in ``low`` (the folded body), cut around the
+    match at ``pos`` there."""
     if len(low) == len(body):
-        hit = lines[best_start] - best_start
-        return cut_line(_line(body, best_start), hit, hit + 1, width)
-    number = low.count("\n", 0, best_start)
+        hit = pos - start
+        return cut_line(_line(body, start), hit, hit + 1, width)
+    number = low.count("\n", 0, start)
     return cut_line(body.split("\n")[number], width=width)
