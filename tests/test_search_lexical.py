@@ -211,7 +211,10 @@ def test_a_query_naming_a_whole_type_prefers_that_type_to_others_sharing_its_hea
     """Fifth round: "decision guide" names the type "Decision Guide", not every guide.
     The deployment guide holds the query's words more often; the decision guide, the one
     the query names, comes first, and a concept of no guide type is scored down most."""
-    from okfx.search import kinds
+    from okfx.search import kinds, scoring
+
+    # The kind factor alone: the note's file name, "release", is all said by the query.
+    monkeypatch.setattr(scoring, "NAME_WEIGHT", 0.0)
 
     concepts = [
         FakeConcept(
@@ -341,7 +344,11 @@ def test_a_deprecated_concept_named_by_its_file_name_is_not_halved():
 
 
 @pytest.mark.parametrize("word", ["deprecated", "legacy", "old", "retired", "superseded"])
-def test_a_query_asking_for_the_deprecated_one_lifts_the_lifecycle_factor(word):
+def test_a_query_asking_for_the_deprecated_one_lifts_the_lifecycle_factor(word, monkeypatch):
+    from okfx.search import scoring
+
+    # The lifecycle factor alone: the query says all of the active one's title, "Margin".
+    monkeypatch.setattr(scoring, "NAME_WEIGHT", 0.0)
     concepts = [
         FakeConcept("/metrics/margin.md", title="Margin", description="Gross margin, full cost."),
         FakeConcept(
@@ -603,12 +610,59 @@ def test_a_concept_named_by_the_query_outranks_one_that_only_mentions_it(monkeyp
         (h.path, h.score) for h in index.search(query, now=NOW)
     ]
     monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.0)
+    monkeypatch.setattr(scoring, "NAME_WEIGHT", 0.0)  # "Cost Allocation": named whole too
     assert paths(SearchIndex.build(entries(*concepts)), query)[0] == "/notes/review.md"
     # coverage turned off (textbook BM25F) turns title coverage off with it
     textbook = SearchIndex.build(entries(*concepts), coverage_floor=1.0)
     without = [(h.path, h.score) for h in textbook.search(query, now=NOW)]
     monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.1)
     assert [(h.path, h.score) for h in textbook.search(query, now=NOW)] == without
+
+
+def test_the_concept_whose_whole_name_the_query_says_ranks_first(monkeypatch):
+    """Naming (docs/search.md): both names hold "customer" and both types "definition",
+    but the query says all of one title and a third of the other; the file name counts
+    as a name too, so a title with a qualifier the query lacks still gets it whole."""
+    from okfx.search import scoring
+
+    concepts = [
+        FakeConcept(
+            "/ontology/buyer.md",
+            title="customer",
+            type="Ontology Definition",
+            body="Every buyer at email grain: first and last order, lifetime total.",
+        ),
+        FakeConcept(
+            "/tables/uc_customer_segments.md",
+            title="uc_customer_segments",
+            type="Table Definition",
+            body="Customer segments: the customer, the segment, the customer definition.",
+        ),
+        FakeConcept(
+            "/metrics/churn-rate.md",
+            title="Churn rate (FY2026, by region)",
+            body="The churn rate: customers lost over customers at the start.",
+        ),
+        FakeConcept(
+            "/notes/weekly.md",
+            title="Churn rate notes and targets",
+            body="Notes on the churn rate, the churn rate again, and churn rate targets.",
+        ),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert paths(index, "customer definition")[0] == "/ontology/buyer.md"
+    assert paths(index, "churn rate")[0] == "/metrics/churn-rate.md"
+    factors = index.factors("churn rate", analyze_query("churn rate"), [
+        index._forms(term) for term in analyze_query("churn rate")
+    ])  # fmt: skip
+    by_path = {index.entries[doc][1].path: factors.naming(doc) for doc in range(len(index))}
+    assert by_path["/metrics/churn-rate.md"] == 1.0  # the file name, said whole
+    assert by_path["/notes/weekly.md"] == pytest.approx(1 - scoring.NAME_WEIGHT / 2)  # 2 of 4
+    assert by_path["/ontology/buyer.md"] == pytest.approx(1 - scoring.NAME_WEIGHT)
+    monkeypatch.setattr(scoring, "NAME_WEIGHT", 0.0)
+    assert paths(SearchIndex.build(entries(*concepts)), "customer definition")[0] == (
+        "/tables/uc_customer_segments.md"
+    )
 
 
 _WORDS = "cost allocation standard orders table events user margin legacy draft".split()

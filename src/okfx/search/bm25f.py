@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 from okfx.gcpause import gc_paused
 from okfx.memory import release_free_memory
-from okfx.search.analyzer import ChunkCache, count_terms, folded_chunks
+from okfx.search.analyzer import STOPWORDS, ChunkCache, count_terms, folded_chunks
 
 __all__ = [
     "B",
@@ -104,6 +104,9 @@ class Postings:
         "idfs",
         "title_starts",
         "title_docs",
+        "name_starts",
+        "name_docs",
+        "name_lens",
         "n_docs",
         "avg_lengths",
         "_pending",
@@ -124,6 +127,7 @@ class Postings:
         finisher: _Finisher | None = None,
         avg_lengths: dict[str, float] | None = None,
         titles: tuple[array[int], array[int]] | None = None,
+        names: tuple[array[int], array[int], array[int]] | None = None,
     ) -> None:
         self.terms = terms
         self.starts = starts
@@ -135,6 +139,16 @@ class Postings:
         # order: title_docs[title_starts[t]:title_starts[t+1]] (empty arrays when no
         # concept has one).
         self.title_starts, self.title_docs = titles or (array("q"), array("i"))
+        # The docs whose title or file name holds each term, as ``doc << 1 | 0`` (title)
+        # and ``doc << 1 | 1`` (file name), in that order:
+        # name_docs[name_starts[t]:name_starts[t+1]]; and each doc's title and file name
+        # lengths in distinct terms (stopwords left out), name_lens[2 * doc + 0 or 1],
+        # capped at 255. Empty arrays when no concept has a name.
+        self.name_starts, self.name_docs, self.name_lens = names or (
+            array("q"),
+            array("i"),
+            array("B"),
+        )
         self.n_docs = n_docs
         # Per field, the average length the impacts were normalised by (see Stats).
         self.avg_lengths = avg_lengths or {}
@@ -185,9 +199,10 @@ class Postings:
         pending_state: Mapping[str, Any],
         avg_lengths: dict[str, float] | None = None,
     ) -> Postings | None:
-        """Postings from :meth:`pending_state` and the seven arrays (``starts``, ``docs``,
-        ``impacts``, ``upper``, ``idfs``, ``title_starts``, ``title_docs``); None when
-        their shapes do not fit."""
+        """Postings from :meth:`pending_state` and the ten arrays (``starts``, ``docs``,
+        ``impacts``, ``upper``, ``idfs``, ``title_starts``, ``title_docs``,
+        ``name_starts``, ``name_docs``, ``name_lens``); None when their shapes do not
+        fit."""
         starts, docs, impacts = arrays["starts"], arrays["docs"], arrays["impacts"]
         upper, idfs = arrays["upper"], arrays["idfs"]
         titles = arrays["title_starts"], arrays["title_docs"]
@@ -200,6 +215,13 @@ class Postings:
             titles[0][-1] if len(titles[0]) else 0
         ):
             return None
+        names = arrays["name_starts"], arrays["name_docs"], arrays["name_lens"]
+        if len(names[0]) not in (0, n_terms + 1) or len(names[1]) != (
+            names[0][-1] if len(names[0]) else 0
+        ):
+            return None
+        if len(names[2]) not in (0, 2 * n_docs) or bool(len(names[0])) != bool(len(names[2])):
+            return None
         pending = pending_state["pending"]
         if not isinstance(pending, array) or len(pending) not in (0, n_terms):
             return None
@@ -208,8 +230,9 @@ class Postings:
             return None
         flags = bytearray(pending) if finisher is not None else None
         return cls(
-            terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher, avg_lengths, titles
-        )
+            terms, starts, docs, impacts, upper, idfs, n_docs, flags, finisher, avg_lengths,
+            titles, names,
+        )  # fmt: skip
 
     def df(self, tid: int) -> int:
         """The number of documents holding term ``tid``."""
@@ -249,6 +272,20 @@ class Postings:
         i = bisect_left(held, doc, start, end)
         return i < end and held[i] == doc
 
+    def name_holds(self, tid: int, doc: int) -> tuple[bool, bool]:
+        """Whether the title and the file name of ``doc`` hold term ``tid``."""
+        starts = self.name_starts
+        if not len(starts):
+            return False, False
+        start, end = starts[tid], starts[tid + 1]
+        if start == end:
+            return False, False
+        held = self.name_docs
+        i = bisect_left(held, doc << 1, start, end)
+        title = i < end and held[i] == doc << 1
+        i += title
+        return title, i < end and held[i] == doc << 1 | 1
+
     def impact(self, tid: int, doc: int) -> float:
         """Impact of term ``tid`` in ``doc``, 0.0 when the doc lacks the term."""
         pending = self._pending
@@ -277,6 +314,10 @@ def _packed_view(docs: array[int]) -> memoryview:
 # The fields that name a concept (its title, and its type and folders): their terms
 # are the postings of the title-coverage factor (Postings.in_title).
 _NAMING = frozenset({"title", "kind"})
+#: The keys of a document's texts that hold its names alone, not indexed as fields: its
+#: title and its file name's words (Postings.name_starts, the naming factor of
+#: okfx.search.scoring).
+NAME_KEYS = ("title_name", "file_name")
 # Pass one stores a posting as one 32-bit int, ``doc << 8 | tf``: one append instead of
 # two, half the memory of two arrays. A tf above 255 keeps 255 there, and the rest
 # goes to the term's extras (as do title, tags and description counts).
@@ -396,6 +437,10 @@ class _Builder:
         # term -> the docs whose title, type or folders hold it, in doc order (each doc
         # once: a term of both fields is appended by the first and seen by the second)
         self.titled: dict[str, array[int]] = {}
+        # term -> ``doc << 1 | NAME_KEYS index`` of the names holding it, in order, and
+        # each doc's two name lengths (Postings.name_docs, name_lens)
+        self.named: dict[str, array[int]] = {}
+        self.name_lens = array("B")
 
     def _extra(self, term: str, position: int, field: int, tf: int) -> None:
         extras = self.extras.get(term)
@@ -431,6 +476,26 @@ class _Builder:
                 if not postings or postings[-1] >> _TF_BITS != doc:
                     postings.append(base)  # the term is not in the main field: tf 0
                 self._extra(term, len(postings) - 1, field, tf)
+        self._add_names(doc, texts)
+
+    def _add_names(self, doc: int, texts: Mapping[str, str]) -> None:
+        """The doc's title and file name terms (:data:`NAME_KEYS`), stopwords left out."""
+        named, lens = self.named, self.name_lens
+        for which, key in enumerate(NAME_KEYS):
+            text = texts.get(key)
+            held = (
+                []
+                if not text
+                else [t for t in count_terms(text, self.cache)[0] if t not in STOPWORDS]
+            )
+            lens.append(min(len(held), 255))
+            entry = doc << 1 | which
+            for term in held:
+                docs = named.get(term)
+                if docs is None:
+                    named[term] = array("i", (entry,))
+                else:
+                    docs.append(entry)
 
     def _add_folded(self, doc: int, counts: Counter[str], n_chunks: int) -> int:
         """The main field from its lowercase chunk counts (each <= 255), in C loops:
@@ -520,6 +585,12 @@ class _Builder:
         if any_titles:
             postings.title_starts = _zeros("q", n_terms + 1)
         title_starts, title_docs = postings.title_starts, postings.title_docs
+        named = self.named
+        any_names = bool(named)
+        if any_names:
+            postings.name_starts = _zeros("q", n_terms + 1)
+            postings.name_lens = self.name_lens
+        name_starts, name_docs = postings.name_starts, postings.name_docs
         # A run of consecutive eager terms, finished together.
         batch: list[int] = []
         batch_packed: array[int] = array("I")
@@ -547,6 +618,11 @@ class _Builder:
                 if held is not None:
                     title_docs.extend(held)
                 title_starts[tid + 1] = len(title_docs)
+            if any_names:
+                held = named.pop(term, None)
+                if held is not None:
+                    name_docs.extend(held)
+                name_starts[tid + 1] = len(name_docs)
             term_extras = self.extras.pop(term, None)
             if term_extras is not None:
                 extras[tid] = term_extras
@@ -563,6 +639,7 @@ class _Builder:
             freed += len(packed)
             del packed[:]  # give the memory back as we go
         flush()
+        named.clear()  # name terms the postings lack (none from a title): never asked for
         if pending.find(1) < 0:
             postings._pending = postings._finisher = None
         return postings

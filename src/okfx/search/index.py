@@ -64,7 +64,18 @@ __all__ = [
 MAX_LIMIT = 50
 _RESERVED = frozenset({"index.md", "log.md"})
 #: The postings' arrays an index's state holds (:meth:`SearchIndex.state`).
-POSTING_ARRAYS = ("starts", "docs", "impacts", "upper", "idfs", "title_starts", "title_docs")
+POSTING_ARRAYS = (
+    "starts",
+    "docs",
+    "impacts",
+    "upper",
+    "idfs",
+    "title_starts",
+    "title_docs",
+    "name_starts",
+    "name_docs",
+    "name_lens",
+)
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
 _STATE_KEYS = {
     "avg_lengths",
@@ -117,6 +128,9 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "description": concept.description,
         "body": concept.body,
         "kind": f"{concept.type} {folder.replace('/', ' ')}",
+        # its names alone, for the naming factor (okfx.search.scoring), not a field
+        "title_name": concept.title,
+        "file_name": file_name_words(concept.path),
     }
 
 

@@ -19,7 +19,15 @@ walk stay valid. :class:`Factors` is that factor for one query:
   what it is), so of two concepts matching the query's words the one named by them
   ranks first ("cost allocation standard" and the concept titled "Cost Allocation &
   Margin Standard", against one that names them in a long body). One-unit queries have
-  none either, nor does an index without titles.
+  none either, nor does an index without titles;
+- naming: ``1 - NAME_WEIGHT * (1 - share)``, where ``share`` is the larger of the parts
+  of the concept's title and of its file name's words (each counted in distinct terms,
+  stopwords left out) that are forms of the query's words: of two concepts the query
+  names, the one whose name it says *all* of ranks first ("customer definition": the
+  definition titled "customer", not the table "uc_storefront_customer_segments", whose
+  type says "Table Definition" too; "gross_margin_legacy": the file
+  ``gross-margin-legacy.md`` titled "Gross Margin (legacy, pre-FY2026)"). Every query
+  has it, one word or more; an index without names has none.
 
 Acronym lookups (:func:`okfx.search.wordforms.initialisms`) are optional extra terms:
 they add to a score but never count in coverage.
@@ -48,6 +56,7 @@ __all__ = [
     "Factors",
     "LIFECYCLE_WORDS",
     "NAME_POSTINGS",
+    "NAME_WEIGHT",
     "NamedTitles",
     "TITLE_WEIGHT",
     "confidence",
@@ -61,6 +70,9 @@ COVERAGE_FLOOR = 0.5
 #: The share of a score a concept gives up when its name (title, type, folders) holds
 #: none of the query's units (against one whose name holds them all): title coverage.
 TITLE_WEIGHT = 0.1
+#: The share of a score a concept gives up when the query says none of its title and
+#: none of its file name (against one whose title or file name it says whole): naming.
+NAME_WEIGHT = 0.2
 #: Name postings a query's title coverage counts at once (longer: one lookup per doc).
 NAME_POSTINGS = 4096
 #: A hit's ``confidence`` from which the bundle probably answers the query.
@@ -199,6 +211,8 @@ class Factors(Sequence[float]):
         "kinds",
         "_named",
         "_titled",
+        "_forms",
+        "_names",
     )
 
     def __init__(
@@ -231,6 +245,17 @@ class Factors(Sequence[float]):
         # doc -> how many units its name holds, counted from the name postings
         # (:meth:`_name_counts`); False until asked for.
         self._titled: Counter[int] | None | bool = False
+        # The naming factor's query forms (every unit's, each term id once), empty when
+        # it does not apply: coverage off, or no names in the index.
+        self._forms: list[int] = (
+            sorted({tid for tids in self.units for tid in tids})
+            if floor < 1.0 and bool(NAME_WEIGHT) and bool(len(postings.name_starts))
+            else []
+        )
+        # doc -> its naming factor, for the docs whose title or file name holds a query
+        # form (the others have 1 - NAME_WEIGHT), from the name postings
+        # (:meth:`_naming_factors`); False until asked for.
+        self._names: dict[int, float] | None | bool = False
 
     def matched(self, doc: int) -> int:
         """How many of the query's units (in the index) ``doc`` contains."""
@@ -273,23 +298,77 @@ class Factors(Sequence[float]):
             self._titled = counts
         return counts  # type: ignore[return-value]
 
+    def _naming_factors(self) -> dict[int, float] | None:
+        """``doc -> naming factor`` of the docs whose title or file name holds a query
+        form, counted once per query from the name postings; None when those hold more
+        than :data:`NAME_POSTINGS` entries (each doc is then looked up by binary search)."""
+        found = self._names
+        if found is False:
+            starts, held = self.postings.name_starts, self.postings.name_docs
+            spans = [(starts[tid], starts[tid + 1]) for tid in self._forms]
+            if sum(end - start for start, end in spans) > NAME_POSTINGS:
+                found = None
+            else:
+                counts: Counter[int] = Counter()
+                for start, end in spans:
+                    counts.update(held[start:end])
+                get = counts.get
+                found = {
+                    doc: self._naming(doc, get(doc << 1, 0), get(doc << 1 | 1, 0))
+                    for doc in {entry >> 1 for entry in counts}
+                }
+            self._names = found
+        return found  # type: ignore[return-value]
+
+    def _naming(self, doc: int, in_title: int, in_file: int) -> float:
+        lens = self.postings.name_lens
+        title_len, file_len = lens[2 * doc], lens[2 * doc + 1]
+        share = max(
+            in_title / title_len if title_len else 0.0, in_file / file_len if file_len else 0.0
+        )
+        return 1.0 - NAME_WEIGHT * (1.0 - share)
+
+    def naming(self, doc: int) -> float:
+        """The naming factor of ``doc`` (:data:`NAME_WEIGHT`): 1.0 when it does not apply."""
+        if not self._forms:
+            return 1.0
+        factors = self._naming_factors()
+        if factors is not None:
+            return factors.get(doc, 1.0 - NAME_WEIGHT)
+        in_title = in_file = 0
+        holds = self.postings.name_holds
+        for tid in self._forms:
+            title, file = holds(tid, doc)
+            in_title += title
+            in_file += file
+        return self._naming(doc, in_title, in_file)
+
     def ceiling(self) -> Callable[[int], float] | None:
         """``doc -> an upper bound of self[doc]`` read without the doc's postings
-        (lifecycle, kind and title coverage; the match share taken as 1), for the exact
-        top-k walk to visit docs by (:func:`okfx.search.topk.top_k`); None when title
-        coverage does not apply or its name postings are too long to count. Computed as
-        ``self[doc]`` is but for the share, so rounding keeps it at least ``self[doc]``."""
+        (lifecycle, kind, title coverage and naming; the match share taken as 1), for the
+        exact top-k walk to visit docs by (:func:`okfx.search.topk.top_k`); None when
+        neither title coverage nor naming applies, or their name postings are too long
+        to count. Computed as ``self[doc]`` is but for the share, so rounding keeps it
+        at least ``self[doc]``."""
         counts = self._name_counts() if self._named else None
-        if counts is None:
+        names = self._naming_factors() if self._forms else None
+        if (self._named and counts is None) or (self._forms and names is None):
+            return None
+        if counts is None and names is None:
             return None
         base, named, kinds, present = self.base, self.named, self.kinds, self.present
         weight = TITLE_WEIGHT
+        unnamed = 1.0 - NAME_WEIGHT
 
         def ceiling(doc: int) -> float:
             lifecycle = 1.0 if doc in named else base[doc]
             if kinds is not None:
                 lifecycle *= kinds[1][kinds[0][doc]]
-            return lifecycle * (1.0 - weight * (1.0 - counts.get(doc, 0) / present))
+            if counts is not None:
+                lifecycle *= 1.0 - weight * (1.0 - counts.get(doc, 0) / present)
+            if names is not None:
+                lifecycle *= names.get(doc, unnamed)
+            return lifecycle
 
         return ceiling
 
@@ -304,7 +383,8 @@ class Factors(Sequence[float]):
         kinds = self.kinds
         if kinds is not None:
             lifecycle *= kinds[1][kinds[0][doc]]
-        return lifecycle * self.coverage(doc)
+        value = lifecycle * self.coverage(doc)
+        return value * self.naming(doc) if self._forms else value
 
     def __len__(self) -> int:
         return len(self.base)
