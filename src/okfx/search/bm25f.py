@@ -34,9 +34,11 @@ from okfx.memory import release_free_memory
 from okfx.search.analyzer import STOPWORDS, ChunkCache, count_terms, folded_chunks
 
 __all__ = [
+    "ARRAYS",
     "B",
     "FIELD_WEIGHTS",
     "K1",
+    "NAME_KEYS",
     "STATUS_MULTIPLIERS",
     "Postings",
     "Stats",
@@ -86,6 +88,21 @@ class Stats(NamedTuple):
     df: Callable[[str], int | None]
 
 
+#: The arrays of :class:`Postings` (what :meth:`Postings.restore` reads back).
+ARRAYS = (
+    "starts",
+    "docs",
+    "impacts",
+    "upper",
+    "idfs",
+    "title_starts",
+    "title_docs",
+    "name_starts",
+    "name_docs",
+    "name_lens",
+)
+
+
 class Postings:
     """Precomputed per-term impacts in compact arrays; immutable once built.
 
@@ -95,24 +112,7 @@ class Postings:
     method), under a lock. ``starts`` and ``idfs`` are always complete.
     """
 
-    __slots__ = (
-        "terms",
-        "starts",
-        "docs",
-        "impacts",
-        "upper",
-        "idfs",
-        "title_starts",
-        "title_docs",
-        "name_starts",
-        "name_docs",
-        "name_lens",
-        "n_docs",
-        "avg_lengths",
-        "_pending",
-        "_finisher",
-        "_lock",
-    )
+    __slots__ = ("terms", *ARRAYS, "n_docs", "avg_lengths", "_pending", "_finisher", "_lock")
 
     def __init__(
         self,

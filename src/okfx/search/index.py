@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
-from okfx.search.bm25f import STATUS_MULTIPLIERS, Postings, Stats, build_postings
+from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
@@ -64,18 +64,7 @@ __all__ = [
 MAX_LIMIT = 50
 _RESERVED = frozenset({"index.md", "log.md"})
 #: The postings' arrays an index's state holds (:meth:`SearchIndex.state`).
-POSTING_ARRAYS = (
-    "starts",
-    "docs",
-    "impacts",
-    "upper",
-    "idfs",
-    "title_starts",
-    "title_docs",
-    "name_starts",
-    "name_docs",
-    "name_lens",
-)
+POSTING_ARRAYS = ARRAYS
 _PENDING_KEYS = ("pending", "factors", "extra_heads", "extras", "k1")
 _STATE_KEYS = {
     "avg_lengths",
