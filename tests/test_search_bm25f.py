@@ -17,7 +17,7 @@ from okfx.search.analyzer import analyze_query
 from okfx.search.bm25f import FIELD_WEIGHTS, K1, build_postings, idf
 from okfx.search.dense import COARSE_LEVELS, DenseVectors
 from okfx.search.index import POSTING_ARRAYS, SearchIndex
-from okfx.search.topk import top_k
+from okfx.search.topk import Cap, top_k
 
 THREE_DOCS = [
     {"title": "red apple", "body": "apple pie recipe"},
@@ -158,9 +158,17 @@ def test_top_k_equals_exhaustive_scoring(seed):
     postings = build_postings(docs)
     multiplier = [rng.choice([1.0, 1.0, 1.0, 0.9, 0.8, 0.5, 0.45]) for _ in range(n_docs)]
     # A ceiling is any upper bound of the multiplier up to 1 (equal to it included): the
-    # walks visit docs by it and must still return the exact answer.
-    ceilings = [min(1.0, m * rng.choice([1.0, 1.0, 1.1, 2.0])) for m in multiplier]
+    # walks visit docs by it and must still return the exact answer. A cap bounds every
+    # multiplier (and ceiling) by its scale but its exceptions' (every doc above the
+    # scale, and a few below it): the walks stop by it, and visit the exceptions apart.
+    scale = rng.choice([1.0, 0.9, 0.8, 0.5])
+    exceptions = {d for d, m in enumerate(multiplier) if m > scale or rng.random() < 0.1}
+    ceilings = [
+        min(1.0 if d in exceptions else scale, m * rng.choice([1.0, 1.0, 1.1, 2.0]))
+        for d, m in enumerate(multiplier)
+    ]
     ceiling = rng.choice([None, ceilings.__getitem__])
+    cap = rng.choice([None, Cap(scale, exceptions)])
     hiding = {d: rng.choice([None, None, None, "deprecated", "stale"]) for d in range(n_docs)}
     groups = []
     for word in rng.sample(VOCAB, rng.randint(1, 4)):
@@ -196,6 +204,7 @@ def test_top_k_equals_exhaustive_scoring(seed):
             dense=dense,
             ceiling=ceiling,
             floor=floor,
+            cap=cap,
         )
     want, want_hidden = brute_force(postings, groups, k, hiding.__getitem__, multiplier, floor)
     assert [doc for _, doc in got.hits] == [doc for _, doc in want]

@@ -418,6 +418,7 @@ class SearchIndex:
             dense=self.dense,
             ceiling=factors.ceiling(),
             floor=floor,
+            cap=factors.cap(),
         )
 
     def build_hits(

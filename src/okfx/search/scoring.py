@@ -49,6 +49,7 @@ from okfx.search.analyzer import (
     split_chunks,
 )
 from okfx.search.bm25f import Postings
+from okfx.search.topk import Cap
 
 __all__ = [
     "CONFIDENT",
@@ -342,6 +343,16 @@ class Factors(Sequence[float]):
             in_title += title
             in_file += file
         return self._naming(doc, in_title, in_file)
+
+    def cap(self) -> Cap | None:
+        """The naming factor's bound for the exact walk: every doc whose title and file
+        name hold none of the query's forms has a factor of at most ``1 - NAME_WEIGHT``
+        (:class:`~okfx.search.topk.Cap`); None when naming does not apply or its name
+        postings are too long to count."""
+        if not self._forms or NAME_WEIGHT >= 1.0:
+            return None
+        names = self._naming_factors()
+        return None if names is None else Cap(1.0 - NAME_WEIGHT, names.keys())
 
     def ceiling(self) -> Callable[[int], float] | None:
         """``doc -> an upper bound of self[doc]`` read without the doc's postings

@@ -23,7 +23,7 @@ Every exact total is summed in query-term order, so both paths and ties agree to
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
@@ -33,7 +33,7 @@ from operator import add, itemgetter, mul, neg
 from okfx.search.bm25f import Postings
 from okfx.search.dense import COARSE_LEVELS, COARSE_MAX, FIELD_MAX, DenseVectors, Fields, positions
 
-__all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Ranked", "Scored", "top_k"]
+__all__ = ["DENSE_CANDIDATES", "READ_ALL_POSTINGS", "Cap", "Ranked", "Scored", "top_k"]
 
 # One query term as (term id, weight) forms; its contribution is the best form.
 Group = Sequence[tuple[int, float]]
@@ -41,6 +41,18 @@ Group = Sequence[tuple[int, float]]
 Accept = Callable[[int], "str | None"]
 # ceiling(doc) -> an upper bound of multiplier[doc], cheaper than it.
 Ceiling = Callable[[int], float]
+
+
+@dataclass(frozen=True)
+class Cap:
+    """A bound of every multiplier but a few: ``multiplier[doc] <= scale`` for each doc
+    not in ``exceptions`` (``0 < scale <= 1``). The walks then stop as soon as their
+    bound times ``scale`` is below the k-th score, and visit the exceptions at their own
+    bounds."""
+
+    scale: float
+    exceptions: Collection[int]
+
 
 #: Queries with at most this many postings in total are read whole.
 READ_ALL_POSTINGS = 1024
@@ -133,6 +145,7 @@ def _select(
     multiplier: Sequence[float],
     ceiling: Ceiling | None = None,
     floor: float = 0.0,
+    cap: Cap | None = None,
 ) -> Ranked:
     """The k best admissible of ``totals`` (exact, before multipliers) and hidden counts.
 
@@ -140,11 +153,22 @@ def _select(
     scores at most the smallest total taken, so the selection only grows while that
     could still reach the k-th best score. With ``ceiling``, the docs taken are scored
     exactly in the order of their total times their ceiling, until that is below the
-    k-th score; without it, each is scored to be sorted.
+    k-th score; without it, each is scored to be sorted. With ``cap``, its exceptions are
+    taken too, and a doc left out scores at most the smallest total taken times its
+    scale.
     """
     size = 4 * k
+    scale, exceptions = (1.0, ()) if cap is None else (cap.scale, cap.exceptions)
     while True:
         top = heapq.nlargest(size, totals.items(), key=itemgetter(1))
+        everything = len(top) < size
+        least = top[-1][1] if top else 0.0
+        if exceptions and not everything:
+            taken = {doc for doc, _ in top}
+            if len(exceptions) < len(totals):
+                top += [(d, totals[d]) for d in exceptions if d in totals and d not in taken]
+            else:
+                top += [(d, t) for d, t in totals.items() if d in exceptions and d not in taken]
         walk = _Walk(k, accept, multiplier, floor)
         if ceiling is None:
             # (-score, doc) ascending is the documented order: score desc, then doc id.
@@ -159,7 +183,7 @@ def _select(
                 if -negative < walk.theta:
                     break
                 walk.offer(doc, total)
-        if len(top) < size or top[-1][1] < walk.theta:
+        if everything or least * scale < walk.theta:
             return walk.ranked()
         size *= 4
 
@@ -218,6 +242,7 @@ class _Task:
     extra: dict[int, float]
     ceiling: Ceiling | None = None
     floor: float = 0.0
+    scale: float = 1.0  # every multiplier but the exceptions' (queued in extra) is <= it
 
 
 class _Scorer:
@@ -229,6 +254,7 @@ class _Scorer:
         self.postings, self.groups, extra = task.postings, task.groups, task.extra
         self.walk = _Walk(task.k, task.accept, task.multiplier, task.floor)
         self.ceiling = task.ceiling
+        self.scale = task.scale
         self.lowered: set[int] = set()  # queued docs whose bound has its ceiling
         self.scored = 0
         docs = list(extra)
@@ -251,9 +277,12 @@ class _Scorer:
         ceiling = self.ceiling
         if ceiling is not None and doc not in self.lowered:
             factor = ceiling(doc)
-            if factor < 1.0:
+            if factor < self.scale:
+                lowered = bound * factor
+                if lowered < self.walk.theta:
+                    return  # below the k-th score already: it can never be taken
                 self.lowered.add(doc)
-                heapq.heappush(self.queue, (-bound * factor, doc))
+                heapq.heappush(self.queue, (-lowered, doc))
                 return
         self.score(doc)
 
@@ -311,6 +340,7 @@ def _dense(
     multiplier: Sequence[float],
     ceiling: Ceiling | None = None,
     floor: float = 0.0,
+    cap: Cap | None = None,
 ) -> Ranked | None:
     """Walk candidates by an upper bound from dense vectors (long lists) plus exact sums
     of the short lists; score each exactly. None when it cannot apply or gives up.
@@ -320,7 +350,12 @@ def _dense(
     long, extra = _split(postings, dense, groups)
     if not long:
         return None
-    task = _Task(postings, groups, k, accept, multiplier, extra, ceiling, floor)
+    scale = 1.0
+    if cap is not None:
+        scale = cap.scale
+        for doc in cap.exceptions:  # queued at their own bounds, like the short lists
+            extra.setdefault(doc, 0.0)
+    task = _Task(postings, groups, k, accept, multiplier, extra, ceiling, floor, scale)
     upper = postings.upper
     coarse_scale = dense.coarse_scale
     if sum(times for _, times in long) * COARSE_LEVELS <= COARSE_MAX:
@@ -328,8 +363,8 @@ def _dense(
         walked = _coarse_walk(task, dense.coarse_step, vector, top)
         if walked is not None:
             return walked
-    scale = dense.scale
-    vector, top = _summed(dense.vector, long, lambda tid: ceil(upper[tid] * scale))
+    fine_scale = dense.scale
+    vector, top = _summed(dense.vector, long, lambda tid: ceil(upper[tid] * fine_scale))
     if top > FIELD_MAX:
         return None
     return _fine_walk(task, dense.step, vector, top)
@@ -343,11 +378,11 @@ def _coarse_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | No
     data = vector.to_bytes(task.postings.n_docs, "little")
     extra = task.extra
     scorer = _Scorer(task, list(map(data.__getitem__, extra)), step)
-    walk = scorer.walk
+    walk, scale = scorer.walk, task.scale
     for level in range(top, 0, -1):  # level 0: no long-list posting, only extras count
         bound = step * (level + 1)
-        scorer.drain(bound)
-        if bound < walk.theta:
+        scorer.drain(bound * scale)
+        if bound * scale < walk.theta:
             return walk.ranked()
         if level not in data:
             continue
@@ -355,7 +390,7 @@ def _coarse_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | No
         if found is None:
             return None
         for doc in found:
-            if bound < walk.theta:  # the k best are in: nothing left can reach them
+            if bound * scale < walk.theta:  # the k best are in: nothing left can reach them
                 return walk.ranked()
             if doc not in extra:
                 scorer.visit(doc, bound)
@@ -369,7 +404,7 @@ def _fine_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | None
     fields = Fields(vector, task.postings.n_docs)
     extra = task.extra
     scorer = _Scorer(task, fields.values(extra), step)
-    walk = scorer.walk
+    walk, scale = scorer.walk, task.scale
     for level in range(min(top >> 8, 255), -1, -1):
         if level and not fields.has_level(level):
             continue
@@ -378,12 +413,13 @@ def _fine_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | None
         whole = None if level == 0 else fields.level(level, _CROWDED)
         for first, last in _BANDS if whole is None else ((0, 255),):
             bound = step * ((level << 8 | last) + 1)
-            scorer.drain(bound)
+            scorer.drain(bound * scale)
             theta = walk.theta
-            if bound < theta:
+            if bound * scale < theta:
                 return walk.ranked()
             # Only fields whose bound can reach theta (one level below, to be safe).
-            need = max(first, int(theta / step) - 1 - (level << 8), 1 if level == 0 else 0)
+            reach = int(theta / scale / step) - 1 - (level << 8)
+            need = max(first, reach, 1 if level == 0 else 0)
             if need > last:
                 continue
             if whole is None:
@@ -394,8 +430,8 @@ def _fine_walk(task: _Task, step: float, vector: int, top: int) -> Ranked | None
                 ((step * (v + 1), d) for v, d in batch if d not in extra), reverse=True
             )
             for ub, doc in candidates:
-                scorer.drain(ub)
-                if ub < walk.theta:
+                scorer.drain(ub * scale)
+                if ub * scale < walk.theta:
                     return walk.ranked()
                 scorer.visit(doc, ub)
             if scorer.scored > DENSE_CANDIDATES:
@@ -415,6 +451,7 @@ def top_k(
     dense: DenseVectors | None = None,
     ceiling: Ceiling | None = None,
     floor: float = 0.0,
+    cap: Cap | None = None,
 ) -> Ranked:
     """The ``k`` best admissible docs for ``groups``, and what the filters hid.
 
@@ -425,6 +462,8 @@ def top_k(
     times ``ceiling(doc)`` (an upper bound of ``multiplier[doc]``) when given.
     Docs scoring below ``floor`` are left out, hits and hidden alike: what a caller
     merging this ranking with another whose k-th score is ``floor`` would drop.
+    ``cap`` bounds every multiplier but a few (:class:`Cap`), which lets the walks stop
+    sooner; it must hold, as ``ceiling`` must.
     """
     groups = [g for g in groups if g]
     if not groups or k <= 0:
@@ -432,10 +471,10 @@ def top_k(
     if dense is not None:
         size = sum(postings.starts[t + 1] - postings.starts[t] for g in groups for t, _ in g)
         if size > read_all:
-            walked = _dense(postings, dense, groups, k, accept, multiplier, ceiling, floor)
+            walked = _dense(postings, dense, groups, k, accept, multiplier, ceiling, floor, cap)
             if walked is not None:
                 return walked
     totals: dict[int, float] = {}
     for group in groups:
         totals = _add(totals, _read(postings, group))
-    return _select(totals, k, accept, multiplier, ceiling, floor)
+    return _select(totals, k, accept, multiplier, ceiling, floor, cap)
