@@ -211,14 +211,8 @@ class Postings:
             return None
         if not len(upper) == len(idfs) == n_terms:
             return None
-        if len(titles[0]) not in (0, n_terms + 1) or len(titles[1]) != (
-            titles[0][-1] if len(titles[0]) else 0
-        ):
-            return None
         names = arrays["name_starts"], arrays["name_docs"], arrays["name_lens"]
-        if len(names[0]) not in (0, n_terms + 1) or len(names[1]) != (
-            names[0][-1] if len(names[0]) else 0
-        ):
+        if not (_spans_fit(*titles, n_terms) and _spans_fit(names[0], names[1], n_terms)):
             return None
         if len(names[2]) not in (0, 2 * n_docs) or bool(len(names[0])) != bool(len(names[2])):
             return None
@@ -643,6 +637,12 @@ class _Builder:
         if pending.find(1) < 0:
             postings._pending = postings._finisher = None
         return postings
+
+
+def _spans_fit(starts: Any, held: Any, n_terms: int) -> bool:
+    """Whether per-term spans ``held[starts[t]:starts[t+1]]`` fit ``n_terms`` terms (or
+    are both empty: no concept has the field)."""
+    return len(starts) in (0, n_terms + 1) and len(held) == (starts[-1] if len(starts) else 0)
 
 
 def _zeros(typecode: str, length: int) -> array[Any]:

@@ -406,25 +406,17 @@ class Corpus:
         return self.parts[i], seg
 
     def kept_body(self, path: str) -> str | None:
-        """:func:`kept_body` of :meth:`locate` in one step: a search's snippets ask it of
-        every hit, so the one-part case (a load that parsed nothing since the texts were
-        stored) reads the segment without a :data:`Where` pair in between."""
+        """:func:`kept_body` of :meth:`locate`, without the :data:`Where` pair in between
+        (a search's snippets ask it of every hit)."""
         where = self._where
-        found = self.locate(path) if where is None else where.get(path)
+        if where is None:  # the first call maps the paths
+            return kept_body(self.locate(path))
+        found = where.get(path)
         if found is None:
             return None
-        if isinstance(found, tuple):
-            part, seg = found
-        else:
-            parts = self.parts
-            if len(parts) == 1:
-                part, seg = parts[0], found
-            else:
-                seg, i = divmod(found, len(parts))
-                part = parts[i]
-        if part._state is True or part.intact(seg):
-            return str(part.view[part.bodies[seg] : part.starts[seg + 1]], "utf-8", "surrogatepass")
-        return None
+        seg, i = divmod(found, len(self.parts))
+        part = self.parts[i]
+        return part.body(seg) if part._state is True or part.intact(seg) else None
 
     def usable(self) -> bool:
         return all(part.check() for part in self.parts)
