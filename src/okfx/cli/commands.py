@@ -682,36 +682,60 @@ def serve(
     # from the end of each load, index build or state read on.
     freeze_after_loads()
     limit_malloc_arenas(SERVER_ARENAS)  # before any thread: worker threads share heaps
-    manager = _manager(sources)
-    for loaded in manager.bundles.values():
-        if not len(loaded):  # served anyway, but an agent would find nothing: say why
-            click.echo(
-                visible(
-                    f"okfx: bundle {loaded.name!r} has 0 concepts: {why_empty(loaded)} "
-                    f"(okfx validate {loaded.root} lists the problems)"
-                ),
-                err=True,
+    policy = adapter.CallPolicy(timeout=call_timeout)
+
+    def load() -> tuple[KnowledgeManager, Any]:
+        """The bundles loaded and indexed, and the MCP server over them."""
+        manager = _manager(sources)
+        for loaded in manager.bundles.values():
+            if not len(loaded):  # served anyway, but an agent would find nothing: say why
+                click.echo(
+                    visible(
+                        f"okfx: bundle {loaded.name!r} has 0 concepts: {why_empty(loaded)} "
+                        f"(okfx validate {loaded.root} lists the problems)"
+                    ),
+                    err=True,
+                )
+        gc.freeze()
+        if semantic:
+            # numpy's BLAS on one thread: a server's calls share the cores (okfx.blas).
+            blas.one_blas_thread()
+            # One process: searches answer lexically (and say so) until the vectors are
+            # ready. Workers: the vectors are built before the fork, so that all share them.
+            _enable_semantic(
+                manager, semantic_max, background=workers == 1, progress=_progress_line()
             )
-    gc.freeze()
-    if semantic:
-        # numpy's BLAS on one thread: a server's calls share the cores (okfx.blas).
-        blas.one_blas_thread()
-        # One process: searches answer lexically (and say so) until the vectors are
-        # ready. Workers: the vectors are built before the fork, so that all share them.
-        _enable_semantic(manager, semantic_max, background=workers == 1, progress=_progress_line())
-    if workers > 1:  # built before the fork, so that the workers share it
-        prepare(manager, index=not lazy_index or semantic, fork=True)
-    elif not lazy_index or semantic:
-        prepare_in_background(manager)
+        if workers > 1:  # built before the fork, so that the workers share it
+            prepare(manager, index=not lazy_index or semantic, fork=True)
+        elif not lazy_index or semantic:
+            prepare_in_background(manager)
+        try:
+            server = adapter.build_server(Toolbox(manager, computations=settings), policy=policy)
+        except ImportError as exc:
+            raise click.ClickException(str(exc)) from exc
+        return manager, server
+
+    def http(mcp_server: Any, served: KnowledgeManager) -> Any:
+        app = adapter.http_app(mcp_server, host=host, token=token)
+        if not web:
+            return app
+        return webserve.beside_mcp(app, _viewer_app(served, host, token, workers == 1))
+
+    def announce(manager: KnowledgeManager, url: str) -> None:
+        # the token goes into the pasteable config only on a terminal, never into a log
+        shown = token if token and sys.stderr.isatty() else "<OKFX_TOKEN>" if token else None
+        click.echo(render.serve_banner(manager, url, shown), err=True)
+        if web:
+            click.echo(f"Viewer: {url.removesuffix(webserve.MCP_PATH)}/", err=True)
+
+    if workers > 1:
+        _serve_workers(workers, _bind(adapter, host, port), load, http, announce)
+        return
+    manager, server = load()
     if settings.can_run:
         runtimes = ", ".join(settings.runtimes())
         tables = ", ".join(data)
         click.echo(f"okfx: run_computation runs {runtimes} computations over {tables}", err=True)
-    policy = adapter.CallPolicy(timeout=call_timeout)
-    try:
-        server = adapter.build_server(Toolbox(manager, computations=settings), policy=policy)
-    except ImportError as exc:
-        raise click.ClickException(str(exc)) from exc
     if watch or refresh_interval:
         from okfx.tools.watch import Watcher
 
@@ -729,53 +753,59 @@ def serve(
                 click.echo(render.stdio_notice(manager), err=True)
             adapter.serve_stdio(server)
             return
-        try:
-            sock = adapter.bind(host, port)
-        except OSError as exc:
-            raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
-        url = adapter.url_for(sock)
-        # the token goes into the pasteable config only on a terminal, never into a log
-        shown = token if token and sys.stderr.isatty() else "<OKFX_TOKEN>" if token else None
-        click.echo(render.serve_banner(manager, url, shown), err=True)
-
-        def http(mcp_server: Any, served: KnowledgeManager) -> Any:
-            app = adapter.http_app(mcp_server, host=host, token=token)
-            if not web:
-                return app
-            return webserve.beside_mcp(app, _viewer_app(served, host, token, workers == 1))
-
+        sock = _bind(adapter, host, port)
+        announce(manager, adapter.url_for(sock))
         app = http(server, manager)
-        if web:
-            click.echo(f"Viewer: {url.removesuffix(webserve.MCP_PATH)}/", err=True)
         try:
-            if workers > 1:
-
-                def reload() -> Any:
-                    fresh = _manager(sources)
-                    gc.freeze()
-                    if semantic:  # vectors from the cache, before the new fork
-                        _enable_semantic(fresh, semantic_max, progress=_progress_line())
-                    prepare(fresh, index=not lazy_index or semantic, fork=True)
-                    rebuilt = adapter.build_server(
-                        Toolbox(fresh, computations=settings), policy=policy
-                    )
-                    return http(rebuilt, fresh)
-
-                from okfx.adapters.workers import serve_workers
-
-                status = serve_workers(
-                    app, sock, workers, serve=adapter.serve_http, reload=reload, say=_say
-                )
-                if status:
-                    raise SystemExit(status)
-            else:
-                adapter.serve_http(app, sock)
+            adapter.serve_http(app, sock)
         finally:
             # uvicorn may swallow the Ctrl+C it handled or re-raise it: say so either way
             click.echo("okfx: stopped", err=True)
     except KeyboardInterrupt:  # Ctrl+C is how a server is stopped, not an error
         if transport == "stdio":
             click.echo("okfx: stopped", err=True)
+
+
+def _bind(adapter: Any, host: str, port: int) -> Any:
+    try:
+        return adapter.bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+
+
+def _serve_workers(
+    workers: int,
+    sock: Any,
+    load: Callable[[], tuple[KnowledgeManager, Any]],
+    http: Callable[[Any, KnowledgeManager], Any],
+    announce: Callable[[KnowledgeManager, str], None],
+) -> None:
+    """``okfx serve --workers N``: the socket is bound here, and each generation of
+    workers is loaded by a process of its own (:mod:`okfx.adapters.workers`), which
+    prints the banner of the first."""
+    from okfx.adapters import mcp as adapter
+    from okfx.adapters.workers import START, serve_workers
+
+    url = adapter.url_for(sock)
+
+    def generation(reason: str) -> Any:
+        try:
+            manager, server = load()
+        except click.ClickException as exc:  # as click would show it, from this process
+            exc.show()
+            raise SystemExit(exc.exit_code) from exc
+        except OKFError as exc:  # as the command would report it (_Command)
+            _finish(error_payload(exc), False, render.error)
+        if reason == START:
+            announce(manager, url)
+        return http(server, manager)
+
+    try:
+        status = serve_workers(generation, sock, workers, serve=adapter.serve_http, say=_say)
+    finally:
+        click.echo("okfx: stopped", err=True)
+    if status:
+        raise SystemExit(status)
 
 
 @cli.group()
