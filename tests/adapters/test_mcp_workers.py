@@ -31,14 +31,25 @@ pytestmark = pytest.mark.skipif(
 class Served:
     """A running ``okfx serve --workers``: its URL, its stderr lines, its workers."""
 
-    def __init__(self, bundle: Path, workers: int) -> None:
+    def __init__(self, bundle: Path, workers: int, token: str | None = None) -> None:
         command = [sys.executable, "-m", "okfx", "serve", str(bundle), "--transport", "http"]
         command += ["--port", "0", "--workers", str(workers)]
+        if token is not None:  # read from stdin, which only the first process can read
+            command += ["--token-file", "-"]
         env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT / "src")}
         env.pop("OKFX_TOKEN", None)
         self.process = subprocess.Popen(
-            command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env
+            command,
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            env=env,
         )
+        assert self.process.stdin is not None
+        self.process.stdin.write(f"{token}\n" if token else "")
+        self.process.stdin.close()
+        self.token = token
         self.lines: queue.Queue[str] = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -78,7 +89,9 @@ class Served:
             time.sleep(0.1)
         raise AssertionError(f"workers never settled at {count}: {self.workers()}")
 
-    def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+    def call(self, tool: str, *, token: str | None = "", **arguments: Any) -> dict[str, Any]:
+        """The tool's structured answer (``token``: the bearer token to send, by default
+        the server's)."""
         body = {
             "jsonrpc": "2.0",
             "id": 1,
@@ -93,6 +106,9 @@ class Served:
                 "Accept": "application/json, text/event-stream",
             },
         )
+        sent = self.token if token == "" else token
+        if sent:
+            request.add_header("Authorization", f"Bearer {sent}")
         with urllib.request.urlopen(request, timeout=60) as response:  # a new connection
             result: dict[str, Any] = json.loads(response.read())["result"]
         return result["structuredContent"]  # type: ignore[no-any-return]
@@ -151,6 +167,64 @@ def test_every_worker_answers_and_a_reload_reaches_them_all(make_bundle: MakeBun
         status = served.stop()
     assert status == 0
     assert not any(Path(f"/proc/{pid}").exists() for pid in workers | fresh | replaced)
+
+
+def test_every_generation_takes_the_token_the_first_process_read(
+    make_bundle: MakeBundle,
+) -> None:
+    """--token-file - reads stdin once; the loaders of later generations (which run the
+    command line again) get the token from the supervisor, not from stdin."""
+    import secrets
+    import urllib.error
+
+    root = make_bundle({"a/first.md": concept(title="First")})
+    served = Served(root, workers=2, token=secrets.token_urlsafe(32))
+    try:
+        first = served.settle(2)
+        assert served.call("read_concept", path="a/first")["title"] == "First"
+        os.kill(served.process.pid, signal.SIGHUP)
+        served.wait_for("okfx: reloaded")
+        fresh = served.settle(2, old=frozenset(first))
+        assert _answered_by_each(served, fresh, "a/first") == ["First", "First"]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            served.call("read_concept", path="a/first", token="not-the-token")
+        refused.value.close()
+        assert refused.value.code == 401
+    finally:
+        status = served.stop()
+    assert status == 0
+
+
+def _rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
+        return int(next(line for line in handle if line.startswith("VmRSS:")).split()[1])
+
+
+def _maps(pid: int) -> str:
+    with open(f"/proc/{pid}/maps", encoding="utf-8") as handle:
+        return handle.read()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the slim supervisor: Linux")
+def test_the_supervisor_keeps_nothing_the_workers_loaded(make_bundle: MakeBundle) -> None:
+    """Started from the command line, okfx serve --workers replaces itself (same pid)
+    with a supervisor that imports nothing from okfx: no page of okfx's modules or of
+    the loaded bundles stays in it once both workers have written to theirs."""
+    root = make_bundle({"a/first.md": concept(title="First")})
+    served = Served(root, workers=2)
+    try:
+        workers = served.settle(2)
+        pid = served.process.pid
+        with open(f"/proc/{pid}/cmdline", encoding="utf-8") as handle:
+            command = handle.read().split("\0")
+        assert command[1:3] == ["-P", str(PROJECT_ROOT / "src/okfx/adapters/workers.py")]
+        assert "pydantic_core" not in _maps(pid)  # okfx's models were never imported
+        assert all("pydantic_core" in _maps(worker) for worker in workers)
+        assert _rss_kb(pid) < min(_rss_kb(worker) for worker in workers) / 2
+        assert served.call("read_concept", path="a/first")["title"] == "First"
+    finally:
+        status = served.stop()
+    assert status == 0
 
 
 def _established(pid: int, port: int) -> int:

@@ -17,6 +17,13 @@ when the loader exits, its workers become the supervisor's children, which it wa
 Elsewhere the supervisor loads in its own process and forks the workers itself (and
 keeps the state it loaded).
 
+Started from the command line, ``okfx serve`` goes one step further: once the socket is
+bound, it replaces itself (``execv``, same process id) with this module run as a script,
+a supervisor that imports nothing from okfx, and each loader runs the same command line
+again (:func:`loader_order` tells it so): the pages of okfx's own modules, which every
+worker writes to as it runs them, then have no original kept in the supervisor either.
+This module imports only the standard library at its top for that reason.
+
 The first process is the supervisor. It serves nothing and loads nothing (on Linux); it
 
 - starts a new generation when a worker dies (at most :data:`MAX_RESTARTS` deaths a
@@ -36,6 +43,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import json
 import logging
 import os
 import select
@@ -45,11 +53,24 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
-from okfx.adapters._balance import Balance, BalancedSocket
-
-__all__ = ["GRACE", "MAX_RESTARTS", "can_fork", "serve_workers"]
+__all__ = [
+    "GRACE",
+    "LOADER",
+    "MAX_RESTARTS",
+    "RELOAD",
+    "RESTART",
+    "START",
+    "LoaderOrder",
+    "can_adopt",
+    "can_fork",
+    "exec_supervisor",
+    "finish_loading",
+    "fork_workers",
+    "loader_order",
+    "serve_workers",
+]
 
 logger = logging.getLogger("okfx")
 
@@ -62,11 +83,27 @@ _PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 #: Why a generation starts, as its loader is told: the server starts, SIGHUP, a death.
 START, RELOAD, RESTART = "start", "reload", "restart"
+#: The environment variable that makes an ``okfx serve`` a loader: its channel to the
+#: supervisor and the listening socket, as inherited file descriptors (JSON).
+LOADER = "OKFX_WORKERS_LOADER"
+_SIGNALS = (signal.SIGHUP, signal.SIGTERM, signal.SIGINT)
+
+#: What a forked loader runs: given why and its channel to the supervisor, it forks the
+#: workers, reports them on the channel and exits (it never returns).
+Child = Callable[[str, socket.socket], None]
 
 
 def can_fork() -> bool:
     """Whether this platform can run pre-forked workers."""
     return hasattr(os, "fork")
+
+
+def can_adopt() -> bool:
+    """Whether this process can adopt the workers its loaders fork (Linux)."""
+    adopted = _subreaper(True)
+    if adopted:
+        _subreaper(False)
+    return adopted
 
 
 def _subreaper(on: bool) -> bool:
@@ -75,22 +112,87 @@ def _subreaper(on: bool) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        return bool(prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
 
+# -- the workers of one generation -------------------------------------------------------
+
+
+def fork_workers(
+    app: Any,
+    sock: socket.socket,
+    workers: int,
+    serve: Callable[[Any, socket.socket], None],
+    *,
+    report: Callable[[int, int], None] = lambda pid, slot: None,
+    close: socket.socket | None = None,
+) -> dict[int, int]:
+    """Fork ``workers`` processes that each run ``serve(app, sock)`` (a balanced
+    duplicate of ``sock``) until stopped; ``report(pid, slot)`` after each fork; each
+    worker first closes ``close`` (a loader's channel: its end of file is the loader's).
+    Returns pid -> slot."""
+    from okfx.adapters._balance import Balance, BalancedSocket
+
+    balance = Balance(workers)
+    pids = {}
+    for slot in range(workers):
+        # Everything the workers inherit goes out of the collector's reach: its passes
+        # write to each object they walk, which would copy the worker's pages.
+        gc.freeze()
+        pid = os.fork()
+        if pid == 0:  # the worker: serve until told to stop, never return to the caller
+            code = 1
+            try:
+                if close is not None:
+                    close.close()
+                _default_signals()
+                serve(app, BalancedSocket(sock, balance, slot))
+                code = 0
+            except KeyboardInterrupt:
+                code = 0
+            except BaseException:
+                logger.exception("okfx: a worker failed")
+            finally:
+                _flush()
+                os._exit(code)
+        pids[pid] = slot
+        report(pid, slot)
+    return pids
+
+
+def _reporter(channel: socket.socket) -> Callable[[int, int], None]:
+    return lambda pid, slot: channel.sendall(f"{pid} {slot}\n".encode("ascii"))
+
+
+# -- loaders ---------------------------------------------------------------------------
+
+
 @dataclass
 class _Loader:
-    """A loader process at work: the pipe on which it writes ``"pid slot"`` lines."""
+    """A loader process at work: the channel on which it writes ``"pid slot"`` lines."""
 
     pid: int
-    pipe: int
+    channel: socket.socket
     reason: str
     data: bytearray = field(default_factory=bytearray)
     eof: bool = False
     status: int | None = None  # its exit status, once collected
+
+    def read(self, timeout: float) -> None:
+        """Read what it wrote, waiting up to ``timeout``."""
+        if self.eof:
+            return
+        ready, _, _ = select.select([self.channel], [], [], timeout)
+        if ready:
+            try:
+                chunk = self.channel.recv(4096)
+            except OSError:
+                chunk = b""
+            self.data += chunk
+            self.eof = not chunk
 
     def workers(self) -> dict[int, int]:
         """The workers it reported: pid -> slot."""
@@ -102,14 +204,86 @@ class _Loader:
         return found
 
 
+def _fork_child(load: Callable[[str], Any], sock: socket.socket, workers: int, serve: Any) -> Child:
+    """A loader body that loads in the forked process itself."""
+
+    def child(reason: str, channel: socket.socket) -> None:
+        app = load(reason)
+        fork_workers(app, sock, workers, serve, report=_reporter(channel), close=channel)
+
+    return child
+
+
+def _exec_child(argv: list[str], sock: socket.socket, token: str | None) -> Child:
+    """A loader body that runs the command line ``argv`` again as a loader
+    (:func:`loader_order`), told why and the token on a pipe of its own."""
+
+    def child(reason: str, channel: socket.socket) -> None:
+        read, write = os.pipe()
+        with os.fdopen(write, "wb") as pipe:  # a few bytes: the pipe holds them
+            pipe.write(json.dumps({"reason": reason, "token": token}).encode("utf-8"))
+        kept = {"channel": channel.fileno(), "socket": sock.fileno(), "order": read}
+        for fd in kept.values():
+            os.set_inheritable(fd, True)
+        os.environ[LOADER] = json.dumps(kept)
+        _flush()
+        os.execv(argv[0], argv)
+
+    return child
+
+
+@dataclass(frozen=True)
+class LoaderOrder:
+    """What the supervisor asked of an ``okfx serve`` it started as a loader."""
+
+    reason: str
+    token: str | None
+    sock: socket.socket
+    channel: socket.socket
+
+
+def loader_order() -> LoaderOrder | None:
+    """The order of the supervisor when this process is one of its loaders (None
+    otherwise); takes :data:`LOADER` out of the environment, so no worker sees it."""
+    raw = os.environ.pop(LOADER, None)
+    if raw is None:
+        return None
+    fds = json.loads(raw)
+    with os.fdopen(int(fds["order"]), "rb") as pipe:
+        order = json.loads(pipe.read())
+    channel = socket.socket(fileno=int(fds["channel"]))
+    sock = socket.socket(fileno=int(fds["socket"]))
+    for kept in (channel, sock):
+        os.set_inheritable(kept.fileno(), False)
+    return LoaderOrder(str(order["reason"]), order.get("token"), sock, channel)
+
+
+def finish_loading(
+    order: LoaderOrder, app: Any, workers: int, serve: Callable[[Any, socket.socket], None]
+) -> NoReturn:
+    """In a loader: fork the workers on ``app``, report them to the supervisor, exit."""
+    code = 1
+    try:
+        fork_workers(
+            app, order.sock, workers, serve, report=_reporter(order.channel), close=order.channel
+        )
+        code = 0
+    finally:
+        _flush()
+        os._exit(code)
+
+
+# -- the supervisor --------------------------------------------------------------------
+
+
 @dataclass
 class _Supervisor:
-    load: Callable[[str], Any]
+    child: Child | None  # a loader's body; None: load in this process (``load``)
+    load: Callable[[str], Any] | None
     serve: Callable[[Any, socket.socket], None]
     sock: socket.socket
     workers: int
     say: Callable[[str], None]
-    adopts: bool  # loaders fork the workers, which this process adopts (a subreaper)
     current: dict[int, int] = field(default_factory=dict)  # latest workers: pid -> slot
     retiring: dict[int, float] = field(default_factory=dict)  # old workers: kill-after time
     deaths: list[float] = field(default_factory=list)
@@ -133,33 +307,29 @@ class _Supervisor:
             return
         if reason == RELOAD:
             self.say("okfx: reloading the bundles")
-        balance = Balance(self.workers)
-        if self.adopts:
-            self._fork_loader(reason, balance)
+        if self.child is not None:
+            self._fork_loader(reason, self.child)
             return
         app = self.app
-        if reason != RESTART:
+        if reason != RESTART or app is None:
             try:
+                assert self.load is not None
                 app = self.load(reason)
             except (Exception, SystemExit) as exc:
                 self._failed(reason, _exit_code(exc))
                 return
-        pids = {self._fork_worker(app, balance, slot): slot for slot in range(self.workers)}
         self.app = app
-        self._adopt(pids, reason)
+        self._adopt(fork_workers(app, self.sock, self.workers, self.serve), reason)
 
-    def _fork_loader(self, reason: str, balance: Balance) -> None:
-        read, write = os.pipe()
+    def _fork_loader(self, reason: str, child: Child) -> None:
+        mine, theirs = socket.socketpair()
         pid = os.fork()
-        if pid == 0:  # the loader: load, fork the workers, report them, exit
+        if pid == 0:  # the loader: never returns
             code = 1
             try:
-                os.close(read)
+                mine.close()
                 _default_signals()
-                app = self.load(reason)
-                for slot in range(self.workers):
-                    worker = self._fork_worker(app, balance, slot, close=write)
-                    os.write(write, f"{worker} {slot}\n".encode("ascii"))
+                child(reason, theirs)
                 code = 0
             except SystemExit as exc:
                 code = _exit_code(exc)
@@ -168,31 +338,8 @@ class _Supervisor:
             finally:
                 _flush()
                 os._exit(code)
-        os.close(write)
-        self.loader = _Loader(pid, read, reason)
-
-    def _fork_worker(self, app: Any, balance: Balance, slot: int, close: int = -1) -> int:
-        balance.reset(slot)
-        # Everything the workers inherit goes out of the collector's reach: its passes
-        # write to each object they walk, which would copy the worker's pages.
-        gc.freeze()
-        pid = os.fork()
-        if pid == 0:  # the worker: serve until told to stop, never return to the caller
-            code = 1
-            try:
-                if close >= 0:
-                    os.close(close)  # the loader's pipe: its end of file is the loader's
-                _default_signals()
-                self.serve(app, BalancedSocket(self.sock, balance, slot))
-                code = 0
-            except KeyboardInterrupt:
-                code = 0
-            except BaseException:
-                logger.exception("okfx: a worker failed")
-            finally:
-                _flush()
-                os._exit(code)
-        return pid
+        theirs.close()
+        self.loader = _Loader(pid, mine, reason)
 
     def look(self, timeout: float) -> None:
         """Read what the loader wrote (waiting up to ``timeout`` for it); finish its
@@ -201,15 +348,10 @@ class _Supervisor:
         if loader is None:
             time.sleep(timeout)
             return
-        if not loader.eof:
-            ready, _, _ = select.select([loader.pipe], [], [], timeout)
-            if ready:
-                chunk = os.read(loader.pipe, 4096)
-                loader.data += chunk
-                loader.eof = not chunk
+        loader.read(timeout)
         if loader.eof and loader.status is not None:
             self.loader = None
-            os.close(loader.pipe)
+            loader.channel.close()
             pids = loader.workers()
             if loader.status == 0 and sorted(pids.values()) == list(range(self.workers)):
                 self._adopt(pids, loader.reason)
@@ -294,9 +436,9 @@ class _Supervisor:
                     loader.status = os.waitstatus_to_exitcode(os.waitpid(loader.pid, 0)[1])
                 except ChildProcessError:
                     loader.status = 1
-            while chunk := os.read(loader.pipe, 4096):
-                loader.data += chunk
-            os.close(loader.pipe)
+            while not loader.eof:
+                loader.read(GRACE)
+            loader.channel.close()
             self.loader = None
             self.retire(set(loader.workers()))
         self.retire(set(self.current))
@@ -311,6 +453,35 @@ class _Supervisor:
             except ChildProcessError:
                 pass
         self.retiring.clear()
+
+    def run(self) -> int:
+        """Supervise until ``SIGTERM``/``SIGINT`` or too many deaths; the exit status."""
+        previous = {
+            number: signal.signal(number, lambda received, _: self.signals.append(received))
+            for number in _SIGNALS
+        }
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)  # blocked across an exec
+        try:
+            self.want(START)
+            self.begin()
+            while self.status is None:
+                received = self.signals[:]
+                self.signals.clear()
+                if signal.SIGTERM in received or signal.SIGINT in received:
+                    break
+                if signal.SIGHUP in received:
+                    self.want(RELOAD)
+                self.reap()
+                if self.status is not None:
+                    break
+                if self.loader is None and self.wanted is not None:
+                    self.begin()
+                self.look(_TICK)
+        finally:
+            self.stop()
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        return self.status or 0
 
 
 def _default_signals() -> None:
@@ -370,31 +541,58 @@ def serve_workers(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     adopts = _subreaper(True)
-    boss = _Supervisor(load, serve, sock, workers, say, adopts)
-    previous = {
-        number: signal.signal(number, lambda received, _: boss.signals.append(received))
-        for number in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT)
-    }
+    child = _fork_child(load, sock, workers, serve) if adopts else None
     try:
-        boss.want(START)
-        boss.begin()
-        while boss.status is None:
-            received = boss.signals[:]
-            boss.signals.clear()
-            if signal.SIGTERM in received or signal.SIGINT in received:
-                break
-            if signal.SIGHUP in received:
-                boss.want(RELOAD)
-            boss.reap()
-            if boss.status is not None:
-                break
-            if boss.loader is None and boss.wanted is not None:
-                boss.begin()
-            boss.look(_TICK)
+        return _Supervisor(child, load, serve, sock, workers, say).run()
     finally:
-        boss.stop()
-        for number, handler in previous.items():
-            signal.signal(number, handler)
         if adopts:
             _subreaper(False)
-    return boss.status or 0
+
+
+def exec_supervisor(
+    argv: list[str], sock: socket.socket, workers: int, token: str | None
+) -> NoReturn:
+    """Replace this process (same pid) with a supervisor that imports nothing from okfx
+    and whose loaders run ``argv`` (this command line) again; needs :func:`can_adopt`.
+    ``token``: the HTTP bearer token, handed to each loader on its channel."""
+    read, write = os.pipe()
+    payload = {"argv": argv, "socket": sock.fileno(), "workers": workers, "token": token}
+    with os.fdopen(write, "wb") as out:
+        out.write(json.dumps(payload).encode("utf-8"))
+    for kept in (read, sock.fileno()):
+        os.set_inheritable(kept, True)
+    _flush()
+    # A signal that comes while the new program starts waits for its handlers.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    os.execv(sys.executable, [sys.executable, "-P", os.path.abspath(__file__), str(read)])
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _main(args: list[str]) -> int:
+    """The supervisor :func:`exec_supervisor` starts: its payload is on the pipe whose
+    descriptor is ``args[0]``."""
+    with os.fdopen(int(args[0]), "rb") as pipe:
+        payload = json.loads(pipe.read())
+    sock = socket.socket(fileno=int(payload["socket"]))
+    os.set_inheritable(sock.fileno(), False)  # the loaders' children need no copy
+    workers = int(payload["workers"])
+    if not _subreaper(True):
+        _say("okfx: cannot adopt the workers (PR_SET_CHILD_SUBREAPER failed)")
+        return 1
+    child = _exec_child(list(payload["argv"]), sock, payload.get("token"))
+    try:
+        status = _Supervisor(child, None, _refuse, sock, workers, _say).run()
+    finally:
+        _say("okfx: stopped")
+    return status
+
+
+def _refuse(app: Any, sock: socket.socket) -> None:  # pragma: no cover - never called
+    raise RuntimeError("the supervisor serves nothing")
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -668,8 +668,9 @@ def serve(
 
     if web and transport != "http":
         raise click.UsageError("--web serves the viewer over HTTP: add --transport http")
+    order = _loader_order() if workers > 1 else None  # a loader of okfx serve --workers
     if transport == "http":
-        token = _require_token(host, token, token_file)
+        token = order.token if order is not None else _require_token(host, token, token_file)
     if workers > 1:
         _check_workers(transport, settings.can_run)
         if watch or refresh_interval:
@@ -729,7 +730,7 @@ def serve(
             click.echo(f"Viewer: {url.removesuffix(webserve.MCP_PATH)}/", err=True)
 
     if workers > 1:
-        _serve_workers(workers, _bind(adapter, host, port), load, http, announce)
+        _serve_workers(workers, order, host, port, token, (load, http, announce))
         return
     manager, server = load()
     if settings.can_run:
@@ -773,19 +774,38 @@ def _bind(adapter: Any, host: str, port: int) -> Any:
         raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
 
 
+def _loader_order() -> Any:
+    from okfx.adapters.workers import LOADER, loader_order
+
+    try:
+        return loader_order()
+    except (OSError, ValueError, KeyError) as exc:
+        raise click.ClickException(f"{LOADER} is set but names no loader channel: {exc}") from exc
+
+
 def _serve_workers(
     workers: int,
-    sock: Any,
-    load: Callable[[], tuple[KnowledgeManager, Any]],
-    http: Callable[[Any, KnowledgeManager], Any],
-    announce: Callable[[KnowledgeManager, str], None],
+    order: Any,
+    host: str,
+    port: int,
+    token: str | None,
+    steps: tuple[
+        Callable[[], tuple[KnowledgeManager, Any]],
+        Callable[[Any, KnowledgeManager], Any],
+        Callable[[KnowledgeManager, str], None],
+    ],
 ) -> None:
-    """``okfx serve --workers N``: the socket is bound here, and each generation of
-    workers is loaded by a process of its own (:mod:`okfx.adapters.workers`), which
-    prints the banner of the first."""
+    """``okfx serve --workers N`` (:mod:`okfx.adapters.workers`). The socket is bound
+    here, and each generation of workers is loaded by a process of its own, which prints
+    the banner of the first. Started from the command line on Linux, this process then
+    becomes a supervisor that imports nothing from okfx, and each loader is this command
+    line run again with ``order`` (a :class:`~okfx.adapters.workers.LoaderOrder`): it
+    loads, forks the workers and exits here."""
     from okfx.adapters import mcp as adapter
-    from okfx.adapters.workers import START, serve_workers
+    from okfx.adapters import workers as pool
 
+    load, http, announce = steps
+    sock = order.sock if order is not None else _bind(adapter, host, port)
     url = adapter.url_for(sock)
 
     def generation(reason: str) -> Any:
@@ -796,12 +816,16 @@ def _serve_workers(
             raise SystemExit(exc.exit_code) from exc
         except OKFError as exc:  # as the command would report it (_Command)
             _finish(error_payload(exc), False, render.error)
-        if reason == START:
+        if reason == pool.START:
             announce(manager, url)
         return http(server, manager)
 
+    if order is not None:
+        pool.finish_loading(order, generation(order.reason), workers, adapter.serve_http)
+    if _COMMAND_LINE and pool.can_adopt():
+        pool.exec_supervisor([sys.executable, *sys.orig_argv[1:]], sock, workers, token)
     try:
-        status = serve_workers(generation, sock, workers, serve=adapter.serve_http, say=_say)
+        status = pool.serve_workers(generation, sock, workers, serve=adapter.serve_http, say=_say)
     finally:
         click.echo("okfx: stopped", err=True)
     if status:
@@ -1075,6 +1099,12 @@ def _progress_line() -> Callable[[int, int], None]:
     return report
 
 
+#: Set by :func:`main`: this process runs the command line in ``sys.orig_argv`` (not a
+#: test's runner), so ``okfx serve --workers`` may run it again in its loaders.
+_COMMAND_LINE: list[bool] = []
+
+
 def main() -> None:
     """Console-script entry point."""
+    _COMMAND_LINE.append(True)
     cli(prog_name="okfx")
