@@ -49,6 +49,30 @@ def test_bodies_and_frontmatter_read_from_files_equal_a_parse_that_kept_them(
             assert concept.frontmatter == parsed.data
 
 
+def test_an_unchanged_file_s_body_comes_from_the_kept_texts_not_the_file(root: Path) -> None:
+    # The load's texts are memory-mapped and shared by every worker process: a body read
+    # from them is the file's (line endings, BOM and all), and no per-process cache keeps
+    # a copy of it (the frontmatter's text is kept, for its mapping).
+    from okfx.bundle import stored
+    from okfx.bundle.frontmatter import parse
+    from okfx.bundle.walk import decode_text
+    from okfx.limits import Limits
+
+    def cached() -> dict[str, str | None]:
+        mine = str(root.resolve())
+        return {host: body for (host, _), (_, body) in stored._TEXTS.items.items() if mine in host}
+
+    bundle = Bundle.load(root, state_cache=False)
+    for concept in bundle:
+        assert concept.corpus is not None and concept.corpus.locate(concept.path) is not None
+        parsed = parse(decode_text((root / concept.path.lstrip("/")).read_bytes()), Limits())
+        assert (concept.body, concept.frontmatter) == (parsed.body, parsed.data)
+    assert len(cached()) == len(FILES) and set(cached().values()) == {None}
+    (root / "plain.md").write_text("---\ntype: note\ntitle: Plain\n---\nNew text.\n")
+    assert bundle.concept("/plain.md").body == "New text.\n"  # read from the file now
+    assert "New text.\n" in cached().values()
+
+
 def test_a_file_changed_after_the_load_is_read_as_it_is_now(root: Path) -> None:
     bundle = Bundle.load(root, state_cache=False)
     assert bundle.concept("/plain.md").body.startswith("The orders table.")

@@ -10,8 +10,10 @@ The file's size and mtime at load are kept (:attr:`StoredConcept.stamp`). A file
 since is read as it is now (re-parsed, with a debug log), so a body never comes from a
 mix of two versions of one file; a file that is gone, unreadable or no longer a concept
 gives an empty body and mapping (with one warning) until the bundle is reloaded
-(:meth:`okfx.Bundle.reload`, or ``okfx serve --watch``). Recently read texts are kept in a
-small cache shared by all bundles, keyed by file and stamp.
+(:meth:`okfx.Bundle.reload`, or ``okfx serve --watch``). A body whose file is unchanged
+comes from the texts the load kept (memory-mapped, so every worker process shares them)
+rather than from the file; other recently read texts are kept in a small cache shared by
+all bundles, keyed by file and stamp.
 
 grep does not read the files: it searches the texts of the load (:attr:`FileStore.corpus`,
 :mod:`okfx.bundle.texts`), and reads a file only to show the lines of a concept whose
@@ -61,33 +63,41 @@ def stamp_of(st: os.stat_result) -> int:
 
 
 class _Texts:
-    """``(host, stamp) -> (yaml text, body)``, least recently used first, bounded."""
+    """``(host, stamp) -> (yaml text, body)``, least recently used first, bounded. The
+    body is None where the load's texts hold it (the file is as loaded): it is read
+    from them, shared by every process, rather than kept here once per process."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget
         self.used = 0
-        self.items: OrderedDict[tuple[str, int], tuple[str, str]] = OrderedDict()
+        self.items: OrderedDict[tuple[str, int], tuple[str, str | None]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple[str, int]) -> tuple[str, str] | None:
+    def get(self, key: tuple[str, int]) -> tuple[str, str | None] | None:
         with self.lock:
             found = self.items.get(key)
             if found is not None:
                 self.items.move_to_end(key)
             return found
 
-    def put(self, key: tuple[str, int], value: tuple[str, str]) -> None:
-        size = len(value[0]) + len(value[1])
+    def put(self, key: tuple[str, int], value: tuple[str, str | None]) -> None:
+        size = _chars(value)
         if size > self.budget // 4:
             return
         with self.lock:
-            if key in self.items:
+            held = self.items.get(key)
+            if held is not None and (held[1] is not None or value[1] is None):
                 return
+            if held is not None:  # the body too now, for a bundle without the texts
+                self.used -= _chars(self.items.pop(key))
             self.items[key] = value
             self.used += size
             while self.used > self.budget:
-                _, (head, body) = self.items.popitem(last=False)
-                self.used -= len(head) + len(body)
+                self.used -= _chars(self.items.popitem(last=False)[1])
+
+
+def _chars(value: tuple[str, str | None]) -> int:
+    return len(value[0]) + len(value[1] or "")
 
 
 _TEXTS = _Texts(CACHE_CHARS)
@@ -119,25 +129,37 @@ class FileStore:
         gone or a folder on its way is now a symlink."""
         return self.guard.open(self.host(path)[len(self.root) + 1 :])
 
-    def texts(self, concept: StoredConcept) -> tuple[str, str]:
-        """The concept's frontmatter text and body as its file holds them now."""
-        yaml_text, body, _ = self.read_now(concept)
-        return yaml_text, body
+    def body(self, concept: StoredConcept) -> str:
+        """The concept's body as its file holds it now: the text the load kept
+        (:attr:`corpus`, memory-mapped: shared by every process that maps it, and put in
+        no cache) while the file has the stamp that text was read with, else read."""
+        where = self._kept(concept)
+        if where is not None:
+            part, seg = where
+            now = self.body_now(concept, part.stamp(seg))
+            return part.body(seg) if now is None else now[0]
+        return self.read_now(concept)[1]
 
-    def read_now(self, concept: StoredConcept) -> tuple[str, str, int]:
-        """The concept's frontmatter text, body and file stamp as its file holds them
-        now; ``("", "", -1)`` (and one warning) when it is gone or no longer a concept."""
+    def _kept(self, concept: StoredConcept) -> tuple[Any, int] | None:
+        """Where the load's texts hold the concept, when they read as stored."""
+        where = None if self.corpus is None else self.corpus.locate(concept.path)
+        return where if where is not None and where[0].intact(where[1]) else None
+
+    def read_now(self, concept: StoredConcept, body: bool = True) -> tuple[str, str, int]:
+        """The concept's frontmatter text, body (``""`` without ``body``) and file stamp
+        as its file holds them now; ``("", "", -1)`` (and one warning) when it is gone or
+        no longer a concept."""
         host = self.host(concept.path)
         try:
             current = stamp_of(os.stat(host))
         except OSError:
             current = -1
         found = _TEXTS.get((host, current))
-        if found is not None:
-            return found[0], found[1], current
+        if found is not None and (found[1] is not None or not body):
+            return found[0], found[1] or "", current
         try:
             data, st = read_file(self.open(concept.path), self.limits.max_file_bytes)
-            yaml_text, body, _ = split(decode_text(data))
+            yaml_text, text, _ = split(decode_text(data))
         except (OSError, ValueError, FrontmatterError) as exc:
             self._lost(concept, f"cannot be read again ({exc})")
             return "", "", -1
@@ -147,8 +169,10 @@ class FileStore:
         current = stamp_of(st)
         if current != concept.stamp:
             logger.debug("okfx: %s changed since the bundle was loaded; read as it is now", host)
-        _TEXTS.put((host, current), (yaml_text, body))
-        return yaml_text, body, current
+        where = self._kept(concept)
+        kept = where is not None and where[0].stamp(where[1]) == current
+        _TEXTS.put((host, current), (yaml_text, None if kept else text))
+        return yaml_text, text, current
 
     def stamp_now(self, concept: StoredConcept) -> int:
         """The stamp of the concept's file now; -1 when it cannot be read."""
@@ -193,7 +217,7 @@ class FileStore:
         return True
 
     def frontmatter(self, concept: StoredConcept) -> dict[str, Any]:
-        yaml_text, _ = self.texts(concept)
+        yaml_text, _, _ = self.read_now(concept, body=False)
         if not yaml_text:
             return {}
         try:
@@ -214,7 +238,7 @@ class StoredConcept(Concept):
 
     @property
     def body(self) -> str:  # type: ignore[override]
-        return self._store.texts(self)[1]
+        return self._store.body(self)
 
     @property
     def frontmatter(self) -> dict[str, Any]:  # type: ignore[override]
