@@ -267,6 +267,42 @@ def test_two_query_words_meet_a_word_the_bundle_writes_as_one():
     assert joined_pairs(["of", "type", "2024", "list", "the", "code"]) == []
 
 
+def test_a_word_written_as_one_matches_both_query_words(monkeypatch):
+    # "utility type codelist": the codelist titled "Utilitytype Value" writes two of the
+    # query's words as one. As an optional extra term alone, the joined word lost to a
+    # codelist whose text holds the words apart; as a form of each of the two words, it
+    # matches both (coverage, and the title the query names).
+    from okfx.search import analyzer
+
+    concepts = [
+        FakeConcept(
+            "/codelists/utilitytypevalue.md",
+            title="Utilitytype Value",
+            description="Controlled vocabulary 'utilitytypevalue' (15 values).",
+            body="| value |\n| gas |\n| water |",
+            type="Codelist",
+        ),
+        FakeConcept(
+            "/codelists/dataprovenancevalue.md",
+            title="Dataprovenance Value",
+            description="Controlled vocabulary 'dataprovenancevalue' (8 values).",
+            body="How a utility record was captured: the survey type, or the utility's plan.",
+            type="Codelist",
+        ),
+        *(
+            FakeConcept(f"/codelists/other{i}.md", title=f"Other{i} Value", type="Codelist")
+            for i in range(4)
+        ),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    forms = {t.text: {f for f, _ in t.forms} for t in analyze_query("utility type codelist")}
+    assert "utilitytype" in forms["utility"] & forms["type"]
+    assert "typecodelist" in forms["type"] & forms["codelist"]
+    assert paths(index, "utility type codelist")[0] == "/codelists/utilitytypevalue.md"
+    monkeypatch.setattr(analyzer, "_join_compounds", lambda *args: None)
+    assert paths(index, "utility type codelist")[0] == "/codelists/dataprovenancevalue.md"
+
+
 @given(
     st.lists(
         st.sampled_from(

@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
-from okfx.search.wordforms import abbreviations, spelling_variants, synonyms, word_forms
+from okfx.search.wordforms import (
+    abbreviations,
+    joined_pairs,
+    spelling_variants,
+    synonyms,
+    word_forms,
+)
 
 __all__ = [
     "FORM_WEIGHT",
@@ -44,6 +50,8 @@ __all__ = [
 VARIANT_WEIGHT = 0.95
 #: Score multiplier for another inflection (:func:`okfx.search.wordforms.word_forms`).
 FORM_WEIGHT = 0.7
+#: Score multiplier for two adjacent query words written as one (``_join_compounds``).
+COMPOUND_WEIGHT = 0.95
 #: A query keeps at most this many distinct terms, so a pasted page stays a fast query.
 MAX_QUERY_TERMS = 64
 
@@ -360,4 +368,21 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
             combined[form] = max(weight, combined.get(form, 0.0))
         owner.update(dict.fromkeys(forms, merged))
         terms[merged] = QueryTerm(old.text, tuple(combined.items()))
+    _join_compounds(terms, typed, owner)
     return terms
+
+
+def _join_compounds(terms: list[QueryTerm], typed: list[str], owner: dict[str, int]) -> None:
+    """Two adjacent query words also match the one word they make
+    (:func:`~okfx.search.wordforms.joined_pairs`: "utility type" -> utilitytype, "code list"
+    -> codelist): a form of both terms, so a text that writes them as one word matches
+    each of them (in coverage and in its name too)."""
+    held = {term.text: i for i, term in enumerate(terms)}
+    for left, right in zip(typed, typed[1:], strict=False):
+        a, b = held.get(left), held.get(right)
+        words = joined_pairs([left, right])
+        if a is None or b is None or a == b or not words or words[0] in owner:
+            continue
+        word = words[0]
+        for i in (a, b):
+            terms[i] = QueryTerm(terms[i].text, (*terms[i].forms, (word, COMPOUND_WEIGHT)))
