@@ -163,8 +163,20 @@ def fork_workers(
     return pids
 
 
-def _reporter(channel: socket.socket) -> Callable[[int, int], None]:
-    return lambda pid, slot: channel.sendall(f"{pid} {slot}\n".encode("ascii"))
+def _fork_reporting(
+    app: Any,
+    sock: socket.socket,
+    workers: int,
+    serve: Callable[[Any, socket.socket], None],
+    channel: socket.socket,
+) -> None:
+    """In a loader: :func:`fork_workers`, each reported on ``channel`` as ``"pid slot"``
+    as soon as it is forked (which the workers close)."""
+
+    def report(pid: int, slot: int) -> None:
+        channel.sendall(f"{pid} {slot}\n".encode("ascii"))
+
+    fork_workers(app, sock, workers, serve, report=report, close=channel)
 
 
 # -- loaders ---------------------------------------------------------------------------
@@ -208,8 +220,7 @@ def _fork_child(load: Callable[[str], Any], sock: socket.socket, workers: int, s
     """A loader body that loads in the forked process itself."""
 
     def child(reason: str, channel: socket.socket) -> None:
-        app = load(reason)
-        fork_workers(app, sock, workers, serve, report=_reporter(channel), close=channel)
+        _fork_reporting(load(reason), sock, workers, serve, channel)
 
     return child
 
@@ -264,9 +275,7 @@ def finish_loading(
     """In a loader: fork the workers on ``app``, report them to the supervisor, exit."""
     code = 1
     try:
-        fork_workers(
-            app, order.sock, workers, serve, report=_reporter(order.channel), close=order.channel
-        )
+        _fork_reporting(app, order.sock, workers, serve, order.channel)
         code = 0
     finally:
         _flush()
@@ -436,8 +445,9 @@ class _Supervisor:
                     loader.status = os.waitstatus_to_exitcode(os.waitpid(loader.pid, 0)[1])
                 except ChildProcessError:
                     loader.status = 1
-            while not loader.eof:
-                loader.read(GRACE)
+            end = time.monotonic() + GRACE  # a worker it forked closes the channel first
+            while not loader.eof and time.monotonic() < end:
+                loader.read(max(0.0, end - time.monotonic()))
             loader.channel.close()
             self.loader = None
             self.retire(set(loader.workers()))

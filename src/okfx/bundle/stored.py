@@ -36,7 +36,7 @@ from okfx.bundle.paths import PathGuard
 from okfx.bundle.walk import decode_text, read_file
 from okfx.limits import Limits
 from okfx.model import Concept
-from okfx.search.corpus import Corpus
+from okfx.search.corpus import Corpus, loaded_body
 
 __all__ = [
     "CACHE_CHARS",
@@ -135,9 +135,7 @@ class FileStore:
         no cache) while the file has the stamp that text was read with, else read."""
         where = self._kept(concept)
         if where is not None:
-            part, seg = where
-            now = self.body_now(concept, part.stamp(seg))
-            return part.body(seg) if now is None else now[0]
+            return loaded_body(concept, where)[0]
         return self.read_now(concept)[1]
 
     def _kept(self, concept: StoredConcept) -> tuple[Any, int] | None:
