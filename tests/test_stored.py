@@ -133,3 +133,18 @@ def test_grep_over_stored_concepts_equals_grep_over_bodies_in_memory(
         return
     got = grep(((bundle.name, c) for c in bundle), needle, ignore_case=ignore_case, regex=regex)
     assert got.to_dict() == want
+
+
+def test_the_texts_cache_stays_within_its_budget_counting_each_entry_s_keeping() -> None:
+    # Every worker of okfx serve fills its own cache: its budget bounds what a process
+    # keeps, each entry charged its key and bookkeeping as well as its characters.
+    from okfx.bundle.stored import ENTRY_CHARS, _Texts
+
+    texts = _Texts(budget=10 * (ENTRY_CHARS + 100))
+    for i in range(50):
+        texts.put((f"/b/{i}.md", i), ("y" * 100, None))
+    assert len(texts.items) == 10 and texts.used == 10 * (ENTRY_CHARS + 100)
+    assert list(texts.items)[0] == ("/b/40.md", 40)  # the least recently used went first
+    texts.get(("/b/40.md", 40))
+    texts.put(("/b/50.md", 50), ("y" * 100, None))
+    assert ("/b/40.md", 40) in texts.items and ("/b/41.md", 41) not in texts.items
