@@ -36,6 +36,11 @@ name changed, the file in another folder) and a share of calls with bad argument
   open, the server's worker threads started), once the server has gone idle (under a
   tenth of a core for half a second, at most ``--settle-timeout`` seconds: the rest of
   its background preparation, such as grep's word index, is not counted as the run's).
+  The summed RSS is also sampled every ``--memory-every`` seconds during the run, with its
+  growth over the run's second half: memory that keeps growing under a steady load (a
+  leak) shows there, where a first touch of the mapped state's pages, which a page fault
+  maps faster or slower with what the page cache holds, and the allocator's first highs
+  show in the run's first seconds.
 
 The default bundle is a 10k-concept bundle generated with ../shared/bench/gen_bundle.py
 into a temporary folder (kept for the run only) when ../shared exists, else
@@ -286,6 +291,7 @@ class Tally:
     processes: int = 0  # the server's processes (supervisor and workers)
     per_process: list[float] = field(default_factory=list)  # CPU s, first the server's
     machine: str = ""  # what the whole machine's cores did during the run
+    memory: list[tuple[float, Memory]] = field(default_factory=list)  # (s into the run, ...)
 
     def error(self, kind: str, what: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -587,10 +593,14 @@ async def drive(
         budget = [args.max_calls]
         start = time.monotonic()
         stop_at = start + args.seconds
+        sampler = asyncio.create_task(
+            sample_memory(server_pid, start, stop_at, args.memory_every, tally.memory)
+        )
         await asyncio.gather(
             *(client(posts[n], mix, n, stop_at, budget, tally) for n in range(args.clients))
         )
         elapsed = time.monotonic() - start
+        sampler.cancel()
         tally.client_cpu = time.process_time() - mine_before
         tally.machine = machine_share(machine_before, machine_cpu_s(), elapsed)
         after = server_memory(server_pid)
@@ -600,6 +610,43 @@ async def drive(
         tally.per_process = [used - cpu_before.get(pid, 0.0) for pid, used in cpu_after.items()]
         tally.server_cpu = sum(tally.per_process)
     return tally, elapsed, before, after
+
+
+async def sample_memory(
+    pid: int, start: float, stop_at: float, every: float, samples: list[tuple[float, Memory]]
+) -> None:
+    """Append ``(seconds into the run, server memory)`` every ``every`` seconds until
+    ``stop_at`` (read in a thread: the clients' loop does not wait on /proc)."""
+    if every <= 0:
+        return
+    due = start + every
+    while due < stop_at - every / 2:
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        memory = await asyncio.to_thread(server_memory, pid)
+        if memory is None:
+            return
+        samples.append((time.monotonic() - start, memory))
+        due += every
+
+
+def memory_course(
+    samples: list[tuple[float, Memory]], before: Memory, after: Memory, elapsed: float
+) -> Iterator[str]:
+    """The summed RSS through the run, and its growth over the run's second half."""
+    points = [(0.0, before), *samples, (elapsed, after)]
+    yield (
+        "  summed RSS during the run: "
+        + ", ".join(f"{at:.0f} s {memory.rss:.1f}" for at, memory in points)
+        + " MB"
+    )
+    if len(points) >= 3:  # from the sample nearest the run's middle to its end
+        at, then = min(points[1:-1], key=lambda point: abs(point[0] - elapsed / 2))
+        if then.rss:
+            yield (
+                f"  over the run's second half ({at:.0f} s -> {elapsed:.0f} s): RSS "
+                f"{(after.rss - then.rss) / then.rss:+.1%} (heap {after.anon - then.anon:+.1f} "
+                f"MB, mapped files {after.file - then.file:+.1f} MB)"
+            )
 
 
 # -- the report --------------------------------------------------------------------------------
@@ -672,6 +719,7 @@ def report(
         ):
             if then and now is not None:
                 yield f"  {label:<30}{then:>9.1f} MB -> {now:>7.1f} MB ({(now - then) / then:+.1%})"
+        yield from memory_course(tally.memory, before, after, elapsed)
     else:
         yield "server memory: unknown (no /proc)"
     yield (
@@ -697,6 +745,10 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=1, help="okfx serve --workers")
+    parser.add_argument(
+        "--memory-every", type=float, default=10.0,
+        help="seconds between samples of the server's memory during the run (0: none)",
+    )  # fmt: skip
     parser.add_argument("--max-calls", type=int, default=500_000, help="stop after this many calls")
     parser.add_argument("--wrong-share", type=float, default=0.25, help="reads on wrong paths")
     parser.add_argument("--bad-share", type=float, default=0.02, help="calls with bad arguments")

@@ -8,6 +8,7 @@ import asyncio
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -169,3 +170,48 @@ def test_the_machine_line_says_how_many_cores_were_busy_and_on_what() -> None:
     assert line.startswith("1.90 of ")  # (15 + 3 + 1) s busy in 10 s
     assert "user 1.50" in line and "system 0.30" in line and "idle 0.10" in line
     assert serve_load.machine_share(None, after, 10.0).startswith("unknown")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
+def test_memory_is_sampled_through_the_run_and_its_second_half_reported() -> None:
+    """sample_memory() follows the server's memory during the run, so a server that
+    keeps growing (a leak) shows in the second half, apart from a first touch at the
+    start: here a child that grows by 8 MB every 0.1 s for 0.6 s, then stops."""
+    import subprocess
+
+    code = (
+        "import sys, time\n"
+        "held = []\n"
+        "print('ready', flush=True)\n"
+        "for _ in range(6):\n"
+        '    held.append(b"x" * (8 << 20)); time.sleep(0.1)\n'
+        "time.sleep(60)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+        before = serve_load.server_memory(child.pid)
+        samples: list[tuple[float, Any]] = []
+        start = time.monotonic()
+
+        async def run() -> None:
+            await serve_load.sample_memory(child.pid, start, start + 2.4, 0.2, samples)
+
+        asyncio.run(run())
+        after = serve_load.server_memory(child.pid)
+    finally:
+        child.kill()
+        child.wait()
+        if child.stdout is not None:
+            child.stdout.close()
+    assert before is not None and after is not None
+    assert 8 <= len(samples) <= 12
+    assert [at for at, _ in samples] == sorted(at for at, _ in samples)
+    assert after.anon - before.anon >= 40  # the 48 MB it took
+    lines = list(serve_load.memory_course(samples, before, after, 2.4))
+    assert lines[0].startswith("  summed RSS during the run: 0 s ")
+    second_half = lines[1]
+    assert second_half.startswith("  over the run's second half (")
+    # the growth was all in the first half: the second half's heap moved by under 2 MB
+    heap = float(second_half.split("heap ")[1].split(" MB")[0])
+    assert abs(heap) < 2.0
