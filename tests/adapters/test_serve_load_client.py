@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,20 @@ from okfx.adapters.mcp import HttpLimits  # noqa: E402
 
 sys.path.insert(0, str(PROJECT_ROOT / "bench"))
 import serve_load  # noqa: E402
+
+
+@contextmanager
+def _python(code: str) -> Iterator[subprocess.Popen[str]]:
+    """``python -c code`` with its stdout piped; killed with its children at the end."""
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        yield process
+    finally:
+        subprocess.run(["pkill", "-P", str(process.pid)], check=False)
+        process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def _call(ident: int, name: str, **arguments: Any) -> bytes:
@@ -104,7 +121,6 @@ def test_only_loopback() -> None:
 def test_the_run_waits_for_the_server_to_go_idle(tmp_path: Any) -> None:
     """settle() returns once the server stops using the CPU (its background preparation
     done, not counted as the run's), and at its deadline for one that never does."""
-    import subprocess
     import time
 
     done = tmp_path / "done"
@@ -131,7 +147,6 @@ def test_the_run_waits_for_the_server_to_go_idle(tmp_path: Any) -> None:
 def test_cpu_is_counted_per_server_process() -> None:
     """process_cpu_s() gives each process of the server its own CPU seconds (the
     supervisor first, then its workers), so a run shows which worker did the work."""
-    import subprocess
 
     code = (
         "import subprocess, sys, time\n"
@@ -141,8 +156,7 @@ def test_cpu_is_counted_per_server_process() -> None:
         "print(child.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
-    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    try:
+    with _python(code) as parent:
         assert parent.stdout is not None
         worker = int(parent.stdout.readline())
         used: dict[int, float] = {}
@@ -155,12 +169,6 @@ def test_cpu_is_counted_per_server_process() -> None:
         assert used[worker] >= 0.5  # the spinning one has its own count
         assert used[parent.pid] < used[worker]
         assert serve_load.server_cpu_s(parent.pid) == pytest.approx(sum(used.values()), abs=0.05)
-    finally:
-        subprocess.run(["pkill", "-P", str(parent.pid)], check=False)
-        parent.kill()
-        parent.wait()
-        if parent.stdout is not None:
-            parent.stdout.close()
 
 
 def test_the_machine_line_says_how_many_cores_were_busy_and_on_what() -> None:
@@ -177,7 +185,6 @@ def test_memory_is_sampled_through_the_run_and_its_second_half_reported() -> Non
     """sample_memory() follows the server's memory during the run, so a server that
     keeps growing (a leak) shows in the second half, apart from a first touch at the
     start: here a child that grows by 8 MB every 0.1 s for 0.6 s, then stops."""
-    import subprocess
 
     code = (
         "import sys, time\n"
@@ -187,8 +194,7 @@ def test_memory_is_sampled_through_the_run_and_its_second_half_reported() -> Non
         '    held.append(b"x" * (8 << 20)); time.sleep(0.1)\n'
         "time.sleep(60)\n"
     )
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    try:
+    with _python(code) as child:
         assert child.stdout is not None and child.stdout.readline() == "ready\n"
         before = serve_load.server_memory(child.pid)
         samples: list[tuple[float, Any]] = []
@@ -199,11 +205,6 @@ def test_memory_is_sampled_through_the_run_and_its_second_half_reported() -> Non
 
         asyncio.run(run())
         after = serve_load.server_memory(child.pid)
-    finally:
-        child.kill()
-        child.wait()
-        if child.stdout is not None:
-            child.stdout.close()
     assert before is not None and after is not None
     assert 8 <= len(samples) <= 12
     assert [at for at, _ in samples] == sorted(at for at, _ in samples)

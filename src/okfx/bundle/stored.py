@@ -40,6 +40,7 @@ from okfx.search.corpus import Corpus, loaded_body
 
 __all__ = [
     "CACHE_CHARS",
+    "ENTRY_CHARS",
     "LAZY_FIELDS",
     "SLIM_FIELDS",
     "FileStore",
