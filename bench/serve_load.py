@@ -38,9 +38,10 @@ name changed, the file in another folder) and a share of calls with bad argument
   its background preparation, such as grep's word index, is not counted as the run's).
   The summed RSS is also sampled every ``--memory-every`` seconds during the run, with its
   growth over the run's second half: memory that keeps growing under a steady load (a
-  leak) shows there, where a first touch of the mapped state's pages, which a page fault
-  maps faster or slower with what the page cache holds, and the allocator's first highs
-  show in the run's first seconds.
+  leak) shows there, where the allocator's first highs and a first touch of mapped state
+  show in the run's first seconds (the concept texts, the largest mapped file, each
+  worker maps before it answers: ``okfx serve --preload``, the default over HTTP;
+  ``--serve-arg=--no-preload`` leaves them to be mapped as calls read them).
 
 The default bundle is a 10k-concept bundle generated with ../shared/bench/gen_bundle.py
 into a temporary folder (kept for the run only) when ../shared exists, else

@@ -120,3 +120,21 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     skipped = terminalreporter.stats.get("skipped", [])
     for reason, count in sorted(Counter(map(_skip_reason, skipped)).items()):
         terminalreporter.write_line(f"{count} skipped: {reason}", yellow=True)
+
+
+def resident_kb(path: Path, pid: int | str = "self") -> int:
+    """Resident kB of process ``pid``'s mappings of the file at ``path`` (its smaps)."""
+    total, inside = 0, False
+    with open(f"/proc/{pid}/smaps", encoding="utf-8") as handle:
+        for line in handle:
+            fields = line.split()
+            if fields and "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:
+                inside = len(fields) > 5 and fields[5] == str(path)
+            elif inside and fields[0] == "Rss:":
+                total += int(fields[1])
+    return total
+
+
+needs_smaps = pytest.mark.skipif(
+    not Path("/proc/self/smaps").exists(), reason="reads a mapping's resident pages in /proc"
+)

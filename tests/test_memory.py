@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import needs_smaps, resident_kb
 from okfx import Bundle, memory
 from okfx.search.bm25f import build_postings
 
@@ -155,3 +156,30 @@ def test_a_load_keeps_one_string_per_distinct_link_href_text_and_index_entry(
     assert entry.description is orders.description
     assert entry.title is orders.title
     assert entry.href is links[0].href
+
+
+@needs_smaps
+def test_map_in_maps_every_page_of_a_range_of_a_mapped_file(tmp_path: Path) -> None:
+    import mmap
+
+    page = mmap.PAGESIZE
+    path = tmp_path / "texts"
+    path.write_bytes(os.urandom(page * 40))
+    with open(path, "rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    try:
+        assert resident_kb(path) == 0  # a fresh map: no page read yet
+        # from the page the range starts in to its end, no further
+        assert memory.map_in(mapped, 10 * page + 5, 20 * page) == 20 * page + 5
+        assert resident_kb(path) * 1024 >= 21 * page
+        assert memory.map_in(mapped, 0, 100 * page) == 40 * page  # clipped to the file
+        assert resident_kb(path) * 1024 == 40 * page
+        mapped.close()  # map_in keeps no view of the map open
+    finally:
+        if not mapped.closed:
+            mapped.close()
+
+
+def test_map_in_leaves_bytes_alone() -> None:
+    assert memory.map_in(b"x" * 10_000, 0, 10_000) == 0
+    assert memory.map_in(bytearray(10), 0, 10) == 0

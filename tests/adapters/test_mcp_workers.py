@@ -20,7 +20,10 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
+from conftest import PROJECT_ROOT, MakeBundle, concept, resident_kb  # noqa: E402
+from okfx import Bundle  # noqa: E402
+from okfx.bundle import state as state_module  # noqa: E402
+from okfx.bundle.state import RACY_SECONDS  # noqa: E402
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or not Path("/proc/self/task").is_dir(),
@@ -31,9 +34,11 @@ pytestmark = pytest.mark.skipif(
 class Served:
     """A running ``okfx serve --workers``: its URL, its stderr lines, its workers."""
 
-    def __init__(self, bundle: Path, workers: int, token: str | None = None) -> None:
+    def __init__(
+        self, bundle: Path, workers: int, token: str | None = None, extra: tuple[str, ...] = ()
+    ) -> None:
         command = [sys.executable, "-m", "okfx", "serve", str(bundle), "--transport", "http"]
-        command += ["--port", "0", "--workers", str(workers)]
+        command += ["--port", "0", "--workers", str(workers), *extra]
         if token is not None:  # read from stdin, which only the first process can read
             command += ["--token-file", "-"]
         env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT / "src")}
@@ -193,6 +198,37 @@ def test_every_generation_takes_the_token_the_first_process_read(
     finally:
         status = served.stop()
     assert status == 0
+
+
+def test_each_worker_maps_the_texts_file_before_it_answers_unless_told_not_to(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """okfx serve over HTTP maps the bundle's texts file (read back from its state) into
+    each worker before it answers (--preload, the default): every page resident once each
+    worker has answered one read; with --no-preload only what that read touched (and the
+    pages a fault maps around those, 64 KB on Linux: the file is 5 MB)."""
+    body = "".join(f"line {n} of a long note\n" for n in range(1000))
+    root = make_bundle(
+        {f"notes/n{i}.md": concept(title=f"Note {i}", body=body) for i in range(200)}
+    )
+    written = time.monotonic()
+    monkeypatch.setattr(state_module, "RACY_SECONDS", 0.0)  # store the files just written
+    Bundle.load(root)  # its state, the texts file among it, in this test's cache home
+    # the server reads that state back once the files are RACY_SECONDS old
+    time.sleep(max(0.0, RACY_SECONDS + 0.2 - (time.monotonic() - written)))
+    (texts,) = Path(os.environ["OKFX_CACHE_HOME"]).rglob("*.texts.okfs")
+    size_kb = texts.stat().st_size / 1024
+    resident: dict[str, list[int]] = {}
+    for extra in ("--preload", "--no-preload"):
+        served = Served(root, workers=2, extra=() if extra == "--preload" else (extra,))
+        try:
+            workers = served.settle(2)
+            assert _answered_by_each(served, workers, "notes/n3") == ["Note 3", "Note 3"]
+            resident[extra] = [resident_kb(texts, pid) for pid in sorted(workers)]
+        finally:
+            assert served.stop() == 0
+    assert all(kb >= 0.9 * size_kb for kb in resident["--preload"]), (resident, size_kb)
+    assert all(kb < 0.5 * size_kb for kb in resident["--no-preload"]), (resident, size_kb)
 
 
 def _rss_kb(pid: int) -> int:

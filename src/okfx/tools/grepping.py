@@ -20,9 +20,10 @@ from typing import Any
 
 from okfx.bundle.bundle import Bundle
 from okfx.search.candidates import GrepSet
+from okfx.search.corpus import Part
 from okfx.search.wordindex import build_word_indexes, index_in_background
 
-__all__ = ["grep_set", "prepare_grep"]
+__all__ = ["grep_set", "prepare_grep", "text_parts"]
 
 # bundle -> (its concepts mapping, its name, the set built from them)
 _SETS: weakref.WeakKeyDictionary[Bundle, tuple[Any, str, GrepSet]] = weakref.WeakKeyDictionary()
@@ -40,6 +41,15 @@ def prepare_grep(bundles: Sequence[Bundle]) -> None:
     for bundle in bundles:
         built = _one(bundle, index=False)
         build_word_indexes(part for corpus, _ in built.groups for part in corpus.parts)
+
+
+def text_parts(bundles: Sequence[Bundle]) -> list[Part]:
+    """The parts (:class:`~okfx.search.corpus.Part`) that hold the texts grep searches in
+    ``bundles``, from the kept sets (built now for a bundle that has none)."""
+    return [
+        part for bundle in bundles for corpus, _ in _one(bundle, index=False).groups
+        for part in corpus.parts
+    ]  # fmt: skip
 
 
 def _one(bundle: Bundle, index: bool = True) -> GrepSet:
