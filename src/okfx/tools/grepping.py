@@ -38,18 +38,17 @@ def grep_set(bundles: Sequence[Bundle]) -> GrepSet:
 def prepare_grep(bundles: Sequence[Bundle]) -> None:
     """Group the concepts of each of ``bundles`` for grep and build the word index of
     their texts, now (a server, before it answers or forks its workers)."""
-    for bundle in bundles:
-        built = _one(bundle, index=False)
-        build_word_indexes(part for corpus, _ in built.groups for part in corpus.parts)
+    build_word_indexes(text_parts(bundles))
 
 
 def text_parts(bundles: Sequence[Bundle]) -> list[Part]:
     """The parts (:class:`~okfx.search.corpus.Part`) that hold the texts grep searches in
     ``bundles``, from the kept sets (built now for a bundle that has none)."""
-    return [
-        part for bundle in bundles for corpus, _ in _one(bundle, index=False).groups
-        for part in corpus.parts
-    ]  # fmt: skip
+    return [part for bundle in bundles for part in _parts(_one(bundle, index=False))]
+
+
+def _parts(built: GrepSet) -> list[Part]:
+    return [part for corpus, _ in built.groups for part in corpus.parts]
 
 
 def _one(bundle: Bundle, index: bool = True) -> GrepSet:
@@ -58,7 +57,7 @@ def _one(bundle: Bundle, index: bool = True) -> GrepSet:
         kept = _SETS.get(bundle)
     if kept is not None and kept[0] is concepts and kept[1] == bundle.name:
         if index:
-            index_in_background(part for corpus, _ in kept[2].groups for part in corpus.parts)
+            index_in_background(_parts(kept[2]))
         return kept[2]
     built = GrepSet((bundle.name, c) for c in concepts.values())
     with _LOCK:
