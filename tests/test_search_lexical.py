@@ -464,6 +464,14 @@ def test_a_spelling_variant_counts_almost_as_typed():
         ("rode", "rides"),
         ("paid", "pay"),
         ("spend", "spent"),
+        # verbs in consonant + y: y -> i before -ed and -es, -ify -> -ification
+        ("certifying", "certification"),
+        ("certified", "certifying"),
+        ("certification", "certified"),
+        ("classifications", "classify"),
+        ("verifying", "verified"),
+        ("querying", "queried"),
+        ("applied", "apply"),
     ],
 )
 def test_derived_and_irregular_word_forms(word, form):

@@ -9,8 +9,9 @@ side only (the index is unchanged, so forms cost nothing until a query asks):
   index are ignored by it. This is not a stemmer: nothing is merged in the index, a form
   counts only for the query that generated it, at a weight below a typed word.
   Derived forms join too ("inactivity" <-> inactive, "availability" <-> available,
-  "freshness" -> fresh, "settlement" -> settle), and irregular verbs by a short table
-  ("bought" <-> buy, "ridden" <-> ride).
+  "freshness" -> fresh, "settlement" -> settle), verbs in consonant + y by their own
+  rule ("certifying" <-> certified, certification), and irregular verbs by a short
+  table ("bought" <-> buy, "ridden" <-> ride).
 - :func:`abbreviations`: the usual short forms of a word in column names and the reverse
   ("timestamp" <-> ts, "transaction" <-> tx, "quantity" <-> qty).
 - :func:`synonyms`: the few words questions use for a bundle's own ("kinds" <-> types).
@@ -42,6 +43,7 @@ _STRIP = ("ations", "ation", "ings", "ing", "ions", "ion", "ed", "es", "s", "e",
 _GROW = ("", "s", "es", "e", "ed", "d", "ing", "ion", "ions", "ation", "y", "er", "ers")
 _DERIVED = frozenset(("ion", "ions", "ation", "y", "er", "ers"))
 _MIN_STEM = 4
+_VOWELS = "aeiou"
 # "station" must not become "stat(e)": -ion comes off longer stems only.
 _MIN_ION_STEM = 5
 #: Words left out of the content-word initialism ("trips per bike per day" -> tbd, with
@@ -117,6 +119,36 @@ def _derived(word: str) -> set[str]:
     return found
 
 
+def _y_verb(word: str) -> str:
+    """The verb in consonant + y that ``word`` is a form of ("certifying", "certified",
+    "certification" -> certify; "query" itself), or "" when it is none."""
+    if word.endswith("ying") and len(word) >= 7 and word[-5] not in _VOWELS:
+        return word[:-3]  # copying -> copy
+    if word.endswith("ied") and len(word) >= 7:
+        return word[:-3] + "y"  # certified -> certify; "tied", "died" are too short
+    for noun in ("ification", "ifications"):
+        if word.endswith(noun) and len(word) > len(noun) + 1:
+            return word[: -len(noun)] + "ify"  # classifications -> classify
+    if word.endswith("y") and word[-2] not in _VOWELS:
+        return word
+    return ""
+
+
+def _y_forms(word: str) -> set[str]:
+    """The forms of a verb in consonant + y, which turns y to i before -ed and -es
+    ("certify" -> certified, certifies, certifying), and of one in -ify, whose noun ends in
+    -ification ("classify" <-> classification): the regular endings of :func:`_stems`
+    miss both ("certifyed")."""
+    verb = _y_verb(word)
+    if len(verb) < _MIN_ION_STEM:
+        return set()
+    stem = verb[:-1]
+    forms = {verb, stem + "ied", stem + "ies", verb + "ing"}
+    if verb.endswith("ify"):
+        forms.update((stem + "ication", stem + "ications"))
+    return forms
+
+
 def word_forms(word: str) -> list[str]:
     """Other inflections and derivations of ``word`` worth looking up, ``word`` itself
     left out.
@@ -129,6 +161,7 @@ def word_forms(word: str) -> list[str]:
     forms = set(_IRREGULAR_FORMS.get(word, ()))
     if len(word) >= 5 and word.isalpha() and word.islower():
         forms.update(_derived(word))  # "freshness" ends in s but is no plural
+        forms.update(_y_forms(word))
         if not word.endswith("s"):
             forms.update(
                 stem + ending
