@@ -297,6 +297,45 @@ def test_the_default_model_finds_a_paraphrase_with_no_shared_word(tmp_path):
     assert results[0].found == "semantic"
 
 
+class _OneAtATime:
+    """The default model without ``embed_alongside``: the lexical side runs, then the
+    query's encode."""
+
+    def __init__(self, model):
+        self.model, self.model_id, self.dimension = model, model.model_id, model.dimension
+
+    def embed(self, texts):
+        return self.model.embed(texts)
+
+
+def test_the_lexical_side_beside_the_query_encode_ranks_as_one_after_the_other(tmp_path):
+    """The default model encodes a query while the lexical side ranks on a helper thread
+    (okfx.search.parallel): the hits, scores and hidden counts are those of the two run
+    one after the other, filters and all."""
+    from okfx.search.embedder import QueryVectors
+
+    embedder = _default_model()
+    bundle = Bundle.load(require_samples() / "stackoverflow")
+    ranker = bundle.enable_semantic(embedder, store=VectorStore(tmp_path))
+    overlapping, plain = QueryVectors(embedder), QueryVectors(_OneAtATime(embedder))
+    queries = [
+        ("medals earned by members", {}),
+        ("reputation of users", {"type": "BigQuery Table"}),
+        ("how are answers scored", {"tags": ["stackoverflow"]}),
+        ("posts", {"directory": "/tables"}),
+        ("karma", {"limit": 2}),
+    ]
+    for query, options in queries:
+        results = []
+        for kept in (overlapping, plain):
+            ranker.query_vectors = kept
+            found = bundle.search(query, **options)
+            assert found.ranking == "hybrid"
+            results.append(([(h.path, h.score, h.found, h.matched) for h in found], found.hidden))
+        assert results[0] == results[1], query
+        assert overlapping.get(query) is not None  # kept by the overlapping side
+
+
 def test_the_default_model_embeds_offline_into_unit_vectors():
     embedder = _default_model()
     vectors = embedder.embed(["reputation points of a user", "karma", "sourdough bread"])

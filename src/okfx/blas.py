@@ -1,13 +1,15 @@
 """One BLAS thread per server process (``okfx serve --semantic``).
 
 numpy's BLAS (OpenBLAS in numpy's wheels, MKL in some other builds) runs a large matrix
-product, such as the query's similarity to every concept vector, on every core, and its
-threads spin for a while after it. For one agent that buys a millisecond or two; for a
-server answering many agents at once it burns CPU the other calls need. Measured with
-``bench/serve_load.py --serve-arg=--semantic`` (10k generated bundle, 50 clients, one
-worker, 30 s, two runs each, interleaved): 203 and 183 calls/s at 8.6 and 9.4 ms of server
-CPU a call with the default, 234 and 253 calls/s at 5.2 and 4.9 ms with one thread, p99
-531/579 against 489/444 ms.
+product on every core, and its threads spin for a while after it. For one agent that buys
+a millisecond or two; for a server answering many agents at once it burns CPU the other
+calls need. Measured with ``bench/serve_load.py --serve-arg=--semantic`` (10k generated
+bundle, 50 clients, one worker, 30 s, two runs each, interleaved), when the query's
+similarity to every concept vector was such a product: 203 and 183 calls/s at 8.6 and 9.4
+ms of server CPU a call with the default, 234 and 253 calls/s at 5.2 and 4.9 ms with one
+thread, p99 531/579 against 489/444 ms. That product no longer runs on BLAS
+(:func:`okfx.search.vectors.products`); the server still asks for one thread, so that
+any other BLAS product in its process (a plug-in embedder's, say) does not spin either.
 
 The thread count is read from the environment when the library loads, so
 :func:`one_blas_thread` must run before numpy is imported; a value the user set wins.

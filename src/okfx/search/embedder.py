@@ -19,12 +19,13 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from okfx.errors import SemanticUnavailable
+from okfx.search.parallel import alongside
 from okfx.search.quantized import quantized_model
 from okfx.statecache import StateCache, resolve
 from okfx.version import install_command
@@ -46,6 +47,7 @@ MAX_PIECES = 256
 #: How many query vectors :class:`QueryVectors` keeps.
 QUERY_CACHE = 512
 _VOCAB = Path(__file__).with_name("data") / "minilm-vocab.txt"
+T = TypeVar("T")
 
 
 def require(module: str) -> Any:
@@ -194,19 +196,42 @@ class MiniLMEmbedder:
             out[chunk] = self._run([pieces[i] for i in chunk])
         return normalized(out, self.dimension)
 
+    def embed_alongside(self, text: str, work: Callable[[], T]) -> tuple[Any, T]:
+        """``embed([text])`` and ``work()``, the two at once: ``work`` runs on a helper
+        thread (:func:`okfx.search.parallel.alongside`) while the model runs, which
+        releases the GIL. It starts once the text is tokenized: started any earlier, a
+        ``work`` in Python would hold the GIL while the caller waits to enter the model
+        (up to the interpreter's 5 ms switch interval)."""
+        np = require("numpy")
+        feeds = self._feeds([self._tokenizer.encode(text).ids])
+        result, (hidden,) = alongside(work, lambda: self._session.run(["last_hidden_state"], feeds))
+        vector = _pooled(np, hidden, feeds["attention_mask"])
+        return normalized(vector, self.dimension), result
+
     def _run(self, rows: Sequence[Sequence[int]]) -> Any:
         """The mean-pooled last hidden state of each row of word pieces, in one run
         (shorter rows padded to the longest)."""
+        np = require("numpy")
+        feeds = self._feeds(rows)
+        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        return _pooled(np, hidden, feeds["attention_mask"])
+
+    @staticmethod
+    def _feeds(rows: Sequence[Sequence[int]]) -> dict[str, Any]:
+        """The model's inputs for rows of word pieces, shorter rows padded."""
         np = require("numpy")
         ids = np.zeros((len(rows), max(map(len, rows))), dtype=np.int64)
         mask = np.zeros_like(ids)
         for row, piece_ids in enumerate(rows):
             ids[row, : len(piece_ids)] = piece_ids
             mask[row, : len(piece_ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        (hidden,) = self._session.run(["last_hidden_state"], feeds)
-        weights = mask[:, :, None].astype(np.float32)
-        return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+
+
+def _pooled(np: Any, hidden: Any, mask: Any) -> Any:
+    """The mean of each row's hidden states over its word pieces (padding left out)."""
+    weights = mask[:, :, None].astype(np.float32)
+    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 
 
 class QueryVectors:
@@ -224,18 +249,36 @@ class QueryVectors:
             self._kept.clear()
 
     def get(self, query: str) -> Any:
+        return self.get_alongside(query, _nothing)[0]
+
+    def get_alongside(self, query: str, work: Callable[[], T]) -> tuple[Any, T]:
+        """The query's vector and ``work()``'s result. When the query must be encoded
+        and the embedder can run something while it encodes (an ``embed_alongside(text,
+        work)`` method, as :class:`MiniLMEmbedder` has), the two run at once; otherwise
+        ``work`` runs first, then the encode."""
         with self._lock:
             vector = self._kept.get(query)
             if vector is not None:
                 self._kept.move_to_end(query)
-                return vector
-        vector = normalized(self.embedder.embed([query]), self.embedder.dimension)[0]
+        if vector is not None:
+            return vector, work()
+        alongside = getattr(self.embedder, "embed_alongside", None)
+        if alongside is not None and work is not _nothing:
+            rows, result = alongside(query, work)
+        else:
+            result = work()
+            rows = self.embedder.embed([query])
+        vector = normalized(rows, self.embedder.dimension)[0]
         vector.flags.writeable = False  # shared by every search for this query
         with self._lock:
             self._kept[query] = vector
             while len(self._kept) > self.size:
                 self._kept.popitem(last=False)
-        return vector
+        return vector, result
+
+
+def _nothing() -> None:
+    return None
 
 
 def default_embedder() -> Embedder:

@@ -234,20 +234,23 @@ class HybridRanker:
             return _lexical(index.rank(query, limit=k, **options), waiting)
         spec = ConceptFilter.create(**{key: options[key] for key in _FILTERS})
         options["now"] = spec.now
+        wanted = max(k, LEXICAL_CANDIDATES)
+
+        def lexical_side() -> tuple[Any, Analysed | None]:
+            if isinstance(index, SearchIndex):
+                return index.scored_analysed(query, wanted, **options)
+            return index.scored(query, wanted, **options), None
+
+        # The BM25F side runs while the query is encoded (when the embedder can do that).
+        vector, (found, analysed) = self.query_vectors.get_alongside(query, lexical_side)
         # Per part, the query as its index analysed it (a plain index: the one part).
-        known: dict[int, Analysed] = {}
-        if isinstance(index, SearchIndex):
-            found, analysed = index.scored_analysed(query, max(k, LEXICAL_CANDIDATES), **options)
-            if analysed is not None:
-                known[0] = analysed
-        else:
-            found = index.scored(query, max(k, LEXICAL_CANDIDATES), **options)
+        known: dict[int, Analysed] = {} if analysed is None else {0: analysed}
         lexical = found if isinstance(found, Scored) else Scored([], [], spec.now)
         # Scores as hits show them (4 decimals), as the blend has always read them.
         lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
         best = max(lex.values(), default=0.0)
         alpha = self._alpha(query, lex, known) if not self.semantic_only else 0.0
-        near, dense, hidden_dense = self._dense(self.query_vectors.get(query), spec)
+        near, dense, hidden_dense = self._dense(vector, spec)
         values = sorted(dense.values(), reverse=True)
         high, low = (values[0], values[-1]) if values else (1.0, 0.0)
         spread = max(high - low, 1e-6)
