@@ -309,15 +309,16 @@ class _OneAtATime:
 
 
 def test_the_lexical_side_beside_the_query_encode_ranks_as_one_after_the_other(tmp_path):
-    """The default model encodes a query while the lexical side ranks on a helper thread
-    (okfx.search.parallel): the hits, scores and hidden counts are those of the two run
-    one after the other, filters and all."""
+    """The lexical side ranks on a helper thread (okfx.search.parallel) while the default
+    model encodes a new query, or while the embedding's product runs over a kept query
+    vector: the hits, scores and hidden counts are those of the pieces run one after the
+    other, filters and all."""
     from okfx.search.embedder import QueryVectors
 
     embedder = _default_model()
     bundle = Bundle.load(require_samples() / "stackoverflow")
     ranker = bundle.enable_semantic(embedder, store=VectorStore(tmp_path))
-    overlapping, plain = QueryVectors(embedder), QueryVectors(_OneAtATime(embedder))
+    overlapping = QueryVectors(embedder)
     queries = [
         ("medals earned by members", {}),
         ("reputation of users", {"type": "BigQuery Table"}),
@@ -327,13 +328,15 @@ def test_the_lexical_side_beside_the_query_encode_ranks_as_one_after_the_other(t
     ]
     for query, options in queries:
         results = []
-        for kept in (overlapping, plain):
+        # new query (encoded beside), asked again (kept), one piece after the other
+        for kept in (overlapping, overlapping, QueryVectors(_OneAtATime(embedder))):
             ranker.query_vectors = kept
             found = bundle.search(query, **options)
             assert found.ranking == "hybrid"
             results.append(([(h.path, h.score, h.found, h.matched) for h in found], found.hidden))
-        assert results[0] == results[1], query
-        assert overlapping.get(query) is not None  # kept by the overlapping side
+        assert results[0] == results[2], query
+        assert results[1] == results[2], query
+        assert overlapping.kept(query) is not None
 
 
 def test_the_default_model_embeds_offline_into_unit_vectors():

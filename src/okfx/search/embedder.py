@@ -251,15 +251,20 @@ class QueryVectors:
     def get(self, query: str) -> Any:
         return self.get_alongside(query, _nothing)[0]
 
+    def kept(self, query: str) -> Any:
+        """The query's vector when it is kept, else None (nothing is encoded)."""
+        with self._lock:
+            vector = self._kept.get(query)
+            if vector is not None:
+                self._kept.move_to_end(query)
+            return vector
+
     def get_alongside(self, query: str, work: Callable[[], T]) -> tuple[Any, T]:
         """The query's vector and ``work()``'s result. When the query must be encoded
         and the embedder can run something while it encodes (an ``embed_alongside(text,
         work)`` method, as :class:`MiniLMEmbedder` has), the two run at once; otherwise
         ``work`` runs first, then the encode."""
-        with self._lock:
-            vector = self._kept.get(query)
-            if vector is not None:
-                self._kept.move_to_end(query)
+        vector = self.kept(query)
         if vector is not None:
             return vector, work()
         alongside = getattr(self.embedder, "embed_alongside", None)

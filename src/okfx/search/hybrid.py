@@ -50,6 +50,7 @@ from okfx.search.index import (
     SearchResults,
 )
 from okfx.search.live import LiveIndex
+from okfx.search.parallel import alongside
 from okfx.search.topk import Scored
 from okfx.search.vectors import (
     DEFAULT_MAX_CONCEPTS,
@@ -241,8 +242,16 @@ class HybridRanker:
                 return index.scored_analysed(query, wanted, **options)
             return index.scored(query, wanted, **options), None
 
-        # The BM25F side runs while the query is encoded (when the embedder can do that).
-        vector, (found, analysed) = self.query_vectors.get_alongside(query, lexical_side)
+        # The BM25F side runs on a helper thread beside the embedding's product over a
+        # kept query vector, or beside the query's encode (when the embedder can do that).
+        vector = self.query_vectors.kept(query)
+        if vector is not None:
+            (found, analysed), embedding_side = alongside(
+                lexical_side, lambda: self._dense(vector, spec, split=False)
+            )
+        else:
+            vector, (found, analysed) = self.query_vectors.get_alongside(query, lexical_side)
+            embedding_side = None
         # Per part, the query as its index analysed it (a plain index: the one part).
         known: dict[int, Analysed] = {} if analysed is None else {0: analysed}
         lexical = found if isinstance(found, Scored) else Scored([], [], spec.now)
@@ -250,7 +259,9 @@ class HybridRanker:
         lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
         best = max(lex.values(), default=0.0)
         alpha = self._alpha(query, lex, known) if not self.semantic_only else 0.0
-        near, dense, hidden_dense = self._dense(vector, spec)
+        if embedding_side is None:
+            embedding_side = self._dense(vector, spec)
+        near, dense, hidden_dense = embedding_side
         values = sorted(dense.values(), reverse=True)
         high, low = (values[0], values[-1]) if values else (1.0, 0.0)
         spread = max(high - low, 1e-6)
@@ -274,18 +285,18 @@ class HybridRanker:
         return SearchResults(query, hits, hidden, hidden_notice(hidden), "hybrid")
 
     def _dense(
-        self, vector: Any, spec: ConceptFilter
+        self, vector: Any, spec: ConceptFilter, *, split: bool = True
     ) -> tuple[_Near, dict[Any, float], list[tuple[float, str]]]:
         """The similarity of every current concept (:class:`_Near`), the embedding's
         candidates by ``(part, doc)`` (lifecycle applied), and what the filters hid
-        among them (value, filter)."""
+        among them (value, filter); ``split``: see :meth:`VectorIndex.similarities`."""
         np = require("numpy")
         near = _Near()
         pool: list[tuple[float, tuple[int, int]]] = []
         for at, part in enumerate(self._parts):
             vectors = part.state.vectors
             assert vectors is not None  # search() checked
-            sims = vectors.similarities(vector)
+            sims = vectors.similarities(vector, split=split)
             values = sims * part.multipliers
             values[part.gone] = -np.inf
             for doc in nearest(values, 4 * CANDIDATES).tolist():

@@ -230,15 +230,17 @@ class VectorIndex:
     def nbytes(self) -> int:
         return int(self.matrix.nbytes + self.starts.nbytes)
 
-    def similarities(self, vector: Any) -> Any:
+    def similarities(self, vector: Any, *, split: bool = True) -> Any:
         """Per concept, the cosine similarity of its head with the unit ``vector`` moved
         :data:`CHUNK_BLEND` of the way to its best text's (a float32 array in doc-id
         order): a passage deep in the body counts, without letting a long body's many
-        chunks outscore a concept whose head is about the query."""
+        chunks outscore a concept whose head is about the query. ``split``: the product
+        may run in two halves at once (:func:`products`); False when another piece of the
+        search already runs beside it."""
         np = require("numpy")
         if not len(self.starts):
             return np.zeros(0, dtype=np.float32)
-        rows = products(self.matrix, vector)
+        rows = products(self.matrix, vector, split_rows=None if split else len(self.matrix) + 1)
         if len(rows) == len(self.starts):
             return rows
         head = rows[self.starts]
