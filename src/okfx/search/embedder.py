@@ -249,7 +249,8 @@ class QueryVectors:
             self._kept.clear()
 
     def get(self, query: str) -> Any:
-        return self.get_alongside(query, _nothing)[0]
+        vector = self.kept(query)
+        return vector if vector is not None else self._keep(query, self.embedder.embed([query]))
 
     def kept(self, query: str) -> Any:
         """The query's vector when it is kept, else None (nothing is encoded)."""
@@ -268,22 +269,22 @@ class QueryVectors:
         if vector is not None:
             return vector, work()
         alongside = getattr(self.embedder, "embed_alongside", None)
-        if alongside is not None and work is not _nothing:
+        if alongside is not None:
             rows, result = alongside(query, work)
         else:
             result = work()
             rows = self.embedder.embed([query])
+        return self._keep(query, rows), result
+
+    def _keep(self, query: str, rows: Any) -> Any:
+        """The unit vector of ``rows`` (the query's encode), kept for ``query``."""
         vector = normalized(rows, self.embedder.dimension)[0]
         vector.flags.writeable = False  # shared by every search for this query
         with self._lock:
             self._kept[query] = vector
             while len(self._kept) > self.size:
                 self._kept.popitem(last=False)
-        return vector, result
-
-
-def _nothing() -> None:
-    return None
+        return vector
 
 
 def default_embedder() -> Embedder:
