@@ -2,8 +2,9 @@
 
 The fast path (okfx.search.hybrid) ranks the lexical side once without building its hits,
 takes the hidden counts from what that one pass examined, picks the embedding's
-candidates with a partition instead of sorting every concept, reduces each concept's
-chunk rows with ``np.maximum.reduceat`` and keeps query vectors. The reference below
+candidates with a partition instead of sorting every concept, takes each concept's best
+chunk row with two gathers (``np.maximum.reduceat`` when a concept has more than two
+rows) and keeps query vectors. The reference below
 does each step the plain way: two lexical searches with their hits, a Python loop over
 every concept's rows, a full sort.
 """
@@ -25,7 +26,13 @@ from okfx.search.filters import ConceptFilter  # noqa: E402
 from okfx.search.hybrid import CANDIDATES, HybridRanker, Semantic  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from okfx.search.live import updated  # noqa: E402
-from okfx.search.vectors import CHUNK_BLEND, VectorStore, nearest  # noqa: E402
+from okfx.search.vectors import (  # noqa: E402
+    CHUNK_BLEND,
+    VectorIndex,
+    VectorStore,
+    nearest,
+    products,
+)
 from test_search_hybrid import ToyEmbedder  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(40)] + ["karma", "reputation", "users", "table", "billing"]
@@ -182,3 +189,24 @@ def test_nearest_is_a_stable_sort_cut_short(values, m):
     array = np.asarray(values, dtype=np.float32)
     expected = np.argsort(-array, kind="stable")[:m]
     assert nearest(array, m).tolist() == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(1, 3), min_size=1, max_size=40), st.integers(0, 2**32 - 1))
+def test_a_concepts_rows_blend_as_the_loop_over_them(counts, seed):
+    # Concepts of one or two rows take two gathers, any with three a reduceat: both
+    # give every concept the loop's value, bit for bit.
+    rng = np.random.default_rng(seed)
+    matrix = rng.standard_normal((sum(counts), 8)).astype(np.float32)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+    vectors = VectorIndex("toy", matrix, starts, 0)
+    query = rng.standard_normal(8).astype(np.float32)
+    rows = products(vectors.matrix, query)  # the rows' products as similarities has them
+    expected = []
+    for first, count in zip(starts.tolist(), counts, strict=True):
+        own = rows[first : first + count]
+        expected.append(own[0] + np.float32(CHUNK_BLEND) * (own.max() - own[0]))
+    got = vectors.similarities(query)
+    assert (vectors._pairs is None) == (max(counts) > 2)
+    assert got.dtype == np.float32
+    assert got.tobytes() == np.asarray(expected, dtype=np.float32).tobytes()

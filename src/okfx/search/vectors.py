@@ -26,6 +26,7 @@ import hashlib
 import os
 from array import array
 from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 from okfx.errors import SemanticUnavailable
@@ -244,9 +245,25 @@ class VectorIndex:
         if len(rows) == len(self.starts):
             return rows
         head = rows[self.starts]
-        best: Any = np.maximum.reduceat(rows, self.starts)
+        pairs = self._pairs
+        if pairs is not None:  # at most two rows a concept: two gathers beat a reduceat
+            best = head.copy()
+            best[pairs[0]] = np.maximum(head[pairs[0]], rows[pairs[1]])
+        else:
+            best = np.maximum.reduceat(rows, self.starts)
         blended: Any = head + CHUNK_BLEND * (best - head)
         return blended
+
+    @cached_property
+    def _pairs(self) -> tuple[Any, Any] | None:
+        """When no concept has more than two rows (:data:`MAX_CHUNKS` 1): the concepts
+        with two, and their second rows; else None."""
+        np = require("numpy")
+        counts = np.diff(np.append(self.starts, len(self.matrix)))
+        if len(counts) and int(counts.max()) > 2:
+            return None
+        twos = np.flatnonzero(counts == 2)
+        return twos, self.starts[twos] + 1
 
     @classmethod
     def build(
