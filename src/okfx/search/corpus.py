@@ -32,6 +32,7 @@ the first search when it came from a file (:meth:`Part.check`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import mmap
 import threading
@@ -55,6 +56,7 @@ __all__ = [
     "kept_body",
     "loaded_body",
     "one_line",
+    "release_pages",
     "single_line",
     "spans",
 ]
@@ -186,6 +188,14 @@ class Part:
     def __len__(self) -> int:
         return len(self.paths)
 
+    def release(self) -> None:
+        """Unmap this process's pages of the part's texts (a memory-mapped file only): they
+        stay in the page cache, shared, and a later read maps them again. A read of every
+        text (an index build, the checksum) then leaves none of them counted in the
+        process's resident memory."""
+        release_pages(self.buffer, self.base, self.size)
+        release_pages(self.fbuffer, self.fbase, self.fsize)
+
     def check(self) -> bool:
         """True when the part's bytes match their checksums (checked once, on first use:
         a mismatch is logged and the part is not searched)."""
@@ -196,6 +206,8 @@ class Part:
                         zlib.crc32(memoryview(buffer)[at : at + size]) == crc
                         for (buffer, at, size), crc in self.unchecked
                     )
+                    for (buffer, at, size), _ in self.unchecked:
+                        release_pages(buffer, at, size)
                     if not self._state:
                         logger.warning(
                             "okfx: a stored copy of concept texts does not match its "
@@ -418,6 +430,11 @@ class Corpus:
         part = self.parts[i]
         return part.body(seg) if part._state is True or part.intact(seg) else None
 
+    def release(self) -> None:
+        """:meth:`Part.release` of every part."""
+        for part in self.parts:
+            part.release()
+
     def usable(self) -> bool:
         return all(part.check() for part in self.parts)
 
@@ -431,6 +448,22 @@ class Corpus:
                 if path is not None:
                     found[path] = (part, seg)
         return found
+
+
+def release_pages(buffer: Any, base: int, size: int) -> None:
+    """``madvise(MADV_DONTNEED)`` over the whole pages of ``buffer[base:base + size]`` when
+    ``buffer`` is a memory-mapped file (read-only and shared: nothing is lost, the pages
+    stay in the page cache); nothing elsewhere, or where the call fails."""
+    if not isinstance(buffer, mmap.mmap) or _DONTNEED is None:
+        return
+    start = -(-base // mmap.PAGESIZE) * mmap.PAGESIZE
+    end = (base + size) // mmap.PAGESIZE * mmap.PAGESIZE
+    if end > start:
+        with contextlib.suppress(OSError, ValueError):
+            buffer.madvise(_DONTNEED, start, end - start)
+
+
+_DONTNEED: int | None = getattr(mmap, "MADV_DONTNEED", None)
 
 
 def kept_body(where: Where | None) -> str | None:

@@ -123,6 +123,28 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
     }
 
 
+#: Concepts indexed between two releases of their memory-mapped texts' pages.
+RELEASE_EVERY = 2048
+
+
+def _fields_released(kept: Sequence[tuple[str, ConceptLike]]) -> Iterator[dict[str, str]]:
+    """:func:`_fields` of each concept; every :data:`RELEASE_EVERY` concepts, and at the
+    end, the memory-mapped texts their bodies came from are unmapped from this process
+    (:meth:`~okfx.search.corpus.Corpus.release`: a build reads every body once, and the
+    pages it touched would otherwise count in its resident memory to the end)."""
+    corpora: dict[int, Any] = {}
+    for n, (_, concept) in enumerate(kept, 1):
+        yield _fields(concept)
+        corpus = getattr(concept, "corpus", None)
+        if corpus is not None:
+            corpora[id(corpus)] = corpus
+        if n % RELEASE_EVERY == 0:
+            for held in corpora.values():
+                held.release()
+    for held in corpora.values():
+        held.release()
+
+
 def prepare_query(
     query: object, limit: object, **filters: Any
 ) -> tuple[int, ConceptFilter, list[QueryTerm]]:
@@ -206,7 +228,7 @@ class SearchIndex:
         kept.sort(key=lambda entry: (entry[0], entry[1].path))
         # Short lists wait for their first query; long ones feed the dense vectors now.
         postings = build_postings(
-            (_fields(c) for _, c in kept), weights=weights, eager_df=DENSE_MIN_DF, stats=stats
+            _fields_released(kept), weights=weights, eager_df=DENSE_MIN_DF, stats=stats
         )
         multipliers = [STATUS_MULTIPLIERS.get(c.status, 1.0) for _, c in kept]
         index = cls(kept, postings, multipliers)
