@@ -412,3 +412,60 @@ def test_a_corpus_reads_a_kept_body_as_its_located_segment_does(
             assert corpus.kept_body(path) is None
         elif holders[-1] not in broken:
             assert corpus.kept_body(path) == parts[holders[-1]][path]
+
+
+def test_a_corpus_keeps_the_bodies_read_again_within_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A search's snippets read the bodies of its hits. A body read a second time stays
+    # decoded (a concept found again is not decoded again), with the others read last,
+    # oldest out first, within the budget; one read once is not held, nor one longer
+    # than an eighth of the budget; the paths read once are forgotten past a count.
+    import sys
+
+    from okfx.bundle.texts import TextsBuilder
+    from okfx.search.corpus import Corpus, Part
+
+    bodies = {f"/c{i}.md": f"body {i} " * 40 for i in range(12)}
+    bodies["/long.md"] = "long " * 2000
+    builder = TextsBuilder(None)
+    for path, body in bodies.items():
+        concept = SimpleNamespace(path=path, title="T", description="")
+        builder.add(concept, 1 << 40, body)  # type: ignore[arg-type]
+    corpus = Corpus([builder.part()])
+    budget = 8 * sys.getsizeof(bodies["/c0.md"])  # eight of c0-c9, not one long body
+    monkeypatch.setattr(corpus_module, "RECENT_BODY_BYTES", budget)
+    decoded: list[int] = []
+    real = Part.body
+
+    def counted(self: Part, seg: int) -> str:
+        decoded.append(seg)
+        return real(self, seg)
+
+    def read(*paths: str) -> int:
+        before = len(decoded)
+        for path in paths:
+            assert corpus.kept_body(path) == bodies[path]
+        return len(decoded) - before
+
+    monkeypatch.setattr(Part, "body", counted)
+    assert read("/c0.md", "/c1.md") == 2
+    assert not corpus._recent  # read once: not held
+    assert read("/c0.md", "/c1.md") == 2  # read again: held from now on
+    assert read("/c0.md", "/c1.md", "/c0.md") == 0
+    assert list(corpus._recent) == ["/c0.md", "/c1.md"]
+    fill = [f"/c{i}.md" for i in range(2, 8)]
+    assert read(*fill, *fill) == 12
+    assert list(corpus._recent) == ["/c0.md", "/c1.md", *fill]
+    assert corpus._recent_size == budget
+    assert read("/c8.md", "/c8.md") == 2  # over budget: c0 goes
+    assert list(corpus._recent) == ["/c1.md", *fill, "/c8.md"]
+    assert corpus._recent_size == budget
+    assert read("/long.md", "/long.md", "/long.md") == 3
+    assert "/long.md" not in corpus._recent
+    monkeypatch.setattr(corpus_module, "_SEEN_PATHS", 3)
+    corpus._seen.clear()
+    assert read("/c9.md", "/c10.md", "/c11.md", "/c0.md", "/c9.md") == 5
+    assert corpus._seen == {"/c9.md"}  # forgotten past three, then seen anew
+    assert "/c9.md" not in corpus._recent
+    assert corpus.kept_body("/absent.md") is None

@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import mmap
+import sys
 import threading
 import zlib
 from bisect import bisect_left
@@ -46,6 +47,7 @@ import re2
 from okfx.deadline import check
 
 __all__ = [
+    "RECENT_BODY_BYTES",
     "Buffer",
     "Corpus",
     "Part",
@@ -386,18 +388,31 @@ def _scan(
 #: Where a concept's texts as loaded are: a part of a corpus and its segment there.
 Where = tuple[Part, int]
 
+#: How much memory (``sys.getsizeof``) the bodies a corpus keeps decoded for snippets
+#: may take (:meth:`Corpus.kept_body`): some thousands of concepts, a few percent of a
+#: 100k-concept bundle's resident memory.
+RECENT_BODY_BYTES = 16 * 1024 * 1024
+# How many paths read once a corpus remembers (references to its own path strings).
+_SEEN_PATHS = 1 << 16
+
 
 class Corpus:
     """The texts of the concepts one load made, as :class:`Part` objects (later parts
     hold the concepts parsed after the earlier ones were read). ``uncovered`` names the
     concepts whose texts no part holds: grep reads those from their files."""
 
-    __slots__ = ("parts", "uncovered", "_where")
+    __slots__ = ("parts", "uncovered", "_where", "_recent", "_recent_size", "_seen", "_lock")
 
     def __init__(self, parts: Sequence[Part], uncovered: frozenset[str] = frozenset()) -> None:
         self.parts = tuple(parts)
         self.uncovered = uncovered
         self._where: dict[str, int] | None = None
+        #: The bodies :meth:`kept_body` read last, by path, oldest first, and their size.
+        self._recent: dict[str, str] = {}
+        self._recent_size = 0
+        #: The paths :meth:`kept_body` read once since it last forgot them.
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
 
     def locate(self, path: str) -> Where | None:
         """Where the texts of the concept at ``path`` are (the last part that holds it),
@@ -419,16 +434,46 @@ class Corpus:
 
     def kept_body(self, path: str) -> str | None:
         """:func:`kept_body` of :meth:`locate`, without the :data:`Where` pair in between
-        (a search's snippets ask it of every hit)."""
+        (a search's snippets ask it of every hit). A body read a second time stays
+        decoded, with the others read last, up to :data:`RECENT_BODY_BYTES` of them: a
+        concept that keeps coming back in searches, as the likely answers to a server's
+        questions do, is not decoded each time, and one found once costs no memory."""
+        body = self._recent.get(path)
+        if body is not None:
+            return body
         where = self._where
         if where is None:  # the first call maps the paths
-            return kept_body(self.locate(path))
-        found = where.get(path)
-        if found is None:
-            return None
-        seg, i = divmod(found, len(self.parts))
-        part = self.parts[i]
-        return part.body(seg) if part._state is True or part.intact(seg) else None
+            body = kept_body(self.locate(path))
+        else:
+            found = where.get(path)
+            if found is None:
+                return None
+            seg, i = divmod(found, len(self.parts))
+            part = self.parts[i]
+            body = part.body(seg) if part._state is True or part.intact(seg) else None
+        if body is not None:
+            seen = self._seen
+            if path in seen:
+                self._keep(path, body)
+            elif len(seen) < _SEEN_PATHS:
+                seen.add(path)
+            else:  # forget them all: a path read often is soon seen again
+                seen.clear()
+        return body
+
+    def _keep(self, path: str, body: str) -> None:
+        """Hold ``body`` in the recent bodies, dropping the oldest past the budget."""
+        size = sys.getsizeof(body)
+        if size > RECENT_BODY_BYTES // 8:
+            return  # one long body would push out many short ones
+        with self._lock:
+            recent = self._recent
+            if path in recent:
+                return
+            recent[path] = body
+            self._recent_size += size
+            while self._recent_size > RECENT_BODY_BYTES:
+                self._recent_size -= sys.getsizeof(recent.pop(next(iter(recent))))
 
     def release(self) -> None:
         """:meth:`Part.release` of every part."""
