@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -640,3 +641,40 @@ def test_a_reload_stores_its_state_in_the_background_for_the_next_start(
     warm = Bundle.load(root, state_cache=cache_dir)
     assert parsed == []  # the reloaded state was stored: nothing is parsed again
     assert snapshot(warm) == snapshot(reloaded) == snapshot(Bundle.load(root, state_cache=False))
+
+
+def test_background_stores_pause_before_each_one_and_are_idle_right_after_the_last(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each store waits STORE_DELAY first (the reload's first search goes before it); a
+    # newer state for the same file replaces one still waiting; once the last is stored
+    # the stores are idle at once, not after one more pause.
+    import threading
+
+    from okfx import statecache
+
+    pauses: list[float] = []
+    gate = threading.Event()
+
+    def pause(seconds: float) -> None:
+        pauses.append(seconds)
+        gate.wait(10)
+
+    monkeypatch.setattr(statecache, "_pause", pause)
+    cache = statecache.StateCache(cache_dir)
+    made: list[str] = []
+
+    def maker(name: str) -> Callable[[], None]:
+        def make() -> None:
+            made.append(name)  # None: nothing to store
+
+        return make
+
+    statecache.store_later(cache, "k", "bundle", maker("first bundle"))
+    statecache.store_later(cache, "k", "bundle", maker("second bundle"))
+    statecache.store_later(cache, "k", "search", maker("search"))
+    assert not statecache.wait_for_stores(timeout=0.05)  # held in the first pause
+    gate.set()
+    assert statecache.wait_for_stores(timeout=60)
+    assert made == ["second bundle", "search"]
+    assert pauses == [statecache.STORE_DELAY] * 2

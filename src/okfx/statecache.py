@@ -363,12 +363,8 @@ class _Later:
         while True:
             # Let the work that asked for the store finish first (a reload's first
             # search): encoding holds the interpreter for a while.
-            time.sleep(STORE_DELAY)
+            _pause(STORE_DELAY)
             with self.lock:
-                if not self.pending:
-                    self.thread = None
-                    self.idle.set()
-                    return
                 slot = next(iter(self.pending))
                 make, cache = self.pending.pop(slot), self.caches.pop(slot)
             try:
@@ -377,9 +373,15 @@ class _Later:
                     cache.store(slot[1], slot[2], writer)
             except Exception:  # never let a store take the process down
                 logger.exception("okfx state not stored")
+            with self.lock:
+                if not self.pending:  # done: idle now, not after one more pause
+                    self.thread = None
+                    self.idle.set()
+                    return
 
 
 _LATER = _Later()
+_pause = time.sleep
 
 
 def store_later(
