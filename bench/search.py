@@ -350,7 +350,7 @@ from okfx.bundle.state import scan
 from okfx.bundle.walk import walk
 from okfx.gcpause import freeze_after_loads
 from okfx.statecache import wait_for_stores
-from search import eager_index, generator, measure, measure_pair
+from search import eager_index, generator, measure_pair
 
 root, cache, phase, n_queries = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 freeze_after_loads()  # as okfx serve runs
