@@ -25,7 +25,12 @@ from okfx import Bundle  # noqa: E402
 from okfx.adapters.embeddings import OpenAIEmbedder  # noqa: E402
 from okfx.errors import SemanticUnavailable  # noqa: E402
 from okfx.search import hybrid, scoring  # noqa: E402
-from okfx.search.hybrid import HybridRanker, SemanticState, identifier_query  # noqa: E402
+from okfx.search.hybrid import (  # noqa: E402
+    HybridRanker,
+    SemanticState,
+    identifier_query,
+    identifier_terms,
+)
 from okfx.search.index import SearchIndex  # noqa: E402
 from okfx.search.vectors import VectorIndex, VectorStore  # noqa: E402
 from okfx.version import install_command  # noqa: E402
@@ -419,6 +424,56 @@ def test_a_long_body_is_read_in_chunks_and_scored_from_its_head_and_best_chunk(
 )
 def test_a_query_of_code_identifiers_is_told_from_words(query, identifier):
     assert identifier_query(query) is identifier
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        ("what is user_ltv.revenue and which currency is it in?", ["userltvrevenue"]),
+        ("filter orders by customer_id, then by order_status.", ["customerid", "orderstatus"]),
+        ("userPseudoId or user_pseudo_id", ["userpseudoid"]),
+        ("is events_ partitioned", ["events"]),
+        ("orders table", []),
+        ("ScalarDB e-mail", []),
+    ],
+)
+def test_the_identifiers_a_query_names_are_their_joined_terms(query, terms):
+    assert identifier_terms(query) == terms
+
+
+# The first holds the identifier the query names; the second holds the query's other words
+# (the toy embedding finds it nearest).
+NAMED_AMONG_WORDS = [
+    FakeConcept(
+        "/tables/events.md",
+        title="Events",
+        type="Table",
+        body="One row per event: the page, the time, and user_ltv.revenue, the lifetime "
+        "value of the user so far.",
+    ),
+    FakeConcept(
+        "/metrics/takings.md",
+        title="Takings",
+        type="Metric",
+        body="What is it, and which currency is it in? It is the revenue in the till.",
+    ),
+    FakeConcept("/tables/pages.md", title="Pages", type="Table", body="One row per page."),
+]
+
+
+def test_a_query_naming_an_identifier_among_words_keeps_the_concept_holding_it_first(
+    tmp_path, monkeypatch
+):
+    query = "what is user_ltv.revenue and which currency is it in"
+    index = ranker(tmp_path, concepts=NAMED_AMONG_WORDS)
+    lexical = [
+        hit.path for hit in SearchIndex.build(entries(*NAMED_AMONG_WORDS)).search(query, now=NOW)
+    ]
+    assert lexical[:2] == ["/tables/events.md", "/metrics/takings.md"]
+    assert [hit.path for hit in index.search(query, now=NOW)][:2] == lexical[:2]
+    # Weighed by its share of matched words alone, the embedding reorders it.
+    monkeypatch.setattr(hybrid, "ALPHA_NAMED", 0.0)
+    assert index.search(query, now=NOW)[0].path == "/metrics/takings.md"
 
 
 # "net_amount" is in the title of the first (BM25F ranks it first) and alone in the short

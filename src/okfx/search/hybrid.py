@@ -22,10 +22,14 @@ its keyword wins, one in other words leans on meaning. A query made of code iden
 (``net_amount``, ``traffic_source.medium``, ``userPseudoId``) asks for those exact names,
 which an embedding of the string barely tells apart: it takes :data:`ALPHA_IDENTIFIER`, so
 the lexical order stands and the embedding only orders what lexical search did not find
-and breaks near-ties. Hits are built by the index's hit
-builder whichever side found them (snippet, matched terms, ``stale``, ``trust_tier``) and
-say how they were found (``lexical``, ``semantic``, ``both``). Until the vectors are ready
-(``okfx serve`` builds them in the background) a search answers lexically and says so.
+and breaks near-ties. A query that names identifiers among other words ("what is
+user_ltv.revenue and which currency is it in") takes at least :data:`ALPHA_NAMED` when the
+best BM25F hit holds each of them whole: the embedding reads the other words ("revenue",
+"currency") and would lift the concepts about those above the one that holds the name.
+Hits are built by the index's hit builder whichever side found them (snippet, matched
+terms, ``stale``, ``trust_tier``) and say how they were found (``lexical``, ``semantic``,
+``both``). Until the vectors are ready (``okfx serve`` builds them in the background) a
+search answers lexically and says so.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from okfx.search.analyzer import analyze_query
+from okfx.search.analyzer import analyze_query, tokenize
 from okfx.search.embedder import Embedder, QueryVectors, require
 from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
 from okfx.search.index import (
@@ -64,12 +68,14 @@ __all__ = [
     "ALPHA_IDENTIFIER",
     "ALPHA_MAX",
     "ALPHA_MIN",
+    "ALPHA_NAMED",
     "CANDIDATES",
     "HybridRanker",
     "LEXICAL_CANDIDATES",
     "Semantic",
     "SemanticState",
     "identifier_query",
+    "identifier_terms",
 ]
 
 #: Candidates the embedding contributes before merging.
@@ -84,11 +90,31 @@ ALPHA_MIN, ALPHA_MAX = 0.1, 0.8
 ALPHA_POWER = 2.0
 #: The BM25F share for a query made of code identifiers (see the module docstring).
 ALPHA_IDENTIFIER = 0.98
+#: The BM25F share, at least, for a query that names code identifiers among other words,
+#: when the best BM25F hit holds each of them whole (see the module docstring).
+ALPHA_NAMED = 0.95
 # A code identifier: words joined by ``_`` or ``.`` (``net_amount``, ``events_.user_id``),
 # or a camelCase name (``userPseudoId``).
 _IDENTIFIER = re.compile(
     r"(?=\S*[_.][^\W_])_*[^\W_]+(?:[_.]+[^\W_]+)*_*|_*[^\W_]+_+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"
 )
+
+
+# Punctuation a query word may carry that is not part of the identifier it holds.
+_AROUND = "?!,;:()[]{}<>'\"`."
+
+
+def identifier_terms(query: str) -> list[str]:
+    """The term each code identifier of ``query`` is indexed under whole (its joined form:
+    ``user_ltv.revenue`` -> ``userltvrevenue``), in query order, without repeats."""
+    found: list[str] = []
+    for word in query.split():
+        word = word.strip(_AROUND)
+        if word and _IDENTIFIER.fullmatch(word):
+            terms = tokenize(word)
+            if terms and terms[-1] not in found:
+                found.append(terms[-1])
+    return found
 
 
 def identifier_query(query: str) -> bool:
@@ -348,7 +374,8 @@ class HybridRanker:
         """The BM25F share: :data:`ALPHA_IDENTIFIER` for a query of code identifiers, else
         :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
         ``share`` being the part of the query's terms the best BM25F hit contains (the
-        first hit a lexical search shows: best score, then (bundle, path))."""
+        first hit a lexical search shows: best score, then (bundle, path)), and at least
+        :data:`ALPHA_NAMED` when that hit holds every identifier the query names."""
         if identifier_query(query):
             return ALPHA_IDENTIFIER
         first = next(iter(known.values()), None)
@@ -365,7 +392,11 @@ class HybridRanker:
         (at, doc), _ = min(lex.items(), key=order)
         matched = set(parts[at].index.matched(query, doc, known.get(at)))
         share = sum(1 for t in terms if t in matched) / len(terms)
-        return ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * float(share**ALPHA_POWER)
+        alpha = ALPHA_MIN + (ALPHA_MAX - ALPHA_MIN) * float(share**ALPHA_POWER)
+        named = [t for t in identifier_terms(query) if t in terms]
+        if named and all(t in matched for t in named):
+            alpha = max(alpha, ALPHA_NAMED)
+        return alpha
 
 
 class _Near:
