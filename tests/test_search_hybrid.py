@@ -430,11 +430,12 @@ def test_a_query_of_code_identifiers_is_told_from_words(query, identifier):
     ("query", "terms"),
     [
         ("what is user_ltv.revenue and which currency is it in?", ["userltvrevenue"]),
-        ("filter orders by customer_id, then by order_status.", ["customerid", "orderstatus"]),
+        ("filter orders by customer_id, then by (order_status)", ["customerid", "orderstatus"]),
         ("userPseudoId or user_pseudo_id", ["userpseudoid"]),
         ("is events_ partitioned", ["events"]),
         ("orders table", []),
         ("ScalarDB e-mail", []),
+        ("revenue in the U.S. e.g. by state", []),
     ],
 )
 def test_the_identifiers_a_query_names_are_their_joined_terms(query, terms):

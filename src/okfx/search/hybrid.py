@@ -100,8 +100,9 @@ _IDENTIFIER = re.compile(
 )
 
 
-# Punctuation a query word may carry that is not part of the identifier it holds.
-_AROUND = "?!,;:()[]{}<>'\"`."
+# Punctuation a query word may carry that is not part of the identifier it holds (not
+# ".": "U.S." and "e.g." stay words, as in :func:`identifier_query`).
+_AROUND = "?!,;:()[]{}<>'\"`"
 
 
 def identifier_terms(query: str) -> list[str]:
