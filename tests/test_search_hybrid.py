@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries, require_samples
 
@@ -440,6 +442,15 @@ def test_a_query_of_code_identifiers_is_told_from_words(query, identifier):
 )
 def test_the_identifiers_a_query_names_are_their_joined_terms(query, terms):
     assert identifier_terms(query) == terms
+
+
+@given(st.text(st.sampled_from("ab_.-A1 ?é"), max_size=40))
+def test_identifier_terms_are_distinct_terms_and_found_for_every_identifier_query(query):
+    terms = identifier_terms(query)
+    assert len(terms) == len(set(terms)) and all(terms)
+    assert all(term == term.casefold() for term in terms)
+    if identifier_query(query):
+        assert len(terms) >= 1
 
 
 # The first holds the identifier the query names; the second holds the query's other words
