@@ -112,6 +112,27 @@ def test_a_filtered_concept_never_comes_back_through_the_embedding(tmp_path):
     assert "/old/reputation.md" in [h.path for h in with_old]
 
 
+def test_a_fixed_alpha_blends_every_query_alike(tmp_path):
+    index = ranker(tmp_path)
+    hybrid_ranker = index.ranker
+    query = "comments karma"
+    hybrid_ranker.semantic_only = True
+    semantic = [(hit.path, hit.score) for hit in index.search(query, now=NOW)]
+    hybrid_ranker.semantic_only = False
+    hybrid_ranker.fixed_alpha = 0.0
+    assert [(hit.path, hit.score) for hit in index.search(query, now=NOW)] == semantic
+    # All BM25F: the lexical hits lead in their own order, scored by their share of the
+    # best; the embedding's own candidates follow at 0.
+    hybrid_ranker.fixed_alpha = 1.0
+    lexical = [hit.path for hit in index.rank(query, now=NOW)]
+    blended = index.search(query, now=NOW)
+    assert [hit.path for hit in blended][: len(lexical)] == lexical
+    assert blended[0].score == 1.0
+    assert all(hit.score == 0.0 for hit in blended if hit.found == "semantic")
+    hybrid_ranker.fixed_alpha = None
+    assert index.search(query, now=NOW)[0].path == "/tables/comments.md"
+
+
 def test_until_the_vectors_are_ready_searches_are_lexical_and_say_so(tmp_path):
     embedder = ToyEmbedder()
     embedder.block.clear()

@@ -219,6 +219,9 @@ class HybridRanker:
         self._parts: tuple[_Part, ...] = (_Part(state.index, state),)
         #: Score with the embedding alone (for evaluation: "semantic only").
         self.semantic_only = False
+        #: For evaluation: blend every query with this BM25F share instead of
+        #: :meth:`_alpha`'s (``bench/blend_ceiling.py``); None (the default) leaves it.
+        self.fixed_alpha: float | None = None
         self._lexical_only = lexical_only
         #: The query vectors kept (:class:`~okfx.search.embedder.QueryVectors`).
         self.query_vectors = QueryVectors(state.embedder)
@@ -285,7 +288,12 @@ class HybridRanker:
         # Scores as hits show them (4 decimals), as the blend has always read them.
         lex = {(part, doc): round(score, SCORE_DIGITS) for score, part, doc in lexical.hits}
         best = max(lex.values(), default=0.0)
-        alpha = self._alpha(query, lex, known) if not self.semantic_only else 0.0
+        if self.semantic_only:
+            alpha = 0.0
+        elif self.fixed_alpha is not None:
+            alpha = self.fixed_alpha
+        else:
+            alpha = self._alpha(query, lex, known)
         if embedding_side is None:
             embedding_side = self._dense(vector, spec)
         near, dense, hidden_dense = embedding_side
