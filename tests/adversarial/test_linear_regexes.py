@@ -145,7 +145,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep("\n[^"), rep("a", "\n[^"), rep("\n   [^a]"), rep("\n[^a]")],
     ),
-    "okfx.bundle.wikilinks._WIKILINK": (
+    "okfx.bundle.wikilinks.WIKILINK": (
         "scan",
         [
             rep("[["),

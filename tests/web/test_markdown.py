@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from html import unescape
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ pytest.importorskip("markdown_it", reason="the viewer needs the web extra")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+import okfx.web  # noqa: E402
 from okfx.web.markdown import MAX_RENDER_CHARS, Target, render, slug, url_kind  # noqa: E402
 
 
@@ -106,12 +108,14 @@ def test_only_raster_bundle_images_are_shown_inline() -> None:
 
 
 def test_headings_get_unique_ids_an_outline_and_go_one_level_down() -> None:
-    out = render("# Intro\n## Intro\n### Déjà vu!\n###### Six\n", nowhere)
+    out = render("# Intro\n## Intro\n### Déjà vu!\n###### Six\n## intro\n", nowhere)
+    # A repeated heading takes -1, -2... as on GitHub, where authors' links come from.
     assert [(h.level, h.anchor) for h in out.outline] == [
         (1, "h-intro"),
-        (2, "h-intro-2"),
+        (2, "h-intro-1"),
         (3, "h-déjà-vu"),
         (6, "h-six"),
+        (2, "h-intro-2"),
     ]
     assert '<h2 id="h-intro">' in out.html and '<h6 id="h-six">' in out.html
     assert slug("") == "h-section"
@@ -130,3 +134,30 @@ def test_a_long_body_is_cut_and_the_cut_reported() -> None:
     text = ("word " * 20 + "\n") * (MAX_RENDER_CHARS // 50)
     out = render(text, nowhere)
     assert out.cut > 0 and out.cut + MAX_RENDER_CHARS >= len(text) > MAX_RENDER_CHARS
+
+
+def test_table_alignment_is_a_class_never_an_inline_style() -> None:
+    html = render("| a | b | c |\n|:--|--:|:-:|\n| 1 | 2 | 3 |\n", nowhere).html
+    assert "style=" not in html  # the viewer's CSP (style-src 'self') refuses inline styles
+    assert '<th class="align-right">b</th>' in html and '<td class="align-center">3</td>' in html
+    css = (Path(okfx.web.__file__).parent / "static" / "style.css").read_text()
+    assert "td.align-right { text-align: right; }" in css
+
+
+def test_a_wikilink_is_a_link_only_where_it_is_one() -> None:
+    def wiki(target: str, anchor: str | None) -> Target | None:
+        return (
+            None if target == "gone" else Target(f"/c/{target}" + (f"#{anchor}" if anchor else ""))
+        )
+
+    html = render(
+        "[[a]] [[b|B]] [[gone]] ![[pic.png]] `[[code]]` [see [[a]]](x.md)\n\n"
+        "```\n[[fenced]]\n```\n",
+        lambda href, image: Target("/x"),
+        wikilink=wiki,
+    ).html
+    assert '<a href="/c/a">a</a> <a href="/c/b">B</a>' in html
+    assert '<span class="broken-link" title="unresolved link">gone</span>' in html
+    assert "![[pic.png]]" in html and "<code>[[code]]</code>" in html and "[[fenced]]" in html
+    assert '<a href="/x">see [[a]]</a>' in html  # a link's text holds no second link
+    assert "[[a]]" in render("[[a]]", nowhere).html  # without a resolver, text

@@ -19,6 +19,7 @@ from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
 from okfx import Bundle, KnowledgeManager, Toolbox  # noqa: E402
 from okfx.cli.webserve import viewer  # noqa: E402
 from okfx.web import create_app  # noqa: E402
+from okfx.web.finding import marked  # noqa: E402
 from okfx.web.graph import WHOLE_LIMIT  # noqa: E402
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
@@ -109,8 +110,10 @@ def test_the_overview_counts_types_statuses_tiers_stale_and_problems(
     stale = sum(c.is_stale(NOW) for c in example)
     assert f"<strong>{len(example)}</strong> concepts" in html
     assert f"<strong>{stale}</strong> stale" in html
-    assert 'href="/b/knowledge/browse?stale=only"' in html
-    assert 'href="/b/knowledge/browse?type=Metric">Metric</a> <span class="n">5</span>' in html
+    # The example has deprecated concepts: each figure counts them, so its listing shows them.
+    assert 'href="/b/knowledge/browse?stale=only&amp;deprecated=1"' in html
+    metric = 'href="/b/knowledge/browse?type=Metric&amp;deprecated=1">Metric</a>'
+    assert metric + ' <span class="n">5</span>' in html
     assert 'href="/b/knowledge/problems?code=broken_link"' in html
     assert "Most recently verified" in html and "2026-11-29T09:30:00Z" in html
 
@@ -373,3 +376,91 @@ def test_problems_show_exact_counts_past_max_warnings_and_what_each_code_means(
     assert 'class="explanation"' in html
     # five broken links and the note that some were not recorded
     assert "<strong>6</strong> problems" in client.get("/b/many/").text
+
+
+def _listed(client: TestClient, url: str) -> int:
+    found = re.search(r'<strong id="total">(\d+)</strong>', client.get(url).text)
+    assert found, url
+    return int(found.group(1))
+
+
+def test_every_figure_links_to_a_listing_of_as_many_concepts(
+    client: TestClient, example: Bundle
+) -> None:
+    html = client.get("/").text.replace("&amp;", "&")
+    figures = re.findall(r'href="(/b/knowledge/browse[^"]*)"><strong>(\d+)</strong>', html)
+    figures += re.findall(
+        r'href="(/b/knowledge/browse[^"]*)">[^<]+</a> <span class="n">(\d+)</span>', html
+    )
+    assert len(figures) > 10 and any(s.status == "deprecated" for s in example)
+    for url, n in figures:
+        assert _listed(client, url) == int(n), url
+    # A folder's count is what its listing shows: deprecated concepts only when shown.
+    for shown in ("", "?deprecated=1"):
+        tree = client.get("/b/knowledge/browse" + shown).text.replace("&amp;", "&")
+        folders = re.findall(
+            r'href="(/b/knowledge/browse\?[^"]*dir=[^"]*)">[^<]+/</a> <span class="n">(\d+)', tree
+        )
+        assert folders
+        for url, n in folders:
+            assert _listed(client, url) == int(n), url
+
+
+def test_on_off_parameters_read_0_and_false_as_off(client: TestClient, example: Bundle) -> None:
+    current = sum(c.status != "deprecated" for c in example)
+    for off in ("0", "false", "off", "no", ""):
+        assert _listed(client, f"/b/knowledge/browse?deprecated={off}") == current
+        # a literal "(" is no regular expression, so it is no error either
+        assert client.get(f"/grep?pattern=(&regex={off}").status_code == 200
+    for on in ("1", "true", "on", "yes", "TRUE"):
+        assert _listed(client, f"/b/knowledge/browse?deprecated={on}") == len(example)
+        assert client.get(f"/grep?pattern=(&regex={on}").status_code == 400
+
+
+def test_links_keep_their_heading_across_pages_and_wikilinks_are_links(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "from.md": concept(
+                body="[a](notes/to.md#并发模型) [b](notes/to.md#two%20words) "
+                "[c](notes/to.md#again-1)\n\nsee [[to]], [[notes/to#Two words|the words]], "
+                "[[nowhere]] and `[[to]]`\n"
+            ),
+            "notes/to.md": concept(body="## 并发模型\n\n## Two words\n\n## Again\n\n## again\n"),
+        }
+    )
+    page = "/b/w/c/from.md"
+    to = "/b/w/c/notes/to.md"
+    with_wikilinks = TestClient(create_app(Bundle.load(root, "w", wikilinks=True)), base_url=LOCAL)
+    html = with_wikilinks.get(page).text
+    ids = re.findall(r'id="(h-[^"]+)"', with_wikilinks.get(to).text)
+    assert ids == ["h-并发模型", "h-two-words", "h-again", "h-again-1"]
+    for anchor in ("h-并发模型", "h-two-words", "h-again-1"):
+        assert f'href="{to}#{anchor}"' in html
+    assert f'see <a href="{to}">to</a>, ' in html
+    assert f'<a href="{to}#h-two-words">the words</a>' in html
+    assert '<span class="broken-link" title="unresolved link">nowhere</span>' in html
+    assert "<code>[[to]]</code>" in html  # in code, text
+    # Loaded without wikilinks, [[...]] is text, as the loader reads it.
+    plain = TestClient(create_app(Bundle.load(root, "w")), base_url=LOCAL).get(page).text
+    assert "see [[to]], [[notes/to#Two words|the words]], [[nowhere]]" in plain
+
+
+def test_search_marks_a_chinese_term_wherever_it_is(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "zh.md": concept(
+                title="线程池", body="线程池可以控制并发数量，避免高并发下创建过多线程。"
+            )
+        }
+    )
+    html = (
+        TestClient(create_app(Bundle.load(root, "zh")), base_url=LOCAL).get("/search?q=并发").text
+    )
+    snippet = re.search(r'<p class="snippet">(.*?)</p>', html)
+    assert snippet and re.findall(r"<mark>([^<]*)</mark>", snippet.group(1)) == ["并发", "并发"]
+    assert marked("the dock docks at docking", ["dock"]) == [
+        ("the ", False), ("dock", True), (" ", False), ("docks", True), (" at ", False),
+        ("docking", True),
+    ]  # fmt: skip

@@ -18,11 +18,13 @@ from okfx.bundle.links import matches_outside_code
 from okfx.bundle.paths import join
 from okfx.errors import UnsafePath
 
-__all__ = ["WikiIndex", "WikiLink", "scan_wikilinks"]
+__all__ = ["WIKILINK", "WikiIndex", "WikiLink", "scan_wikilinks"]
 
-# [[target#anchor|label]]: no brackets or line breaks inside, bounded.
-_WIKILINK = re.compile(
-    r"\[\[([^\[\]\n|#]{1,400})(?:#[^\[\]\n|]{0,400})?(?:\|([^\[\]\n]{0,400}))?\]\]"
+#: ``[[target#anchor|label]]``: no brackets or line breaks inside, bounded; the groups
+#: ``target``, ``anchor`` and ``label`` (the last two may be None).
+WIKILINK = re.compile(
+    r"\[\[(?P<target>[^\[\]\n|#]{1,400})(?:#(?P<anchor>[^\[\]\n|]{0,400}))?"
+    r"(?:\|(?P<label>[^\[\]\n]{0,400}))?\]\]"
 )
 
 WikiLink = tuple[str, str, int]  # (target as written, label, offset in the body)
@@ -34,12 +36,12 @@ def scan_wikilinks(body: str, limit: int | None = None) -> list[WikiLink]:
     if "[[" not in body:
         return []
     out: list[WikiLink] = []
-    for m in matches_outside_code(body, _WIKILINK):
+    for m in matches_outside_code(body, WIKILINK):
         if m.start() and body[m.start() - 1] == "!":
             continue  # an embed (![[image.png]]), like a markdown image
-        target = m.group(1).strip()
+        target = m.group("target").strip()
         if target:
-            out.append((target, (m.group(2) or target).strip(), m.start()))
+            out.append((target, (m.group("label") or target).strip(), m.start()))
             if limit is not None and len(out) >= limit:
                 break
     return out

@@ -7,7 +7,15 @@ from typing import Any
 
 from okfx.errors import NotFound, OKFError
 
-__all__ = ["MAX_LISTED", "PageError", "Redirect", "checked", "int_arg", "page_error"]
+__all__ = [
+    "MAX_LISTED",
+    "PageError",
+    "Redirect",
+    "checked",
+    "flag_arg",
+    "int_arg",
+    "page_error",
+]
 
 #: The most rows of one kind a page lists (subfolders, links of each kind, log entries);
 #: the page says how many more there are, so a hub or a huge folder stays a page.
@@ -34,6 +42,16 @@ def int_arg(value: str | None, default: int, lo: int, hi: int) -> int:
         return min(max(int(value or default), lo), hi)
     except ValueError:
         return default
+
+
+#: The values of a query parameter that turn an option on (the pages send ``1``).
+_ON = frozenset({"1", "true", "on", "yes"})
+
+
+def flag_arg(value: str | None) -> bool:
+    """An on/off query parameter: on for ``1``, ``true``, ``on`` or ``yes`` (any case);
+    off when absent, empty, ``0``, ``false``, ``off``, ``no`` or anything else."""
+    return value is not None and value.strip().casefold() in _ON
 
 
 def checked(payload: dict[str, Any]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         if canon in b.files:  # an attached file: its own page
             raise Redirect(urls.file(b.name, canon))
         raise PageError(404, f"no concept at {canon} in bundle {b.name!r}", b.suggest(canon))
-    body = render(doc.body, view.rewrite(doc.directory))
+    body = render(doc.body, view.rewrite(doc.directory), wikilink=view.wikilink(doc.directory))
     context: dict[str, Any] = {
         "bundle": b.name,
         "path": doc.path,

@@ -9,8 +9,9 @@ from typing import Any
 
 import re2
 
+from okfx.search.cjk import has_cjk
 from okfx.tools.toolbox import Toolbox
-from okfx.web.answers import checked, int_arg
+from okfx.web.answers import checked, flag_arg, int_arg
 from okfx.web.site import view_of
 
 __all__ = ["grep", "marked", "search"]
@@ -22,7 +23,7 @@ def _filters(params: Mapping[str, Any]) -> dict[str, Any]:
         "type": params.get("type") or None,
         "tags": [t for t in params.get("tag", []) if t] or None,
         "directory": params.get("dir") or None,
-        "include_deprecated": bool(params.get("deprecated")),
+        "include_deprecated": flag_arg(params.get("deprecated")),
     }
 
 
@@ -66,8 +67,8 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
 def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     """Grep: the grep_concepts tool, each matching line with its matches marked."""
     pattern = params.get("pattern") or ""
-    regex = bool(params.get("regex"))
-    ignore_case = bool(params.get("i"))
+    regex = flag_arg(params.get("regex"))
+    ignore_case = flag_arg(params.get("i"))
     filters = _filters(params)
     context: dict[str, Any] = {
         "title": f"Grep: {pattern}" if pattern else "Grep",
@@ -96,11 +97,16 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
-    """``text`` cut into ``(piece, is_match)`` where a word starts with a matched term."""
+    """``text`` cut into ``(piece, is_match)`` where a word starts with a matched term,
+    or, for a Chinese, Japanese or Korean term (written without spaces between words),
+    wherever the term itself is."""
     words = sorted({t for t in terms if t}, key=len, reverse=True)
     if not words:
         return [(text, False)]
-    return _pieces(text, re.compile(r"(?i)\b(?:" + "|".join(map(re.escape, words)) + r")\w*"))
+    alternatives = [
+        re.escape(word) if has_cjk(word) else r"\b" + re.escape(word) + r"\w*" for word in words
+    ]
+    return _pieces(text, re.compile("(?i)" + "|".join(alternatives)))
 
 
 def _finder(pattern: str, regex: bool, ignore_case: bool) -> Any:

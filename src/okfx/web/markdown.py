@@ -9,8 +9,14 @@ the text stays text; a relative URL goes to the caller's ``rewrite``, which maps
 viewer page (a concept, a folder, an attached file) or to nothing, and a link to nothing
 is rendered as a marked span without an ``href``. Images load only from the viewer's
 own origin (the caller decides which bundle files are raster images); any other image
-becomes a link. Headings get ids (``h-<slug>``, never clashing with the page's own) and
-make the outline. Bodies over :data:`MAX_RENDER_CHARS` are cut, and the cut is reported.
+becomes a link. With ``wikilink`` given (a bundle loaded with ``--wikilinks``),
+``[[name]]``, ``[[name|label]]`` and ``[[name#heading]]`` outside code are links too,
+resolved by the caller as the loader resolves them. Headings get ids (``h-<slug>``,
+never clashing with the page's own; a repeated heading takes ``-1``, ``-2``... as on
+GitHub, which is what authors' ``#heading-1`` links assume) and make the outline. A
+table's column alignment is a class (``align-right``), never an inline style, which the
+viewer's Content-Security-Policy refuses. Bodies over :data:`MAX_RENDER_CHARS` are cut,
+and the cut is reported.
 """
 
 from __future__ import annotations
@@ -23,14 +29,18 @@ from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
+
+from okfx.bundle.wikilinks import WIKILINK
 
 __all__ = [
     "MAX_RENDER_CHARS",
     "Heading",
     "Rendered",
     "Rewrite",
+    "WikiRewrite",
     "render",
     "slug",
     "url_kind",
@@ -42,6 +52,8 @@ SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 UrlKind = Literal["external", "fragment", "relative", "unsafe"]
 #: ``rewrite(url, image)``: the viewer URL for a relative link (or image), or None.
 Rewrite = Callable[[str, bool], "Target | None"]
+#: ``wikilink(target, anchor)``: the viewer URL of ``[[target#anchor]]``, or None.
+WikiRewrite = Callable[[str, str | None], "Target | None"]
 
 # Browsers drop ASCII whitespace and control characters inside a URL before they read
 # its scheme ("java\tscript:" is javascript:), and read a backslash as a slash.
@@ -49,6 +61,7 @@ _INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
 _SLUG_DROP = re.compile(r"[^\w\- ]+")
 _SLUG_GAP = re.compile(r"[\s\-]+")
+_ALIGNS = {f"text-align:{side}": f"align-{side}" for side in ("left", "right", "center")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +104,37 @@ def slug(text: str) -> str:
     return "h-" + (words[:80] or "section")
 
 
-def _parser() -> MarkdownIt:
+def _wikilink_rule(state: StateInline, silent: bool) -> bool:
+    """``[[target#anchor|label]]`` as a link token whose ``meta`` holds the target and
+    anchor. An embed (``![[...]]``) and one inside a link's text stay text; so do the
+    brackets a link's label is measured over (``silent``), so ``[see [[b]]](b.md)``
+    stays one link, as it is without wikilinks."""
+    at, src = state.pos, state.src
+    if silent or not src.startswith("[[", at) or (at and src[at - 1] == "!"):
+        return False
+    if getattr(state, "linkLevel", 0) > 0:
+        return False
+    found = WIKILINK.match(src, at, state.posMax)
+    if found is None or not found.group("target").strip():
+        return False
+    target = found.group("target").strip()
+    opened = state.push("link_open", "a", 1)
+    opened.meta = {"wikilink": (target, found.group("anchor"))}
+    text = state.push("text", "", 0)
+    text.content = (found.group("label") or target).strip() or target
+    state.push("link_close", "a", -1)
+    state.pos = found.end()
+    return True
+
+
+def _parser(wikilinks: bool = False) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
     md.validateLink = lambda url: url_kind(url) != "unsafe"  # type: ignore[method-assign]
     md.add_render_rule("image", _render_image)
+    if wikilinks:
+        md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md
 
 
@@ -115,6 +153,7 @@ def _render_image(
 
 
 _MD = _parser()
+_MD_WIKI = _parser(wikilinks=True)
 
 
 def _link(token: Token, rewrite: Rewrite) -> str | None:
@@ -144,11 +183,17 @@ def _image(token: Token, rewrite: Rewrite) -> None:
     token.meta["inline"] = target is not None and target.image
 
 
-def _walk_inline(children: list[Token], rewrite: Rewrite) -> None:
+def _walk_inline(
+    children: list[Token], rewrite: Rewrite, wikilink: WikiRewrite | None = None
+) -> None:
     opened: list[Token] = []
     for token in children:
         if token.type == "link_open":
-            href = _link(token, rewrite)
+            if "wikilink" in token.meta:
+                where = None if wikilink is None else wikilink(*token.meta["wikilink"])
+                href = None if where is None else where.url
+            else:
+                href = _link(token, rewrite)
             if href is None:
                 token.tag = "span"
                 token.attrs = {"class": "broken-link", "title": "unresolved link"}
@@ -161,21 +206,30 @@ def _walk_inline(children: list[Token], rewrite: Rewrite) -> None:
             _image(token, rewrite)
 
 
-def render(text: str, rewrite: Rewrite, *, demote: int = 1) -> Rendered:
+def render(
+    text: str, rewrite: Rewrite, *, demote: int = 1, wikilink: WikiRewrite | None = None
+) -> Rendered:
     """``text`` (markdown from a bundle) as inert HTML, with its outline. Headings go
-    ``demote`` levels down (to h6 at most): the page's own title is its one ``h1``."""
+    ``demote`` levels down (to h6 at most): the page's own title is its one ``h1``.
+    ``wikilink``: resolve ``[[wikilinks]]`` with it (None: they stay text)."""
     cut = 0
     if len(text) > MAX_RENDER_CHARS:
         end = text.rfind("\n", 0, MAX_RENDER_CHARS)
         end = end if end > MAX_RENDER_CHARS // 2 else MAX_RENDER_CHARS
         cut, text = len(text) - end, text[:end]
     env: dict[str, Any] = {}
-    tokens = _MD.parse(text, env)
+    md = _MD if wikilink is None else _MD_WIKI
+    tokens = md.parse(text, env)
     outline: list[Heading] = []
     taken: set[str] = set()
     for at, token in enumerate(tokens):
         if token.type == "inline" and token.children:
-            _walk_inline(token.children, rewrite)
+            _walk_inline(token.children, rewrite, wikilink)
+        elif token.type in ("th_open", "td_open"):
+            align = _ALIGNS.get(str(token.attrGet("style") or "").replace(" ", ""))
+            token.attrs.pop("style", None)
+            if align:
+                token.attrSet("class", align)
         elif token.type == "heading_close":
             token.tag = f"h{min(int(token.tag[1]) + demote, 6)}"
         elif token.type == "heading_open" and at + 1 < len(tokens):
@@ -185,7 +239,7 @@ def render(text: str, rewrite: Rewrite, *, demote: int = 1) -> Rendered:
                 if child.type in ("text", "code_inline")
             )
             anchor = base = slug(title)
-            n = 1
+            n = 0
             while anchor in taken:
                 n += 1
                 anchor = f"{base}-{n}"
@@ -193,5 +247,5 @@ def render(text: str, rewrite: Rewrite, *, demote: int = 1) -> Rendered:
             token.attrSet("id", anchor)
             outline.append(Heading(int(token.tag[1]), title, anchor))
             token.tag = f"h{min(int(token.tag[1]) + demote, 6)}"
-    html = _MD.renderer.render(tokens, _MD.options, env)
+    html = md.renderer.render(tokens, md.options, env)
     return Rendered(html, tuple(outline), cut)

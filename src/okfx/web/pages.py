@@ -22,7 +22,7 @@ from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.tools.payloads import concept_row
 from okfx.tools.toolbox import Toolbox
 from okfx.web import document, finding, urls
-from okfx.web.answers import MAX_LISTED, int_arg, page_error
+from okfx.web.answers import MAX_LISTED, flag_arg, int_arg, page_error
 from okfx.web.graph import WHOLE_LIMIT, Graph, neighbourhood, whole
 from okfx.web.markdown import render
 from okfx.web.site import BundleView, view_of
@@ -91,7 +91,7 @@ class Site:
             "tier": params.get("tier") or None,
             "status": status,
             "stale": stale if stale in STALE_CHOICES else "",
-            "deprecated": bool(params.get("deprecated")) or status == "deprecated",
+            "deprecated": flag_arg(params.get("deprecated")) or status == "deprecated",
         }
         try:
             folder = normalize_directory(args["dir"])
@@ -121,6 +121,7 @@ class Site:
             crumbs.append(walk)
             walk = parent_dir(walk)
         counts = view.counts
+        subfolders = view.subfolders(current, args["deprecated"])
 
         def browse_url(**change: Any) -> str:
             return urls.browse(b.name, **{**args, "page": None, **change})
@@ -133,9 +134,9 @@ class Site:
             "crumbs": [(c, urls.browse(b.name, dir=c)) for c in reversed(crumbs)],
             "subfolders": [
                 (kid.rsplit("/", 1)[-1], n, browse_url(dir=kid))
-                for kid, n in view.subfolders(current)[:MAX_LISTED]
+                for kid, n in subfolders[:MAX_LISTED]
             ],
-            "more_folders": max(len(view.subfolders(current)) - MAX_LISTED, 0),
+            "more_folders": max(len(subfolders) - MAX_LISTED, 0),
             "rows": rows,
             "total": chosen.total,
             "page": page,
@@ -244,12 +245,12 @@ class Site:
         view = self.bundle(name)
         logs = []
         for folder, log in sorted(view.bundle.logs.items()):
-            rewrite = view.rewrite(folder)
+            rewrite, wikilink = view.rewrite(folder), view.wikilink(folder)
             entries = [
                 {
                     "date": entry.date,
                     "heading": entry.heading,
-                    "text": Markup(render(entry.text, rewrite).html),
+                    "text": Markup(render(entry.text, rewrite, wikilink=wikilink).html),
                 }
                 for entry in log.entries[:MAX_LISTED]
             ]

@@ -17,15 +17,17 @@ from collections import Counter
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
+from urllib.parse import unquote
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.problems import ProblemGroup
+from okfx.bundle.wikilinks import WikiIndex
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
 from okfx.web import urls
-from okfx.web.markdown import Rewrite, Target, slug
+from okfx.web.markdown import Rewrite, Target, WikiRewrite, slug
 
 __all__ = ["RASTER_TYPES", "BundleView", "view_of"]
 
@@ -106,7 +108,9 @@ class BundleView:
 
     # -- folders ---------------------------------------------------------------------------
     @cached_property
-    def _tree(self) -> tuple[dict[str, list[str]], Counter[str]]:
+    def _tree(self) -> tuple[dict[str, list[str]], Counter[str], Counter[str]]:
+        """Each folder's subfolders, and the concepts under each folder: all of them, and
+        the deprecated ones (a listing hides those unless asked)."""
         children: dict[str, list[str]] = {}
         for folder in self.bundle.directories:
             if folder != "/":
@@ -114,19 +118,25 @@ class BundleView:
         for kids in children.values():
             kids.sort()
         under: Counter[str] = Counter()
+        deprecated: Counter[str] = Counter()
         for concept in self.bundle:
+            counter = (under, deprecated) if concept.status == "deprecated" else (under,)
             folder = concept.directory
             while True:
-                under[folder] += 1
+                for count in counter:
+                    count[folder] += 1
                 if folder == "/":
                     break
                 folder = parent_dir(folder)
-        return children, under
+        return children, under, deprecated
 
-    def subfolders(self, folder: str) -> list[tuple[str, int]]:
-        """The folders directly in ``folder``, each with the concepts under it."""
-        children, under = self._tree
-        return [(kid, under[kid]) for kid in children.get(folder, ())]
+    def subfolders(self, folder: str, include_deprecated: bool = True) -> list[tuple[str, int]]:
+        """The folders directly in ``folder``, each with the concepts under it (the
+        deprecated ones left out unless ``include_deprecated``, as its listing does)."""
+        children, under, deprecated = self._tree
+        if include_deprecated:
+            return [(kid, under[kid]) for kid in children.get(folder, ())]
+        return [(kid, under[kid] - deprecated[kid]) for kid in children.get(folder, ())]
 
     def concepts_under(self, folder: str) -> int:
         return self._tree[1][folder]
@@ -182,9 +192,31 @@ class BundleView:
             url = self.url_of(target)
             if url is None:
                 return None
-            if fragment and url.startswith(urls.concept(self.name, "/")):
-                url += "#" + slug(fragment)
-            return Target(url)
+            return Target(self._with_fragment(url, fragment))
+
+        return to_viewer
+
+    def _with_fragment(self, url: str, fragment: str | None) -> str:
+        """``url`` with the heading id of ``fragment`` (as written in a link: percent
+        escapes read) when it is a document's page."""
+        if fragment and url.startswith(urls.concept(self.name, "/")):
+            return url + "#" + slug(unquote(fragment))
+        return url
+
+    @cached_property
+    def _wikis(self) -> WikiIndex:
+        return WikiIndex(frozenset(self.bundle.files))
+
+    def wikilink(self, base_dir: str) -> WikiRewrite | None:
+        """Map ``[[wikilinks]]`` in a document of ``base_dir`` to viewer URLs, resolved
+        as the loader resolves them; None when the bundle was loaded without them."""
+        if not self.bundle.wikilinks:
+            return None
+
+        def to_viewer(target: str, anchor: str | None) -> Target | None:
+            path, _ = self._wikis.resolve(target, base_dir)
+            url = None if path is None else self.url_of(path)
+            return None if url is None else Target(self._with_fragment(url, anchor))
 
         return to_viewer
 
