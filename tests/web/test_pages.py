@@ -464,3 +464,19 @@ def test_search_marks_a_chinese_term_wherever_it_is(make_bundle: MakeBundle) -> 
         ("the ", False), ("dock", True), (" ", False), ("docks", True), (" at ", False),
         ("docking", True),
     ]  # fmt: skip
+
+
+def test_the_location_line_names_the_bundle_the_folder_and_the_file(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle({"top.md": concept(), "a/b/deep.md": concept()})
+    client = TestClient(create_app(Bundle.load(root, "loc")), base_url=LOCAL)
+
+    def line(path: str) -> str:
+        found = re.search(r'<nav class="crumbs-line"[^>]*>(.*?)</nav>', client.get(path).text)
+        assert found, path
+        return re.sub(r"<[^>]+>", "", found.group(1))
+
+    assert line("/b/loc/c/top.md") == "loc / top.md"
+    assert line("/b/loc/c/a/b/deep.md") == "loc / a/b / deep.md"
+    assert 'href="/b/loc/browse?dir=%2Fa%2Fb">a/b</a>' in client.get("/b/loc/c/a/b/deep.md").text
