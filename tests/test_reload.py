@@ -25,7 +25,7 @@ from okfx.search import live
 from okfx.search.index import SearchIndex
 
 FOLDERS = ["", "a", "a/b", "c"]
-NAMES = ["x", "y", "z", "index", "log"]
+NAMES = ["x", "y", "z", "index", "log", "caf\u00e9"]
 QUERIES = ["orders", "revenue daily", "x y", "alpha", "zeta orders"]
 HREFS = [
     "x.md",
@@ -41,8 +41,9 @@ HREFS = [
     "/nope.md",
     "data.csv",
     "%7A.md",
+    "cafe\u0301.md",  # NFD: finds a file named in NFC
 ]
-WIKILINKS = ["[[x]]", "[[y|why]]", "[[a/b/x]]", "[[z#part]]", "[[nope]]"]
+WIKILINKS = ["[[x]]", "[[y|why]]", "[[a/b/x]]", "[[z#part]]", "[[nope]]", "[[X]]", "[[Café]]"]
 WORDS = ["orders", "revenue", "daily", "alpha", "zeta", "beta", "x", "y"]
 
 
@@ -195,6 +196,34 @@ def test_reload_equals_a_fresh_load_after_any_edits(
         assert snapshot(reloaded) == snapshot(fresh)
         assert reloaded.problem_counts() == fresh.problem_counts()
         bundle = reloaded
+
+
+@pytest.mark.parametrize(
+    ("body", "files", "edit", "wikis"),
+    [
+        # [[foo]] matched two files (no link): once one goes, it resolves to the other.
+        ("[[foo]]", {"a/foo.md": "", "b/foo.md": ""}, ("remove", "b/foo.md"), True),
+        # [[Foo]] finds foo.md whatever its case, when it comes and when it goes.
+        ("[[Foo]]", {}, ("write", "topics/foo.md", "---\ntype: t\n---\n"), True),
+        ("[[Foo]]", {"topics/foo.md": ""}, ("remove", "topics/foo.md"), True),
+        # A link spelled in NFD finds a file named in NFC.
+        ("[the cafe](cafe\u0301.md)", {}, ("write", "caf\u00e9.md", "---\ntype: t\n---\n"), False),
+    ],
+)
+def test_a_link_whose_target_comes_or_goes_by_another_spelling_is_resolved_again(
+    tmp_path: Path, body: str, files: dict[str, str], edit: tuple[str, ...], wikis: bool
+) -> None:
+    tree = Tree(tmp_path)
+    for path, text in {"note.md": "---\ntype: t\n---\n" + body, **files}.items():
+        tree.apply(("write", path, text or "---\ntype: t\n---\n"))
+    bundle = Bundle.load(tree.root, state_cache=False, wikilinks=wikis)
+    before = [(link.target, link.exists) for link in bundle.concept("/note.md").links]
+    tree.apply(edit)
+    reloaded = bundle.reload()
+    fresh = Bundle.load(tree.root, state_cache=False, wikilinks=wikis)
+    after = [(link.target, link.exists) for link in fresh.concept("/note.md").links]
+    assert after != before  # the edit changes where the note's links go
+    assert snapshot(reloaded, search=False) == snapshot(fresh, search=False)
 
 
 def test_reload_parses_only_what_changed_and_keeps_the_old_bundle(

@@ -10,7 +10,11 @@ inode, host path). What is parsed again:
   which files and folders exist (``b.md`` tries the file's folder, then the root; a
   folder link reads its ``index.md``; ``x`` may mean ``x.md``), and always ends in a name
   taken from the link itself, so a link can only be affected by a path whose name (less
-  ``.md``) appears in its href, or, for an ``index.md``, by a link to a folder.
+  ``.md``) appears in its href, or, for an ``index.md``, by a link to a folder. Names
+  and hrefs are compared in Unicode NFC and case-folded, as wikilinks resolve (``[[Foo]]``
+  finds ``foo.md``) and a link spelled in NFD finds a file named in NFC. A ``[[wikilink]]``
+  that matched several files made no link to read a name from, so a document holding one
+  (``ambiguous_wikilink``) is parsed again whenever files come or go.
 
 The result equals a fresh load of the bundle: the same concepts, links, warnings (in the
 same order), backlinks and ``okf_version``; the property test in ``tests/test_reload.py``
@@ -27,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import TypeVar
+from unicodedata import normalize
 from urllib.parse import unquote
 
 from okfx.bundle.problems import kept_past
@@ -127,25 +132,30 @@ class Reparsed:
 Reparse = Callable[[list[str]], Reparsed]
 
 
+def _fold(text: str) -> str:
+    """``text`` as names are compared: NFC, case-folded."""
+    return text.casefold() if text.isascii() else normalize("NFC", text).casefold()
+
+
 def _names(paths: Iterable[str]) -> tuple[set[str], bool]:
-    """The names a link must mention to be affected by ``paths`` appearing or going, and
-    whether a folder's ``index.md`` (or a folder) is among them."""
+    """The names (folded, :func:`_fold`) a link must mention to be affected by ``paths``
+    appearing or going, and whether a folder's ``index.md`` (or a folder) is among them."""
     names: set[str] = set()
     folders = False
     for path in paths:
         name = path.rsplit("/", 1)[-1]
         if name == "index.md" or "." not in name:
             folders = True
-        names.add(name.removesuffix(".md"))
+        names.add(_fold(name.removesuffix(".md")))
         parent = path.rsplit("/", 1)[0].rsplit("/", 1)[-1]
         if name == "index.md" and parent:
-            names.add(parent)
+            names.add(_fold(parent))
     names.discard("")
     return names, folders
 
 
 def _may_change(href: str, names: set[str], folders: bool) -> bool:
-    text = unquote(href.split("#", 1)[0].split("?", 1)[0]).strip().strip("<>")
+    text = _fold(unquote(href.split("#", 1)[0].split("?", 1)[0]).strip().strip("<>"))
     if folders:
         last = text.rstrip("/").rsplit("/", 1)[-1]
         if text.endswith("/") or last in ("", ".", ".."):
@@ -171,7 +181,22 @@ def affected(parsed: Parsed, changes: Changes) -> list[str]:
         *parsed.indexes.values(),
         *parsed.logs.values(),
     ]
-    return [doc.path for doc in docs if any(_may_change(h, names, folders) for h in _hrefs(doc))]
+    unsure = _ambiguous(parsed)
+    return [
+        doc.path
+        for doc in docs
+        if doc.path in unsure or any(_may_change(h, names, folders) for h in _hrefs(doc))
+    ]
+
+
+def _ambiguous(parsed: Parsed) -> set[str]:
+    """The files holding a ``[[wikilink]]`` that matched several files (it made no link)."""
+    code = "ambiguous_wikilink"
+    found = {
+        path for path, kept in parsed.file_warnings.items() if any(p.code == code for p in kept)
+    }
+    found.update(path for path, counted in parsed.file_overflow.items() if counted.get(code))
+    return found
 
 
 @dataclass
