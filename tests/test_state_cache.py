@@ -678,3 +678,47 @@ def test_background_stores_pause_before_each_one_and_are_idle_right_after_the_la
     assert statecache.wait_for_stores(timeout=60)
     assert made == ["second bundle", "search"]
     assert pauses == [statecache.STORE_DELAY] * 2
+
+
+def test_a_live_index_stored_by_a_reload_searches_after_a_restart_and_updates_again(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from okfx import statecache
+    from okfx.search import live
+
+    # A bundle this small is rebuilt on reload; past live.SMALL (and with few changes) a
+    # reload keeps the index's base, drops the changed documents and adds a delta.
+    monkeypatch.setattr(live, "SMALL", 10)
+    monkeypatch.setattr(statecache, "STORE_DELAY", 0.0)
+    words = ["orders", "revenue", "margin", "refunds", "stock", "churn", "sessions"]
+    kinds = ["metric", "table", "playbook"]
+    root = aged(
+        make_bundle(
+            {
+                f"{kinds[i % 3]}s/c{i}.md": f"---\ntype: {kinds[i % 3]}\ntitle: C{i} "
+                f"{words[i % 7]}\n---\n{words[(i * 3) % 7]} {words[(i * 5) % 7]}\n"
+                for i in range(80)
+            }
+        )
+    )
+    bundle = Bundle.load(root, state_cache=cache_dir)
+    bundle.search("orders")
+    (root / "metrics" / "c0.md").unlink()
+    reloaded = bundle.reload()
+    assert isinstance(reloaded.search_index(), live.LiveIndex)
+    assert statecache.wait_for_stores(timeout=60)
+
+    def hits(b: Bundle) -> list[object]:
+        return [[(h.path, h.score) for h in b.search(q)] for q in (*words, "metric orders")]
+
+    # The next start reads the stored base, its dropped documents and the delta back: it
+    # ranks as the index it stored (scored with the base's statistics, docs/state.md).
+    warm = Bundle.load(root, state_cache=cache_dir)
+    assert isinstance(warm.search_index(), live.LiveIndex)
+    assert hits(warm) == hits(reloaded) and all(hits(warm))
+    # ... and brings that index up to date after the next change, dropped documents and all.
+    aged(write(root / "metrics" / "c1.md", "---\ntype: metric\ntitle: Refunds\n---\nr\n"))
+    again, running = warm.reload(), reloaded.reload()
+    assert isinstance(again.search_index(), live.LiveIndex)
+    assert hits(again) == hits(running)
+    assert [h.path for h in again.search("refunds")][0] == "/metrics/c1.md"

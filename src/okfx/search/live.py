@@ -247,11 +247,13 @@ def updated(
     add: Iterable[Entry],
     *,
     merge_fraction: float = MERGE_FRACTION,
-    small: int = SMALL,
+    small: int | None = None,
 ) -> Index:
     """``index`` without the documents of ``drop`` and with ``add`` (a changed document
     is in both): a :class:`LiveIndex`, or a fresh :class:`SearchIndex` when the delta
-    has grown past ``merge_fraction`` of the documents or the index is under ``small``."""
+    has grown past ``merge_fraction`` of the documents or the index is under ``small``
+    (None: :data:`SMALL`)."""
+    small = SMALL if small is None else small
     base = index.base if isinstance(index, LiveIndex) else index
     dropped_before = index.dropped if isinstance(index, LiveIndex) else frozenset[int]()
     gone = set(drop)

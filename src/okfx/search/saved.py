@@ -11,6 +11,8 @@ from __future__ import annotations
 from array import array
 from collections import ChainMap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from itertools import groupby
 from typing import Any
 
@@ -26,8 +28,27 @@ _ARRAYS = (*POSTING_ARRAYS, "pending", "factors", "extra_heads")
 _ARRAYS_Q = ("extras",)
 _JSON = ("counts", "n_docs", "k1", "avg_lengths")
 _SIZES = ("n_terms", "n_paths")  # how many strings the terms and paths sections hold
-# A stand-in for a concept dropped from a base index: never scored, never shown.
-_GONE: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Gone:
+    """A stand-in for a concept dropped from a base index, read back from a stored live
+    index: its doc id keeps its place and it keeps its path (so the index can be updated
+    and written again), but it is never scored or shown (the live index drops it). Every
+    field a walk over all entries reads (kind words, vectors, the state) is empty."""
+
+    path: str
+    id: str = ""
+    type: str = ""
+    title: str = ""
+    description: str = ""
+    tags: tuple[str, ...] = ()
+    status: str = "deprecated"
+    trust_tier: str = ""
+    body: str = ""
+
+    def is_stale(self, now: datetime | None = None) -> bool:
+        return False
 
 
 def _write_one(writer: StateWriter, prefix: str, index: SearchIndex) -> None:
@@ -89,7 +110,9 @@ def _read_one(
         return None
     if gone:
         # Dropped docs keep their place (doc ids) with a stand-in for the concept.
-        missing = {paths[doc]: _GONE for doc in gone if 0 <= doc < len(paths)}
+        missing: dict[str, ConceptLike] = {
+            paths[doc]: _Gone(paths[doc]) for doc in gone if 0 <= doc < len(paths)
+        }
         bundles = [(name, ChainMap(dict(concepts), missing)) for name, concepts in bundles]
     return SearchIndex.restore(state, bundles)
 
