@@ -161,3 +161,8 @@ def test_a_wikilink_is_a_link_only_where_it_is_one() -> None:
     assert "![[pic.png]]" in html and "<code>[[code]]</code>" in html and "[[fenced]]" in html
     assert '<a href="/x">see [[a]]</a>' in html  # a link's text holds no second link
     assert "[[a]]" in render("[[a]]", nowhere).html  # without a resolver, text
+
+
+def test_an_empty_fragment_stays_the_top_of_the_page() -> None:
+    html = render("[top](#) and [part](#Part-Two)\n\n## Part two\n", nowhere).html
+    assert '<a href="#">top</a>' in html and '<a href="#h-part-two">part</a>' in html

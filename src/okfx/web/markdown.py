@@ -165,7 +165,7 @@ def _link(token: Token, rewrite: Rewrite) -> str | None:
         token.attrSet("class", "external")
         return href
     if kind == "fragment":
-        return "#" + slug(unquote(href[1:]))
+        return "#" + slug(unquote(href[1:])) if href.strip("#") else "#"
     if kind == "relative":
         target = rewrite(href, False)
         return None if target is None else target.url
