@@ -480,3 +480,23 @@ def test_the_location_line_names_the_bundle_the_folder_and_the_file(
     assert line("/b/loc/c/top.md") == "loc / top.md"
     assert line("/b/loc/c/a/b/deep.md") == "loc / a/b / deep.md"
     assert 'href="/b/loc/browse?dir=%2Fa%2Fb">a/b</a>' in client.get("/b/loc/c/a/b/deep.md").text
+
+
+def test_a_folder_lists_its_other_files_so_attachments_are_reachable(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "a.md": concept(body="[diagram](assets/flow.png)"),
+            "assets/flow.png": b"\x89PNG\r\n\x1a\n",
+            "assets/notes.txt": "plain",
+            "assets/untyped.md": "no frontmatter\n",
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "att")), base_url=LOCAL)
+    listing = client.get("/b/att/browse?dir=/assets").text
+    assert '<strong id="total">0</strong>' in listing  # no concepts here...
+    shown = re.findall(r'<a href="(/b/att/file/assets/[^"]+)">([^<]+)</a>', listing)
+    assert [name for _, name in shown] == ["flow.png", "notes.txt", "untyped.md"]  # ...but files
+    assert all(client.get(url).status_code == 200 for url, _ in shown)
+    assert "Other files" not in client.get("/b/att/browse").text  # a.md is a concept

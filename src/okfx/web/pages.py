@@ -137,6 +137,11 @@ class Site:
                 for kid, n in subfolders[:MAX_LISTED]
             ],
             "more_folders": max(len(subfolders) - MAX_LISTED, 0),
+            "files": [
+                (path.rsplit("/", 1)[-1], urls.file(b.name, path))
+                for path in view.other_files(current)[:MAX_LISTED]
+            ],
+            "more_files": max(len(view.other_files(current)) - MAX_LISTED, 0),
             "rows": rows,
             "total": chosen.total,
             "page": page,

@@ -138,6 +138,24 @@ class BundleView:
             return [(kid, under[kid]) for kid in children.get(folder, ())]
         return [(kid, under[kid] - deprecated[kid]) for kid in children.get(folder, ())]
 
+    @cached_property
+    def _others(self) -> dict[str, list[str]]:
+        """By folder, its files that are not documents (attachments, skipped markdown),
+        sorted: a listing shows concepts only, and a folder of images would look empty."""
+        b = self.bundle
+        documents = {c.path for c in b}
+        documents.update(index.path for index in b.indexes.values())
+        documents.update(log.path for log in b.logs.values())
+        out: dict[str, list[str]] = {}
+        for path in sorted(self.bundle.files):
+            if path not in documents:
+                out.setdefault(parent_dir(path), []).append(path)
+        return out
+
+    def other_files(self, folder: str) -> list[str]:
+        """The files directly in ``folder`` that are not documents, by path."""
+        return self._others.get(folder, [])
+
     def concepts_under(self, folder: str) -> int:
         return self._tree[1][folder]
 
@@ -223,7 +241,15 @@ class BundleView:
     def prepare(self) -> None:
         """Compute every kept figure now (``okfx view`` does, in the background), so the
         first overview or listing of a large bundle does not pay for them."""
-        for figure in ("counts", "ranked", "problems", "_deadlines", "_tree", "resolver"):
+        for figure in (
+            "counts",
+            "ranked",
+            "problems",
+            "_deadlines",
+            "_tree",
+            "_others",
+            "resolver",
+        ):
             getattr(self, figure)
 
     def summary(self, now: datetime) -> dict[str, Any]:
