@@ -187,6 +187,10 @@ def test_browse_pages_through_a_large_folder(make_bundle: MakeBundle) -> None:
     assert 'rel="prev"' in third and 'rel="next"' not in third
     tree = client.get("/b/big/browse").text
     assert 'href="/b/big/browse?dir=%2Fa">a/</a> <span class="n">120</span>' in tree
+    past = client.get("/b/big/browse?dir=/a&page=9").text  # past the end: the last page
+    assert "page 3 of 3" in past and re.findall(r">C(\d{3})<", past) == re.findall(
+        r">C(\d{3})<", third
+    )
 
 
 def test_search_ranks_exactly_as_search_concepts(client: TestClient, example: Bundle) -> None:

@@ -111,6 +111,9 @@ class Site:
         page = int_arg(params.get("page"), 1, 1, 10**9)
         chosen = b.facets().select(b.name, spec, (page - 1) * PER_PAGE, PER_PAGE)
         pages = max((chosen.total + PER_PAGE - 1) // PER_PAGE, 1)
+        if page > pages:  # past the end (an old link, a hand-made URL): the last page
+            page = pages
+            chosen = b.facets().select(b.name, spec, (page - 1) * PER_PAGE, PER_PAGE)
         rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
         for row in rows:
             row["url"] = urls.concept(b.name, row["path"])
