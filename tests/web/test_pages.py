@@ -504,3 +504,18 @@ def test_a_folder_lists_its_other_files_so_attachments_are_reachable(
     assert [name for _, name in shown] == ["flow.png", "notes.txt", "untyped.md"]  # ...but files
     assert all(client.get(url).status_code == 200 for url, _ in shown)
     assert "Other files" not in client.get("/b/att/browse").text  # a.md is a concept
+
+
+def test_problems_of_one_code_past_the_last_page_show_the_last_page(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle({f"c{i:03}.md": concept(body=f"[x](/gone{i:03}.md)") for i in range(230)})
+    client = TestClient(create_app(Bundle.load(root, "p")), base_url=LOCAL)
+
+    def listed(page: int) -> list[str]:
+        html = client.get(f"/b/p/problems?code=broken_link&page={page}").text
+        return re.findall(r"/gone(\d{3})\.md", html)
+
+    first, last = listed(1), listed(2)
+    assert len(first) == 200 and len(last) == 30 and not set(first) & set(last)
+    assert listed(7) == last

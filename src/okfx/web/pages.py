@@ -223,6 +223,8 @@ class Site:
             if code and group.code != code:
                 continue
             size = PER_PAGE * 4 if code else PROBLEMS_SHOWN
+            if code:  # past the end: the last page
+                at = min(at, max((len(group.problems) + size - 1) // size, 1))
             first = (at - 1) * size if code else 0
             chunk = group.problems[first : first + size]
             shown.append(
