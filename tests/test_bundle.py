@@ -159,15 +159,16 @@ def test_reserved_files_are_not_concepts_at_any_level(make_bundle: MakeBundle) -
         ("2026-05-22", "**Creation**: x"),
         ("None", "old"),
     ]
-    assert sorted(codes(bundle)) == ["broken_link", "invalid_log_date", "reserved_frontmatter"]
+    assert sorted(codes(bundle)) == ["broken_link", "invalid_log_date", "log_frontmatter"]
     assert isinstance(bundle.get("tables/log.md"), LogFile)
 
 
-def test_non_root_index_frontmatter_is_a_warning(make_bundle: MakeBundle) -> None:
+def test_non_root_index_frontmatter_is_reported_and_ignored(make_bundle: MakeBundle) -> None:
     # (with okf_version it would make its folder a nested bundle: tests/realworld)
     bundle = Bundle.load(make_bundle({"a/index.md": "---\ntitle: A\n---\n# A\n"}))
     assert codes(bundle, "/a/index.md") == ["reserved_frontmatter"]
     assert bundle.okf_version is None
+    assert bundle.get("/a/index.md").frontmatter == {"title": "A"}  # read, never used
 
 
 def test_get_accepts_every_path_form(make_bundle: MakeBundle) -> None:

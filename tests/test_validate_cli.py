@@ -39,6 +39,46 @@ def test_rules_one_and_two_are_errors_and_the_rest_warnings(make_bundle: MakeBun
     assert json.loads(json.dumps(data)) == data
 
 
+@pytest.mark.parametrize(
+    ("files", "code"),
+    [
+        # §8: an index below the root carries no frontmatter; the root one only okf_version.
+        ({"a/index.md": "---\ntitle: A\n---\n# A\n"}, "reserved_frontmatter"),
+        ({"index.md": "---\nokf_version: '0.2'\nowner: x\n---\n# I\n"}, "reserved_frontmatter"),
+        # §9: date headings MUST be YYYY-MM-DD.
+        ({"log.md": "# Log\n\n## 2026-07-28T00:57:10Z\n* x\n"}, "invalid_log_date"),
+    ],
+)
+def test_rule_three_reserved_files_off_their_structure_are_errors(
+    make_bundle: MakeBundle, files: dict[str, str], code: str
+) -> None:
+    report = validate(Bundle.load(make_bundle({"ok.md": concept(), **files})))
+    assert [p.code for p in report.errors] == [code] and not report.conformant
+    assert "NOT conformant with OKF v0.2" in report.summary()
+
+
+def test_what_stays_a_warning_in_reserved_files(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "ok.md": concept(),
+            # okf_version and okfx's own exclude in the root index; a log's frontmatter,
+            # which §9 does not mention (the published acme_retail sample has one)
+            "index.md": "---\nokf_version: '0.2'\nexclude: [drafts/]\n---\n# I\n",
+            "log.md": "---\ntitle: Log\n---\n# Log\n\n## 2026-07-28\n* x\n",
+        }
+    )
+    report = validate(Bundle.load(root))
+    assert report.conformant and [p.code for p in report.warnings] == ["log_frontmatter"]
+    assert "§9" in report.warnings[0].message
+
+
+def test_an_empty_folder_says_no_concepts_were_found(make_bundle: MakeBundle) -> None:
+    report = validate(Bundle.load(make_bundle({"index.md": "# Nothing yet\n"})))
+    assert not report.passes()
+    assert "no concepts found (is this the bundle's folder?)" in report.summary()
+    assert "NOT conformant" not in report.summary()
+
+
 def test_cli_validate_exit_codes_and_json(make_bundle: MakeBundle) -> None:
     runner = CliRunner()
     good = make_bundle({"a.md": concept()})

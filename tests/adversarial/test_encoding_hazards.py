@@ -94,7 +94,7 @@ def test_reserved_files_with_bad_bytes_or_fences_do_not_stop_the_load(tmp_path: 
     assert len(bundle) == 1
     assert codes(bundle, "/index.md") == ["invalid_encoding"]
     assert codes(bundle, "/d/index.md") == ["unterminated_frontmatter"]
-    assert codes(bundle, "/log.md") == ["reserved_frontmatter"]
+    assert codes(bundle, "/log.md") == ["log_frontmatter"]
     assert_clean(Toolbox(bundle).read_concept(path="d/"))
 
 

@@ -137,7 +137,7 @@ def test_messages_fit_where_the_problem_is(make_bundle: MakeBundle) -> None:
     assert "only the bundle-root" not in root_msg
     sub_msg = by_path[("/sub/index.md", "reserved_frontmatter")]
     assert "not the bundle root" in sub_msg
-    assert "log.md" in by_path[("/sub/log.md", "reserved_frontmatter")]
+    assert "log.md" in by_path[("/sub/log.md", "log_frontmatter")]
     links_msg = by_path[("/sub/index.md", "too_many_links")]
     assert "this index has more than 3 links" in links_msg
     assert ("/docs/b.md", "unsafe_link") not in by_path

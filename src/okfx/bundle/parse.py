@@ -54,7 +54,7 @@ def _reserved_message(path: str, allowed: frozenset[str], extra: list[str]) -> s
     """Why a reserved file's frontmatter is ignored, for the file it is in."""
     ignored = f"keys {extra} ignored" if extra else "the empty block is ignored"
     if path.endswith("/log.md"):
-        return f"log.md takes no frontmatter (spec §9); {ignored}"
+        return f"log.md: a frontmatter block is no part of the log format (spec §9); {ignored}"
     if allowed:
         keys = " and ".join(sorted(allowed))
         return f"the bundle-root index.md may carry only {keys} (spec §8, §12); {ignored}"
@@ -342,7 +342,7 @@ class DocumentParser:
         )
 
     def _reserved_split(
-        self, path: str, text: str, allowed: frozenset[str]
+        self, path: str, text: str, allowed: frozenset[str], code: str
     ) -> tuple[dict[str, Any], str, int]:
         try:
             yaml_text, body, body_line = split(text)
@@ -354,14 +354,12 @@ class DocumentParser:
         try:
             data, _ = load_yaml(yaml_text, self.limits, self.strings)
         except FrontmatterError as exc:
-            self.warn(
-                path, "reserved_frontmatter", f"unparseable frontmatter ignored: {exc.message}"
-            )
+            self.warn(path, code, f"unparseable frontmatter ignored: {exc.message}")
             return {}, body, body_line
         data = data if isinstance(data, dict) else {}
         extra = sorted(str(k) for k in data if k not in allowed)
         if extra or not data:
-            self.warn(path, "reserved_frontmatter", _reserved_message(path, allowed, extra))
+            self.warn(path, code, _reserved_message(path, allowed, extra))
         return data, body, body_line
 
     def _resolve_quiet(self, base: str) -> Callable[[str], str | None]:
@@ -378,19 +376,19 @@ class DocumentParser:
 
     def index(self, path: str, text: str) -> IndexFile:
         allowed = ROOT_INDEX_KEYS if path == "/index.md" else frozenset()
-        fm, body, body_line = self._reserved_split(path, text, allowed)
+        fm, body, body_line = self._reserved_split(path, text, allowed, "reserved_frontmatter")
         links, _, _ = self.body_links(path, body, body_line, "index")
         sections = parse_index(body, self._resolve_quiet(parent_dir(path)), self.strings)
         return IndexFile(path, body, fm, sections, tuple(links))
 
     def log(self, path: str, text: str) -> LogFile:
-        fm, body, body_line = self._reserved_split(path, text, frozenset())
+        fm, body, body_line = self._reserved_split(path, text, frozenset(), "log_frontmatter")
         links, _, _ = self.body_links(path, body, body_line, "log")
         title, entries, bad = parse_log(body)
         for heading in bad:
             self.warn(
                 path,
                 "invalid_log_date",
-                f"log heading {heading[:80]!r} is not YYYY-MM-DD (spec §9)",
+                f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)",
             )
         return LogFile(path, body, fm, title, entries, tuple(links))

@@ -18,10 +18,14 @@ from okfx.model import Problem
 __all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group", "kept_past", "problem_line"]
 
 #: Codes that break spec §11 rules 1-2 (the file is not a usable concept; for
-#: ``unquoted_colon``, okfx reads it but other consumers will not), plus a bundle
+#: ``unquoted_colon``, okfx reads it but other consumers will not) and rule 3 (a reserved
+#: file off the structure of §8 or §9: frontmatter in an ``index.md`` other than the root's
+#: ``okf_version``, a ``log.md`` date heading not in ``YYYY-MM-DD`` form), plus a bundle
 #: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
 ERROR_CODES = frozenset(
     {
+        "reserved_frontmatter",
+        "invalid_log_date",
         "no_frontmatter",
         "unterminated_frontmatter",
         "malformed_yaml",
@@ -72,9 +76,12 @@ EXPLANATIONS: dict[str, str] = {
     "kept, the path is not followed",
     "too_many_links": "a document has more links than Limits.max_links_per_concept; the rest "
     "are ignored",
-    "reserved_frontmatter": "index.md and log.md take no frontmatter, except okf_version in "
-    "the root index.md (§8, §12); ignored",
-    "invalid_log_date": "a log.md heading is not a YYYY-MM-DD date (§9)",
+    "reserved_frontmatter": "an index.md carries frontmatter, which §8 allows only in the root "
+    "index.md and only for okf_version (§12): §11 rule 3; okfx ignores it. Move the keys out",
+    "log_frontmatter": "a log.md starts with a frontmatter block, which is no part of the log "
+    "format of §9; okfx ignores it",
+    "invalid_log_date": "a log.md date heading is not in YYYY-MM-DD form, which §9 requires "
+    "(§11 rule 3); its entries get no date",
     "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "
     "its files are left out of this one",
     "unsafe_path": "a file name or symlink okfx will not open",

@@ -1,11 +1,13 @@
 """The spec §11 conformance report of a loaded bundle.
 
 Rules 1 and 2 (parseable frontmatter with a non-empty ``type`` in every non-reserved
-``.md`` file) are errors, and so is a folder without any concept (a wrong path must not
-pass a CI check). Everything else okfx noticed is a warning: broken links, unknown
-``status`` values, bad optional fields, frontmatter in reserved files, skipped files. A
-bundle is conformant when it has no errors (§11: consumers must not reject a bundle for
-broken links, unknown types or missing optional fields).
+``.md`` file) and rule 3 (``index.md`` and ``log.md`` follow §8 and §9: no frontmatter in an
+index but the root's ``okf_version``, ``YYYY-MM-DD`` date headings in a log) are errors,
+and so is a folder without any concept (a wrong path must not pass a CI check).
+Everything else okfx noticed is a warning: broken links, unknown ``status`` values, bad
+optional fields, a frontmatter block in a ``log.md`` (§9 does not mention one), skipped
+files. A bundle is conformant when it has no errors (§11: consumers must not reject a
+bundle for broken links, unknown types or missing optional fields).
 
 Counts are exact: a load records at most ``Limits.max_warnings`` problems but counts
 every one by code (:meth:`Bundle.problem_counts`), so an error after a flood of warnings
@@ -64,10 +66,15 @@ class ConformanceReport:
 
     def summary(self) -> str:
         """The verdict in one line: bundle, conformance, counts, declared version."""
-        verdict = "conformant" if self.conformant else "NOT conformant"
+        if self.conformant:
+            verdict = "conformant with OKF v0.2"
+        elif self.concepts == 0 and self.by_code.get("no_concepts"):
+            verdict = "no concepts found (is this the bundle's folder?)"
+        else:
+            verdict = "NOT conformant with OKF v0.2"
         version = f", declares okf_version {self.okf_version}" if self.okf_version else ""
         return (
-            f"{self.bundle}: {verdict} with OKF v0.2 ({self.concepts} concepts, "
+            f"{self.bundle}: {verdict} ({self.concepts} concepts, "
             f"{self.error_count} errors, {self.warning_count} warnings{version})"
         )
 
