@@ -213,7 +213,7 @@ def test_link_graph_outbound_backlinks_and_unresolved(make_bundle: MakeBundle) -
     assert [link.source for link in around.backlinks] == ["/b.md"]
     assert bundle.concept("a").external_links == ("https://x.io",)
     assert bundle.neighbors("c").backlinks == ()
-    assert [w.message for w in bundle.warnings] == ["body link to /gone.md (line 4) does not exist"]
+    assert [w.message for w in bundle.warnings] == ["body link to /gone.md does not exist (line 4)"]
     with pytest.raises(NotFound):
         bundle.neighbors("zzz")
 
@@ -465,3 +465,24 @@ def test_links_and_index_entries_share_the_bundle_path_strings(make_bundle: Make
     assert gone.target == "/gone.md" and not gone.exists
     entry = bundle.index.sections[0].entries[0] if bundle.index else None
     assert entry is not None and entry.target is paths["/b.md"]
+
+
+def test_a_broken_link_says_what_was_written_and_what_it_likely_meant(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "index.md": "# I\n\n* [Audits](audits/) - the audits\n",
+            "audits.md": concept(),
+            "guide.md": concept(body="[setup](setup.md) and [gone](x/gone.md)\n"),
+            "setup/index.md": "# Setup\n",
+        }
+    )
+    messages = sorted(w.message for w in Bundle.load(root).warnings if w.code == "broken_link")
+    assert messages == [
+        "body link 'audits/' leads to /audits/index.md, which does not exist; "
+        "did you mean /audits.md? (line 3)",
+        "body link 'setup.md' leads to /setup.md, which does not exist; "
+        "did you mean /setup/index.md? (line 4)",
+        "body link 'x/gone.md' leads to /x/gone.md, which does not exist (line 4)",
+    ]

@@ -155,7 +155,7 @@ def test_github_format_annotates_each_problem_on_its_file(
     assert lines[0].startswith(f"::error file={root.name}/docs/nofm.md,title=okfx no_frontmatter::")
     assert lines[1] == (
         f"::warning file={root.name}/ok.md,line=4,title=okfx broken_link::"
-        "body link to /gone.md (line 4) does not exist"
+        "body link to /gone.md does not exist (line 4)"
     )
     assert (
         lines[2]

@@ -509,7 +509,7 @@ class Bundle:
         )
         if found is None:
             return
-        dropped = found.broken_warnings()
+        dropped = found.broken_warnings(self._files.__contains__)
         kept = [p for p in self.warnings if p not in dropped]
         self._unrecorded -= len(found.links) - (len(self.warnings) - len(kept))
         self.warnings = kept

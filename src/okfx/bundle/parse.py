@@ -39,10 +39,29 @@ def _derived_title(path: str) -> str:
     return stem.replace("_", " ").replace("-", " ").strip() or stem
 
 
-def broken_message(field: str, target: str, line: int) -> str:
-    """The ``broken_link`` message of a link whose target does not exist."""
+def broken_hint(target: str, exists: Callable[[str], bool]) -> str:
+    """The file a broken link to ``target`` most likely meant: ``x.md`` for a folder
+    link (``x/``, read as ``x/index.md``), or the folder's ``index.md`` for ``x.md``."""
+    if target.endswith("/index.md"):
+        other = target.removesuffix("/index.md") + ".md"
+    elif target.endswith(".md"):
+        other = target.removesuffix(".md") + "/index.md"
+    else:
+        return ""
+    return other if other != "/.md" and exists(other) else ""
+
+
+def broken_message(field: str, target: str, line: int, href: str = "", hint: str = "") -> str:
+    """The ``broken_link`` message of a link whose target does not exist: the link as
+    written (``href``, when it differs), where it led, and what it likely meant."""
+    # The line comes last: paths may hold "(line 9)", and the last one is read as the line.
     where = f" (line {line})" if line else ""
-    return f"{field} link to {target}{where} does not exist"
+    shown = href.strip()[:200]
+    if shown and shown != target:
+        text = f"{field} link {shown!r} leads to {target}, which does not exist"
+    else:
+        text = f"{field} link to {target} does not exist"
+    return text + (f"; did you mean {hint}?" if hint else "") + where
 
 
 #: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's
@@ -131,7 +150,8 @@ class DocumentParser:
         if known is None and not target.isascii():
             known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
-            self.warn(path, "broken_link", broken_message(field, target, line))
+            hint = broken_hint(target, self.resolver.canonical.__contains__)
+            self.warn(path, "broken_link", broken_message(field, target, line, href, hint))
             # one string for both: a flood of broken links costs less
             href = target if href == target else share(href, href)
             return _new_link((path, target, href, text, field, line, False))

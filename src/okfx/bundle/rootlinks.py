@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from okfx.bundle.parse import broken_message
+from okfx.bundle.parse import broken_hint, broken_message
 from okfx.model import Link, Problem
 
 __all__ = ["RootLinks", "find_root_links"]
@@ -26,10 +26,21 @@ class RootLinks:
     links: tuple[Link, ...]  # every absolute link (all broken)
     fixed: int  # how many resolve once the prefix is dropped
 
-    def broken_warnings(self) -> set[Problem]:
-        """The ``broken_link`` warnings the parse gave these links (one warning replaces them)."""
+    def broken_warnings(self, exists: Callable[[str], bool]) -> set[Problem]:
+        """The ``broken_link`` warnings the parse gave these links (one warning replaces
+        them); ``exists``: whether a bundle path is a file, as the parse saw it."""
         return {
-            Problem(link.source, "broken_link", broken_message(link.field, link.target, link.line))
+            Problem(
+                link.source,
+                "broken_link",
+                broken_message(
+                    link.field,
+                    link.target,
+                    link.line,
+                    link.href,
+                    broken_hint(link.target, exists),
+                ),
+            )
             for link in self.links
         }
 
