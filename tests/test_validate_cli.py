@@ -159,7 +159,7 @@ def test_github_format_annotates_each_problem_on_its_file(
     )
     assert (
         lines[2]
-        == f"okfx: {root.name}: NOT conformant with OKF v0.2 (1 concepts, 1 errors, 1 warnings)"
+        == f"okfx: {root.name}: NOT conformant with OKF v0.2 (1 concept, 1 error, 1 warning)"
     )
 
 
@@ -198,4 +198,4 @@ def test_github_format_names_files_from_the_bundle_root_when_it_is_the_cwd(
     assert result.exit_code == 1
     first, verdict = result.output.splitlines()
     assert first.startswith("::warning file=ok.md,line=4,title=okfx broken_link::")
-    assert verdict.endswith("1 warnings); --strict: the warnings fail the check")
+    assert verdict.endswith("1 warning); --strict: the warnings fail the check")

@@ -7,6 +7,7 @@ import re
 from click.testing import CliRunner
 
 from conftest import MakeBundle
+from okfx import Bundle
 from okfx.cli.commands import cli
 
 ANNOTATION = re.compile(r"^::(error|warning) file=([^,]+)(?:,line=(\d+))?,title=okfx (\w+)::")
@@ -36,3 +37,20 @@ def test_annotations_carry_the_line_the_message_knows(make_bundle: MakeBundle) -
     assert "[unclosed" in files["b.md"][int(line) - 1] or int(line) in (3, 4)
     assert found["c.md"][1] is None  # the message names no line: none is given
     assert found["forged.md"][1] == "4"  # the line okfx found, not text in the link
+
+
+def test_a_yaml_error_names_the_line_where_reading_began_and_type_in_words(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "a.md": "---\ntype: Note\ntitle: x\n[resource: <url>]\nstatus: ok\n---\nbody\n",
+            "b.md": "---\ntype: 5\n---\n",
+        }
+    )
+    by_path = {w.path: w.message for w in Bundle.load(root).warnings}
+    assert by_path["/a.md"] == (
+        "YAML error at frontmatter line 4: could not find expected ':' "
+        "(while scanning a simple key at frontmatter line 3)"
+    )
+    assert by_path["/b.md"] == "'type' is a number; it must be a non-empty string (quote it)"

@@ -24,7 +24,7 @@ def test_an_error_past_the_warning_cap_still_fails_validation(make_bundle: MakeB
     assert not report.conformant
     assert [(p.path, p.code) for p in report.errors] == [("/zz.md", "no_frontmatter")]
     assert report.counts()["broken_link"] == 20  # counted, though 5 were recorded
-    assert "1 errors" in report.summary() and "20 warnings" in report.summary()
+    assert "1 error," in report.summary() and "20 warnings" in report.summary()
     assert bundle.problem_counts()["broken_link"] == 20
 
 
@@ -39,7 +39,7 @@ def test_cli_validate_fails_on_one_error_after_more_warnings_than_the_cap(
     result = CliRunner().invoke(cli, ["validate", str(root)])
     assert result.exit_code == 1, result.output
     assert "NOT conformant" in result.output
-    assert "1 errors, 12000 warnings" in result.output
+    assert "1 error, 12000 warnings" in result.output
     assert "/zz.md" in result.output
     as_json = json.loads(CliRunner().invoke(cli, ["validate", str(root), "--json"]).output)
     assert as_json["conformant"] is False

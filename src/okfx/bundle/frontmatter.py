@@ -402,9 +402,18 @@ def _load_with_pyyaml(
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
+        mark, began = exc.problem_mark, exc.context_mark
         where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
-        raise FrontmatterError("malformed_yaml", f"YAML error{where}: {exc.problem}") from None
+        # Where YAML began reading what failed ("while scanning a simple key"), when that
+        # is another line: often the line to fix (a key without its ':').
+        context = (
+            f" ({exc.context} at frontmatter line {began.line + 1})"
+            if exc.context and began is not None and (mark is None or began.line != mark.line)
+            else ""
+        )
+        raise FrontmatterError(
+            "malformed_yaml", f"YAML error{where}: {exc.problem}{context}"
+        ) from None
     except RecursionError:
         raise FrontmatterError("malformed_yaml", "frontmatter is nested too deeply") from None
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:

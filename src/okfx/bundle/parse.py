@@ -39,6 +39,18 @@ def _derived_title(path: str) -> str:
     return stem.replace("_", " ").replace("-", " ").strip() or stem
 
 
+#: What a YAML value is, in words, for a message ("'type' is a number").
+_KINDS = {
+    "int": "a number",
+    "float": "a number",
+    "bool": "true or false",
+    "list": "a list",
+    "dict": "a mapping",
+    "date": "a date",
+    "datetime": "a date and time",
+}
+
+
 def broken_hint(target: str, exists: Callable[[str], bool]) -> str:
     """The file a broken link to ``target`` most likely meant: ``x.md`` for a folder
     link (``x/``, read as ``x/index.md``), or the folder's ``index.md`` for ``x.md``."""
@@ -296,8 +308,10 @@ class DocumentParser:
             self.warn(path, "missing_type", "frontmatter has no non-empty 'type' (spec §4.1)")
             return None
         if not isinstance(raw_type, str):
-            kind = type(raw_type).__name__
-            self.warn(path, "invalid_type", f"'type' is a {kind}; it must be a non-empty string")
+            kind = _KINDS.get(type(raw_type).__name__, "a " + type(raw_type).__name__)
+            self.warn(
+                path, "invalid_type", f"'type' is {kind}; it must be a non-empty string (quote it)"
+            )
             return None
         if not self.budget.admit(path, len(parsed.body)):
             return None  # over a bundle-wide cap: counted, reported once by the Bundle

@@ -26,6 +26,10 @@ from okfx.model import Problem
 __all__ = ["ERROR_CODES", "ConformanceReport", "validate", "why_empty"]
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 @dataclass(frozen=True)
 class ConformanceReport:
     bundle: str
@@ -74,8 +78,9 @@ class ConformanceReport:
             verdict = "NOT conformant with OKF v0.2"
         version = f", declares okf_version {self.okf_version}" if self.okf_version else ""
         return (
-            f"{self.bundle}: {verdict} ({self.concepts} concepts, "
-            f"{self.error_count} errors, {self.warning_count} warnings{version})"
+            f"{self.bundle}: {verdict} ({_count(self.concepts, 'concept')}, "
+            f"{_count(self.error_count, 'error')}, {_count(self.warning_count, 'warning')}"
+            f"{version})"
         )
 
     def counts(self) -> dict[str, int]:
