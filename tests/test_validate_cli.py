@@ -199,3 +199,24 @@ def test_github_format_names_files_from_the_bundle_root_when_it_is_the_cwd(
     first, verdict = result.output.splitlines()
     assert first.startswith("::warning file=ok.md,line=4,title=okfx broken_link::")
     assert verdict.endswith("1 warning); --strict: the warnings fail the check")
+
+
+def test_unfollowed_wikilinks_are_noted_with_the_option_that_follows_them(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "a.md": concept(body="See [[b]].\n"),
+            "b.md": concept(body="`[[code]]` and\n\n```\n[[fenced]]\n```\n"),
+            "c.md": concept(body="![[embed.png]]\n"),
+        }
+    )
+    report = validate(Bundle.load(root))
+    assert report.notes == (
+        "1 file holds [[wikilinks]], not checked: pass --wikilinks to follow them "
+        "(an okfx extension; the spec links with markdown links only)",
+    )
+    assert report.to_dict()["notes"] == list(report.notes) and report.passes(strict=True)
+    assert validate(Bundle.load(root, wikilinks=True)).notes == ()
+    shown = CliRunner().invoke(cli, ["validate", str(root)]).output
+    assert "  note: 1 file holds [[wikilinks]]" in shown

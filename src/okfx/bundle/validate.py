@@ -21,6 +21,7 @@ from typing import Any
 
 from okfx.bundle.bundle import RESERVED, Bundle
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
+from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Problem
 
 __all__ = ["ERROR_CODES", "ConformanceReport", "validate", "why_empty"]
@@ -40,6 +41,7 @@ class ConformanceReport:
     warnings: tuple[Problem, ...]  # the recorded ones
     by_code: dict[str, int] = field(default_factory=dict)  # every problem, exact
     excluded: tuple[str, ...] = ()  # .md files left out by exclude patterns (not problems)
+    notes: tuple[str, ...] = ()  # what the check did not look at, and how to make it
 
     def __post_init__(self) -> None:
         if not self.by_code:  # built by hand: count what is listed
@@ -107,6 +109,7 @@ class ConformanceReport:
             "errors": [p._asdict() for p in self.errors],
             "warnings": [p._asdict() for p in self.warnings],
             "excluded": list(self.excluded),
+            "notes": list(self.notes),
         }
 
 
@@ -127,6 +130,17 @@ def why_empty(bundle: Bundle) -> str:
     )
 
 
+def unchecked_wikilinks(bundle: Bundle) -> int:
+    """How many documents hold ``[[wikilinks]]`` (outside code) that were not followed,
+    the bundle being loaded without them (0 when it was loaded with them)."""
+    if bundle.wikilinks:
+        return 0
+    bodies = [c.body for c in bundle]
+    bodies += [index.body for index in bundle.indexes.values()]
+    bodies += [log.body for log in bundle.logs.values()]
+    return sum(1 for body in bodies if "[[" in body and scan_wikilinks(body, limit=1))
+
+
 def validate(bundle: Bundle) -> ConformanceReport:
     """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
     problems = list(bundle.warnings)
@@ -137,6 +151,16 @@ def validate(bundle: Bundle) -> ConformanceReport:
         problems.append(Problem("/", "no_concepts", f"no concepts: {why_empty(bundle)}"))
         counts["no_concepts"] = 1
     ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
+    wikis = unchecked_wikilinks(bundle)
+    notes = (
+        (
+            f"{wikis} {'file holds' if wikis == 1 else 'files hold'} [[wikilinks]], not checked: "
+            "pass --wikilinks to follow them (an okfx extension; the spec links with markdown "
+            "links only)",
+        )
+        if wikis
+        else ()
+    )
     return ConformanceReport(
         bundle=bundle.name,
         root=str(bundle.root),
@@ -146,4 +170,5 @@ def validate(bundle: Bundle) -> ConformanceReport:
         warnings=tuple(p for p in ordered if p.code not in ERROR_CODES),
         by_code=counts,
         excluded=bundle.excluded,
+        notes=notes,
     )

@@ -341,6 +341,7 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
     lines = [f"{mark} {visible(result.summary())}"]
     if result.conformant and not passed:
         lines.append("  --strict: the warnings below fail the check")
+    lines.extend(f"  note: {note}" for note in result.notes)
     cut = False
     for found in result.groups():
         colour = "red" if found.severity == "error" else "yellow"
