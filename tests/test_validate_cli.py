@@ -220,3 +220,20 @@ def test_unfollowed_wikilinks_are_noted_with_the_option_that_follows_them(
     assert validate(Bundle.load(root, wikilinks=True)).notes == ()
     shown = CliRunner().invoke(cli, ["validate", str(root)]).output
     assert "  note: 1 file holds [[wikilinks]]" in shown
+
+
+def test_files_that_are_no_concept_in_one_folder_are_noted_with_the_exclude_to_try(
+    make_bundle: MakeBundle,
+) -> None:
+    mirrored = {f"references/page{i}.md": "---\ntitle: mirrored\n---\ntext\n" for i in range(12)}
+    root = make_bundle({"a.md": concept(), "notes/loose.md": "# no frontmatter\n", **mirrored})
+    report = validate(Bundle.load(root))
+    assert report.notes == (
+        "12 of the 13 files that are no concept are under /references/: give each a "
+        "'type', or leave the folder out with --exclude references/",
+    )
+    # the exclude the note names does make it pass
+    excluded = validate(Bundle.load(root, exclude=["references/", "notes/"]))
+    assert excluded.conformant and excluded.notes == ()
+    spread = {f"d{i}/x.md": "---\ntitle: t\n---\n" for i in range(12)}
+    assert validate(Bundle.load(make_bundle({"a.md": concept(), **spread}))).notes == ()

@@ -141,6 +141,28 @@ def unchecked_wikilinks(bundle: Bundle) -> int:
     return sum(1 for body in bodies if "[[" in body and scan_wikilinks(body, limit=1))
 
 
+#: The codes of a file that is no concept, and the least of them in one folder for which
+#: the report suggests leaving the folder out (a folder of mirrored pages, drafts, inbox).
+_NOT_CONCEPTS = ("missing_type", "no_frontmatter")
+_CLUSTER = 10
+
+
+def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
+    """``(folder, n, total)`` when at least 9 in 10 of the recorded files that are no
+    concept (``missing_type``, ``no_frontmatter``), and :data:`_CLUSTER` or more, lie in
+    one top-level folder; else None."""
+    paths = [p.path for p in problems if p.code in _NOT_CONCEPTS]
+    folders: dict[str, int] = {}
+    for path in paths:
+        top = path.split("/")[1] if path.count("/") > 1 else ""
+        if top:
+            folders[top] = folders.get(top, 0) + 1
+    if not folders:
+        return None
+    top, n = max(sorted(folders.items()), key=lambda item: item[1])
+    return (top, n, len(paths)) if n >= _CLUSTER and n * 10 >= len(paths) * 9 else None
+
+
 def validate(bundle: Bundle) -> ConformanceReport:
     """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
     problems = list(bundle.warnings)
@@ -152,7 +174,7 @@ def validate(bundle: Bundle) -> ConformanceReport:
         counts["no_concepts"] = 1
     ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
     wikis = unchecked_wikilinks(bundle)
-    notes = (
+    notes: tuple[str, ...] = (
         (
             f"{wikis} {'file holds' if wikis == 1 else 'files hold'} [[wikilinks]], not checked: "
             "pass --wikilinks to follow them (an okfx extension; the spec links with markdown "
@@ -161,6 +183,13 @@ def validate(bundle: Bundle) -> ConformanceReport:
         if wikis
         else ()
     )
+    cluster = clustered(problems)
+    if cluster is not None:
+        top, n, total = cluster
+        notes += (
+            f"{n} of the {total} files that are no concept are under /{top}/: give each a "
+            f"'type', or leave the folder out with --exclude {top}/",
+        )
     return ConformanceReport(
         bundle=bundle.name,
         root=str(bundle.root),
