@@ -486,3 +486,20 @@ def test_a_broken_link_says_what_was_written_and_what_it_likely_meant(
         "did you mean /setup/index.md? (line 4)",
         "body link 'x/gone.md' leads to /x/gone.md, which does not exist (line 4)",
     ]
+
+
+def test_an_index_may_list_twice_as_many_links_as_its_bundle_has_files(
+    make_bundle: MakeBundle,
+) -> None:
+    files = {f"c{i}.md": concept() for i in range(12)}
+    listing = "# All\n\n" + "".join(f"* [c{i}](c{i}.md) - concept {i}\n" for i in range(12))
+    listing += "\n# Again\n\n" + "".join(f"* [c{i}](c{i}.md)\n" for i in range(12))
+    limits = Limits(max_links_per_concept=5)
+    bundle = Bundle.load(make_bundle({"index.md": listing, **files}), limits=limits)
+    assert "too_many_links" not in codes(bundle)
+    assert len(bundle.get("/index.md").links) == 24 and not bundle.unresolved_links()
+    # A concept keeps the cap, and so does an index longer than its bundle's file count.
+    hostile = "# All\n\n" + "".join(f"* [x](x{i}.md)\n" for i in range(40))
+    bundle = Bundle.load(make_bundle({"index.md": hostile, "a.md": concept()}), limits=limits)
+    assert codes(bundle, "/index.md").count("too_many_links") == 1
+    assert len(bundle.get("/index.md").links) == 5

@@ -22,7 +22,8 @@ class Limits:
     frontmatter block over ``max_frontmatter_bytes`` or nested deeper than
     ``max_yaml_depth`` is not parsed (``malformed_yaml``); YAML that expands (through
     aliases) to more than ``max_yaml_nodes`` nodes is refused; links (internal and
-    external) and footnotes beyond ``max_links_per_concept`` are dropped with a
+    external) and footnotes beyond ``max_links_per_concept`` (for an ``index.md``, which
+    may list every file, twice the bundle's file count when that is larger) are dropped with a
     ``too_many_links`` warning; the walk stops at ``max_files`` files,
     ``max_total_bytes`` bytes read and ``max_dir_depth`` folder levels.
 
