@@ -503,3 +503,17 @@ def test_an_index_may_list_twice_as_many_links_as_its_bundle_has_files(
     bundle = Bundle.load(make_bundle({"index.md": hostile, "a.md": concept()}), limits=limits)
     assert codes(bundle, "/index.md").count("too_many_links") == 1
     assert len(bundle.get("/index.md").links) == 5
+
+
+def test_a_log_not_newest_first_is_reported_once(make_bundle: MakeBundle) -> None:
+    days = ("2026-01-02", "2026-01-01", "2026-03-01", "2026-04-01")
+    log = "# Log\n" + "".join(f"\n## {day}\n* entry\n" for day in days)
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert [(w.code, w.message) for w in bundle.warnings] == [
+        (
+            "log_order",
+            "log entries are not newest first (spec §9): 2026-03-01 comes after 2026-01-01",
+        )
+    ]
+    newest_first = "# Log\n\n## 2026-02-01\n* b\n* b2\n\n## 2026-01-01\n* a\n"
+    assert not Bundle.load(make_bundle({"a.md": concept(), "log.md": newest_first})).warnings

@@ -430,4 +430,13 @@ class DocumentParser:
                 "invalid_log_date",
                 f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)",
             )
+        dates = [entry.date for entry in entries if entry.date is not None]
+        later = next((i for i in range(1, len(dates)) if dates[i] > dates[i - 1]), None)
+        if later is not None:
+            self.warn(
+                path,
+                "log_order",
+                f"log entries are not newest first (spec §9): {dates[later]} comes after "
+                f"{dates[later - 1]}",
+            )
         return LogFile(path, body, fm, title, entries, tuple(links))

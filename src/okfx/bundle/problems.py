@@ -80,6 +80,8 @@ EXPLANATIONS: dict[str, str] = {
     "index.md and only for okf_version (§12): §11 rule 3; okfx ignores it. Move the keys out",
     "log_frontmatter": "a log.md starts with a frontmatter block, which is no part of the log "
     "format of §9; okfx ignores it",
+    "log_order": "a log.md lists an older date before a newer one; §9 lists entries newest "
+    "first (okfx reads them in any order)",
     "invalid_log_date": "a log.md date heading is not in YYYY-MM-DD form, which §9 requires "
     "(§11 rule 3); its entries get no date",
     "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "
