@@ -54,3 +54,24 @@ def test_a_yaml_error_names_the_line_where_reading_began_and_type_in_words(
         "(while scanning a simple key at frontmatter line 3)"
     )
     assert by_path["/b.md"] == "'type' is a number; it must be a non-empty string (quote it)"
+
+
+def test_trust_field_messages_say_what_is_missing_and_what_is_allowed(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "a.md": "---\ntype: T\ngenerated: {at: 2026-01-01T00:00:00Z}\n---\n",
+            "b.md": "---\ntype: T\nverified: [{by: 'human:ana'}]\n---\n",
+            "c.md": "---\ntype: T\nverified: yes\n---\n",
+        }
+    )
+    bundle = Bundle.load(root)
+    by_path = {w.path: w.message for w in bundle.warnings}
+    assert by_path == {
+        "/a.md": "generated has no 'by' (spec §5.2 requires an actor)",
+        "/b.md": "verified[0] has no 'at' (spec §5.2: each event has by and at); "
+        "kept without a date",
+        "/c.md": "verified must be a mapping or a list of mappings, not true or false; ignored",
+    }
+    assert bundle.concept("b").trust_tier == "human-reviewed"  # the tier reads 'by' alone

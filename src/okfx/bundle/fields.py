@@ -58,12 +58,26 @@ def _window(value: Any, name: str, report: FieldReport) -> UsageWindow | None:
     return UsageWindow(start, end)
 
 
+def _kind(value: Any) -> str:
+    """What a YAML value is, in words ("a string", "a number")."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else f"a {type(value).__name__}"
+
+
 def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
     if isinstance(value, dict):
         return [value]  # a bare mapping is a one-element list (spec §5.2)
     if isinstance(value, list):
         return value
-    report.append(("invalid_field", f"{name} must be a list of mappings; ignored"))
+    report.append(
+        (
+            "invalid_field",
+            f"{name} must be a mapping or a list of mappings, not {_kind(value)}; ignored",
+        )
+    )
     return []
 
 
@@ -132,7 +146,9 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
         report.append(("invalid_field", "generated must be a mapping {by, at}; ignored"))
         return None
     by = value.get("by")
-    if not is_valid_actor(by):
+    if by is None:
+        report.append(("invalid_field", "generated has no 'by' (spec §5.2 requires an actor)"))
+    elif not is_valid_actor(by):
         report.append(("invalid_field", f"generated.by {by!r} is not an actor (spec §7)"))
         by = None
     at = _instant(value["at"], "generated.at", report) if value.get("at") is not None else None
@@ -153,6 +169,11 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
             )
             continue
         at = entry.get("at")
+        if at is None:
+            report.append(
+                ("invalid_field", f"verified[{i}] has no 'at' (spec §5.2: each event has by "
+                 "and at); kept without a date")
+            )  # fmt: skip
         out.append(Verification(by, _instant(at, f"verified[{i}].at", report) if at else None))
     return tuple(out)
 
