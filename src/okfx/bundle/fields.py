@@ -7,12 +7,13 @@ kept in the raw frontmatter, and reported as ``(code, message)``.
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from typing import Any
 
 from okfx.model import Computation, Generated, Parameter, Source, UsageWindow, Verification
 from okfx.trust import is_valid_actor, parse_instant
 
-__all__ = ["STATUSES", "FieldReport", "normalize"]
+__all__ = ["STATUSES", "FieldReport", "kind_of", "normalize"]
 
 STATUSES = ("draft", "stable", "deprecated")
 FieldReport = list[tuple[str, str]]
@@ -58,13 +59,26 @@ def _window(value: Any, name: str, report: FieldReport) -> UsageWindow | None:
     return UsageWindow(start, end)
 
 
-def _kind(value: Any) -> str:
-    """What a YAML value is, in words ("a string", "a number")."""
+# Words for a YAML value's kind, in the order tried (a datetime is a date too).
+_KIND_WORDS = (
+    (str, "a string"),
+    (list, "a list"),
+    (dict, "a mapping"),
+    (datetime, "a date and time"),
+    (date, "a date"),
+)
+
+
+def kind_of(value: Any) -> str:
+    """What a YAML value is, in words, for a message ("'type' is a number")."""
     if isinstance(value, bool):
         return "true or false"
     if isinstance(value, int | float):
         return "a number"
-    return "a string" if isinstance(value, str) else f"a {type(value).__name__}"
+    for kind, words in _KIND_WORDS:
+        if isinstance(value, kind):
+            return words
+    return f"a {type(value).__name__}"
 
 
 def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
@@ -75,7 +89,7 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
     report.append(
         (
             "invalid_field",
-            f"{name} must be a mapping or a list of mappings, not {_kind(value)}; ignored",
+            f"{name} must be a mapping or a list of mappings, not {kind_of(value)}; ignored",
         )
     )
     return []

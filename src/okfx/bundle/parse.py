@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from okfx.bundle.budget import LoadBudget
-from okfx.bundle.fields import normalize
+from okfx.bundle.fields import kind_of, normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
 from okfx.bundle.paths import join, parent_dir
@@ -37,18 +37,6 @@ def _derived_title(path: str) -> str:
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.endswith(".md") else stem
     return stem.replace("_", " ").replace("-", " ").strip() or stem
-
-
-#: What a YAML value is, in words, for a message ("'type' is a number").
-_KINDS = {
-    "int": "a number",
-    "float": "a number",
-    "bool": "true or false",
-    "list": "a list",
-    "dict": "a mapping",
-    "date": "a date",
-    "datetime": "a date and time",
-}
 
 
 def broken_hint(target: str, exists: Callable[[str], bool]) -> str:
@@ -162,7 +150,7 @@ class DocumentParser:
         if known is None and not target.isascii():
             known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
-            hint = broken_hint(target, self.resolver.canonical.__contains__)
+            hint = broken_hint(target, self.resolver.files.__contains__)
             self.warn(path, "broken_link", broken_message(field, target, line, href, hint))
             # one string for both: a flood of broken links costs less
             href = target if href == target else share(href, href)
@@ -313,9 +301,10 @@ class DocumentParser:
             self.warn(path, "missing_type", "frontmatter has no non-empty 'type' (spec §4.1)")
             return None
         if not isinstance(raw_type, str):
-            kind = _KINDS.get(type(raw_type).__name__, "a " + type(raw_type).__name__)
             self.warn(
-                path, "invalid_type", f"'type' is {kind}; it must be a non-empty string (quote it)"
+                path,
+                "invalid_type",
+                f"'type' is {kind_of(raw_type)}; it must be a non-empty string (quote it)",
             )
             return None
         if not self.budget.admit(path, len(parsed.body)):

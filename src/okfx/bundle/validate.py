@@ -138,7 +138,7 @@ def unchecked_wikilinks(bundle: Bundle) -> int:
     bodies = [c.body for c in bundle]
     bodies += [index.body for index in bundle.indexes.values()]
     bodies += [log.body for log in bundle.logs.values()]
-    return sum(1 for body in bodies if "[[" in body and scan_wikilinks(body, limit=1))
+    return sum(1 for body in bodies if scan_wikilinks(body, limit=1))
 
 
 #: The codes of a file that is no concept, and the least of them in one folder for which

@@ -223,7 +223,7 @@ class BundleView:
 
     @cached_property
     def _wikis(self) -> WikiIndex:
-        return WikiIndex(frozenset(self.bundle.files))
+        return WikiIndex(self.bundle.files)
 
     def wikilink(self, base_dir: str) -> WikiRewrite | None:
         """Map ``[[wikilinks]]`` in a document of ``base_dir`` to viewer URLs, resolved
