@@ -652,7 +652,15 @@ class Bundle:
         nothing changed, else a new :class:`Bundle`; this one stays as it was, so a
         caller still holding it never sees a mix of the two. ``changes`` on the new one
         says what changed.
+
+        Raises :class:`FileNotFoundError` when the folder is gone: this bundle keeps what
+        it last read, and :meth:`KnowledgeManager.reload` goes on with the others.
         """
+        if not os.path.isdir(self.root):
+            raise FileNotFoundError(
+                f"bundle folder not found: {self.root} (it was there when the bundle was "
+                "loaded; what it last read is served until the folder is back)"
+            )
         new = Bundle(
             self.root, self.name, self.limits, exclude=self.exclude, wikilinks=self.wikilinks
         )

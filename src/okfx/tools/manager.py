@@ -19,7 +19,7 @@ from typing import Any
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.reload import Changes, content_changes
 from okfx.deadline import acquire
-from okfx.errors import NotFound
+from okfx.errors import NotFound, OKFError
 from okfx.search.suggest import closest
 from okfx.statecache import StateCache
 
@@ -48,6 +48,7 @@ class KnowledgeManager:
         self._lock = threading.Lock()
         self._combined: Any = None
         self._reload_lock = threading.Lock()
+        self._reload_failures: dict[str, str] = {}
         self.ranker: Any = None  # the override seam: see ``search``
         self.semantic: Any = None  # hybrid search settings: see ``enable_semantic``
         for bundle in bundles:
@@ -264,10 +265,22 @@ class KnowledgeManager:
         """Reload every bundle (:meth:`Bundle.reload`, parsing only what changed) and swap
         the changed ones in at once, with the combined index brought up to date; a tool
         call in flight keeps the bundles it started with. Returns what changed, by bundle
-        name (a bundle loaded whole again maps to empty :class:`Changes`)."""
+        name (a bundle loaded whole again maps to empty :class:`Changes`).
+
+        A bundle that cannot be read now (its folder is gone, or unreadable) keeps what it
+        last read and does not stop the others; :attr:`reload_failures` says which and
+        why, until a reload reads it again."""
         with self._reload_lock:
             current = self._bundles
-            fresh = {name: bundle.reload() for name, bundle in current.items()}
+            fresh: dict[str, Bundle] = {}
+            failures: dict[str, str] = {}
+            for name, bundle in current.items():
+                try:
+                    fresh[name] = bundle.reload()
+                except (OSError, OKFError) as exc:
+                    fresh[name] = bundle
+                    failures[name] = str(exc) or type(exc).__name__
+            self._reload_failures = failures
             changed = {name: b for name, b in fresh.items() if b is not current[name]}
             if not changed:
                 return {}
@@ -279,6 +292,12 @@ class KnowledgeManager:
                 self._bundles = {n: changed.get(n, b) for n, b in self._bundles.items()}
                 self._combined = combined
         return {name: b.changes or Changes() for name, b in changed.items()}
+
+    @property
+    def reload_failures(self) -> dict[str, str]:
+        """The bundles the last :meth:`reload` could not read, by name, with the reason;
+        each still serves what it last read."""
+        return dict(self._reload_failures)
 
     # -- access events ---------------------------------------------------------------------
     def on_access(self, callback: Callback) -> Callback:

@@ -112,6 +112,13 @@ def bundles(box: Toolbox) -> dict[str, Any]:
         }
         for b in box.manager.bundles.values()
     ]
+    failed = box.manager.reload_failures
+    for row in rows:
+        if row["name"] in failed:
+            row["reload_failed"] = (
+                "the bundle's folder could not be read at the last reload; what it read "
+                "before is served until it can be read again"
+            )
     payload = {"bundles": rows, UNTRUSTED: True}
     leave_out(payload, "bundles", "bundles", "read each bundle's index with read_concept")
     return payload

@@ -55,14 +55,18 @@ class Reload:
     changes: dict[str, Changes] = field(default_factory=dict)
     refreshed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: Bundles that could not be read, with the reason: only when that is news (a bundle
+    #: that goes on failing the same way is reported once).
+    failed: dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
-        return bool(self.changes or self.refreshed)
+        return bool(self.changes or self.refreshed or self.failed)
 
     def line(self) -> str:
         """The one log line of this reload."""
         parts = [f"{name}: {c.summary()}" for name, c in self.changes.items()]
         parts += [f"{name}: fetched a new commit" for name in self.refreshed]
+        parts += [f"{name}: not reloaded: {why}" for name, why in self.failed.items()]
         return f"okfx: reloaded in {self.seconds:.2f} s ({'; '.join(parts)})"
 
 
@@ -96,6 +100,7 @@ class Watcher:
         self._lock = threading.Lock()  # one reload at a time
         self._threads: list[threading.Thread] = []
         self._commits: dict[str, str] = {}
+        self._failed: dict[str, str] = {}  # what the last reload could not read
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> Watcher:
@@ -129,7 +134,10 @@ class Watcher:
             except Exception:  # a bug must not end the watch: the next event retries
                 logger.exception("okfx: reloading the bundles failed")
                 return Reload()
-            report = Reload(changes, seconds=time.perf_counter() - started)
+            failed = self.manager.reload_failures
+            news = {n: why for n, why in failed.items() if self._failed.get(n) != why}
+            self._failed = failed
+            report = Reload(changes, seconds=time.perf_counter() - started, failed=news)
         if report:
             self._report(report)
         return report
@@ -155,10 +163,30 @@ class Watcher:
             while not self._stop.wait(POLL_SECONDS):
                 self.reload_now()
             return
+        # A watch follows the folders it started on: once one goes, a folder of the same
+        # name that comes back is not watched. So the watch starts again whenever the set
+        # of roots that exist changes, and a reload reads what happened meanwhile.
+        while not self._stop.is_set():
+            present = _present(roots)
+            if present:
+                try:
+                    self._watch_roots(watch, roots, present)
+                except OSError as exc:  # a root went while the watch started
+                    logger.debug("okfx: watching %s failed: %s", present, exc)
+                    self._stop.wait(POLL_SECONDS)
+            elif self._stop.wait(POLL_SECONDS):
+                return
+            if not self._stop.is_set() and _present(roots) != present:
+                self.reload_now()
+
+    def _watch_roots(
+        self, watch: Callable[..., Iterable[set[Any]]], roots: list[str], present: list[str]
+    ) -> None:
+        """Watch ``present`` (the roots that exist) until stopped or until that set changes."""
         settle = bundle_state.RACY_SECONDS + 0.1
         follow_up: float | None = None
         for batch in watch(
-            *roots,
+            *present,
             debounce=int(self.debounce * 1000),
             step=50,
             stop_event=self._stop,
@@ -170,6 +198,8 @@ class Watcher:
             if batch or due:
                 self.reload_now()
                 follow_up = time.monotonic() + settle if self._unsettled() else None
+            if _present(roots) != present:
+                return
 
     # -- git -----------------------------------------------------------------------------
     def _git_bundles(self) -> list[Bundle]:
@@ -209,6 +239,10 @@ class Watcher:
         if report:
             self._report(report)
         return report
+
+
+def _present(roots: list[str]) -> list[str]:
+    return [root for root in roots if os.path.isdir(root)]
 
 
 def _is_local(bundle: Bundle) -> bool:
