@@ -94,6 +94,7 @@ def test_cli_validate_exit_codes_and_json(make_bundle: MakeBundle) -> None:
         "path": "/a.md",
         "code": "no_frontmatter",
         "message": payload["errors"][0]["message"],
+        "line": None,  # the whole file, no line of it
     }
 
 

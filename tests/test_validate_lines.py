@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from click.testing import CliRunner
@@ -75,3 +76,25 @@ def test_trust_field_messages_say_what_is_missing_and_what_is_allowed(
         "/c.md": "verified must be a mapping or a list of mappings, not true or false; ignored",
     }
     assert bundle.concept("b").trust_tier == "human-reviewed"  # the tier reads 'by' alone
+
+
+def test_json_problems_carry_the_line_as_a_field(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "a.md": "---\ntype: Metric\n---\n# A\n\nintro\n\nSee [gone](gone.md).\n",
+            "b.md": "---\ntype: Metric\ntitle: [unclosed\n---\nbody\n",
+            "c.md": "---\ntitle: no type\n---\n",
+        }
+    )
+    result = CliRunner().invoke(cli, ["validate", str(root), "--json"])
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)
+    problems = {p["path"]: p for p in data["errors"] + data["warnings"]}
+    assert all(set(p) == {"path", "code", "message", "line"} for p in problems.values())
+    lines = (root / "a.md").read_text().splitlines()
+    assert "gone.md" in lines[problems["/a.md"]["line"] - 1]
+    assert problems["/b.md"]["code"] == "malformed_yaml"
+    assert isinstance(problems["/b.md"]["line"], int)
+    assert problems["/c.md"]["line"] is None  # a whole-file problem: no line
+    text = CliRunner().invoke(cli, ["validate", str(root)]).output
+    assert "/gone.md, which does not exist (line 8)\n" in text  # the text report as before

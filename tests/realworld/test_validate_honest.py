@@ -116,7 +116,8 @@ def test_problems_by_code_is_the_same_grouping_for_tools(make_bundle: MakeBundle
         ("too_many_warnings", "warning", 1),
     ]
     assert groups[1].explanation and groups[1].unlisted == 2
-    assert groups[1].to_dict(examples=1)["problems"] == [groups[1].problems[0]._asdict()]
+    first = groups[1].problems[0]
+    assert groups[1].to_dict(examples=1)["problems"] == [{**first._asdict(), "line": 5}]
 
 
 def test_messages_fit_where_the_problem_is(make_bundle: MakeBundle) -> None:

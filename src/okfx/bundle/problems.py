@@ -15,7 +15,15 @@ from typing import Any
 
 from okfx.model import Problem
 
-__all__ = ["ERROR_CODES", "EXPLANATIONS", "ProblemGroup", "group", "kept_past", "problem_line"]
+__all__ = [
+    "ERROR_CODES",
+    "EXPLANATIONS",
+    "ProblemGroup",
+    "group",
+    "kept_past",
+    "problem_dict",
+    "problem_line",
+]
 
 #: Codes that break spec §11 rules 1-2 (the file is not a usable concept; for
 #: ``unquoted_colon``, okfx reads it but other consumers will not) and rule 3 (a reserved
@@ -121,7 +129,7 @@ class ProblemGroup:
             "severity": self.severity,
             "count": self.count,
             "explanation": self.explanation,
-            "problems": [p._asdict() for p in shown],
+            "problems": [problem_dict(p) for p in shown],
         }
 
 
@@ -154,10 +162,14 @@ def group(
     return groups
 
 
-#: Where a message names a file line: the last ``(line N)`` of a broken link (what comes
-#: before it quotes bundle text), or YAML's ``at frontmatter line N`` (after ``---``).
+#: Where a message names a file line: the last ``(line N)`` of a link problem (what comes
+#: before it quotes bundle text), YAML's ``at frontmatter line N`` (after ``---``), or a
+#: ``(line N)`` that ends the message (the checks of :mod:`okfx.bundle.conventions` and
+#: ``duplicate_key`` put it there, after any bundle text they quote).
 _LINK_LINE = re.compile(r"\(line (\d+)\)")
 _YAML_LINE = re.compile(r"^YAML error at frontmatter line (\d+):")
+_LAST_LINE = re.compile(r" \(line (\d+)\)$")
+_LINK_CODES = frozenset({"broken_link", "ambiguous_wikilink"})
 
 
 def problem_line(problem: Problem) -> int | None:
@@ -165,7 +177,14 @@ def problem_line(problem: Problem) -> int | None:
     if problem.code in ("malformed_yaml", "unquoted_colon"):
         found = _YAML_LINE.match(problem.message)
         return int(found.group(1)) + 1 if found else None
-    if problem.code == "broken_link":
+    if problem.code in _LINK_CODES:
         numbers = _LINK_LINE.findall(problem.message)
         return int(numbers[-1]) if numbers else None
-    return None
+    last = _LAST_LINE.search(problem.message)
+    return int(last.group(1)) if last else None
+
+
+def problem_dict(problem: Problem) -> dict[str, Any]:
+    """A problem as JSON: ``path``, ``code``, ``message`` and ``line`` (the file's line,
+    1-based, or ``None`` when okfx does not know it)."""
+    return {**problem._asdict(), "line": problem_line(problem)}

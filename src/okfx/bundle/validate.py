@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from okfx.bundle.bundle import RESERVED, Bundle
-from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group
+from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, problem_dict
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Problem
 
@@ -106,8 +106,8 @@ class ConformanceReport:
                 "warnings": self.warning_count,
                 "by_code": self.counts(),
             },
-            "errors": [p._asdict() for p in self.errors],
-            "warnings": [p._asdict() for p in self.warnings],
+            "errors": [problem_dict(p) for p in self.errors],
+            "warnings": [problem_dict(p) for p in self.warnings],
             "excluded": list(self.excluded),
             "notes": list(self.notes),
         }
