@@ -105,7 +105,7 @@ def test_fields_are_normalised(make_bundle: MakeBundle) -> None:
     assert c.usage_window is not None and c.usage_window.end == datetime(2026, 6, 30, tzinfo=UTC)
     assert c.citations == ("s1", "nope")
     assert c.source_for("s1") is source and c.source_for("nope") is None
-    assert codes(bundle) == ["unknown_footnote"]
+    assert codes(bundle) == ["status_case", "unknown_footnote"]  # Draft is read, and noted
     assert c.is_stale(datetime(2026, 12, 31, tzinfo=UTC))
     assert not c.is_stale(datetime(2026, 12, 30, 23, 59, tzinfo=UTC))
 

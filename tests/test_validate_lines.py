@@ -19,7 +19,8 @@ def test_annotations_carry_the_line_the_message_knows(make_bundle: MakeBundle) -
         {
             "a.md": "---\ntype: Metric\ntitle: A\n---\n# A\n\nSee [gone](gone.md).\n",
             "b.md": "---\ntype: Metric\ntitle: [unclosed\n---\nbody\n",
-            "c.md": "---\ntype: Metric\nstatus: weird\n---\nno line here\n",
+            "c.md": "---\ntype: Metric\nstatus: weird\n---\nbody\n",
+            "d.md": "---\ntitle: no type\n---\nno line here\n",
             "forged.md": "---\ntype: Metric\n---\nSee [x](</x (line 1).md>) (line 2)\n",
         }
     )
@@ -29,14 +30,16 @@ def test_annotations_carry_the_line_the_message_knows(make_bundle: MakeBundle) -
         for line in result.output.splitlines()
         if (match := ANNOTATION.match(line))
     }
-    files = {name: (root / name).read_text().splitlines() for name in ("a.md", "b.md")}
+    files = {name: (root / name).read_text().splitlines() for name in ("a.md", "b.md", "c.md")}
     code, line = found["a.md"]
     assert code == "broken_link" and line == "7"
     assert "gone.md" in files["a.md"][int(line) - 1]
     code, line = found["b.md"]
     assert code == "malformed_yaml" and line is not None
     assert "[unclosed" in files["b.md"][int(line) - 1] or int(line) in (3, 4)
-    assert found["c.md"][1] is None  # the message names no line: none is given
+    code, line = found["c.md"]
+    assert code == "unknown_status" and files["c.md"][int(line) - 1] == "status: weird"
+    assert found["d.md"] == ("missing_type", None)  # the message names no line: none is given
     assert found["forged.md"][1] == "4"  # the line okfx found, not text in the link
 
 

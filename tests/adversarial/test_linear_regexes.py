@@ -200,6 +200,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     # -- the line a problem's message names (messages quote bundle text)
     "okfx.bundle.problems._LINK_LINE": ("scan", [rep("(line "), rep("1", "(line "), rep("(")]),
+    "okfx.bundle.problems._LAST_LINE": (
+        "scan",
+        [rep(" (line "), rep("1", " (line "), rep(" (line 1)"), rep(" (line 1", tail="x")],
+    ),
     "okfx.bundle.problems._YAML_LINE": (
         "match",
         [rep("1", "YAML error at frontmatter line "), rep(" ", "YAML error at")],

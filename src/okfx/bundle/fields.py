@@ -13,7 +13,7 @@ from typing import Any
 from okfx.model import Computation, Generated, Parameter, Source, UsageWindow, Verification
 from okfx.trust import is_valid_actor, parse_instant
 
-__all__ = ["STATUSES", "FieldReport", "kind_of", "normalize"]
+__all__ = ["STATUSES", "FieldReport", "computation_heading", "kind_of", "normalize"]
 
 STATUSES = ("draft", "stable", "deprecated")
 FieldReport = list[tuple[str, str]]
@@ -192,6 +192,12 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
     return tuple(out)
 
 
+def computation_heading(body: str) -> int | None:
+    """Where the body's ``# Computation`` heading starts (an offset), or ``None``."""
+    heading = _COMPUTATION_HEADING.search(body)
+    return None if heading is None else heading.start()
+
+
 def _inline_computation(body: str) -> tuple[str | None, str | None]:
     """The first code block under a ``# Computation`` heading (fenced or indented).
 
@@ -287,7 +293,8 @@ def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any]
             report.append(
                 (
                     "unknown_status",
-                    f"status {raw_status!r} is not draft|stable|deprecated; read as stable",
+                    f"status {raw_status!r} is not draft, stable or deprecated (spec §5.4); "
+                    "read as stable: write one of the three",
                 )
             )
     stale = fm.get("stale_after")

@@ -12,11 +12,12 @@ from functools import partial
 from typing import Any
 
 from okfx.bundle.budget import LoadBudget
+from okfx.bundle.conventions import check_concept, key_line, with_line
 from okfx.bundle.fields import kind_of, normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
 from okfx.bundle.paths import join, parent_dir
-from okfx.bundle.reserved import parse_index, parse_log
+from okfx.bundle.reserved import parse_index, parse_log, unsectioned
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
@@ -281,8 +282,8 @@ class DocumentParser:
         """
         heads = [self._head(path, text) for path, text in documents]
         fields = [
-            None if head is None else self._fields(path, *head)
-            for (path, _), head in zip(documents, heads, strict=True)
+            None if head is None else self._fields(path, text, *head)
+            for (path, text), head in zip(documents, heads, strict=True)
         ]
         return [
             None if head is None or values is None else self._assemble(path, *head, values)
@@ -310,9 +311,14 @@ class DocumentParser:
         if not self.budget.admit(path, len(parsed.body)):
             return None  # over a bundle-wide cap: counted, reported once by the Bundle
         for key in parsed.duplicate_keys:
-            self.warn(
-                path, "duplicate_key", f"frontmatter key {key!r} appears twice; last one kept"
+            # The line of a top-level key's second occurrence; a nested one is not looked for.
+            line = key_line(text, parsed.body_line, key, nth=2)
+            message = (
+                f"frontmatter key {key!r} appears twice, which YAML does not allow (keys are "
+                "unique, YAML 1.2 §3.2.1.1): okfx keeps the last one, other consumers reject "
+                "the file; keep one"
             )
+            self.warn(path, "duplicate_key", with_line(message, line))
         for line in parsed.quoted_lines:
             self.warn(
                 path,
@@ -322,10 +328,15 @@ class DocumentParser:
             )
         return parsed, raw_type.strip()
 
-    def _fields(self, path: str, parsed: Parsed, type_: str) -> dict[str, Any]:
-        """Stage 2: the normalised optional fields."""
+    def _fields(self, path: str, text: str, parsed: Parsed, type_: str) -> dict[str, Any]:
+        """Stage 2: the normalised optional fields, and the spec's rules on them."""
         values, report = normalize(parsed.data, type_, parsed.body)
         for code, message in report:
+            if code == "unknown_status":
+                message = with_line(message, key_line(text, parsed.body_line, "status"))
+            self.warn(path, code, message)
+        found = check_concept(parsed.data, type_, values, text, parsed.body, parsed.body_line)
+        for code, message in found:
             self.warn(path, code, message)
         return values
 
@@ -407,6 +418,9 @@ class DocumentParser:
         fm, body, body_line = self._reserved_split(path, text, allowed, "reserved_frontmatter")
         links, _, _ = self.body_links(path, body, body_line, "index")
         sections = parse_index(body, self._resolve_quiet(parent_dir(path)), self.strings)
+        off = unsectioned(body, body_line)
+        if off is not None:
+            self.warn(path, "index_no_section", off)
         return IndexFile(path, body, fm, sections, tuple(links))
 
     def log(self, path: str, text: str) -> LogFile:

@@ -26,18 +26,22 @@ __all__ = [
 ]
 
 #: Codes that break spec §11 rules 1-2 (the file is not a usable concept; for
-#: ``unquoted_colon``, okfx reads it but other consumers will not) and rule 3 (a reserved
-#: file off the structure of §8 or §9: frontmatter in an ``index.md`` other than the root's
-#: ``okf_version``, a ``log.md`` date heading not in ``YYYY-MM-DD`` form), plus a bundle
+#: ``unquoted_colon`` and ``duplicate_key``, okfx reads it but other consumers will not:
+#: YAML keys are unique, and js-yaml, Go's yaml.v3 and ruamel.yaml refuse a repeated one)
+#: and rule 3 (a reserved file off the structure of §8 or §9: frontmatter in an
+#: ``index.md`` other than the root's ``okf_version``, entries outside a heading's section
+#: in one, a ``log.md`` date heading not in ``YYYY-MM-DD`` form), plus a bundle
 #: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
 ERROR_CODES = frozenset(
     {
         "reserved_frontmatter",
+        "index_no_section",
         "invalid_log_date",
         "no_frontmatter",
         "unterminated_frontmatter",
         "malformed_yaml",
         "unquoted_colon",
+        "duplicate_key",
         "frontmatter_not_mapping",
         "missing_type",
         "invalid_type",
@@ -67,12 +71,23 @@ EXPLANATIONS: dict[str, str] = {
     "invalid_type": "'type' is not a string (§4.1)",
     "invalid_encoding": "the file is not UTF-8 text (§4)",
     "no_concepts": "the folder holds no concept: check the path",
-    "duplicate_key": "a frontmatter key appears twice; the last one is kept",
+    "duplicate_key": "a frontmatter key appears twice, which YAML does not allow (§11 rule 1): "
+    "okfx keeps the last one, other consumers reject the file; keep one",
     "invalid_field": "an optional field has a value okfx cannot read; the concept is kept "
     "without it",
     "assumed_utc": "a date or time without a UTC offset was read in UTC (a date as the start "
     "of its day, §5 asks for an offset)",
     "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable",
+    "status_case": "status is draft, stable or deprecated in capitals; okfx reads it, "
+    "§5.4 writes the values in lower case",
+    "usage_window_incomplete": "a usage_window lacks 'from' or 'to'; §5.1 frames usage_count "
+    "with a {from, to} range",
+    "usage_window_reversed": "a usage_window's 'from' is after its 'to' (§5.1)",
+    "missing_computation": "an Attested Computation has no code block under '# Computation' "
+    "and no 'computation' file (§10.3); it cannot be bound",
+    "computation_twice": "an Attested Computation names a 'computation' file and has a code "
+    "block under '# Computation' too; §10.3 asks for one; okfx binds the file",
+    "receipt_not_list": "executor.receipt is not a list of field names (§10.2); ignored",
     "unknown_footnote": "a [^label] footnote has no definition in the body and matches no "
     "sources[].id (§5.1)",
     "broken_link": "a link's target is not in the bundle; tolerated (§6.1)",
@@ -86,6 +101,8 @@ EXPLANATIONS: dict[str, str] = {
     "are ignored",
     "reserved_frontmatter": "an index.md carries frontmatter, which §8 allows only in the root "
     "index.md and only for okf_version (§12): §11 rule 3; okfx ignores it. Move the keys out",
+    "index_no_section": "an index.md lists entries outside any heading, or has no section at "
+    "all; §8 groups entries under headings: §11 rule 3",
     "log_frontmatter": "a log.md starts with a frontmatter block, which is no part of the log "
     "format of §9; okfx ignores it",
     "log_order": "a log.md lists an older date before a newer one; §9 lists entries newest "

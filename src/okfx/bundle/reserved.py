@@ -9,9 +9,17 @@ import re
 from collections.abc import Callable
 from datetime import date
 
+from okfx.bundle.conventions import with_line
 from okfx.model import IndexEntry, IndexSection, LogEntry
 
-__all__ = ["HEADING", "heading_text", "parse_index", "parse_log"]
+__all__ = [
+    "HEADING",
+    "heading_text",
+    "outside_sections",
+    "parse_index",
+    "parse_log",
+    "unsectioned",
+]
 
 # Greedy text, trimmed in Python: a lazy group before ``[ \t#]*$`` is quadratic on blanks.
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
@@ -66,6 +74,45 @@ def parse_index(
     if entries or title:
         sections.append(IndexSection(title, tuple(entries)))
     return tuple(sections)
+
+
+def outside_sections(body: str) -> tuple[int, int | None] | None:
+    """How an index body departs from the sections of spec §8 (entries grouped under a
+    heading): ``(n, line)``, the ``n`` entries before its first heading and the body line
+    (0-based) of the first of them, or ``(0, None)`` for a body with no heading and no
+    entry; ``None`` when every entry is under a heading, or the body is empty (a root
+    index.md may hold only ``okf_version``: an empty listing, not a misgrouped one)."""
+    before = 0
+    first: int | None = None
+    for number, line in enumerate(body.split("\n")):
+        if HEADING.match(line):
+            return (before, first) if before else None
+        if _ENTRY.match(line):
+            before += 1
+            first = number if first is None else first
+    return (before, first) if body.strip() else None
+
+
+def unsectioned(body: str, body_line: int) -> str | None:
+    """Why an index body is off the sections of spec §8 (§11 rule 3), with the file line
+    of the first entry outside a section (``body_line``: the body's first line), or
+    ``None`` when it is not."""
+    outside = outside_sections(body)
+    if outside is None:
+        return None
+    entries, first = outside
+    layout = "'# Heading', then '* [Title](url) - description' lines"
+    if not entries:
+        return (
+            "this index.md has no section: spec §8 lists a folder's concepts under one or "
+            f"more headings ({layout}); add a section"
+        )
+    are = "entry comes" if entries == 1 else "entries come"
+    message = (
+        f"{entries} {are} before the first heading, outside any section: spec §8 groups an "
+        f"index's entries under headings ({layout}); add a heading above them"
+    )
+    return with_line(message, body_line + first if first is not None else None)
 
 
 def _parse_date(text: str) -> date | None:
