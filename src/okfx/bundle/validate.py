@@ -1,13 +1,14 @@
 """The spec §11 conformance report of a loaded bundle.
 
-Rules 1 and 2 (parseable frontmatter with a non-empty ``type`` in every non-reserved
-``.md`` file) and rule 3 (``index.md`` and ``log.md`` follow §8 and §9: no frontmatter in an
-index but the root's ``okf_version``, ``YYYY-MM-DD`` date headings in a log) are errors,
-and so is a folder without any concept (a wrong path must not pass a CI check).
-Everything else okfx noticed is a warning: broken links, unknown ``status`` values, bad
-optional fields, a frontmatter block in a ``log.md`` (§9 does not mention one), skipped
-files. A bundle is conformant when it has no errors (§11: consumers must not reject a
-bundle for broken links, unknown types or missing optional fields).
+Rules 1 and 2 (parseable frontmatter, with no key written twice, and a non-empty ``type``
+in every non-reserved ``.md`` file) and rule 3 (``index.md`` and ``log.md`` follow §8 and
+§9: no frontmatter in an index but the root's ``okf_version``, its entries under headings,
+``YYYY-MM-DD`` date headings in a log) are errors, and so is a folder without any concept
+(a wrong path must not pass a CI check). Everything else okfx noticed is a warning: broken
+links, ``status`` values off §5.4, bad optional fields, §5-§10 rules a producer should
+follow (:mod:`okfx.bundle.conventions`), a frontmatter block in a ``log.md`` (§9 does not
+mention one), skipped files. A bundle is conformant when it has no errors (§11: consumers
+must not reject a bundle for broken links, unknown types or missing optional fields).
 
 Counts are exact: a load records at most ``Limits.max_warnings`` problems but counts
 every one by code (:meth:`Bundle.problem_counts`), so an error after a flood of warnings
