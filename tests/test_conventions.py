@@ -140,6 +140,26 @@ def test_an_index_groups_its_entries_under_headings(make_bundle: MakeBundle) -> 
     assert "index_no_section" in ERROR_CODES
 
 
+def test_setext_headings_and_fenced_examples_keep_an_index_sectioned(
+    make_bundle: MakeBundle,
+) -> None:
+    fenced = "```markdown\n* [A](a.md) - how an entry looks\n```\n"
+    root = make_bundle(
+        {
+            "a.md": concept(),
+            "b/x.md": concept(),
+            "c/y.md": concept(),
+            "index.md": "Concepts\n========\n\n* [A](a.md) - one\n",
+            "b/index.md": fenced + "\nMore\n----\n\n* [X](x.md) - ex\n",
+            # A thematic break after an entry is no heading: the entry stays outside.
+            "c/index.md": "* [Y](y.md) - why\n---\n\n# Later\n",
+        }
+    )
+    report = validate(Bundle.load(root))
+    assert [p.path for p in report.errors] == ["/c/index.md"]
+    assert report.errors[0].code == "index_no_section"
+
+
 def test_a_duplicate_key_fails_rule_one_and_names_the_repeat(make_bundle: MakeBundle) -> None:
     root = make_bundle(
         {

@@ -23,6 +23,9 @@ __all__ = [
 
 # Greedy text, trimmed in Python: a lazy group before ``[ \t#]*$`` is quadratic on blanks.
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A setext heading's underline (the text line above it is the heading).
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _ENTRY = re.compile(
     r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.){1,500})\]\(\s*+(<[^<>\n]*>|[^\s()]*)"
     r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
@@ -84,12 +87,25 @@ def outside_sections(body: str) -> tuple[int, int | None] | None:
     index.md may hold only ``okf_version``: an empty listing, not a misgrouped one)."""
     before = 0
     first: int | None = None
+    fence: str | None = None  # the marker of the code fence the line is in
+    previous = ""  # the last line of prose seen (a setext heading's text)
     for number, line in enumerate(body.split("\n")):
-        if HEADING.match(line):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence, previous = opened.group(1), ""
+            continue
+        if HEADING.match(line) or (previous.strip() and _SETEXT.match(line)):
             return (before, first) if before else None
         if _ENTRY.match(line):
             before += 1
             first = number if first is None else first
+            previous = ""
+        else:
+            previous = line
     return (before, first) if body.strip() else None
 
 
