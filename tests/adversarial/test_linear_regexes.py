@@ -225,6 +225,8 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     "okfx.bundle.reserved._ITEM": ("match", [rep(" ", "* "), rep(" ")]),
     "okfx.bundle.reserved._ISO_DATE": ("match", [rep("1")]),
+    "okfx.bundle.reserved._FENCE": ("match", [rep("`"), rep("~", "   "), rep(" ")]),
+    "okfx.bundle.reserved._SETEXT": ("match", [rep("="), rep("-", "", " x"), rep(" ", "==")]),
     # -- search over concept text
     "okfx.search.analyzer._PIECE_SEP": ("scan", [rep("a"), rep(" "), rep("a b")]),
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
