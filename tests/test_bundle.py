@@ -163,6 +163,22 @@ def test_reserved_files_are_not_concepts_at_any_level(make_bundle: MakeBundle) -
     assert isinstance(bundle.get("tables/log.md"), LogFile)
 
 
+def test_index_sections_follow_setext_headings_and_skip_fenced_examples(
+    make_bundle: MakeBundle,
+) -> None:
+    index = (
+        "Tables\n======\n\n* [T](t.md) - The table\n\n"
+        "```markdown\n* [Example](example.md) - how an entry looks\n```\n\n"
+        "Older\n-----\n\n* [U](u.md) - Another\n"
+    )
+    root = make_bundle({"index.md": index, "t.md": concept(), "u.md": concept()})
+    bundle = Bundle.load(root)
+    assert bundle.index is not None
+    sections = [(s.title, [e.target for e in s.entries]) for s in bundle.index.sections]
+    assert sections == [("Tables", ["/t.md"]), ("Older", ["/u.md"])]
+    assert not [p for p in bundle.warnings if p.path == "/index.md"]
+
+
 def test_non_root_index_frontmatter_is_reported_and_ignored(make_bundle: MakeBundle) -> None:
     # (with okf_version it would make its folder a nested bundle: tests/realworld)
     bundle = Bundle.load(make_bundle({"a/index.md": "---\ntitle: A\n---\n# A\n"}))

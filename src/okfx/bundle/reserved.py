@@ -6,7 +6,7 @@ Both stay readable whatever their shape; deviations from the spec are warnings.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date
 
 from okfx.bundle.conventions import with_line
@@ -41,6 +41,35 @@ def heading_text(raw: str) -> str:
     return raw.rstrip().rstrip("#").rstrip()
 
 
+def _index_lines(body: str) -> Iterator[tuple[int, str | None, re.Match[str] | None]]:
+    """The lines of an index body that mean something: ``(number, heading, entry)``, the
+    line's number (0-based) and either a heading's text (ATX or setext) or an entry's
+    match. Lines in code fences are examples, not entries."""
+    fence: str | None = None  # the marker of the code fence the line is in
+    previous = ""  # the last line of prose (the text of a setext heading under it)
+    for number, line in enumerate(body.split("\n")):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence, previous = opened.group(1), ""
+            continue
+        heading = HEADING.match(line)
+        if heading:
+            yield number, heading_text(heading.group(2)), None
+            previous = ""
+        elif previous.strip() and _SETEXT.match(line):
+            yield number, previous.strip(), None
+            previous = ""
+        elif entry := _ENTRY.match(line):
+            yield number, None, entry
+            previous = ""
+        else:
+            previous = "" if _ITEM.match(line) else line
+
+
 def parse_index(
     body: str, resolve: Resolve, strings: dict[str, str] | None = None
 ) -> tuple[IndexSection, ...]:
@@ -54,15 +83,12 @@ def parse_index(
     sections: list[IndexSection] = []
     title = ""
     entries: list[IndexEntry] = []
-    for line in body.split("\n"):
-        heading = HEADING.match(line)
-        if heading:
+    for _, heading, entry in _index_lines(body):
+        if heading is not None:
             if entries or title:
                 sections.append(IndexSection(title, tuple(entries)))
-            title, entries = heading_text(heading.group(2)), []
-            continue
-        entry = _ENTRY.match(line)
-        if entry:
+            title, entries = heading, []
+        elif entry is not None:
             href = share(entry.group(2), entry.group(2))
             label = entry.group(1).strip()
             description = (entry.group(3) or "").strip()
@@ -87,25 +113,11 @@ def outside_sections(body: str) -> tuple[int, int | None] | None:
     index.md may hold only ``okf_version``: an empty listing, not a misgrouped one)."""
     before = 0
     first: int | None = None
-    fence: str | None = None  # the marker of the code fence the line is in
-    previous = ""  # the last line of prose seen (a setext heading's text)
-    for number, line in enumerate(body.split("\n")):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence, previous = opened.group(1), ""
-            continue
-        if HEADING.match(line) or (previous.strip() and _SETEXT.match(line)):
+    for number, heading, _ in _index_lines(body):
+        if heading is not None:
             return (before, first) if before else None
-        if _ENTRY.match(line):
-            before += 1
-            first = number if first is None else first
-            previous = ""
-        else:
-            previous = line
+        before += 1
+        first = number if first is None else first
     return (before, first) if body.strip() else None
 
 
