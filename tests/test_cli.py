@@ -108,6 +108,21 @@ def test_lifecycle_and_staleness_badges_show_everywhere(make_bundle: MakeBundle)
     assert hidden.stdout.splitlines()[-1].endswith("add --include-deprecated to see them.")
 
 
+@pytest.mark.parametrize("args", [["search", "zebracorn"], ["grep", "zebracorn"]])
+def test_text_output_keeps_the_match_at_the_end_of_a_long_line(
+    make_bundle: MakeBundle, args: list[str]
+) -> None:
+    """The excerpt of a long line is centred on the match; shortening it for the terminal
+    keeps the match in view, also when it is the line's last word."""
+    filler = " ".join(f"filler{i}" for i in range(60))
+    root = str(make_bundle({"a.md": concept("Note", f"{filler} zebracorn ends it.\n")}))
+    result = run(args[0], root, *args[1:])
+    assert result.exit_code == 0, result.output
+    shown = result.stdout.splitlines()[-1]
+    assert "zebracorn ends it." in shown, shown
+    assert len(shown) <= 170
+
+
 def test_index_lists_rows_and_says_how_to_get_the_next_page() -> None:
     result = run("index", EXAMPLE, "--limit", "2")
     assert result.exit_code == 0, result.output

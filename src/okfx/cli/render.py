@@ -8,7 +8,8 @@ read with ``.get`` so a renderer never fails on a field another tool version lef
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,6 +17,7 @@ import click
 from okfx.bundle.problems import problem_line
 from okfx.cli import target
 from okfx.cli.terminal import visible
+from okfx.search.snippets import cut_line
 
 if TYPE_CHECKING:
     from okfx.bundle.validate import ConformanceReport
@@ -64,6 +66,27 @@ def badges(row: dict[str, Any]) -> str:
 
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") -> str:
+    """``text`` cut to ``width`` around the first place one of ``needles`` (or ``regex``)
+    matches it, regardless of case; from its start when none does. A hit's excerpt is
+    centred on its match, but its match can sit near its end (a long line's last words):
+    a cut from the start would leave the very words searched for out."""
+    if len(text) <= width:
+        return text
+    spans = [m.span() for n in needles if n and (m := re.search(re.escape(n), text, re.I))]
+    if not spans and regex:
+        try:
+            found = re.search(regex, text, re.I)
+        except (re.error, RecursionError):  # an RE2 pattern Python reads otherwise
+            found = None
+        if found is not None and found.end() > found.start():
+            spans.append(found.span())
+    if not spans:
+        return _cut(text, width)
+    start, end = min(spans)
+    return cut_line(text, start, end, width)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[str] = ()) -> str:
@@ -168,7 +191,8 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
             where = target.shown(hit.get("bundle"), where)
         lines.append("    " + _dim(where))
         if hit.get("snippet"):
-            lines.append("    " + _cut(" ".join(str(hit["snippet"]).split()), 100))
+            snippet = " ".join(str(hit["snippet"]).split())
+            lines.append("    " + _cut_around(snippet, 100, map(str, hit.get("matched") or ())))
     return "\n".join(lines + _notice(payload))
 
 
@@ -185,7 +209,9 @@ def grep(payload: dict[str, Any], several: bool | None = None) -> str:
         if several:
             spot = target.shown(m.get("bundle"), spot)
         text = m.get("text", m.get("snippet", ""))
-        lines.append(f"{click.style(spot, fg='magenta')}: {_cut(str(text).strip(), 160)}")
+        pattern = str(payload.get("pattern") or "")
+        shown = _cut_around(str(text).strip(), 160, [pattern], regex=pattern)
+        lines.append(f"{click.style(spot, fg='magenta')}: {shown}")
     if payload.get("truncated") and not payload.get("notice"):
         lines.append(_dim("[more matches: raise --limit]"))
     return "\n".join(lines + _notice(payload))
