@@ -178,6 +178,13 @@ CORPUS: tuple[Pinned, ...] = (
         "empty wiki skeleton (index and log only, 0 concepts)",
         "zh",
     ),
+    Pinned(
+        "saschb2b/okf-studio",
+        "47deb810baf0f0b456e9b324f44dfb99a795e8b0",
+        "docs",
+        "desktop app's product docs as its sample bundle, v0.2 profiles, computations",
+        "en",
+    ),
 )
 
 _TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)
