@@ -18,6 +18,7 @@ from conftest import PROJECT_ROOT, MakeBundle, concept
 from okfx import Bundle, Toolbox
 from okfx.cli import progress
 from okfx.cli.commands import cli
+from okfx.cli.terminal import columns
 
 EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
 DOCK = "/metrics/dock-availability.md"
@@ -121,6 +122,23 @@ def test_text_output_keeps_the_match_at_the_end_of_a_long_line(
     shown = result.stdout.splitlines()[-1]
     assert "zebracorn ends it." in shown, shown
     assert len(shown) <= 170
+
+
+def test_index_columns_stay_aligned_with_cjk_types_and_titles(make_bundle: MakeBundle) -> None:
+    """A CJK character takes two terminal columns: cells are padded by columns drawn,
+    so every row's TITLE starts at the header's column."""
+    root = make_bundle(
+        {
+            "a.md": concept("概念", title="简介"),
+            "b.md": concept("Concept", title="MCP"),
+        }
+    )
+    result = run("index", str(root))
+    assert result.exit_code == 0, result.output
+    header, *rows = result.stdout.splitlines()[:3]
+    at = header.index("TITLE")
+    for row, title in zip(rows, ["简介", "MCP"], strict=True):
+        assert columns(row[: row.index(title)]) == at, row
 
 
 def test_index_lists_rows_and_says_how_to_get_the_next_page() -> None:

@@ -16,7 +16,7 @@ import click
 
 from okfx.bundle.problems import problem_line
 from okfx.cli import target
-from okfx.cli.terminal import visible
+from okfx.cli.terminal import columns, cut_columns, visible
 from okfx.search.snippets import cut_line
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def badges(row: dict[str, Any]) -> str:
 
 
 def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return cut_columns(text, width)
 
 
 def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") -> str:
@@ -73,7 +73,7 @@ def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") 
     matches it, regardless of case; from its start when none does. A hit's excerpt is
     centred on its match, but its match can sit near its end (a long line's last words):
     a cut from the start would leave the very words searched for out."""
-    if len(text) <= width:
+    if columns(text) <= width:
         return text
     spans = [m.span() for n in needles if n and (m := re.search(re.escape(n), text, re.I))]
     if not spans and regex:
@@ -86,17 +86,22 @@ def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") 
     if not spans:
         return _cut(text, width)
     start, end = min(spans)
-    return cut_line(text, start, end, width)
+    chars = width
+    shown = cut_line(text, start, end, chars)
+    while columns(shown) > width and chars > 1:  # wide (CJK) characters take two columns
+        chars -= max(1, (columns(shown) - width + 1) // 2)
+        shown = cut_line(text, start, end, chars)
+    return shown
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[str] = ()) -> str:
     """Columns aligned by hand; ``last`` (already styled) is appended unpadded to each row."""
     cells = [[_cut(" ".join(str(c).split()), MAX_CELL) for c in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    widths = [max([len(h)] + [columns(r[i]) for r in cells]) for i, h in enumerate(headers)]
     head = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     lines = [click.style(head.rstrip(), bold=True)]
     for i, row in enumerate(cells):
-        text = "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True))
+        text = "  ".join(c + " " * (w - columns(c)) for c, w in zip(row, widths, strict=True))
         tail = last[i] if i < len(last) else ""
         lines.append(f"{text}  {tail}".rstrip())
     return "\n".join(lines)

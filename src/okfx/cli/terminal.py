@@ -7,14 +7,18 @@ which shows such characters the way ``cat -v`` does (``ESC`` as ``^[``, ``DEL`` 
 ``^?``, the C1 control ``U+009B`` as ``M-^[``), piped or not. Newlines and tabs stay, as
 layout. ``--json`` output stays exact: :func:`json_text` also escapes the characters JSON
 may leave raw (``DEL`` and the C1 controls) as ``\\u`` sequences, which read back the same.
+
+Columns are counted as a terminal draws them (:func:`columns`): a CJK character takes two,
+a combining mark none, so tables of Chinese or Japanese titles stay aligned.
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any, TypeVar
 
-__all__ = ["json_text", "visible", "visible_data"]
+__all__ = ["columns", "cut_columns", "json_text", "visible", "visible_data"]
 
 _T = TypeVar("_T")
 
@@ -53,3 +57,30 @@ def json_text(payload: Any) -> str:
     """``payload`` as the CLI's ``--json`` prints it: indented, non-ASCII as is, and no
     control character raw (``json.dumps`` escapes C0 but not ``DEL`` or C1)."""
     return json.dumps(payload, indent=2, ensure_ascii=False).translate(_JSON_RAW)
+
+
+def _char_columns(char: str) -> int:
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def columns(text: str) -> int:
+    """The terminal columns ``text`` takes: two for a wide or fullwidth (CJK) character,
+    none for a combining mark or a zero-width format character, one for the rest."""
+    if text.isascii():
+        return len(text)
+    return sum(map(_char_columns, text))
+
+
+def cut_columns(text: str, width: int) -> str:
+    """``text`` as is when it fits in ``width`` columns, else its start and ``…`` in
+    at most ``width`` columns."""
+    if columns(text) <= width:
+        return text
+    used = 1  # the ellipsis takes one column
+    for end, char in enumerate(text):
+        used += _char_columns(char)
+        if used > width:
+            return text[:end] + "…"
+    return text

@@ -1,0 +1,21 @@
+"""Terminal text: display columns of wide (CJK) text and cuts that fit them."""
+
+from __future__ import annotations
+
+from okfx.cli.terminal import columns, cut_columns
+
+
+def test_columns_count_cjk_as_two_and_combining_marks_as_none() -> None:
+    assert columns("Concept") == 7
+    assert columns("概念") == 4
+    assert columns("ｆｕｌｌ") == 8  # fullwidth Latin
+    assert columns("cafe\u0301") == 4  # e + combining acute
+    assert columns("a\u200db") == 2  # zero-width joiner
+
+
+def test_cut_columns_fits_wide_text_in_the_width_with_an_ellipsis() -> None:
+    assert cut_columns("概念", 4) == "概念"
+    cut = cut_columns("工具过滤器在调用时强制执行", 9)
+    assert cut == "工具过滤…"
+    assert columns(cut) <= 9
+    assert cut_columns("abcdef", 4) == "abc…"
