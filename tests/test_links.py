@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -15,6 +16,7 @@ from okfx.bundle.links import (
     _Mask,
     _masked_spans,
     _may_hold_indented_code,
+    lines_outside_code,
     scan_markdown,
 )
 from okfx.errors import UnsafePath
@@ -57,6 +59,22 @@ def test_links_in_indented_code_are_ignored_but_list_continuations_count() -> No
 def test_links_in_code_spans_and_html_comments_are_ignored() -> None:
     body = "`[no](a.md)` ``[no](b.md) ` x`` <!-- [no](c.md)\n--> [yes](d.md)"
     assert hrefs(body) == ["d.md"]
+
+
+def test_a_link_after_a_code_span_inside_a_comment_is_ignored() -> None:
+    """A template's comment with `code` in it (aws-samples/sample-okf-llm-wiki writes such
+    notes): the code span inside the comment must not hide the comment around it."""
+    body = "[yes](a.md)\n<!-- nested fields:\n- `items.id` (varchar): see [no](b.md).\n-->\n"
+    assert hrefs(body) == ["a.md"]
+
+
+def test_lines_outside_code_skip_fences_and_comments_but_not_code_spans() -> None:
+    heading = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+    body = (
+        "# One `x`\n\nA lone ` backtick.\n\n```bash\n# shell comment\n```\n\n"
+        "<!-- a note\n## hidden\n-->\n\n## Two\n\nuse `y`\n"
+    )
+    assert [m.group(2) for m in lines_outside_code(body, heading)] == ["One `x`", "Two"]
 
 
 def test_an_unterminated_comment_hides_the_rest() -> None:

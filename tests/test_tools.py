@@ -76,6 +76,22 @@ def test_read_one_section_by_heading(box: Toolbox) -> None:
     assert "Schema" in missing["error"]["did_you_mean"]
 
 
+def test_a_section_runs_past_comment_lines_in_its_code_blocks(make_bundle: MakeBundle) -> None:
+    """'# build' in a shell block is a comment, not a heading: the section goes on to the
+    next real heading, and the headings list leaves code and HTML comments out."""
+    body = (
+        "# Steps\n\n```bash\n# build\nmake\n```\n\nThen check.\n\n"
+        "<!-- ## not a heading -->\n\n# Rollback\n\nRevert.\n"
+    )
+    box = Toolbox(Bundle.load(make_bundle({"c.md": concept("Runbook", body)})))
+    whole = box.read_concept(path="c")
+    assert whole["headings"] == ["Steps", "Rollback"]
+    steps = box.read_concept(path="c", section="Steps")
+    assert steps["body"].rstrip().endswith("-->")
+    assert "Then check." in steps["body"] and "Revert." not in steps["body"]
+    assert box.read_concept(path="c", section="build")["error"]["code"] == "not_found"
+
+
 def test_reserved_files_are_readable(box: Toolbox) -> None:
     assert box.read_concept(path="index.md")["kind"] == "index"
     assert box.read_concept(path="tables/")["path"] == "/tables/index.md"

@@ -23,6 +23,7 @@ __all__ = [
     "RawLink",
     "Resolver",
     "footnote_definitions",
+    "lines_outside_code",
     "matches_outside_code",
     "nfc_index",
     "scan_markdown",
@@ -197,18 +198,24 @@ def _prose_segments(body: str) -> list[tuple[int, int]]:
     return [(a, min(b, len(body))) for a, b in segments if b > a]
 
 
-def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Code spans and HTML comments inside ``body[start:end]``, as sorted offset ranges."""
+def _comment_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
+    """HTML comments inside ``body[start:end]``, as offset ranges in order (an unclosed
+    one runs to ``end``)."""
     spans: list[tuple[int, int]] = []
     pos = start
     while True:
         open_at = body.find("<!--", pos, end)
         if open_at < 0:
-            break
+            return spans
         close_at = body.find("-->", open_at + 4, end)
         stop = end if close_at < 0 else close_at + 3
         spans.append((open_at, stop))
         pos = stop
+
+
+def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Code spans and HTML comments inside ``body[start:end]``, as sorted offset ranges."""
+    spans = _comment_spans(body, start, end)
     first = body.find("`", start, end)
     if first >= 0 and body.find("``", first, end) < 0:
         # Only single backticks: each one closes the span the previous one opened.
@@ -231,7 +238,16 @@ def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
             spans.append((runs[i][0], runs[j][1]))
             i = j + 1
     spans.sort()
-    return spans
+    # A code span inside a comment (`x` in <!-- ... -->) overlaps it: merged, so that
+    # _inside, which looks at the last span starting before an offset, sees the comment.
+    merged: list[tuple[int, int]] = []
+    for span in spans:
+        if merged and span[0] < merged[-1][1]:
+            if span[1] > merged[-1][1]:
+                merged[-1] = (merged[-1][0], span[1])
+        else:
+            merged.append(span)
+    return merged
 
 
 def _inside(spans: list[tuple[int, int]], starts: list[int], offset: int) -> bool:
@@ -373,6 +389,19 @@ def matches_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Mat
         mask = _Mask(body, start, end)
         for m in pattern.finditer(body, start, end):
             if not mask.covers(m.start()):
+                yield m
+
+
+def lines_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
+    """Matches of a line-level ``pattern`` (an ATX heading) in ``body`` that start outside
+    fenced and indented code blocks and HTML comments, in order: a ``# comment`` line of a
+    shell or Python block is no heading. Code spans are not looked at, since a heading
+    line ends a paragraph and any span in it."""
+    for start, end in _prose_segments(body):
+        comments = _comment_spans(body, start, end)
+        starts = [s for s, _ in comments]
+        for m in pattern.finditer(body, start, end):
+            if not comments or not _inside(comments, starts, m.start()):
                 yield m
 
 

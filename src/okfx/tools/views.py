@@ -13,6 +13,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.links import lines_outside_code
 from okfx.bundle.paths import open_error
 from okfx.bundle.reserved import heading_text
 from okfx.bundle.walk import read_head
@@ -263,7 +264,7 @@ def grep(
 # -- L2 --------------------------------------------------------------------------------------
 def _section(body: str, heading: str) -> str:
     wanted = " ".join(heading.strip().lstrip("#").split()).casefold()
-    headings = list(_HEADING.finditer(body))
+    headings = list(lines_outside_code(body, _HEADING))
     for i, match in enumerate(headings):
         if " ".join(heading_text(match.group(2)).split()).casefold() != wanted:
             continue
@@ -313,7 +314,7 @@ def read(
             "kind": "index" if isinstance(doc, IndexFile) else "log",
         }
     if start == 0:  # a continuation read does not repeat them
-        headings = [m.group(2) for m in islice(_HEADING.finditer(doc.body), 50)]
+        headings = [m.group(2) for m in islice(lines_outside_code(doc.body, _HEADING), 50)]
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
     if requested and requested >= len(text):
         payload["notice"] = notices.past_end(requested, len(text))
