@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import MakeBundle, concept
-from okfx import Bundle, Concept, IndexFile, Limits, LogFile, NotFound, UnsafePath
+from okfx import Bundle, Concept, IndexFile, Limits, LogFile, NotFound, UnsafePath, validate
 
 
 def codes(bundle: Bundle, path: str | None = None) -> list[str]:
@@ -519,6 +519,28 @@ def test_an_index_may_list_twice_as_many_links_as_its_bundle_has_files(
     bundle = Bundle.load(make_bundle({"index.md": hostile, "a.md": concept()}), limits=limits)
     assert codes(bundle, "/index.md").count("too_many_links") == 1
     assert len(bundle.get("/index.md").links) == 5
+
+
+def test_code_blocks_and_comments_in_reserved_files_hold_no_headings_or_entries(
+    make_bundle: MakeBundle,
+) -> None:
+    """A shell comment in a log entry's code block is no date heading (it made the
+    bundle non-conformant), nor is a commented-out heading; an index lists no entry
+    from a code block."""
+    log = (
+        "# Log\n\n## 2026-06-22\n* **Update**: the deploy script is now:\n\n"
+        "  ```bash\n  # rebuild\n  make all\n  ```\n\n<!--\n## draft notes\n-->\n\n"
+        "## 2026-06-20\n* **Creation**: started.\n"
+    )
+    index = "# Concepts\n\n* [A](a.md) - x\n\n```text\n# Example\n* [B](b.md) - y\n```\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log, "index.md": index}))
+    assert not bundle.warnings
+    assert validate(bundle).conformant
+    entries = bundle.get("/log.md").entries
+    assert [e.heading for e in entries] == ["2026-06-22", "2026-06-20"]
+    assert "make all" in entries[0].text
+    sections = bundle.get("/index.md").sections
+    assert [(s.title, [e.href for e in s.entries]) for s in sections] == [("Concepts", ["a.md"])]
 
 
 def test_a_log_not_newest_first_is_reported_once(make_bundle: MakeBundle) -> None:

@@ -23,7 +23,6 @@ __all__ = [
 
 # Greedy text, trimmed in Python: a lazy group before ``[ \t#]*$`` is quadratic on blanks.
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # A setext heading's underline (the text line above it is the heading).
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _ENTRY = re.compile(
@@ -32,6 +31,8 @@ _ENTRY = re.compile(
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_TEXT, _CODE, _COMMENT = "text", "code", "comment"
 
 Resolve = Callable[[str], "str | None"]
 
@@ -41,20 +42,41 @@ def heading_text(raw: str) -> str:
     return raw.rstrip().rstrip("#").rstrip()
 
 
+def _lines(body: str) -> Iterator[tuple[str, str]]:
+    """Each line of ``body`` with what holds it: ``"code"`` (a fenced block, its fences
+    included), ``"comment"`` (an HTML comment opened at a line start) or ``"text"``. A
+    ``# comment`` line of a shell block is no heading, nor is a heading commented out."""
+    fence = ""
+    in_comment = False
+    for line in body.split("\n"):
+        if fence:
+            match = _FENCE.match(line)
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = "" if not match.group(2).strip() else fence
+            yield line, _CODE
+        elif in_comment:
+            in_comment = "-->" not in line
+            yield line, _COMMENT
+        elif (match := _FENCE.match(line)) and not (
+            match.group(1)[0] == "`" and "`" in match.group(2)
+        ):
+            fence = match.group(1)
+            yield line, _CODE
+        elif line.lstrip(" ").startswith("<!--") and len(line) - len(line.lstrip(" ")) <= 3:
+            in_comment = "-->" not in line.lstrip(" ")[4:]
+            yield line, _COMMENT
+        else:
+            yield line, _TEXT
+
+
 def _index_lines(body: str) -> Iterator[tuple[int, str | None, re.Match[str] | None]]:
     """The lines of an index body that mean something: ``(number, heading, entry)``, the
     line's number (0-based) and either a heading's text (ATX or setext) or an entry's
-    match. Lines in code fences are examples, not entries."""
-    fence: str | None = None  # the marker of the code fence the line is in
+    match. Lines in code blocks and HTML comments are examples, not entries."""
     previous = ""  # the last line of prose (the text of a setext heading under it)
-    for number, line in enumerate(body.split("\n")):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence, previous = opened.group(1), ""
+    for number, (line, kind) in enumerate(_lines(body)):
+        if kind != _TEXT:
+            previous = ""
             continue
         heading = HEADING.match(line)
         if heading:
@@ -171,8 +193,10 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
             entries.append(LogEntry(heading_date, current_heading, " ".join(current).strip()))
         current.clear()
 
-    for line in body.split("\n"):
-        heading = HEADING.match(line)
+    for line, kind in _lines(body):
+        if kind == _COMMENT:
+            continue
+        heading = HEADING.match(line) if kind == _TEXT else None
         if heading:
             flush()
             text = heading_text(heading.group(2))
@@ -183,7 +207,7 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
             if heading_date is None:
                 bad.append(text)
             continue
-        item = _ITEM.match(line)
+        item = _ITEM.match(line) if kind == _TEXT else None
         if item:
             flush()
             current.append(item.group(1).strip())
