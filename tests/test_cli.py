@@ -109,7 +109,9 @@ def test_lifecycle_and_staleness_badges_show_everywhere(make_bundle: MakeBundle)
     assert hidden.stdout.splitlines()[-1].endswith("add --include-deprecated to see them.")
 
 
-@pytest.mark.parametrize("args", [["search", "zebracorn"], ["grep", "zebracorn"]])
+@pytest.mark.parametrize(
+    "args", [["search", "zebracorn"], ["grep", "zebracorn"], ["grep", "--regex", "ZEBRA.ORN", "-i"]]
+)
 def test_text_output_keeps_the_match_at_the_end_of_a_long_line(
     make_bundle: MakeBundle, args: list[str]
 ) -> None:

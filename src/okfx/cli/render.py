@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
+import re2
 
 from okfx.bundle.problems import problem_line
 from okfx.cli import target
@@ -77,12 +78,7 @@ def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") 
         return text
     spans = [m.span() for n in needles if n and (m := re.search(re.escape(n), text, re.I))]
     if not spans and regex:
-        try:
-            found = re.search(regex, text, re.I)
-        except (re.error, RecursionError):  # an RE2 pattern Python reads otherwise
-            found = None
-        if found is not None and found.end() > found.start():
-            spans.append(found.span())
+        spans += _regex_span(regex, text)
     if not spans:
         return _cut(text, width)
     start, end = min(spans)
@@ -92,6 +88,23 @@ def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") 
         chars -= max(1, (columns(shown) - width + 1) // 2)
         shown = cut_line(text, start, end, chars)
     return shown
+
+
+def _regex_span(pattern: str, text: str) -> list[tuple[int, int]]:
+    """Where ``pattern`` first matches ``text`` (case ignored), as grep reads it: with
+    RE2, in linear time whatever the pattern; ``[]`` when it does not, or is no RE2."""
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = False
+    data = text.encode("utf-8")
+    try:
+        found = re2.compile(pattern, options).search(data)
+    except re2.error:
+        return []
+    if found is None or found.end() <= found.start():
+        return []
+    start = len(data[: found.start()].decode("utf-8", "ignore"))
+    return [(start, start + len(data[found.start() : found.end()].decode("utf-8", "ignore")))]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[str] = ()) -> str:
