@@ -178,6 +178,9 @@ CORPUS: tuple[Pinned, ...] = (
         "empty wiki skeleton (index and log only, 0 concepts)",
         "zh",
     ),
+    # Added 2026-12 from a list of newer OKF repositories: the only one of 14 with both a
+    # snapshot to read and a bundle not already here (same author as saschb2b/okf-bundles,
+    # but another tool and the one bundle declaring profiles and an Attested Computation).
     Pinned(
         "saschb2b/okf-studio",
         "47deb810baf0f0b456e9b324f44dfb99a795e8b0",
