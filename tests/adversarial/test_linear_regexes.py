@@ -363,7 +363,7 @@ def _is_re_call(node: object) -> bool:
 
 
 #: Patterns built at run time from escaped words, each with its own linearity test below.
-BUILT = frozenset({"okfx.web.finding.marked"})
+BUILT = frozenset({"okfx.web.finding.marked", "okfx.cli.render._cut_around"})
 
 
 @pytest.mark.parametrize(
@@ -373,6 +373,13 @@ def test_the_viewers_match_marker_grows_linearly(shape: Shape) -> None:
     marked = pytest.importorskip("okfx.web.finding").marked  # needs the web extra
 
     assert growth_4n(lambda text: marked(text, ["a", "aa", "ab", "aab"]), shape) < LINEAR_BOUND
+
+
+@pytest.mark.parametrize("shape", [rep("a"), rep("ab "), rep("b a", tail="aab"), rep("界a")])
+def test_the_cli_excerpt_cut_grows_linearly(shape: Shape) -> None:
+    from okfx.cli.render import _cut_around
+
+    assert growth_4n(lambda text: _cut_around(text, 100, ["aab", "ab"]), shape) < LINEAR_BOUND
 
 
 def test_every_pattern_is_in_the_catalog() -> None:
