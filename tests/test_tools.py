@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import PROJECT_ROOT, MakeBundle, concept
-from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Toolbox
+from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Limits, Toolbox
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
@@ -141,9 +141,49 @@ def test_resources_are_capped_and_binary_is_refused(make_bundle: MakeBundle) -> 
     box = Toolbox(Bundle.load(root))
     big = box.read_resource(path="big.sql")
     assert big["truncated"] is True and len(big["text"]) == 64 * 1024
-    assert big["bytes"] == 200_000
+    assert big["bytes"] == 200_000 and big["next_offset"] == 64 * 1024
+    assert "read_resource(path='/big.sql', offset=65536)" in big["truncation"]
+    rest = box.read_resource(path="big.sql", offset=big["next_offset"] * 3)
+    assert rest["truncated"] is False and rest["next_offset"] is None
+    assert (
+        big["text"] + box.read_resource(path="big.sql", offset=65536)["text"][:10]
+        == ("select 1;\n" * 20_000)[: 65536 + 10]
+    )
     assert box.read_resource(path="blob.bin")["error"]["code"] == "unreadable"
     assert box.read_resource(path="latin.txt")["error"]["code"] == "unreadable"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    text=st.text(st.characters(codec="utf-8", exclude_characters="\x00"), max_size=300),
+    cap=st.integers(4, 40),
+    cuts=st.lists(st.integers(0, 1300), max_size=5),
+)
+def test_a_resource_reads_whole_page_by_page_from_any_offset(
+    text: str, cap: int, cuts: list[int]
+) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "a.md").write_text(concept())
+        data = text.encode("utf-8")
+        (root / "r.txt").write_bytes(data)
+        box = Toolbox(Bundle.load(root, limits=Limits(max_resource_bytes=cap)))
+        pages, offset = [], 0
+        while offset is not None:
+            page = box.read_resource(path="r.txt", offset=offset)
+            assert page["offset"] == offset and len(page["text"].encode()) <= cap
+            assert page["truncated"] is (page["next_offset"] is not None)
+            pages.append(page["text"])
+            offset = page["next_offset"]
+        assert "".join(pages) == text and len(pages) <= len(data) // (cap - 3) + 1
+        for cut in cuts:  # any offset, even inside a character: the text from the next one
+            page = box.read_resource(path="r.txt", offset=cut)
+            assert "error" not in page
+            start = page["offset"]
+            assert min(cut, len(data)) <= start <= min(cut + 3, len(data))
+            assert data[start:].decode("utf-8").startswith(page["text"])
 
 
 @pytest.mark.parametrize(

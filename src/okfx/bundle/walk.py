@@ -212,14 +212,16 @@ def read_file(source: str | int, max_bytes: int) -> tuple[bytes, os.stat_result]
         os.close(fd)
 
 
-def read_head(source: str | int, max_bytes: int) -> tuple[bytes, int]:
-    """The first ``max_bytes`` of a regular file and its full size (symlinks refused);
-    ``source`` as for :func:`read_bytes`."""
+def read_head(source: str | int, max_bytes: int, offset: int = 0) -> tuple[bytes, int]:
+    """The first ``max_bytes`` of a regular file (from byte ``offset``) and its full size
+    (symlinks refused); ``source`` as for :func:`read_bytes`."""
     fd = _open(source)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{source}: not a regular file")
+        if offset:
+            os.lseek(fd, min(offset, st.st_size), os.SEEK_SET)
         chunks: list[bytes] = []
         total = 0
         while total < max_bytes:

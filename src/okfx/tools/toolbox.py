@@ -267,9 +267,13 @@ class Toolbox:
             Field(description="Bundle path of a non-concept file, e.g. '/attesters/check.py'."),
         ],
         bundle: BundleArg = None,
+        offset: Annotated[
+            int,
+            Field(description="Start at this byte of the file (next_offset of a cut read).", ge=0),
+        ] = 0,
     ) -> dict[str, Any]:
         """Read a text file attached to a concept (SQL, a script, a config) without running it."""
-        return views.resource(self, path, bundle)
+        return views.resource(self, path, bundle, offset)
 
     # -- attested computations (spec §10.5) --------------------------------------------------
     @_tool

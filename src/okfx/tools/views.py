@@ -413,10 +413,15 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
 
 
 # -- L3 --------------------------------------------------------------------------------------
-def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
+#: The continuation bytes a resource offset may land on inside a UTF-8 character.
+_LEAD = 3
+
+
+def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str, Any]:
     b = _bundle(box, bundle)
     raw = _text(path, "path")
     assert raw is not None
+    start = _int(offset, "offset", 0)
     from okfx.bundle.paths import normalize
 
     canon = normalize(raw)
@@ -432,26 +437,50 @@ def resource(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         )
     if isinstance(b.get(canon), Concept):
         raise InvalidArgument(f"{canon} is a concept; use read_concept to read it")
-    cap = b.limits.max_resource_bytes
-    try:
-        head, size = read_head(b.open_file(canon), cap)  # no symlink followed: a race
-    except OSError as exc:  # that swaps a folder makes this fail, never read outside
+    cap = max(b.limits.max_resource_bytes, 4)  # a page holds at least one character
+    try:  # no symlink followed: a race that swaps a folder fails, never reads outside
+        head, size = read_head(b.open_file(canon), cap + _LEAD, start)
+    except OSError as exc:
         raise Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon) from None
+    start = min(start, size)
+    # An offset inside a character (not one okfx gave) moves on to the next character.
+    lead = (
+        next((i for i, byte in enumerate(head[:_LEAD]) if byte & 0xC0 != 0x80), 0) if start else 0
+    )
+    start, head = start + lead, head[lead : lead + cap]
     if b"\x00" in head[:8192]:
         raise Unreadable(f"{canon} is a binary file; only text resources can be read", path=canon)
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if size <= cap or exc.start < len(head) - 4:
+        if start + len(head) >= size or exc.start < len(head) - 4:
             raise Unreadable(f"{canon} is not UTF-8 text", path=canon) from None
         text = head[: exc.start].decode("utf-8")  # a character cut at the cap
+    end = start + len(text.encode("utf-8"))
     _event(found=True, body_chars=len(text))
-    return {
+    payload: dict[str, Any] = {
         "bundle": b.name,
         "path": canon,
         "bytes": size,
+        "offset": start,
         "text": text,
-        "truncated": size > len(head),
-        "note": "A file attached to the bundle, returned as text; okfx never runs it.",
-        UNTRUSTED: True,
+        "truncated": end < size,
+        "next_offset": end if end < size else None,
     }
+    if end < size:
+        payload["truncation"] = (
+            f"[cut: {size - end} more bytes; call read_resource(path={canon!r}, "
+            f"offset={end}) for the rest]"
+        )
+    elif start and not text:
+        payload["notice"] = (
+            f"offset {start} is at the end of the file ({size} bytes): nothing is left to "
+            "read; call with offset=0 to read from the start."
+        )
+    payload.update(
+        {
+            "note": "A file attached to the bundle, returned as text; okfx never runs it.",
+            UNTRUSTED: True,
+        }
+    )
+    return payload
