@@ -417,6 +417,14 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
 _LEAD = 3
 
 
+def _continuation_bytes(data: bytes) -> int:
+    """How many of ``data``'s first bytes continue a UTF-8 character (``10xxxxxx``)."""
+    count = 0
+    while count < len(data) and data[count] & 0xC0 == 0x80:
+        count += 1
+    return count
+
+
 def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str, Any]:
     b = _bundle(box, bundle)
     raw = _text(path, "path")
@@ -444,9 +452,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         raise Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon) from None
     start = min(start, size)
     # An offset inside a character (not one okfx gave) moves on to the next character.
-    lead = (
-        next((i for i, byte in enumerate(head[:_LEAD]) if byte & 0xC0 != 0x80), 0) if start else 0
-    )
+    lead = _continuation_bytes(head[:_LEAD]) if start else 0
     start, head = start + lead, head[lead : lead + cap]
     if b"\x00" in head[:8192]:
         raise Unreadable(f"{canon} is a binary file; only text resources can be read", path=canon)
