@@ -555,3 +555,24 @@ def test_a_log_not_newest_first_is_reported_once(make_bundle: MakeBundle) -> Non
     ]
     newest_first = "# Log\n\n## 2026-02-01\n* b\n* b2\n\n## 2026-01-01\n* a\n"
     assert not Bundle.load(make_bundle({"a.md": concept(), "log.md": newest_first})).warnings
+
+
+@pytest.mark.parametrize(
+    ("written", "read", "code"),
+    [
+        ("0.10", "0.10", "okf_version_number"),  # YAML's 0.1: kept as written, reported
+        ("0.2", "0.2", None),  # the same either way: nothing to say
+        ('"0.2"', "0.2", None),
+        ("[0.2]  # a list", None, "invalid_field"),
+        ("true", None, "invalid_field"),
+    ],
+)
+def test_okf_version_reads_as_written(
+    make_bundle: MakeBundle, written: str, read: str | None, code: str | None
+) -> None:
+    index = f"---\nokf_version: {written}\n---\n# All\n\n* [A](a.md) - a\n"
+    bundle = Bundle.load(make_bundle({"index.md": index, "a.md": concept()}))
+    assert bundle.okf_version == read
+    assert [w.code for w in bundle.warnings] == ([code] if code else [])
+    if code:
+        assert bundle.warnings[0].message.endswith("(line 2)")

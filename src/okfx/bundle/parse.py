@@ -416,12 +416,44 @@ class DocumentParser:
     def index(self, path: str, text: str) -> IndexFile:
         allowed = ROOT_INDEX_KEYS if path == "/index.md" else frozenset()
         fm, body, body_line = self._reserved_split(path, text, allowed, "reserved_frontmatter")
+        if fm.get("okf_version") is not None and not isinstance(fm["okf_version"], str):
+            fm = {**fm, "okf_version": self._version(path, text, body_line, fm["okf_version"])}
         links, _, _ = self.body_links(path, body, body_line, "index")
         sections = parse_index(body, self._resolve_quiet(parent_dir(path)), self.strings)
         off = unsectioned(body, body_line)
         if off is not None:
             self.warn(path, "index_no_section", off)
         return IndexFile(path, body, fm, sections, tuple(links))
+
+    def _version(self, path: str, text: str, body_line: int, value: Any) -> str | None:
+        """An ``okf_version`` YAML read as no string: the version as written when it is a
+        number (``0.10`` is a float 0.1 to YAML), reported when the two differ; ``None``
+        (reported) for a list or mapping."""
+        line = key_line(text, body_line, "okf_version")
+        written = text.split("\n")[line - 1].split(":", 1)[1] if line else ""
+        written = written.split(" #", 1)[0].strip()
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if written and written != str(value):
+                self.warn(
+                    path,
+                    "okf_version_number",
+                    with_line(
+                        f"okf_version {written} is the number {value} to YAML: other "
+                        f'consumers read {value}; quote it (okf_version: "{written}")',
+                        line,
+                    ),
+                )
+            return written or str(value)
+        self.warn(
+            path,
+            "invalid_field",
+            with_line(
+                f"okf_version is {kind_of(value)}, not a version: ignored; write it as "
+                'okf_version: "0.2" (spec §12)',
+                line,
+            ),
+        )
+        return None
 
     def log(self, path: str, text: str) -> LogFile:
         fm, body, body_line = self._reserved_split(path, text, frozenset(), "log_frontmatter")

@@ -78,6 +78,8 @@ EXPLANATIONS: dict[str, str] = {
     "assumed_utc": "a date or time without a UTC offset was read in UTC (a date as the start "
     "of its day, §5 asks for an offset)",
     "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable",
+    "okf_version_number": "okf_version is written as a number YAML reads otherwise (0.10 is "
+    "0.1); okfx keeps the text as written: quote it (§12)",
     "status_case": "status is draft, stable or deprecated in capitals; okfx reads it, "
     "§5.4 writes the values in lower case",
     "usage_window_incomplete": "a usage_window lacks 'from' or 'to'; §5.1 frames usage_count "
