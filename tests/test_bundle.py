@@ -289,6 +289,18 @@ def test_computation_contract_inline_and_file(make_bundle: MakeBundle) -> None:
     assert "invalid_field" in codes(bundle, "/a.md")
 
 
+def test_a_computation_heading_inside_a_code_block_is_a_comment(make_bundle: MakeBundle) -> None:
+    text = (
+        "---\ntype: Attested Computation\nruntime: duckdb\n---\n"
+        "# Setup\n\n```bash\n# computation\necho not the query\n```\n\n"
+        "<!--\n# Computation\n    SELECT 0\n-->\n\n"
+        "# Computation\n\n```sql\nSELECT 3\n```\n"
+    )
+    computation = Bundle.load(make_bundle({"a.md": text})).concept("a").computation
+    assert computation is not None
+    assert computation.inline == "SELECT 3\n" and computation.inline_language == "sql"
+
+
 def test_hidden_files_and_folders_are_ignored(make_bundle: MakeBundle) -> None:
     root = make_bundle({".git/x.md": "junk", ".hidden.md": "junk", "a.md": concept()})
     bundle = Bundle.load(root)

@@ -10,6 +10,7 @@ import re
 from datetime import date, datetime
 from typing import Any
 
+from okfx.bundle.links import lines_outside_code
 from okfx.model import Computation, Generated, Parameter, Source, UsageWindow, Verification
 from okfx.trust import is_valid_actor, parse_instant
 
@@ -192,9 +193,15 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
     return tuple(out)
 
 
+def _computation_heading(body: str) -> re.Match[str] | None:
+    """The body's first ``# Computation`` heading outside code blocks and comments (a
+    ``# computation`` line of a shell block is a comment, not the heading)."""
+    return next(lines_outside_code(body, _COMPUTATION_HEADING), None)
+
+
 def computation_heading(body: str) -> int | None:
     """Where the body's ``# Computation`` heading starts (an offset), or ``None``."""
-    heading = _COMPUTATION_HEADING.search(body)
+    heading = _computation_heading(body)
     return None if heading is None else heading.start()
 
 
@@ -204,7 +211,7 @@ def _inline_computation(body: str) -> tuple[str | None, str | None]:
     Scanned line by line so a ``#`` line inside the fence (a SQL or Python comment) is
     code, not the next heading.
     """
-    heading = _COMPUTATION_HEADING.search(body)
+    heading = _computation_heading(body)
     if heading is None:
         return None, None
     level = len(heading.group(1))
