@@ -178,6 +178,8 @@ def _parse_date(text: str) -> date | None:
 def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
     """``(title, entries, bad_headings)``: one entry per list item under a date heading.
 
+    The title is a first level-1 heading that is not ``YYYY-MM-DD``-shaped; every other
+    heading, of any level, heads a date group (§9 fixes the date's form, not the level).
     Continuation lines join the item above. Headings that are not ISO ``YYYY-MM-DD``
     dates are returned in ``bad_headings`` (and their entries get ``date=None``).
     """
@@ -200,7 +202,9 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
         if heading:
             flush()
             text = heading_text(heading.group(2))
-            if len(heading.group(1)) == 1 and not title and current_heading is None:
+            # §9 fixes a date heading's form, not its level: `# 2026-07-10` heads a group.
+            dated = _ISO_DATE.match(text) is not None
+            if len(heading.group(1)) == 1 and not dated and not title and current_heading is None:
                 title = text
                 continue
             current_heading, heading_date = text, _parse_date(text)

@@ -1,0 +1,69 @@
+"""How ``log.md`` date groups are read (spec §9), for the shapes producers write."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, validate
+
+
+def _entries(bundle: Bundle) -> list[tuple[date | None, str]]:
+    return [(e.date, e.text) for e in bundle.logs["/"].entries]
+
+
+def test_a_level_one_date_heading_heads_a_date_group(make_bundle: MakeBundle) -> None:
+    """A log whose first heading is `# 2026-07-10` (a published generator writes that)
+    kept no entry: the heading was read as the log's title. §9 fixes the form of a date
+    heading, not its level."""
+    log = "# 2026-07-10\n\n* **Generation**: indexed the works.\n* **Access**: kept feeds.\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert bundle.logs["/"].title == ""
+    assert _entries(bundle) == [
+        (date(2026, 7, 10), "**Generation**: indexed the works."),
+        (date(2026, 7, 10), "**Access**: kept feeds."),
+    ]
+    assert not bundle.warnings
+    assert validate(bundle).conformant
+
+
+def test_a_level_one_title_still_is_the_title(make_bundle: MakeBundle) -> None:
+    log = "# Bundle history\n\n# 2026-07-10\n* b\n\n# 2026-07-01\n* a\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert bundle.logs["/"].title == "Bundle history"
+    assert _entries(bundle) == [(date(2026, 7, 10), "b"), (date(2026, 7, 1), "a")]
+
+
+def test_an_impossible_level_one_date_is_an_invalid_date_heading(
+    make_bundle: MakeBundle,
+) -> None:
+    log = "# 2026-02-31\n* entry\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert [w.code for w in bundle.warnings] == ["invalid_log_date"]
+    assert _entries(bundle) == [(None, "entry")]
+    assert not validate(bundle).conformant
+
+
+@pytest.mark.parametrize("level", ["##", "###", "####"])
+def test_a_date_heading_of_any_level_below_the_title_groups_entries(
+    make_bundle: MakeBundle, level: str
+) -> None:
+    log = f"# Log\n\n{level} 2026-06-21\n* Wrong heading level, by another validator.\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert _entries(bundle) == [(date(2026, 6, 21), "Wrong heading level, by another validator.")]
+    assert validate(bundle).conformant
+
+
+def test_markdown_that_is_one_flat_list_reads_as_one_entry(make_bundle: MakeBundle) -> None:
+    """CommonMark: a bullet indented two spaces under a heading is a top-level item, and
+    an unindented line right after an item continues its paragraph. Both logs are flat
+    lists of entries, so they pass (another validator reads them line by line)."""
+    indented = "## 2026-06-21\n  - Indented entry.\n"
+    lazy = "# Log\n\n## 2026-06-21\n* listed entry\nplain paragraph\n"
+    for log, text in ((indented, "Indented entry."), (lazy, "listed entry plain paragraph")):
+        bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+        assert _entries(bundle) == [(date(2026, 6, 21), text)]
+        assert not bundle.warnings
+        assert validate(bundle).conformant
