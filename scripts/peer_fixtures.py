@@ -148,6 +148,14 @@ def compare(fixture: Path) -> dict[str, Any]:
         "okfx": [m.__dict__ for m in ours],
         "only_theirs": sorted(their_keys - our_keys),
         "only_okfx": sorted(our_keys - their_keys),
+        "other_severity": sorted(
+            (
+                {(m.file, m.kind) for m in theirs if m.severity == "E"}
+                ^ {(m.file, m.kind) for m in ours if m.severity == "E"}
+            )
+            & their_keys
+            & our_keys
+        ),
     }
 
 
@@ -192,7 +200,12 @@ def print_table(rows: dict[str, dict[str, Any]]) -> None:
     diag_same = sum(not r["only_theirs"] and not r["only_okfx"] for r in rows.values())
     print()
     print(f"verdicts agree: {agree} of {len(rows)}")
+    severity = sum(
+        bool(r["other_severity"]) and not r["only_theirs"] and not r["only_okfx"]
+        for r in rows.values()
+    )
     print(f"diagnostics match by file and kind: {diag_same} of {len(rows)}")
+    print(f"  of which an error on one side, a warning or note on the other: {severity}")
     for name, row in rows.items():
         if row["their_conformant"] != row["okfx_conformant"]:
             print(
