@@ -8,6 +8,7 @@ import pytest
 
 from conftest import MakeBundle, concept
 from okfx import Bundle, validate
+from okfx.bundle.problems import problem_line
 
 
 def _entries(bundle: Bundle) -> list[tuple[date | None, str]]:
@@ -67,3 +68,37 @@ def test_markdown_that_is_one_flat_list_reads_as_one_entry(make_bundle: MakeBund
         assert _entries(bundle) == [(date(2026, 6, 21), text)]
         assert not bundle.warnings
         assert validate(bundle).conformant
+
+
+def test_entries_before_any_date_heading_are_read_and_reported(make_bundle: MakeBundle) -> None:
+    """A log of dated bullets with no date heading (a real producer writes that) read as
+    no entry at all; they are entries, dated from their text, and off §9's groups."""
+    log = (
+        "# Change Log\n\n- 2026-07-15 - export - b.md\n\n- 2026-07-02 - reject - a.md\n"
+        "  (a second line)\n- undated note\n- 2026-07-021 is no date\n\n"
+        "## 2026-06-01\n* **Creation**: started\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert bundle.logs["/"].title == "Change Log"
+    assert _entries(bundle) == [
+        (date(2026, 7, 15), "2026-07-15 - export - b.md"),
+        (date(2026, 7, 2), "2026-07-02 - reject - a.md (a second line)"),
+        (None, "undated note"),
+        (None, "2026-07-021 is no date"),
+        (date(2026, 6, 1), "**Creation**: started"),
+    ]
+    report = validate(bundle)
+    assert not report.conformant  # §11 rule 3: the structure of §9
+    [problem] = report.errors
+    assert problem.code == "log_ungrouped" and problem.message.startswith("4 log entries")
+    assert problem_line(problem) == 3  # the first bullet
+    assert not [p for p in report.warnings if p.code == "log_order"]  # newest first
+
+
+def test_a_log_grouped_under_date_headings_has_no_ungrouped_entries(
+    make_bundle: MakeBundle,
+) -> None:
+    log = "# Log\n\nIntro prose is fine.\n\n## 2026-07-02\n- one\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert _entries(bundle) == [(date(2026, 7, 2), "one")]
+    assert validate(bundle).conformant

@@ -458,7 +458,15 @@ class DocumentParser:
     def log(self, path: str, text: str) -> LogFile:
         fm, body, body_line = self._reserved_split(path, text, frozenset(), "log_frontmatter")
         links, _, _ = self.body_links(path, body, body_line, "log")
-        title, entries, bad = parse_log(body)
+        title, entries, bad, ungrouped, first = parse_log(body)
+        if ungrouped:
+            are = "entry stands" if ungrouped == 1 else "entries stand"
+            message = (
+                f"{ungrouped} log {are} before any date heading: spec §9 groups a log's "
+                "entries under '## YYYY-MM-DD' headings; add one above them"
+            )
+            line = None if first is None else body_line + first
+            self.warn(path, "log_ungrouped", with_line(message, line))
         for heading in bad:
             self.warn(
                 path,

@@ -30,13 +30,15 @@ __all__ = [
 #: YAML keys are unique, and js-yaml, Go's yaml.v3 and ruamel.yaml refuse a repeated one)
 #: and rule 3 (a reserved file off the structure of §8 or §9: frontmatter in an
 #: ``index.md`` other than the root's ``okf_version``, entries outside a heading's section
-#: in one, a ``log.md`` date heading not in ``YYYY-MM-DD`` form), plus a bundle
+#: in one, a ``log.md`` date heading not in ``YYYY-MM-DD`` form or entries before any
+#: date heading), plus a bundle
 #: with no concept at all (``okfx validate`` adds it: a wrong path must not pass a check).
 ERROR_CODES = frozenset(
     {
         "reserved_frontmatter",
         "index_no_section",
         "invalid_log_date",
+        "log_ungrouped",
         "no_frontmatter",
         "unterminated_frontmatter",
         "malformed_yaml",
@@ -105,6 +107,8 @@ EXPLANATIONS: dict[str, str] = {
     "index.md and only for okf_version (§12): §11 rule 3; okfx ignores it. Move the keys out",
     "index_no_section": "an index.md lists entries outside any heading, or has no section at "
     "all; §8 groups entries under headings: §11 rule 3",
+    "log_ungrouped": "a log.md lists entries before any date heading; §9 groups entries "
+    "under YYYY-MM-DD headings: §11 rule 3",
     "log_frontmatter": "a log.md starts with a frontmatter block, which is no part of the log "
     "format of §9; okfx ignores it",
     "log_order": "a log.md lists an older date before a newer one; §9 lists entries newest "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from datetime import date
+from typing import NamedTuple
 
 from okfx.bundle.conventions import with_line
 from okfx.model import IndexEntry, IndexSection, LogEntry
@@ -175,13 +176,29 @@ def _parse_date(text: str) -> date | None:
         return None
 
 
-def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
-    """``(title, entries, bad_headings)``: one entry per list item under a date heading.
+def _leading_date(text: str) -> date | None:
+    """The ``YYYY-MM-DD`` date a text starts with (``2026-07-02 - export``), if any."""
+    return None if text[10:11].isdigit() else _parse_date(text[:10])
+
+
+class ParsedLog(NamedTuple):
+    title: str
+    entries: tuple[LogEntry, ...]
+    bad_headings: list[str]
+    ungrouped: int
+    first_ungrouped: int | None  # the body line (0-based) of the first of them
+
+
+def parse_log(body: str) -> ParsedLog:
+    """The log's title, entries (one per list item), bad headings and ungrouped items.
 
     The title is a first level-1 heading that is not ``YYYY-MM-DD``-shaped; every other
     heading, of any level, heads a date group (§9 fixes the date's form, not the level).
     Continuation lines join the item above. Headings that are not ISO ``YYYY-MM-DD``
     dates are returned in ``bad_headings`` (and their entries get ``date=None``).
+    ``ungrouped`` counts the items before any date heading, off §9's date groups: they
+    are entries still, with no heading, dated when their text starts with a
+    ``YYYY-MM-DD`` date (``- 2026-07-02 - export - ...``).
     """
     title = ""
     entries: list[LogEntry] = []
@@ -189,13 +206,19 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
     current_heading: str | None = None
     heading_date: date | None = None
     current: list[str] = []
+    ungrouped = 0
+    first: int | None = None
 
     def flush() -> None:
-        if current and current_heading is not None:
-            entries.append(LogEntry(heading_date, current_heading, " ".join(current).strip()))
+        if current:
+            text = " ".join(current).strip()
+            if current_heading is not None:
+                entries.append(LogEntry(heading_date, current_heading, text))
+            else:
+                entries.append(LogEntry(_leading_date(text), "", text))
         current.clear()
 
-    for line, kind in _lines(body):
+    for number, (line, kind) in enumerate(_lines(body)):
         if kind == _COMMENT:
             continue
         heading = HEADING.match(line) if kind == _TEXT else None
@@ -215,9 +238,12 @@ def parse_log(body: str) -> tuple[str, tuple[LogEntry, ...], list[str]]:
         if item:
             flush()
             current.append(item.group(1).strip())
+            if current_heading is None:
+                ungrouped += 1
+                first = number if first is None else first
         elif line.strip() and current:
             current.append(line.strip())
         elif line.strip() and current_heading is not None:
             current.append(line.strip())
     flush()
-    return title, tuple(entries), bad
+    return ParsedLog(title, tuple(entries), bad, ungrouped, first)
