@@ -102,3 +102,22 @@ def test_a_log_grouped_under_date_headings_has_no_ungrouped_entries(
     bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
     assert _entries(bundle) == [(date(2026, 7, 2), "one")]
     assert validate(bundle).conformant
+
+
+def test_a_nested_bullet_belongs_to_the_entry_above(make_bundle: MakeBundle) -> None:
+    """A published log writes sub-points as nested bullets; each was an entry of its
+    own at two spaces, and joined into the text at four."""
+    log = (
+        "## 2026-08-06\n\n* **Update**: converted links.\n  * `spec/a.md` records it\n"
+        "    over two lines.\n    - and four spaces in\n* **Update**: fixed actors.\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    day = date(2026, 8, 6)
+    assert _entries(bundle) == [
+        (
+            day,
+            "**Update**: converted links.\n- `spec/a.md` records it over two lines.\n"
+            "- and four spaces in",
+        ),
+        (day, "**Update**: fixed actors."),
+    ]

@@ -194,7 +194,8 @@ def parse_log(body: str) -> ParsedLog:
 
     The title is a first level-1 heading that is not ``YYYY-MM-DD``-shaped; every other
     heading, of any level, heads a date group (§9 fixes the date's form, not the level).
-    Continuation lines join the item above. Headings that are not ISO ``YYYY-MM-DD``
+    Continuation lines join the item above, and a nested bullet is a ``- `` line of it
+    (CommonMark reads it inside the item). Headings that are not ISO ``YYYY-MM-DD``
     dates are returned in ``bad_headings`` (and their entries get ``date=None``).
     ``ungrouped`` counts the items before any date heading, off §9's date groups: they
     are entries still, with no heading, dated when their text starts with a
@@ -211,7 +212,7 @@ def parse_log(body: str) -> ParsedLog:
 
     def flush() -> None:
         if current:
-            text = " ".join(current).strip()
+            text = " ".join(current).replace(" \n", "\n").strip()
             if current_heading is not None:
                 entries.append(LogEntry(heading_date, current_heading, text))
             else:
@@ -234,8 +235,12 @@ def parse_log(body: str) -> ParsedLog:
             if heading_date is None:
                 bad.append(text)
             continue
-        item = _ITEM.match(line) if kind == _TEXT else None
-        if item:
+        bare = line.lstrip(" \t")
+        item = _ITEM.match(bare) if kind == _TEXT else None
+        if item and current and len(line) - len(bare) >= 2:
+            # A nested bullet is a point of the entry above, kept as a list line.
+            current.append("\n- " + item.group(1).strip())
+        elif item:
             flush()
             current.append(item.group(1).strip())
             if current_heading is None:
