@@ -226,6 +226,17 @@ def test_the_log_is_a_timeline_newest_first_with_links_in_the_viewer(
     assert '<a href="/b/knowledge/c/metrics/active-members.md">active members</a>' in html
 
 
+def test_log_entries_without_a_date_heading_and_nested_points_read_well(
+    make_bundle: MakeBundle,
+) -> None:
+    log = "# Log\n\n- 2026-07-02 - export - a.md\n- a note\n\n## 2026-06-01\n* made\n  * a point\n"
+    root = make_bundle({"a.md": concept(), "log.md": log})
+    html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/b/b/log").text
+    assert re.findall(r'<time datetime="([0-9-]+)">', html) == ["2026-07-02", "2026-06-01"]
+    assert "<h3></h3>" not in html  # the undated note has no heading to show
+    assert "a note" in html and re.search(r"<li>a point</li>", html)
+
+
 def test_the_graph_draws_the_neighbourhood_and_bounds_the_whole_view(
     client: TestClient, example: Bundle, make_bundle: MakeBundle
 ) -> None:
