@@ -101,3 +101,32 @@ def test_json_problems_carry_the_line_as_a_field(make_bundle: MakeBundle) -> Non
     assert problems["/c.md"]["line"] is None  # a whole-file problem: no line
     text = CliRunner().invoke(cli, ["validate", str(root)]).output
     assert "/gone.md, which does not exist (line 8)\n" in text  # the text report as before
+
+
+def test_a_broken_frontmatter_link_names_the_line_of_its_field(make_bundle: MakeBundle) -> None:
+    text = (
+        "---\ntype: Attested Computation\nresource: ./gone.md\nsources:\n"
+        "  - resource: /b.md\n    title: fine\n  - title: x\n    resource: nothere.md\n"
+        "  - {resource: also/missing.md}\ncomputation: q.sql\n"
+        "executor:\n  runtime: duckdb\n  resource: run/gone.md\n---\n# Computation\n"
+    )
+    root = make_bundle({"a.md": text, "b.md": "---\ntype: Note\n---\nb\n"})
+    lines = text.splitlines()
+    links = Bundle.load(root).concept("a").links
+    assert [link.field for link in links] == [
+        "resource",
+        "sources[0].resource",
+        "sources[1].resource",
+        "sources[2].resource",
+        "computation",
+        "executor.resource",
+    ]
+    for link in links:  # the line holds the field's value as written
+        assert link.href in lines[link.line - 1], link
+    result = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"])
+    broken = [
+        int(match.group(3))
+        for line in result.output.splitlines()
+        if (match := ANNOTATION.match(line)) and match.group(4) == "broken_link"
+    ]
+    assert sorted(broken) == [3, 8, 9, 10, 13]

@@ -20,7 +20,7 @@ from typing import Any
 from okfx.bundle.fields import STATUSES, computation_heading, kind_of
 from okfx.model import Computation, Source, UsageWindow
 
-__all__ = ["COMPUTATION_TYPE", "Check", "check_concept", "key_line", "with_line"]
+__all__ = ["COMPUTATION_TYPE", "Check", "check_concept", "field_lines", "key_line", "with_line"]
 
 COMPUTATION_TYPE = "attested computation"
 Check = tuple[str, str, str | None]  # code, message, the frontmatter key it is on
@@ -68,6 +68,38 @@ def key_line(text: str, body_line: int, key: str, nth: int = 1) -> int | None:
         if line[:1].isspace() and _is_key(line.lstrip(" \t"), child):
             return i + 2
     return None
+
+
+def field_lines(text: str, body_line: int, fields: list[str]) -> list[int | None]:
+    """The file lines (1-based) of path-valued fields, in one pass over the frontmatter:
+    ``resource``, ``computation``, ``executor.resource``, ``attester.resource``, and
+    ``sources[i].resource`` (the ``i``-th ``resource:`` of the ``sources`` block, else the
+    ``sources:`` line)."""
+    wanted = any(field.startswith("sources[") for field in fields)
+    start = key_line(text, body_line, "sources") if wanted else None
+    sources = _source_lines(text, body_line, start) if start is not None else []
+    found: list[int | None] = []
+    for field in fields:
+        if not field.startswith("sources["):
+            found.append(key_line(text, body_line, field))
+            continue
+        index = int(field[len("sources[") : field.index("]")])
+        found.append(sources[index] if index < len(sources) else start)
+    return found
+
+
+def _source_lines(text: str, body_line: int, start: int) -> list[int]:
+    """The lines of the ``resource:`` keys of the ``sources`` block (whose key is on line
+    ``start``), in order."""
+    lines = text.split("\n", body_line)[start : max(body_line - 2, start)]
+    found = []
+    for offset, line in enumerate(lines):
+        if line.strip() and not line[0].isspace() and not line.startswith("-"):
+            break  # the next top-level key: the sources block ended
+        piece = line.lstrip(" \t-").lstrip(" \t")
+        if _is_key(piece, "resource") or _in_flow(line, "resource"):
+            found.append(start + 1 + offset)
+    return found
 
 
 def with_line(message: str, line: int | None) -> str:

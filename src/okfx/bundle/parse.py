@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 from okfx.bundle.budget import LoadBudget
-from okfx.bundle.conventions import check_concept, key_line, with_line
+from okfx.bundle.conventions import check_concept, field_lines, key_line, with_line
 from okfx.bundle.fields import kind_of, normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
@@ -242,7 +242,9 @@ class DocumentParser:
                 out.append(_new_link((path, missing, href, label, "wikilink", line, False)))
         return out
 
-    def _field_links(self, path: str, values: dict[str, Any]) -> list[Link]:
+    def _field_links(
+        self, path: str, values: dict[str, Any], text: str, body_line: int
+    ) -> list[Link]:
         refs: list[tuple[str, str]] = []
         resource = values["resource"]
         if resource and resource.startswith(("/", "./", "../")):
@@ -261,8 +263,9 @@ class DocumentParser:
                     refs.append((field, value))
         links = []
         base = parent_dir(path)
-        for field, href in refs:
-            link = self._edge(path, base, href, field, field, 0, True)
+        lines = field_lines(text, body_line, [field for field, _ in refs]) if refs else []
+        for (field, href), line in zip(refs, lines, strict=True):
+            link = self._edge(path, base, href, field, field, line or 0, True)
             if link is not None:
                 links.append(link)
         return links
@@ -286,8 +289,8 @@ class DocumentParser:
             for (path, text), head in zip(documents, heads, strict=True)
         ]
         return [
-            None if head is None or values is None else self._assemble(path, *head, values)
-            for (path, _), head, values in zip(documents, heads, fields, strict=True)
+            None if head is None or values is None else self._assemble(path, text, *head, values)
+            for (path, text), head, values in zip(documents, heads, fields, strict=True)
         ]
 
     def _head(self, path: str, text: str) -> tuple[Parsed, str] | None:
@@ -340,10 +343,12 @@ class DocumentParser:
             self.warn(path, code, message)
         return values
 
-    def _assemble(self, path: str, parsed: Parsed, type_: str, values: dict[str, Any]) -> Concept:
+    def _assemble(
+        self, path: str, text: str, parsed: Parsed, type_: str, values: dict[str, Any]
+    ) -> Concept:
         """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
-        fields = self._field_links(path, values)
+        fields = self._field_links(path, values, text, parsed.body_line)
         left = self.budget.links_left()
         self.budget.keep_links(path, min(len(fields), left), len(fields) > left)
         links.extend(fields[:left])
