@@ -121,3 +121,20 @@ def test_a_nested_bullet_belongs_to_the_entry_above(make_bundle: MakeBundle) -> 
         ),
         (day, "**Update**: fixed actors."),
     ]
+
+
+def test_a_paragraph_after_a_blank_line_is_an_entry_of_its_own(make_bundle: MakeBundle) -> None:
+    """CommonMark ends a list item at a blank line followed by text that is not indented;
+    the paragraph was joined to the item above."""
+    log = (
+        "## 2026-07-07\n\n- bundle created\n  over two lines\n\n"
+        "Initial authoring of the bundle.\nIt covers five areas.\n\n"
+        "- later item\n\n  indented, still the later item\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    day = date(2026, 7, 7)
+    assert _entries(bundle) == [
+        (day, "bundle created over two lines"),
+        (day, "Initial authoring of the bundle. It covers five areas."),
+        (day, "later item indented, still the later item"),
+    ]

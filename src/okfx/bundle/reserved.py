@@ -194,7 +194,8 @@ def parse_log(body: str) -> ParsedLog:
 
     The title is a first level-1 heading that is not ``YYYY-MM-DD``-shaped; every other
     heading, of any level, heads a date group (§9 fixes the date's form, not the level).
-    Continuation lines join the item above, and a nested bullet is a ``- `` line of it
+    Continuation lines join the item above (a paragraph after a blank line, not indented,
+    is an entry of its own), and a nested bullet is a ``- `` line of it
     (CommonMark reads it inside the item). Headings that are not ISO ``YYYY-MM-DD``
     dates are returned in ``bad_headings`` (and their entries get ``date=None``).
     ``ungrouped`` counts the items before any date heading, off §9's date groups: they
@@ -209,6 +210,7 @@ def parse_log(body: str) -> ParsedLog:
     current: list[str] = []
     ungrouped = 0
     first: int | None = None
+    blank = False  # the line before was blank
 
     def flush() -> None:
         if current:
@@ -222,6 +224,7 @@ def parse_log(body: str) -> ParsedLog:
     for number, (line, kind) in enumerate(_lines(body)):
         if kind == _COMMENT:
             continue
+        after_blank, blank = blank, not line.strip()
         heading = HEADING.match(line) if kind == _TEXT else None
         if heading:
             flush()
@@ -246,6 +249,12 @@ def parse_log(body: str) -> ParsedLog:
             if current_heading is None:
                 ungrouped += 1
                 first = number if first is None else first
+        elif not blank and current and after_blank and kind == _TEXT and line == bare:
+            # A paragraph after a blank line, not indented, is no longer the item above
+            # (CommonMark ends the list): under a date heading it is an entry of its own.
+            flush()
+            if current_heading is not None:
+                current.append(line.strip())
         elif line.strip() and current:
             current.append(line.strip())
         elif line.strip() and current_heading is not None:
