@@ -87,6 +87,7 @@ OKFX_KINDS: dict[str, str] = {
     "log_order": "log-order",
     "invalid_log_date": "log-date",
     "broken_link": "link",
+    "broken_anchor": "anchor",
     "unsafe_link": "link",
     "unknown_footnote": "citation",
     "invalid_field": "field",

@@ -95,6 +95,8 @@ EXPLANATIONS: dict[str, str] = {
     "unknown_footnote": "a [^label] footnote has no definition in the body and matches no "
     "sources[].id (§5.1)",
     "broken_link": "a link's target is not in the bundle; tolerated (§6.1)",
+    "broken_anchor": "a link's #fragment names no heading (by GitHub's heading ids) or "
+    "id/name anchor of its target; the link still leads to the document (§6.1)",
     "repository_root_links": "absolute links are written from the repository root, not the "
     "bundle root (§6.1)",
     "ambiguous_wikilink": "a [[wikilink]] matches several files; it is not followed",

@@ -20,12 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from okfx.bundle.anchors import anchors_of, closest_anchor, fragment_key
 from okfx.bundle.bundle import RESERVED, Bundle
-from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, problem_dict
+from okfx.bundle.links import scan_markdown
+from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past, problem_dict
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Problem
 
-__all__ = ["ERROR_CODES", "ConformanceReport", "validate", "why_empty"]
+__all__ = ["ERROR_CODES", "ConformanceReport", "broken_anchors", "validate", "why_empty"]
 
 
 def _count(n: int, noun: str) -> str:
@@ -164,6 +166,77 @@ def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
     return (top, n, len(paths)) if n >= _CLUSTER and n * 10 >= len(paths) * 9 else None
 
 
+#: Fragments that name a place in any document: the page's top (HTML's "top").
+_ANYWHERE = frozenset({"", "top"})
+
+
+def _anchor_message(href: str, target: str, key: str, anchors: frozenset[str], line: int) -> str:
+    shown = href.strip()[:200]
+    where = "this document" if not shown.split("#", 1)[0].strip("<") else target
+    near = closest_anchor(key, anchors)
+    hint = f"; did you mean '#{near}'?" if near else ""
+    return f"link {shown!r}: {where} has no heading or anchor {key!r}{hint} (line {line})"
+
+
+def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
+    """``broken_anchor`` warnings: markdown links whose ``#fragment`` names no heading
+    (GitHub's id, :mod:`okfx.bundle.anchors`) nor explicit anchor of their target, and
+    how many there are (the list stops at ``Limits.max_warnings``). Looked at: body links
+    of concepts, index and log files to an existing ``.md`` document, and ``#fragment``
+    links within a concept. Each target's anchors are read once, only when linked to
+    with a fragment."""
+    anchors: dict[str, frozenset[str]] = {}
+
+    def of(path: str) -> frozenset[str] | None:
+        found = anchors.get(path)
+        if found is None:
+            document = bundle.get(path)
+            if document is None:
+                return None  # a .md file that is no document okfx keeps
+            found = anchors[path] = anchors_of(document.body)
+        return found
+
+    cap = bundle.limits.max_warnings
+    problems: list[Problem] = []
+    count = 0
+
+    def check(source: str, href: str, target: str, line: int) -> None:
+        nonlocal count
+        key = fragment_key(href.strip().strip("<>").partition("#")[2])
+        if key in _ANYWHERE:
+            return
+        known = of(target)
+        if known is None or key in known:
+            return
+        count += 1
+        if kept_past("broken_anchor", len(problems), cap):
+            message = _anchor_message(href, target, key, known, line)
+            problems.append(Problem(source, "broken_anchor", message))
+
+    documents = [*bundle, *bundle.indexes.values(), *bundle.logs.values()]
+    for document in documents:
+        for link in document.links:
+            if (
+                link.exists
+                and link.field == "body"
+                and "#" in link.href
+                and link.target.endswith(".md")
+            ):
+                check(link.source, link.href, link.target, link.line)
+    for concept in bundle:
+        body = concept.body
+        if "#" not in body or ("(#" not in body and "(<#" not in body and ": #" not in body):
+            continue
+        raw, _ = scan_markdown(body, bundle.limits.max_links_per_concept)
+        line, counted = concept.body_line, 0
+        for href, _, offset in raw:
+            if href.lstrip().lstrip("<").startswith("#"):
+                line += body.count("\n", counted, offset)
+                counted = offset
+                check(concept.path, href, concept.path, line)
+    return problems, count
+
+
 def validate(bundle: Bundle) -> ConformanceReport:
     """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
     problems = list(bundle.warnings)
@@ -173,6 +246,10 @@ def validate(bundle: Bundle) -> ConformanceReport:
         # wrong path in a CI job must not pass it.
         problems.append(Problem("/", "no_concepts", f"no concepts: {why_empty(bundle)}"))
         counts["no_concepts"] = 1
+    anchor_problems, anchor_count = broken_anchors(bundle)
+    if anchor_count:
+        problems += anchor_problems
+        counts["broken_anchor"] = anchor_count
     ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
     wikis = unchecked_wikilinks(bundle)
     notes: tuple[str, ...] = (
