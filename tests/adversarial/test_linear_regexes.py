@@ -208,6 +208,23 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "match",
         [rep("1", "YAML error at frontmatter line "), rep(" ", "YAML error at")],
     ),
+    # -- heading anchors (validate's broken_anchor)
+    "okfx.bundle.anchors._ATX": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n"), rep("\t")]),
+    "okfx.bundle.anchors._SETEXT": (
+        "scan",
+        [rep("="), rep("-", "", " x"), rep(" ", "=="), rep("-\n")],
+    ),
+    "okfx.bundle.anchors._INLINE_LINK": (
+        "scan",
+        [rep("["), rep("]("), rep("a", "[", "]("), rep("![a]"), rep("[a]["), rep("!")],
+    ),
+    "okfx.bundle.anchors._TAG": ("scan", [rep("<"), rep("a", "<"), rep("<a")]),
+    "okfx.bundle.anchors._EMPHASIS": ("scan", [rep("_"), rep("a_"), rep("_ ")]),
+    "okfx.bundle.anchors._SHORTCODE": ("scan", [rep(":"), rep("a", ":"), rep(":a")]),
+    "okfx.bundle.anchors._ATTRIBUTE": (
+        "scan",
+        [rep(" ", "id"), rep("id="), rep("a", 'id="'), rep("name"), rep("\t", "id=", "=")],
+    ),
     # -- reserved files
     "okfx.bundle.reserved.HEADING": ("match", [rep(" ", "# ", "x #"), rep("#"), rep("# ")]),
     "okfx.bundle.reserved._ENTRY": (

@@ -30,8 +30,9 @@ _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
 _INLINE_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])?")
 _TAG = re.compile(r"<[^<>\n]*>")
 # Runs of underscores that open or close emphasis (``_word_``, ``__word__``), not those
-# inside a word (``snake_case``).
-_EMPHASIS = re.compile(r"(?<!\w)_+|_+(?!\w)")
+# inside a word (``snake_case``). Each branch starts only at a run's first underscore and
+# takes the run whole, so a long run inside a word costs one pass.
+_EMPHASIS = re.compile(r"(?<!\w)_++|(?<!_)_++(?!\w)")
 _SHORTCODE = re.compile(r":[a-z0-9_+\-]{1,40}:")
 _ATTRIBUTE = re.compile(r"\b(?:id|name)[ \t]*=[ \t]*[\"']?([^\"'\s<>]{1,200})", re.IGNORECASE)
 _KEEP = frozenset({"L", "M", "N"})
