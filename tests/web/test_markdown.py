@@ -14,6 +14,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import okfx.web  # noqa: E402
+from okfx.bundle.anchors import github_slug  # noqa: E402
 from okfx.web.markdown import MAX_RENDER_CHARS, Target, render, slug, url_kind  # noqa: E402
 
 
@@ -166,3 +167,14 @@ def test_a_wikilink_is_a_link_only_where_it_is_one() -> None:
 def test_an_empty_fragment_stays_the_top_of_the_page() -> None:
     html = render("[top](#) and [part](#Part-Two)\n\n## Part two\n", nowhere).html
     assert '<a href="#">top</a>' in html and '<a href="#h-part-two">part</a>' in html
+
+
+def test_heading_ids_are_githubs_the_ones_validate_checks_fragments_against() -> None:
+    out = render(
+        "## Setup & Run\n\n[a](#setup--run) [b](#User-Content-Setup--Run) [c](#setup-run)\n",
+        nowhere,
+    )
+    assert [h.anchor for h in out.outline] == ["h-" + github_slug("Setup & Run")]
+    assert out.outline[0].anchor == "h-setup--run"
+    assert out.html.count('href="#h-setup--run"') == 2
+    assert 'href="#h-setup-run"' in out.html  # as on GitHub, leads nowhere

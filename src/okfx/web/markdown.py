@@ -12,7 +12,8 @@ own origin (the caller decides which bundle files are raster images); any other 
 becomes a link. With ``wikilink`` given (a bundle loaded with ``--wikilinks``),
 ``[[name]]``, ``[[name|label]]`` and ``[[name#heading]]`` outside code are links too,
 resolved by the caller as the loader resolves them. Headings get ids (``h-<slug>``,
-never clashing with the page's own; a repeated heading takes ``-1``, ``-2``... as on
+never clashing with the page's own, ``<slug>`` being GitHub's id, the one ``okfx
+validate`` checks fragments against; a repeated heading takes ``-1``, ``-2``... as on
 GitHub, which is what authors' ``#heading-1`` links assume) and make the outline. A
 table's column alignment is a class (``align-right``), never an inline style, which the
 viewer's Content-Security-Policy refuses. Bodies over :data:`MAX_RENDER_CHARS` are cut,
@@ -25,7 +26,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import unquote
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
@@ -33,6 +33,7 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
+from okfx.bundle.anchors import fragment_key, github_slug
 from okfx.bundle.wikilinks import WIKILINK
 
 __all__ = [
@@ -59,8 +60,6 @@ WikiRewrite = Callable[[str, str | None], "Target | None"]
 # its scheme ("java\tscript:" is javascript:), and read a backslash as a slash.
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f]+")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
-_SLUG_DROP = re.compile(r"[^\w\- ]+")
-_SLUG_GAP = re.compile(r"[\s\-]+")
 _ALIGNS = {f"text-align:{side}": f"align-{side}" for side in ("left", "right", "center")}
 
 
@@ -99,9 +98,10 @@ def url_kind(url: str) -> UrlKind:
 
 
 def slug(text: str) -> str:
-    """The id of a heading called ``text`` (``h-`` + lower-case words joined by ``-``)."""
-    words = _SLUG_GAP.sub("-", _SLUG_DROP.sub("", text.casefold())).strip("-")
-    return "h-" + (words[:80] or "section")
+    """The id of a heading called ``text``: ``h-`` + GitHub's id for it
+    (:func:`okfx.bundle.anchors.github_slug`), so a link's ``#fragment`` written for
+    GitHub, passed through here too, finds the heading. Also the id a fragment maps to."""
+    return "h-" + (github_slug(text)[:80] or "section")
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -165,7 +165,7 @@ def _link(token: Token, rewrite: Rewrite) -> str | None:
         token.attrSet("class", "external")
         return href
     if kind == "fragment":
-        return "#" + slug(unquote(href[1:])) if href.strip("#") else "#"
+        return "#" + slug(fragment_key(href[1:])) if href.strip("#") else "#"
     if kind == "relative":
         target = rewrite(href, False)
         return None if target is None else target.url

@@ -17,8 +17,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
-from urllib.parse import unquote
 
+from okfx.bundle.anchors import fragment_key
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
 from okfx.bundle.paths import parent_dir
@@ -218,7 +218,7 @@ class BundleView:
         """``url`` with the heading id of ``fragment`` (as written in a link: percent
         escapes read) when it is a document's page."""
         if fragment and url.startswith(urls.concept(self.name, "/")):
-            return url + "#" + slug(unquote(fragment))
+            return url + "#" + slug(fragment_key(fragment))
         return url
 
     @cached_property
