@@ -209,10 +209,9 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         [rep("1", "YAML error at frontmatter line "), rep(" ", "YAML error at")],
     ),
     # -- heading anchors (validate's broken_anchor)
-    "okfx.bundle.anchors._ATX": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n"), rep("\t")]),
-    "okfx.bundle.anchors._SETEXT": (
+    "okfx.bundle.anchors._HEADING": (
         "scan",
-        [rep("="), rep("-", "", " x"), rep(" ", "=="), rep("-\n")],
+        [rep(" ", "# ", "x"), rep("#"), rep("# \n"), rep("="), rep("-", "", " x"), rep(" ", "==")],
     ),
     "okfx.bundle.anchors._INLINE_LINK": (
         "scan",

@@ -21,10 +21,17 @@ from urllib.parse import unquote
 
 from okfx.bundle.links import footnote_definitions, lines_outside_code
 
-__all__ = ["anchors_of", "closest_anchor", "fragment_key", "github_slug"]
+__all__ = [
+    "anchors_of",
+    "closest_anchor",
+    "fragment_key",
+    "github_slug",
+    "heading_anchors",
+    "other_anchors",
+]
 
-_ATX = re.compile(r"^ {0,3}#{1,6}[ \t]+(.*)$", re.MULTILINE)
-_SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+# An ATX heading (group 1: its text) or a setext underline (group 2), one pass for both.
+_HEADING = re.compile(r"^ {0,3}(?:#{1,6}[ \t]+(.*)|(=+|-+)[ \t]*)$", re.MULTILINE)
 # A link or image in heading text: ``[text](url)``, ``[text][ref]``; only its text counts
 # (an image's alt text is no part of GitHub's heading text).
 _INLINE_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])?")
@@ -36,6 +43,8 @@ _EMPHASIS = re.compile(r"(?<!\w)_++|(?<!_)_++(?!\w)")
 _SHORTCODE = re.compile(r":[a-z0-9_+\-]{1,40}:")
 _ATTRIBUTE = re.compile(r"\b(?:id|name)[ \t]*=[ \t]*[\"']?([^\"'\s<>]{1,200})", re.IGNORECASE)
 _KEEP = frozenset({"L", "M", "N"})
+# ASCII characters a heading id drops: all but letters, digits, "-", "_" and the space.
+_ASCII_DROP = {c: None for c in range(128) if not (chr(c).isalnum() or chr(c) in "-_ ")}
 _PREFIX = "user-content-"
 
 
@@ -43,6 +52,8 @@ def github_slug(text: str) -> str:
     """GitHub's id for a heading whose rendered text is ``text`` (without the ``-N`` of a
     repeated one): lower case; letters, marks, numbers, ``_``, ``-`` kept, spaces to
     ``-``, everything else dropped. ``"Setup & Run"`` -> ``"setup--run"``."""
+    if text.isascii():
+        return text.lower().translate(_ASCII_DROP).replace(" ", "-")
     out: list[str] = []
     for ch in text.lower():
         if ch == " ":
@@ -77,19 +88,20 @@ def _plain(heading: str) -> str:
 def heading_texts(body: str) -> list[str]:
     """The plain text of every ATX and setext heading of ``body`` outside code blocks and
     HTML comments, in order."""
-    found: list[tuple[int, str]] = [(m.start(), m.group(1)) for m in lines_outside_code(body, _ATX)]
-    if "\n=" in body or "-\n" in body or body.endswith("-"):
-        for m in lines_outside_code(body, _SETEXT):
-            # The paragraph line above the underline is the heading (a blank line, a list
-            # item or a table row above makes it a thematic break or nothing).
-            above_end = m.start() - 1
-            if above_end <= 0:
-                continue
-            above = body[body.rfind("\n", 0, above_end) + 1 : above_end].strip()
-            if above and above[0] not in "#>|-*+" and not (above[0].isdigit() and ". " in above):
-                found.append((m.start(), above))
-    found.sort()
-    return [_plain(text) for _, text in found]
+    found: list[str] = []
+    for m in lines_outside_code(body, _HEADING):
+        if m.group(2) is None:
+            found.append(_plain(m.group(1)))
+            continue
+        # A setext underline: the paragraph line above it is the heading (a blank line, a
+        # list item, a quote or a table row above makes it a thematic break or nothing).
+        above_end = m.start() - 1
+        if above_end <= 0:
+            continue
+        above = body[body.rfind("\n", 0, above_end) + 1 : above_end].strip()
+        if above and above[0] not in "#>|-*+" and not (above[0].isdigit() and ". " in above):
+            found.append(_plain(above))
+    return found
 
 
 def _numbered(slugs: list[str]) -> set[str]:
@@ -105,12 +117,11 @@ def _numbered(slugs: list[str]) -> set[str]:
     return taken
 
 
-def anchors_of(body: str) -> frozenset[str]:
-    """Every fragment (lower case, as :func:`fragment_key` gives it) that names a place
-    in ``body``: heading ids, explicit ``id=``/``name=`` values, footnotes. A heading is
-    slugged as GitHub renders it and, to spare false alarms where okfx's reading of
-    inline markup is rougher than GitHub's, also with ``_`` emphasis and ``:emoji:``
-    shortcodes left as written."""
+def heading_anchors(body: str) -> frozenset[str]:
+    """The ids of the headings of ``body`` (lower case, as :func:`fragment_key` gives a
+    fragment). A heading is slugged as GitHub renders it and, to spare false alarms where
+    okfx's reading of inline markup is rougher than GitHub's, also with ``_`` emphasis and
+    ``:emoji:`` shortcodes left as written; ``## Title {#id}`` adds ``id``."""
     texts = heading_texts(body)
     ids: set[str] = set()
     for text in texts:
@@ -119,14 +130,28 @@ def anchors_of(body: str) -> frozenset[str]:
         start = text.rfind("{#") if text.endswith("}") else -1
         if start >= 0 and " " not in text[start:]:
             ids.update((text[start + 2 : -1].lower(), github_slug(text[:start].strip())))
-    anchors = _numbered([github_slug(_EMPHASIS.sub("", _SHORTCODE.sub("", t))) for t in texts])
-    anchors |= _numbered([github_slug(t) for t in texts])
-    anchors |= ids
+    slugs = [github_slug(t) for t in texts]
+    anchors = _numbered(slugs)
+    if any("_" in t or ":" in t for t in texts):
+        anchors |= _numbered([github_slug(_EMPHASIS.sub("", _SHORTCODE.sub("", t))) for t in texts])
+    return frozenset(anchors | ids)
+
+
+def other_anchors(body: str) -> frozenset[str]:
+    """Anchors of ``body`` that are no heading: ``id=``/``name=`` attribute values
+    (``<a name="setup"></a>``) and footnotes (``fn-label``, ``fnref-label``), lower case."""
+    anchors: set[str] = set()
     if "=" in body:
         anchors.update(m.group(1).lower() for m in _ATTRIBUTE.finditer(body))
     for label in footnote_definitions(body):
         anchors.update((f"fn-{label.lower()}", f"fnref-{label.lower()}"))
     return frozenset(anchors)
+
+
+def anchors_of(body: str) -> frozenset[str]:
+    """Every fragment (lower case, as :func:`fragment_key` gives it) that names a place
+    in ``body``: :func:`heading_anchors` and :func:`other_anchors`."""
+    return heading_anchors(body) | other_anchors(body)
 
 
 def fragment_key(fragment: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from okfx.bundle.anchors import anchors_of, closest_anchor, fragment_key
+from okfx.bundle.anchors import closest_anchor, fragment_key, heading_anchors, other_anchors
 from okfx.bundle.bundle import RESERVED, Bundle
 from okfx.bundle.links import scan_markdown
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past, problem_dict
@@ -185,16 +185,28 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
     of concepts, index and log files to an existing ``.md`` document, and ``#fragment``
     links within a concept. Each target's anchors are read once, only when linked to
     with a fragment."""
-    anchors: dict[str, frozenset[str]] = {}
+    bodies: dict[str, str | None] = {}
+    headings: dict[str, frozenset[str]] = {}
+    others: dict[str, frozenset[str]] = {}
 
-    def of(path: str) -> frozenset[str] | None:
-        found = anchors.get(path)
+    def names(path: str, key: str) -> frozenset[str] | None:
+        """None when ``key`` names a place of ``path`` (or okfx has no text for it), else
+        every anchor of ``path``: its headings first, the others only when they miss."""
+        if path not in bodies:
+            document = bundle.get(path)  # None: a .md file that is no document okfx keeps
+            bodies[path] = None if document is None else document.body
+        body = bodies[path]
+        if body is None:
+            return None
+        found = headings.get(path)
         if found is None:
-            document = bundle.get(path)
-            if document is None:
-                return None  # a .md file that is no document okfx keeps
-            found = anchors[path] = anchors_of(document.body)
-        return found
+            found = headings[path] = heading_anchors(body)
+        if key in found:
+            return None
+        extra = others.get(path)
+        if extra is None:
+            extra = others[path] = other_anchors(body)
+        return None if key in extra else found | extra
 
     cap = bundle.limits.max_warnings
     problems: list[Problem] = []
@@ -205,8 +217,8 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
         key = fragment_key(href.strip().strip("<>").partition("#")[2])
         if key in _ANYWHERE:
             return
-        known = of(target)
-        if known is None or key in known:
+        known = names(target, key)
+        if known is None:
             return
         count += 1
         if kept_past("broken_anchor", len(problems), cap):
