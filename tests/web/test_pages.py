@@ -217,6 +217,16 @@ def test_problems_are_grouped_by_code_and_link_to_their_files(client: TestClient
     assert '<a href="/b/knowledge/c/tables/bikes.md">/tables/bikes.md</a>' in html
 
 
+def test_the_problems_page_shows_what_validate_reports(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {"a.md": "---\ntype: Note\n---\nSee [b](b.md#nowhere).\n", "b.md": concept()}
+    )
+    client = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL)
+    html = client.get("/b/b/problems").text
+    assert "<code>broken_anchor</code>" in html and "nowhere" in html
+    assert "<strong>1</strong> problems" in client.get("/").text
+
+
 def test_the_log_is_a_timeline_newest_first_with_links_in_the_viewer(
     client: TestClient,
 ) -> None:

@@ -22,7 +22,8 @@ from okfx.bundle.anchors import fragment_key
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
 from okfx.bundle.paths import parent_dir
-from okfx.bundle.problems import ProblemGroup
+from okfx.bundle.problems import ProblemGroup, group
+from okfx.bundle.validate import validate
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
@@ -85,8 +86,10 @@ class BundleView:
 
     @cached_property
     def problems(self) -> list[ProblemGroup]:
-        """The load problems grouped by code (``Bundle.problems_by_code``), errors first."""
-        return self.bundle.problems_by_code()
+        """What ``okfx validate`` reports, grouped by code, errors first: the load's
+        problems and the checks it adds (``broken_anchor``, ``no_concepts``)."""
+        report = validate(self.bundle)
+        return group((*report.errors, *report.warnings), report.by_code)
 
     @cached_property
     def _deadlines(self) -> list[datetime]:
