@@ -397,11 +397,15 @@ def lines_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Match
     fenced and indented code blocks and HTML comments, in order: a ``# comment`` line of a
     shell or Python block is no heading. Code spans are not looked at, since a heading
     line ends a paragraph and any span in it."""
+    commented = "<!--" in body
     for start, end in _prose_segments(body):
-        comments = _comment_spans(body, start, end)
+        comments = _comment_spans(body, start, end) if commented else []
+        if not comments:
+            yield from pattern.finditer(body, start, end)
+            continue
         starts = [s for s, _ in comments]
         for m in pattern.finditer(body, start, end):
-            if not comments or not _inside(comments, starts, m.start()):
+            if not _inside(comments, starts, m.start()):
                 yield m
 
 
