@@ -27,7 +27,14 @@ from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past, pr
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Problem
 
-__all__ = ["ERROR_CODES", "ConformanceReport", "broken_anchors", "validate", "why_empty"]
+__all__ = [
+    "ERROR_CODES",
+    "ConformanceReport",
+    "broken_anchors",
+    "reported",
+    "validate",
+    "why_empty",
+]
 
 
 def _count(n: int, noun: str) -> str:
@@ -249,8 +256,10 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
     return problems, count
 
 
-def validate(bundle: Bundle) -> ConformanceReport:
-    """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
+def reported(bundle: Bundle) -> tuple[list[Problem], dict[str, int]]:
+    """The problems ``okfx validate`` reports, and their exact counts by code: the load's,
+    plus ``no_concepts`` and ``broken_anchor``, which only the check looks for (the viewer
+    shows the same)."""
     problems = list(bundle.warnings)
     counts = bundle.problem_counts()
     if len(bundle) == 0 and not any(code in ERROR_CODES for code in counts):
@@ -262,6 +271,12 @@ def validate(bundle: Bundle) -> ConformanceReport:
     if anchor_count:
         problems += anchor_problems
         counts["broken_anchor"] = anchor_count
+    return problems, counts
+
+
+def validate(bundle: Bundle) -> ConformanceReport:
+    """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
+    problems, counts = reported(bundle)
     ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
     wikis = unchecked_wikilinks(bundle)
     notes: tuple[str, ...] = (

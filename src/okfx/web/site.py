@@ -23,7 +23,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.problems import ProblemGroup, group
-from okfx.bundle.validate import validate
+from okfx.bundle.validate import reported
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
@@ -87,9 +87,9 @@ class BundleView:
     @cached_property
     def problems(self) -> list[ProblemGroup]:
         """What ``okfx validate`` reports, grouped by code, errors first: the load's
-        problems and the checks it adds (``broken_anchor``, ``no_concepts``)."""
-        report = validate(self.bundle)
-        return group((*report.errors, *report.warnings), report.by_code)
+        problems and the checks it adds (``broken_anchor``, ``no_concepts``); not its
+        notes, which read every body to count unchecked wikilinks."""
+        return group(*reported(self.bundle))
 
     @cached_property
     def _deadlines(self) -> list[datetime]:
