@@ -18,6 +18,7 @@ from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, 
 from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
 from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import parse_index, parse_log, unsectioned
+from okfx.bundle.scope import written_version
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
@@ -435,8 +436,7 @@ class DocumentParser:
         number (``0.10`` is a float 0.1 to YAML), reported when the two differ; ``None``
         (reported) for a list or mapping."""
         line = key_line(text, body_line, "okf_version")
-        written = text.split("\n")[line - 1].split(":", 1)[1] if line else ""
-        written = written.split(" #", 1)[0].strip()
+        written = written_version(text) if line else None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if written and written != str(value):
                 self.warn(

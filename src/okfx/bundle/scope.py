@@ -33,11 +33,19 @@ from okfx.bundle.paths import BeneathOpener, PathGuard
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_head
 from okfx.limits import Limits
 
-__all__ = ["Scope", "find_scope", "matches"]
+__all__ = ["Scope", "find_scope", "matches", "written_version"]
 
 Warn = Callable[[str, str, str], None]
 
 _OKF_VERSION = re.compile(r"^okf_version[ \t]*:[ \t]*['\"]?([^'\"\s#]*)", re.MULTILINE)
+
+
+def written_version(text: str) -> str | None:
+    """The ``okf_version`` an ``index.md`` (or its frontmatter) declares, as written
+    (``0.10`` stays ``0.10``, where YAML reads the number 0.1); None when it declares
+    none."""
+    found = _OKF_VERSION.search(text)
+    return None if found is None else found.group(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +157,12 @@ def _find_scope(
         if any(folder.startswith(outer + "/") for outer in nested):
             continue  # inside a nested bundle already left out
         yaml_text = _head(entry, limits, opener)
-        found = _OKF_VERSION.search(yaml_text) if yaml_text else None
-        if found is None:
+        written = written_version(yaml_text) if yaml_text else None
+        if written is None:
             continue
         nested.append(folder)
         count = sum(1 for f in listing.files if f.path.startswith(folder + "/"))
-        version = f" {found.group(1)}" if found.group(1) else ""
+        version = f" {written}" if written else ""
         inner = root_dir.rstrip("/") + folder
         warn(
             folder,
