@@ -57,13 +57,12 @@ def broken_message(field: str, target: str, line: int, href: str = "", hint: str
     """The ``broken_link`` message of a link whose target does not exist: the link as
     written (``href``, when it differs), where it led, and what it likely meant."""
     # The line comes last: paths may hold "(line 9)", and the last one is read as the line.
-    where = f" (line {line})" if line else ""
     shown = href.strip()[:200]
     if shown and shown != target:
         text = f"{field} link {shown!r} leads to {target}, which does not exist"
     else:
         text = f"{field} link to {target} does not exist"
-    return text + (f"; did you mean {hint}?" if hint else "") + where
+    return with_line(text + (f"; did you mean {hint}?" if hint else ""), line)
 
 
 #: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's

@@ -22,6 +22,7 @@ from typing import Any
 
 from okfx.bundle.anchors import closest_anchor, fragment_key, heading_anchors, other_anchors
 from okfx.bundle.bundle import RESERVED, Bundle
+from okfx.bundle.conventions import with_line
 from okfx.bundle.links import scan_markdown
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past, problem_dict
 from okfx.bundle.wikilinks import scan_wikilinks
@@ -182,7 +183,7 @@ def _anchor_message(href: str, target: str, key: str, anchors: frozenset[str], l
     where = "this document" if not shown.split("#", 1)[0].strip("<") else target
     near = closest_anchor(key, anchors)
     hint = f"; did you mean '#{near}'?" if near else ""
-    return f"link {shown!r}: {where} has no heading or anchor {key!r}{hint} (line {line})"
+    return with_line(f"link {shown!r}: {where} has no heading or anchor {key!r}{hint}", line)
 
 
 def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
