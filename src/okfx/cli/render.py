@@ -65,10 +65,6 @@ def badges(row: dict[str, Any]) -> str:
     return " ".join(out)
 
 
-def _cut(text: str, width: int) -> str:
-    return cut_columns(text, width)
-
-
 def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") -> str:
     """``text`` cut to ``width`` around the first place one of ``needles`` (or ``regex``)
     matches it, regardless of case; from its start when none does. A hit's excerpt is
@@ -80,7 +76,7 @@ def _cut_around(text: str, width: int, needles: Iterable[str], regex: str = "") 
     if not spans and regex:
         spans += _regex_span(regex, text)
     if not spans:
-        return _cut(text, width)
+        return cut_columns(text, width)
     start, end = min(spans)
     chars = width
     shown = cut_line(text, start, end, chars)
@@ -109,7 +105,7 @@ def _regex_span(pattern: str, text: str) -> list[tuple[int, int]]:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[str] = ()) -> str:
     """Columns aligned by hand; ``last`` (already styled) is appended unpadded to each row."""
-    cells = [[_cut(" ".join(str(c).split()), MAX_CELL) for c in row] for row in rows]
+    cells = [[cut_columns(" ".join(str(c).split()), MAX_CELL) for c in row] for row in rows]
     widths = [max([len(h)] + [columns(r[i]) for r in cells]) for i, h in enumerate(headers)]
     head = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     lines = [click.style(head.rstrip(), bold=True)]
