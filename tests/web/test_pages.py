@@ -296,6 +296,48 @@ def test_attached_files_are_text_pages_and_raw_bytes_are_sandboxed(
     assert client.get("/b/knowledge/file/metrics/dock-availability.md").status_code == 200
 
 
+def test_a_long_attached_file_pages_through_next_links_to_its_whole_text(
+    make_bundle: MakeBundle,
+) -> None:
+    from html import unescape
+
+    from okfx.limits import Limits
+
+    # 3-byte characters and ASCII, so part boundaries fall inside characters too.
+    text = "".join(f"line {i}: données «€» <b>&amp;\n" for i in range(40))
+    files: dict[str, str | bytes] = {"a.md": concept(body="[data](data.txt)"), "data.txt": text}
+    bundle = Bundle.load(make_bundle(files), "big", limits=Limits(max_resource_bytes=100))
+    client = TestClient(create_app(bundle), base_url=LOCAL)
+    url: str | None = "/b/big/file/data.txt"
+    shown, pages, size = [], 0, len(text.encode("utf-8"))
+    while url is not None:
+        html = client.get(url).text
+        inert(html)
+        body = re.search(r'<pre class="file-text"><code>(.*?)</code></pre>', html, re.S)
+        assert body is not None
+        shown.append(unescape(body.group(1)))
+        assert f"of {size}</span>" in html
+        found = re.search(r'<a rel="next" href="([^"]+)">', html)
+        url = unescape(found.group(1)) if found else None
+        pages += 1
+        assert pages <= size // 96 + 2, "the next links must move forward"
+    assert "".join(shown) == text
+    assert pages > 10
+    # the last part links back to the start and to the part before; the first to neither
+    assert '<a href="/b/big/file/data.txt">start</a>' in html and 'rel="prev"' in html
+    first = client.get("/b/big/file/data.txt").text
+    assert "bytes 1–" in first and "start</a>" not in first and 'rel="prev"' not in first
+    # past the end, a bad or negative offset: a page, never an error
+    past = client.get(f"/b/big/file/data.txt?offset={size + 50}")
+    assert past.status_code == 200 and f"nothing past byte {size}" in past.text
+    for odd in ("abc", "-5", ""):
+        again = client.get(f"/b/big/file/data.txt?offset={odd}")
+        assert again.status_code == 200 and "bytes 1–" in again.text
+    # a file that fits shows no pager
+    whole = TestClient(create_app(Bundle.load(make_bundle(files), "small")), base_url=LOCAL)
+    assert 'class="pager"' not in whole.get("/b/small/file/data.txt").text
+
+
 def test_the_token_rule_and_the_host_checks_guard_the_viewer(example: Bundle) -> None:
     manager = KnowledgeManager([example])
     open_app = TestClient(viewer(manager, "127.0.0.1", None), base_url=LOCAL)

@@ -134,7 +134,11 @@ def create_app(
         (home + "/", "overview.html", lambda r: site.overview(named(r))),
         (home + "/browse", "browse.html", lambda r: site.browse(named(r), _params(r))),
         (home + "/c/{path:path}", "concept.html", lambda r: site.document(named(r), path(r))),
-        (home + "/file/{path:path}", "file.html", lambda r: site.file(named(r), path(r))),
+        (
+            home + "/file/{path:path}",
+            "file.html",
+            lambda r: site.file(named(r), path(r), _params(r)),
+        ),
         (home + "/graph", "graph.html", lambda r: site.graph(named(r), _params(r))),
         (home + "/problems", "problems.html", lambda r: site.problems(named(r), _params(r))),
         (home + "/log", "log.html", lambda r: site.log(named(r))),

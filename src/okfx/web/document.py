@@ -105,8 +105,9 @@ def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
     return payload
 
 
-def file(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
-    """The page of an attached file: its text, through the read_resource tool."""
+def file(view: BundleView, box: Toolbox, path: str, offset: int = 0) -> dict[str, Any]:
+    """The page of an attached file: its text from byte ``offset`` on, through the
+    read_resource tool, one tool page at a time, with links to the part before and after."""
     b = view.bundle
     try:
         canon = normalize(path)
@@ -125,12 +126,31 @@ def file(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
     }
     if context["image"]:
         return context
-    payload = box.read_resource(path=canon, bundle=b.name)
+    payload = box.read_resource(path=canon, bundle=b.name, offset=offset)
     err = payload.get("error")
     if err and err.get("code") == "not_found":
         raise PageError(404, str(err["message"]), list(err.get("did_you_mean") or []))
     context.update(
-        {"text": payload.get("text"), "truncated": payload.get("truncated"),
-         "bytes": payload.get("bytes"), "error": err and err.get("message")}
+        {"text": payload.get("text"), "bytes": payload.get("bytes"),
+         "error": err and err.get("message")}
     )  # fmt: skip
+    if not err:
+        context["part"] = _part(b.name, canon, payload, b.limits.max_resource_bytes)
     return context
+
+
+def _part(bundle: str, path: str, payload: dict[str, Any], cap: int) -> dict[str, Any] | None:
+    """Where the shown text sits in the file, and the links to the parts around it; None
+    when the page shows the whole file."""
+    start, size, after = payload["offset"], payload["bytes"], payload["next_offset"]
+    if start == 0 and after is None:
+        return None
+    end = after if after is not None else size
+    return {  # first and last are 1-based and inclusive; no last: nothing past the end
+        "first": start + 1,
+        "last": end if end > start else None,
+        "start": urls.file(bundle, path) if start else None,
+        # The tool moves an offset inside a character on to the next one.
+        "previous": urls.file(bundle, path, start - cap) if start > cap else None,
+        "next": urls.file(bundle, path, after) if after is not None else None,
+    }

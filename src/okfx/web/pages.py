@@ -171,8 +171,9 @@ class Site:
     def document(self, name: str, path: str) -> dict[str, Any]:
         return document.document(self.bundle(name), self.box, self.now(), path)
 
-    def file(self, name: str, path: str) -> dict[str, Any]:
-        return document.file(self.bundle(name), self.box, path)
+    def file(self, name: str, path: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        offset = int_arg(params.get("offset"), 0, 0, 2**62)
+        return document.file(self.bundle(name), self.box, path, offset)
 
     def search(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return finding.search(self.box, params)

@@ -58,9 +58,10 @@ def concept(bundle: str, path: str, fragment: str | None = None) -> str:
     return _b(bundle) + "/c/" + _p(path) + ("#" + quote(fragment, safe="-_") if fragment else "")
 
 
-def file(bundle: str, path: str) -> str:
-    """The page showing an attached file as text (never rendered on the viewer's origin)."""
-    return _b(bundle) + "/file/" + _p(path)
+def file(bundle: str, path: str, offset: int = 0) -> str:
+    """The page showing an attached file as text (never rendered on the viewer's origin),
+    from byte ``offset`` on."""
+    return _b(bundle) + "/file/" + _p(path) + query({"offset": offset or None})
 
 
 def raw(bundle: str, path: str) -> str:
