@@ -123,6 +123,23 @@ def test_a_nested_bullet_belongs_to_the_entry_above(make_bundle: MakeBundle) -> 
     ]
 
 
+def test_a_fenced_block_in_an_entry_stays_code(make_bundle: MakeBundle) -> None:
+    """A log entry that shows the command it ran had its fenced block joined into the
+    prose ("ran the check: ```sh okfx validate . ...") and rendered as neither."""
+    log = (
+        "## 2026-09-01\n\n- ran the check:\n  ```sh\n  okfx validate .\n\n  # all green\n  ```\n"
+        "  and it passed\n- pinned the query:\n```sql\nSELECT 1\n```\n- last\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    day = date(2026, 9, 1)
+    assert _entries(bundle) == [
+        (day, "ran the check:\n```sh\nokfx validate .\n\n# all green\n```\nand it passed"),
+        (day, "pinned the query:\n```sql\nSELECT 1\n```"),
+        (day, "last"),
+    ]
+    assert not bundle.warnings
+
+
 def test_a_paragraph_after_a_blank_line_is_an_entry_of_its_own(make_bundle: MakeBundle) -> None:
     """CommonMark ends a list item at a blank line followed by text that is not indented;
     the paragraph was joined to the item above."""

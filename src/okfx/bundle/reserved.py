@@ -195,9 +195,12 @@ def parse_log(body: str) -> ParsedLog:
     The title is a first level-1 heading that is not ``YYYY-MM-DD``-shaped; every other
     heading, of any level, heads a date group (§9 fixes the date's form, not the level).
     Continuation lines join the item above (a paragraph after a blank line, not indented,
-    is an entry of its own), and a nested bullet is a ``- `` line of it
-    (CommonMark reads it inside the item). Headings that are not ISO ``YYYY-MM-DD``
-    dates are returned in ``bad_headings`` (and their entries get ``date=None``).
+    is an entry of its own), a nested bullet is a ``- `` line of it
+    (CommonMark reads it inside the item), and a fenced code block is kept as its lines,
+    fences included and dedented by the opening fence's indent, in the entry above (at
+    any indent: a log's author means the command they ran for the entry they wrote).
+    Headings that are not ISO ``YYYY-MM-DD`` dates are returned in ``bad_headings`` (and
+    their entries get ``date=None``).
     ``ungrouped`` counts the items before any date heading, off §9's date groups: they
     are entries still, with no heading, dated when their text starts with a
     ``YYYY-MM-DD`` date (``- 2026-07-02 - export - ...``).
@@ -211,6 +214,7 @@ def parse_log(body: str) -> ParsedLog:
     ungrouped = 0
     first: int | None = None
     blank = False  # the line before was blank
+    fence_indent = -1  # the open code block's fence indent; -1 outside code
 
     def flush() -> None:
         if current:
@@ -224,6 +228,17 @@ def parse_log(body: str) -> ParsedLog:
     for number, (line, kind) in enumerate(_lines(body)):
         if kind == _COMMENT:
             continue
+        if kind == _CODE:
+            # A fenced block in an entry stays code, line by line, not joined as prose.
+            if fence_indent < 0:
+                fence_indent = len(line) - len(line.lstrip(" "))
+            if current or current_heading is not None:
+                kept = line[fence_indent:] if not line[:fence_indent].strip() else line.lstrip()
+                current.append("\n" + kept)
+            blank = False
+            continue
+        # The text right after a block continues the entry on a line of its own.
+        lead, fence_indent = ("\n" if fence_indent >= 0 else ""), -1
         after_blank, blank = blank, not line.strip()
         heading = HEADING.match(line) if kind == _TEXT else None
         if heading:
@@ -255,9 +270,7 @@ def parse_log(body: str) -> ParsedLog:
             flush()
             if current_heading is not None:
                 current.append(line.strip())
-        elif line.strip() and current:
-            current.append(line.strip())
-        elif line.strip() and current_heading is not None:
-            current.append(line.strip())
+        elif line.strip() and (current or current_heading is not None):
+            current.append(lead + line.strip())
     flush()
     return ParsedLog(title, tuple(entries), bad, ungrouped, first)
