@@ -562,7 +562,8 @@ def test_a_log_not_newest_first_is_reported_once(make_bundle: MakeBundle) -> Non
     assert [(w.code, w.message) for w in bundle.warnings] == [
         (
             "log_order",
-            "log entries are not newest first (spec §9): 2026-03-01 comes after 2026-01-01",
+            "log entries are not newest first (spec §9): 2026-03-01 comes after 2026-01-01 "
+            "(line 9)",  # the heading of 2026-03-01
         )
     ]
     newest_first = "# Log\n\n## 2026-02-01\n* b\n* b2\n\n## 2026-01-01\n* a\n"

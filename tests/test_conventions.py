@@ -9,7 +9,7 @@ import pytest
 
 from conftest import MakeBundle, concept
 from okfx import Bundle, validate
-from okfx.bundle.conventions import key_line
+from okfx.bundle.keylines import key_line
 from okfx.bundle.problems import ERROR_CODES, problem_line
 from okfx.model import Problem
 

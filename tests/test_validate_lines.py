@@ -73,10 +73,11 @@ def test_trust_field_messages_say_what_is_missing_and_what_is_allowed(
     bundle = Bundle.load(root)
     by_path = {w.path: w.message for w in bundle.warnings}
     assert by_path == {
-        "/a.md": "generated has no 'by' (spec §5.2 requires an actor)",
+        "/a.md": "generated has no 'by' (spec §5.2 requires an actor) (line 3)",
         "/b.md": "verified[0] has no 'at' (spec §5.2: each event has by and at); "
-        "kept without a date",
-        "/c.md": "verified must be a mapping or a list of mappings, not true or false; ignored",
+        "kept without a date (line 3)",
+        "/c.md": "verified must be a mapping or a list of mappings, not true or false; "
+        "ignored (line 3)",
     }
     assert bundle.concept("b").trust_tier == "human-reviewed"  # the tier reads 'by' alone
 
@@ -130,3 +131,34 @@ def test_a_broken_frontmatter_link_names_the_line_of_its_field(make_bundle: Make
         if (match := ANNOTATION.match(line)) and match.group(4) == "broken_link"
     ]
     assert sorted(broken) == [3, 8, 9, 10, 13]
+
+
+def test_link_footnote_and_log_problems_name_their_line(make_bundle: MakeBundle) -> None:
+    """Seen on the real corpus without a line: 783 body links leaving one bundle, sources
+    outside another, unknown footnotes, log headings that are no dates, a log out of
+    order. Each now names the line an author has to change."""
+    from okfx.bundle.problems import problem_dict
+
+    files: dict[str, str | bytes] = {
+        "a.md": (
+            "---\ntype: T\nsources:\n  - id: s\n    resource: https://x.org\n"
+            "  - resource: ../outside/README.md\n---\n# A\n\n```\n[^nope] in code\n```\n"
+            "Text [^nope] and [^s].\n\n[up](../../etc/passwd)\n"
+        ),
+        "log.md": (
+            "# Log\n\n## 2026-01-02\n- one\n\n## Someday\n- two\n\n## 2026-03-01\n- three\n"
+        ),
+    }
+    root = make_bundle(files)
+    lines = {name: str(text).split("\n") for name, text in files.items()}
+    seen = {}
+    for problem in map(problem_dict, Bundle.load(root).warnings):
+        assert problem["line"] is not None, problem
+        seen[problem["code"]] = lines[problem["path"][1:]][problem["line"] - 1]
+    assert seen == {
+        "source_outside_bundle": "  - resource: ../outside/README.md",
+        "unknown_footnote": "Text [^nope] and [^s].",  # not the mention in code
+        "unsafe_link": "[up](../../etc/passwd)",
+        "invalid_log_date": "## Someday",
+        "log_order": "## 2026-03-01",
+    }

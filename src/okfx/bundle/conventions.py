@@ -10,7 +10,8 @@ loaded. All are warnings: §11 asks producers to follow §5 to §10 (SHOULD) and
 not to reject a concept over them.
 
 Each check gives ``(code, message, key)``: ``key`` is the frontmatter key the problem is
-on (``"executor.receipt"`` for a nested one), for :func:`key_line`, or ``None``.
+on (``"executor.receipt"`` for a nested one), for
+:func:`~okfx.bundle.keylines.key_path_line`, or ``None``.
 """
 
 from __future__ import annotations
@@ -18,88 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 from okfx.bundle.fields import STATUSES, computation_heading, kind_of
+from okfx.bundle.keylines import key_path_line
 from okfx.model import Computation, Source, UsageWindow
 
-__all__ = ["COMPUTATION_TYPE", "Check", "check_concept", "field_lines", "key_line", "with_line"]
+__all__ = ["COMPUTATION_TYPE", "Check", "check_concept", "with_line"]
 
 COMPUTATION_TYPE = "attested computation"
 Check = tuple[str, str, str | None]  # code, message, the frontmatter key it is on
-
-
-def _is_key(text: str, key: str) -> bool:
-    """Does ``text`` start with ``key:`` (plain or quoted)? String tests, no pattern: a
-    key is bundle text."""
-    for form in (key, f'"{key}"', f"'{key}'"):
-        if text.startswith(form):
-            rest = text[len(form) :].lstrip(" \t")
-            if rest[:1] == ":" and rest[1:2] in ("", " ", "\t"):
-                return True
-    return False
-
-
-def _in_flow(line: str, key: str) -> bool:
-    """Does a flow mapping on ``line`` hold ``key:`` (``{a: 1, key: 2}``)? One pass over
-    the line's pieces between ``{`` and ``,``."""
-    if "{" not in line:
-        return False
-    pieces = line.split("{", 1)[1].replace("{", ",").split(",")
-    return any(_is_key(piece.lstrip(" \t"), key) for piece in pieces)
-
-
-def key_line(text: str, body_line: int, key: str, nth: int = 1) -> int | None:
-    """The file line (1-based) of the ``nth`` top-level ``key:`` of the frontmatter of
-    ``text``, or of a nested ``parent.child`` (the first ``child:`` indented below
-    ``parent``, or on ``parent``'s line in a flow mapping); ``None`` when not found.
-
-    ``body_line`` is the body's first line, so the frontmatter is lines 2 to
-    ``body_line - 2`` (line 1 is the opening ``---``)."""
-    lines = text.split("\n", body_line)[1 : max(body_line - 2, 1)]
-    parent, _, child = key.partition(".")
-    found = [i for i, line in enumerate(lines) if _is_key(line, parent)]
-    if len(found) < nth:
-        return None
-    at = found[nth - 1]
-    if not child or _in_flow(lines[at], child):
-        return at + 2
-    for i in range(at + 1, len(lines)):
-        line = lines[i]
-        if line.strip() and not line[0].isspace():
-            break  # the next top-level key: the parent's block ended
-        if line[:1].isspace() and _is_key(line.lstrip(" \t"), child):
-            return i + 2
-    return None
-
-
-def field_lines(text: str, body_line: int, fields: list[str]) -> list[int | None]:
-    """The file lines (1-based) of path-valued fields, in one pass over the frontmatter:
-    ``resource``, ``computation``, ``executor.resource``, ``attester.resource``, and
-    ``sources[i].resource`` (the ``i``-th ``resource:`` of the ``sources`` block, else the
-    ``sources:`` line)."""
-    wanted = any(field.startswith("sources[") for field in fields)
-    start = key_line(text, body_line, "sources") if wanted else None
-    sources = _source_lines(text, body_line, start) if start is not None else []
-    found: list[int | None] = []
-    for field in fields:
-        if not field.startswith("sources["):
-            found.append(key_line(text, body_line, field))
-            continue
-        index = int(field[len("sources[") : field.index("]")])
-        found.append(sources[index] if index < len(sources) else start)
-    return found
-
-
-def _source_lines(text: str, body_line: int, start: int) -> list[int]:
-    """The lines of the ``resource:`` keys of the ``sources`` block (whose key is on line
-    ``start``), in order."""
-    lines = text.split("\n", body_line)[start : max(body_line - 2, start)]
-    found = []
-    for offset, line in enumerate(lines):
-        if line.strip() and not line[0].isspace() and not line.startswith("-"):
-            break  # the next top-level key: the sources block ended
-        piece = line.lstrip(" \t-").lstrip(" \t")
-        if _is_key(piece, "resource") or _in_flow(line, "resource"):
-            found.append(start + 1 + offset)
-    return found
 
 
 def with_line(message: str, line: int | None) -> str:
@@ -233,7 +159,7 @@ def check_concept(
     if comp is not None:
         checks += _receipt(fm)
     for code, message, key in checks:
-        line = key_line(text, body_line, key) if key else None
+        line = key_path_line(text, body_line, key) if key else None
         found.append((code, with_line(message, line)))
     if comp is not None and type_.casefold() == COMPUTATION_TYPE:
         for code, message, at in _computation(comp, body, body_line):

@@ -1,7 +1,9 @@
 """Normalise one concept's frontmatter into typed values, collecting warnings.
 
 A bad *optional* field never costs the concept: it is left out of the normalised value,
-kept in the raw frontmatter, and reported as ``(code, message)``.
+kept in the raw frontmatter, and reported as ``(code, message, key)``, ``key`` being the
+path of the frontmatter value the problem is on (``sources[0].author``), which
+:func:`okfx.bundle.keylines.key_path_line` turns into the file's line.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from okfx.trust import is_valid_actor, parse_instant
 __all__ = ["STATUSES", "FieldReport", "computation_heading", "kind_of", "normalize"]
 
 STATUSES = ("draft", "stable", "deprecated")
-FieldReport = list[tuple[str, str]]
+FieldReport = list[tuple[str, str, str]]  # code, message, key path
 
 _COMPUTATION_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+computation[ \t#]*+$", re.I | re.M)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]", re.M)
@@ -45,15 +47,15 @@ def _instant(value: Any, name: str, report: FieldReport) -> Any:
     that is not an ISO 8601 instant is left out (``invalid_field``)."""
     when, reason = parse_instant(value, lenient=True)
     if reason and when is None:
-        report.append(("invalid_field", f"{name} {reason}; ignored"))
+        report.append(("invalid_field", f"{name} {reason}; ignored", name))
     elif reason:
-        report.append(("assumed_utc", f"{name} {reason}"))
+        report.append(("assumed_utc", f"{name} {reason}", name))
     return when
 
 
 def _window(value: Any, name: str, report: FieldReport) -> UsageWindow | None:
     if not isinstance(value, dict):
-        report.append(("invalid_field", f"{name} must be a mapping {{from, to}}; ignored"))
+        report.append(("invalid_field", f"{name} must be a mapping {{from, to}}; ignored", name))
         return None
     start = _instant(value["from"], f"{name}.from", report) if "from" in value else None
     end = _instant(value["to"], f"{name}.to", report) if "to" in value else None
@@ -91,6 +93,7 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
         (
             "invalid_field",
             f"{name} must be a mapping or a list of mappings, not {kind_of(value)}; ignored",
+            name,
         )
     )
     return []
@@ -98,16 +101,17 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
 
 def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
     if not isinstance(value, list):
-        report.append(("invalid_field", "tags must be a YAML list like [a, b]; ignored"))
+        report.append(("invalid_field", "tags must be a YAML list like [a, b]; ignored", "tags"))
         return ()
     tags: list[str] = []
-    for item in value:
+    for i, item in enumerate(value):
         text = _text(item)
         if text:
             if text not in tags:
                 tags.append(text)
         else:
-            report.append(("invalid_field", f"tags entry {item!r} is not a string; ignored"))
+            message = f"tags entry {item!r} is not a string; ignored"
+            report.append(("invalid_field", message, f"tags[{i}]"))
     return tuple(tags)
 
 
@@ -117,16 +121,22 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
         name = f"sources[{i}]"
         resource = _text(entry.get("resource")) if isinstance(entry, dict) else None
         if not resource:
-            report.append(("invalid_field", f"{name} has no resource; entry ignored"))
+            report.append(("invalid_field", f"{name} has no resource; entry ignored", name))
             continue
         usage = entry.get("usage_count")
         if usage is not None and (isinstance(usage, bool) or not isinstance(usage, int)):
-            report.append(("invalid_field", f"{name}.usage_count must be an integer; ignored"))
+            message = f"{name}.usage_count must be an integer; ignored"
+            report.append(("invalid_field", message, f"{name}.usage_count"))
             usage = None
         author = entry.get("author")
         if author is not None and not is_valid_actor(author):
-            report.append(("invalid_field", f"{name}.author {author!r} is not an actor; ignored"))
-            author = None
+            # A source's author is a signal to read, not a trust input (that is verified[]):
+            # a name written as text ("Tiago Forte", the author of a book) is kept.
+            kept = _text(author) if isinstance(author, str) else None
+            how = "kept as written" if kept else "ignored"
+            message = f"{name}.author {author!r} is not an actor (spec §7); {how}"
+            report.append(("invalid_field", message, f"{name}.author"))
+            author = kept or None
         modified = entry.get("last_modified")
         window = entry.get("usage_window")
         out.append(
@@ -158,13 +168,16 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
         at = _instant(legacy, "timestamp", report)
         return None if at is None else Generated(None, at, legacy=True)
     if not isinstance(value, dict):
-        report.append(("invalid_field", "generated must be a mapping {by, at}; ignored"))
+        message = "generated must be a mapping {by, at}; ignored"
+        report.append(("invalid_field", message, "generated"))
         return None
     by = value.get("by")
     if by is None:
-        report.append(("invalid_field", "generated has no 'by' (spec §5.2 requires an actor)"))
+        message = "generated has no 'by' (spec §5.2 requires an actor)"
+        report.append(("invalid_field", message, "generated"))
     elif not is_valid_actor(by):
-        report.append(("invalid_field", f"generated.by {by!r} is not an actor (spec §7)"))
+        message = f"generated.by {by!r} is not an actor (spec §7)"
+        report.append(("invalid_field", message, "generated.by"))
         by = None
     at = _instant(value["at"], "generated.at", report) if value.get("at") is not None else None
     if at is None and legacy is not None:
@@ -179,15 +192,14 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
     for i, entry in enumerate(_as_list(fm["verified"], "verified", report)):
         by = entry.get("by") if isinstance(entry, dict) else None
         if not isinstance(by, str) or not is_valid_actor(by):
-            report.append(
-                ("invalid_field", f"verified[{i}].by {by!r} is not an actor; entry ignored")
-            )
+            message = f"verified[{i}].by {by!r} is not an actor; entry ignored"
+            report.append(("invalid_field", message, f"verified[{i}].by"))
             continue
         at = entry.get("at")
         if at is None:
             report.append(
                 ("invalid_field", f"verified[{i}] has no 'at' (spec §5.2: each event has by "
-                 "and at); kept without a date")
+                 "and at); kept without a date", f"verified[{i}]")
             )  # fmt: skip
         out.append(Verification(by, _instant(at, f"verified[{i}].at", report) if at else None))
     return tuple(out)
@@ -249,7 +261,7 @@ def _path_field(value: Any, name: str, report: FieldReport) -> str | None:
         return None
     text = _text(value)
     if not text:
-        report.append(("invalid_field", f"{name} must be a path or URI string; ignored"))
+        report.append(("invalid_field", f"{name} must be a path or URI string; ignored", name))
     return text or None
 
 
@@ -260,13 +272,15 @@ def _computation(
         return None
     runtime = _text(fm.get("runtime")) or None
     if runtime is None:
-        report.append(("invalid_field", "runtime is required for an Attested Computation"))
+        message = "runtime is required for an Attested Computation"
+        report.append(("invalid_field", message, "runtime" if "runtime" in fm else "type"))
     params: list[Parameter] = []
     raw_params = fm.get("parameters")
     for i, entry in enumerate(_as_list(raw_params, "parameters", report) if raw_params else []):
         pname = _text(entry.get("name")) if isinstance(entry, dict) else None
         if not pname:
-            report.append(("invalid_field", f"parameters[{i}] has no name; ignored"))
+            message = f"parameters[{i}] has no name; ignored"
+            report.append(("invalid_field", message, f"parameters[{i}]"))
             continue
         required = entry.get("required", False)
         params.append(Parameter(pname, _text(entry.get("type")) or None, required is True))
@@ -302,6 +316,7 @@ def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any]
                     "unknown_status",
                     f"status {raw_status!r} is not draft, stable or deprecated (spec §5.4); "
                     "read as stable: write one of the three",
+                    "status",
                 )
             )
     stale = fm.get("stale_after")
@@ -323,5 +338,5 @@ def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any]
     }
     for name in ("title", "description"):
         if fm.get(name) is not None and _text(fm[name]) is None:
-            report.append(("invalid_field", f"{name} must be a string; ignored"))
+            report.append(("invalid_field", f"{name} must be a string; ignored", name))
     return values, report

@@ -23,6 +23,7 @@ __all__ = [
     "RawLink",
     "Resolver",
     "footnote_definitions",
+    "footnote_offsets",
     "lines_outside_code",
     "matches_outside_code",
     "nfc_index",
@@ -416,6 +417,19 @@ def nfc_index(paths: Iterable[str]) -> dict[str, str]:
         if not path.isascii():
             index.setdefault(unicodedata.normalize("NFC", path), path)
     return index
+
+
+def footnote_offsets(body: str, labels: Iterable[str]) -> dict[str, int]:
+    """Where each of ``labels`` is first cited as ``[^label]`` in ``body`` outside code
+    (an offset), as :func:`scan_markdown` found it; one pass, stopped once all are."""
+    wanted, found = set(labels), {}
+    for m in matches_outside_code(body, _FOOTNOTE):
+        label = m.group(1)
+        if label in wanted and label not in found:
+            found[label] = m.start()
+            if len(found) == len(wanted):
+                break
+    return found
 
 
 def footnote_definitions(body: str) -> set[str]:

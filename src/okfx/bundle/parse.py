@@ -12,10 +12,11 @@ from functools import partial
 from typing import Any
 
 from okfx.bundle.budget import LoadBudget
-from okfx.bundle.conventions import check_concept, field_lines, key_line, with_line
+from okfx.bundle.conventions import check_concept, with_line
 from okfx.bundle.fields import kind_of, normalize
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
-from okfx.bundle.links import Resolver, footnote_definitions, scan_markdown
+from okfx.bundle.keylines import KeyLines, field_lines, key_line
+from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import parse_index, parse_log, unsectioned
 from okfx.bundle.scope import written_version
@@ -121,23 +122,23 @@ class DocumentParser:
         except UnsafePath:
             shown = href[:200]
             if field.startswith("sources["):
-                self.warn(
-                    path,
+                code, message = (
                     "source_outside_bundle",
                     f"{field} {shown!r} points outside the bundle; the source is kept, "
                     "its path is not followed",
                 )
             elif frontmatter:
-                self.warn(
-                    path,
+                code, message = (
                     "unsafe_link",
                     f"{field} {shown!r} points outside the bundle; the value is kept, "
                     "its path is not followed",
                 )
             else:
-                self.warn(
-                    path, "unsafe_link", f"{field} link {shown!r} leaves the bundle; not followed"
+                code, message = (
+                    "unsafe_link",
+                    f"{field} link {shown!r} leaves the bundle; not followed",
                 )
+            self.warn(path, code, with_line(message, line or None))
             return None
         if target is None:
             return None
@@ -334,10 +335,9 @@ class DocumentParser:
     def _fields(self, path: str, text: str, parsed: Parsed, type_: str) -> dict[str, Any]:
         """Stage 2: the normalised optional fields, and the spec's rules on them."""
         values, report = normalize(parsed.data, type_, parsed.body)
-        for code, message in report:
-            if code == "unknown_status":
-                message = with_line(message, key_line(text, parsed.body_line, "status"))
-            self.warn(path, code, message)
+        lines = KeyLines(text, parsed.body_line) if report else None
+        for code, message, key in report:
+            self.warn(path, code, with_line(message, lines.line(key) if lines else None))
         found = check_concept(parsed.data, type_, values, text, parsed.body, parsed.body_line)
         for code, message in found:
             self.warn(path, code, message)
@@ -359,13 +359,17 @@ class DocumentParser:
                 # GFM footnote, not a citation.
                 defined = footnote_definitions(parsed.body)
                 footnotes = [f for f in footnotes if f in source_ids or f not in defined]
-            for label in footnotes:
-                if label not in source_ids:
-                    self.warn(
-                        path,
-                        "unknown_footnote",
-                        f"footnote [^{label}] matches no sources[].id and has no definition",
-                    )
+            unknown = [label for label in footnotes if label not in source_ids]
+            at = footnote_offsets(parsed.body, unknown) if unknown else {}
+            for label in unknown:
+                offset = at.get(label)
+                line = (
+                    None
+                    if offset is None
+                    else parsed.body_line + parsed.body.count("\n", 0, offset)
+                )
+                message = f"footnote [^{label}] matches no sources[].id and has no definition"
+                self.warn(path, "unknown_footnote", with_line(message, line))
         identifier = path[1:-3] if path.endswith(".md") else path[1:]
         share = self.strings.setdefault  # an index file lists the same title and description
         title = values.pop("title") or _derived_title(path)
@@ -462,7 +466,7 @@ class DocumentParser:
     def log(self, path: str, text: str) -> LogFile:
         fm, body, body_line = self._reserved_split(path, text, frozenset(), "log_frontmatter")
         links, _, _ = self.body_links(path, body, body_line, "log")
-        title, entries, bad, ungrouped, first = parse_log(body)
+        title, entries, bad, ungrouped, first, date_lines = parse_log(body)
         if ungrouped:
             are = "entry stands" if ungrouped == 1 else "entries stand"
             message = (
@@ -471,19 +475,17 @@ class DocumentParser:
             )
             line = None if first is None else body_line + first
             self.warn(path, "log_ungrouped", with_line(message, line))
-        for heading in bad:
-            self.warn(
-                path,
-                "invalid_log_date",
-                f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)",
+        for heading, at in bad:
+            message = (
+                f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)"
             )
-        dates = [entry.date for entry in entries if entry.date is not None]
-        later = next((i for i in range(1, len(dates)) if dates[i] > dates[i - 1]), None)
+            self.warn(path, "invalid_log_date", with_line(message, body_line + at))
+        dated = [(e.date, at) for e, at in zip(entries, date_lines, strict=True) if e.date]
+        later = next((i for i in range(1, len(dated)) if dated[i][0] > dated[i - 1][0]), None)
         if later is not None:
-            self.warn(
-                path,
-                "log_order",
-                f"log entries are not newest first (spec §9): {dates[later]} comes after "
-                f"{dates[later - 1]}",
+            message = (
+                f"log entries are not newest first (spec §9): {dated[later][0]} comes after "
+                f"{dated[later - 1][0]}"
             )
+            self.warn(path, "log_order", with_line(message, body_line + dated[later][1]))
         return LogFile(path, body, fm, title, entries, tuple(links))

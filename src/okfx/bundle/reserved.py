@@ -184,9 +184,12 @@ def _leading_date(text: str) -> date | None:
 class ParsedLog(NamedTuple):
     title: str
     entries: tuple[LogEntry, ...]
-    bad_headings: list[str]
+    bad_headings: list[tuple[str, int]]  # each with its body line (0-based)
     ungrouped: int
     first_ungrouped: int | None  # the body line (0-based) of the first of them
+    # The body line (0-based) each entry's date is read on: its date heading's, or the
+    # entry's own first line for an entry under no heading.
+    date_lines: tuple[int, ...]
 
 
 def parse_log(body: str) -> ParsedLog:
@@ -199,15 +202,17 @@ def parse_log(body: str) -> ParsedLog:
     (CommonMark reads it inside the item), and a fenced code block is kept as its lines,
     fences included and dedented by the opening fence's indent, in the entry above (at
     any indent: a log's author means the command they ran for the entry they wrote).
-    Headings that are not ISO ``YYYY-MM-DD`` dates are returned in ``bad_headings`` (and
-    their entries get ``date=None``).
+    Headings that are not ISO ``YYYY-MM-DD`` dates are returned in ``bad_headings`` with
+    their lines (and their entries get ``date=None``).
     ``ungrouped`` counts the items before any date heading, off §9's date groups: they
     are entries still, with no heading, dated when their text starts with a
     ``YYYY-MM-DD`` date (``- 2026-07-02 - export - ...``).
     """
     title = ""
     entries: list[LogEntry] = []
-    bad: list[str] = []
+    bad: list[tuple[str, int]] = []
+    date_lines: list[int] = []
+    heading_line = began = 0
     current_heading: str | None = None
     heading_date: date | None = None
     current: list[str] = []
@@ -221,9 +226,17 @@ def parse_log(body: str) -> ParsedLog:
             text = " ".join(current).replace(" \n", "\n").strip()
             if current_heading is not None:
                 entries.append(LogEntry(heading_date, current_heading, text))
+                date_lines.append(heading_line)
             else:
                 entries.append(LogEntry(_leading_date(text), "", text))
+                date_lines.append(began)
         current.clear()
+
+    def add(text: str) -> None:
+        nonlocal began
+        if not current:
+            began = number
+        current.append(text)
 
     for number, (line, kind) in enumerate(_lines(body)):
         if kind == _COMMENT:
@@ -234,7 +247,7 @@ def parse_log(body: str) -> ParsedLog:
                 fence_indent = len(line) - len(line.lstrip(" "))
             if current or current_heading is not None:
                 kept = line[fence_indent:] if not line[:fence_indent].strip() else line.lstrip()
-                current.append("\n" + kept)
+                add("\n" + kept)
             blank = False
             continue
         # The text right after a block continues the entry on a line of its own.
@@ -249,9 +262,9 @@ def parse_log(body: str) -> ParsedLog:
             if len(heading.group(1)) == 1 and not dated and not title and current_heading is None:
                 title = text
                 continue
-            current_heading, heading_date = text, _parse_date(text)
+            current_heading, heading_date, heading_line = text, _parse_date(text), number
             if heading_date is None:
-                bad.append(text)
+                bad.append((text, number))
             continue
         bare = line.lstrip(" \t")
         item = _ITEM.match(bare) if kind == _TEXT else None
@@ -260,7 +273,7 @@ def parse_log(body: str) -> ParsedLog:
             current.append("\n- " + item.group(1).strip())
         elif item:
             flush()
-            current.append(item.group(1).strip())
+            add(item.group(1).strip())
             if current_heading is None:
                 ungrouped += 1
                 first = number if first is None else first
@@ -269,8 +282,8 @@ def parse_log(body: str) -> ParsedLog:
             # (CommonMark ends the list): under a date heading it is an entry of its own.
             flush()
             if current_heading is not None:
-                current.append(line.strip())
+                add(line.strip())
         elif line.strip() and (current or current_heading is not None):
-            current.append(lead + line.strip())
+            add(lead + line.strip())
     flush()
-    return ParsedLog(title, tuple(entries), bad, ungrouped, first)
+    return ParsedLog(title, tuple(entries), bad, ungrouped, first, tuple(date_lines))
