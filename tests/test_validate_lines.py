@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from click.testing import CliRunner
 
-from conftest import MakeBundle
-from okfx import Bundle
+from conftest import MakeBundle, concept
+from okfx import Bundle, validate
+from okfx.bundle.validate import version_note
 from okfx.cli.commands import cli
 
 ANNOTATION = re.compile(r"^::(error|warning) file=([^,]+)(?:,line=(\d+))?,title=okfx (\w+)::")
@@ -162,3 +164,37 @@ def test_link_footnote_and_log_problems_name_their_line(make_bundle: MakeBundle)
         "invalid_log_date": "## Someday",
         "log_order": "## 2026-03-01",
     }
+
+
+@pytest.mark.parametrize(
+    ("declared", "said"),
+    [
+        (None, None),
+        ("0.2", None),
+        ("0.1", None),
+        ("0.0", None),
+        ("0.3", "a newer minor version"),
+        ("9.9", "a major version"),
+        ("v0.2", "no <major>.<minor> version"),
+        ("latest", "no <major>.<minor> version"),
+    ],
+)
+def test_a_version_okfx_does_not_read_as_specified_is_a_note(
+    declared: str | None, said: str | None
+) -> None:
+    """§12: best-effort consumption, so a note (the check cannot look at what a later
+    version adds), never a problem. Another validator's fixture declares "9.9"; okfx said
+    nothing of it but the version in the verdict line."""
+    note = version_note(declared)
+    assert (note is None) == (said is None)
+    if said is not None:
+        assert note is not None and said in note and str(declared) in note
+
+
+def test_the_note_reaches_the_report_and_not_the_verdict(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {"index.md": '---\nokf_version: "9.9"\n---\n# A\n\n* [A](a.md) - a\n', "a.md": concept()}
+    )
+    report = validate(Bundle.load(root))
+    assert report.conformant and report.warning_count == 0
+    assert [n for n in report.notes if "okf_version 9.9" in n]

@@ -34,6 +34,7 @@ __all__ = [
     "broken_anchors",
     "reported",
     "validate",
+    "version_note",
     "why_empty",
 ]
 
@@ -275,6 +276,35 @@ def reported(bundle: Bundle) -> tuple[list[Problem], dict[str, int]]:
     return problems, counts
 
 
+#: The OKF versions okfx reads as they are specified (v0.1 through its §13 migration).
+_READ_VERSIONS = ("0.1", "0.2")
+
+
+def version_note(declared: str | None) -> str | None:
+    """What to say of a declared ``okf_version`` okfx does not read as specified: one newer
+    than v0.2 or no ``<major>.<minor>`` at all. §12 asks for best-effort consumption, so it
+    is a note (the check could not look at what that version adds), never a problem."""
+    if declared is None or declared in _READ_VERSIONS:
+        return None
+    major, dot, minor = declared.partition(".")
+    if dot and major.isdigit() and minor.isdigit():
+        if (int(major), int(minor)) < (0, 2):
+            return None  # an older 0.x: read as v0.1/v0.2 (okfx reads both)
+        what = (
+            "a major version, which may rename or retire fields"
+            if int(major) > 0
+            else "a newer minor version, whose additions are optional fields"
+        )
+        return (
+            f"the bundle declares okf_version {declared}, {what}; okfx reads OKF 0.2 and read "
+            "it best-effort (§12): fields that version adds are kept, not checked"
+        )
+    return (
+        f"the bundle declares okf_version {declared[:40]!r}, which is no <major>.<minor> "
+        'version (§12); it was read as OKF 0.2: write it as okf_version: "0.2"'
+    )
+
+
 def validate(bundle: Bundle) -> ConformanceReport:
     """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
     problems, counts = reported(bundle)
@@ -289,6 +319,9 @@ def validate(bundle: Bundle) -> ConformanceReport:
         if wikis
         else ()
     )
+    version = version_note(bundle.okf_version)
+    if version is not None:
+        notes += (version,)
     cluster = clustered(problems)
     if cluster is not None:
         top, n, total = cluster
