@@ -119,7 +119,22 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     out: list[Source] = []
     for i, entry in enumerate(_as_list(fm["sources"], "sources", report)):
         name = f"sources[{i}]"
-        resource = _text(entry.get("resource")) if isinstance(entry, dict) else None
+        if isinstance(entry, str) and entry.strip():
+            # A bare URL or path where a mapping belongs: what it names is plain, so it
+            # is read as the source's resource rather than lost.
+            bare = entry.strip()
+            message = (
+                f"{name} is a string, not a mapping: read as {{resource: {bare[:200]!r}}}; "
+                "write it that way (spec §5.1)"
+            )
+            report.append(("invalid_field", message, name))
+            out.append(Source(resource=bare))
+            continue
+        if not isinstance(entry, dict):
+            message = f"{name} is {kind_of(entry)}, not a mapping with a resource; entry ignored"
+            report.append(("invalid_field", message, name))
+            continue
+        resource = _text(entry.get("resource"))
         if not resource:
             report.append(("invalid_field", f"{name} has no resource; entry ignored", name))
             continue
@@ -190,10 +205,19 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
 def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ...]:
     out: list[Verification] = []
     for i, entry in enumerate(_as_list(fm["verified"], "verified", report)):
-        by = entry.get("by") if isinstance(entry, dict) else None
+        name = f"verified[{i}]"
+        if not isinstance(entry, dict):
+            message = f"{name} is {kind_of(entry)}, not a mapping {{by, at}}; entry ignored"
+            report.append(("invalid_field", message, name))
+            continue
+        by = entry.get("by")
+        if by is None:
+            message = f"{name} has no 'by' (spec §5.2: each event has by and at); entry ignored"
+            report.append(("invalid_field", message, name))
+            continue
         if not isinstance(by, str) or not is_valid_actor(by):
-            message = f"verified[{i}].by {by!r} is not an actor; entry ignored"
-            report.append(("invalid_field", message, f"verified[{i}].by"))
+            message = f"{name}.by {by!r} is not an actor; entry ignored"
+            report.append(("invalid_field", message, f"{name}.by"))
             continue
         at = entry.get("at")
         if at is None:

@@ -1,0 +1,64 @@
+"""List entries of the trust and provenance families written in the wrong shape, as another
+OKF validator's fixtures write them (serradura/okf-gem, ``v0_2-malformed``): each warning says
+what the entry is and where, and what plainly names a source is kept."""
+
+from __future__ import annotations
+
+from conftest import MakeBundle
+from okfx import Bundle, Toolbox
+from okfx.bundle.problems import problem_dict
+
+DOC = """---
+type: Note
+verified:
+  - just a string
+  - at: 2026-06-26T02:00:00Z
+  - by: human:maintainer
+    at: whenever
+  - by: owner
+sources:
+  - https://example.com/bare
+  - title: No resource at all
+  - 42
+  - resource: https://example.com/kept
+---
+body
+"""
+
+
+def test_each_bad_entry_says_what_it_is_on_its_line(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle({"n.md": DOC}))
+    lines = DOC.split("\n")
+    said = [
+        (lines[p["line"] - 1].strip(), p["message"].rsplit(" (line", 1)[0])
+        for p in sorted(map(problem_dict, bundle.warnings), key=lambda p: p["line"])
+    ]
+    assert said == [
+        ("- just a string", "verified[0] is a string, not a mapping {by, at}; entry ignored"),
+        (
+            "- at: 2026-06-26T02:00:00Z",
+            "verified[1] has no 'by' (spec §5.2: each event has by and at); entry ignored",
+        ),
+        ("at: whenever", "verified[2].at 'whenever' is not a valid ISO 8601 date; ignored"),
+        ("- by: owner", "verified[3].by 'owner' is not an actor; entry ignored"),
+        (
+            "- https://example.com/bare",
+            "sources[0] is a string, not a mapping: read as "
+            "{resource: 'https://example.com/bare'}; write it that way (spec §5.1)",
+        ),
+        ("- title: No resource at all", "sources[1] has no resource; entry ignored"),
+        ("- 42", "sources[2] is a number, not a mapping with a resource; entry ignored"),
+    ]
+
+
+def test_a_bare_source_string_is_read_as_its_resource(make_bundle: MakeBundle) -> None:
+    bundle = Bundle.load(make_bundle({"n.md": DOC}))
+    concept = bundle.concept("n")
+    assert [s.resource for s in concept.sources] == [
+        "https://example.com/bare",
+        "https://example.com/kept",
+    ]
+    # the agent reads both; the one entry with a valid verifier makes it human-reviewed
+    payload = Toolbox(bundle).read_concept(path="/n.md")
+    assert [s["resource"] for s in payload["sources"]] == [s.resource for s in concept.sources]
+    assert payload["trust_tier"] == "human-reviewed"
