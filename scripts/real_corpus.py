@@ -188,6 +188,16 @@ CORPUS: tuple[Pinned, ...] = (
         "desktop app's product docs as its sample bundle, v0.2 profiles, computations",
         "en",
     ),
+    # Added 2026-12-04: a Ruby OKF kernel whose five gems each keep a hand-curated bundle
+    # beside their code in a hidden `.okf` folder; this one has the most concepts. Its
+    # validator's own fixtures are compared in docs/okf.md ("Against another validator").
+    Pinned(
+        "serradura/okf-gem",
+        "5a839fca9e0409ab8e30109f83d423e035774651",
+        "gems/okf-pro/.okf",
+        "Ruby gem's hand-curated bundle in a hidden .okf folder, date-only generated.at",
+        "en",
+    ),
 )
 
 _TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)

@@ -62,3 +62,50 @@ def test_a_bare_source_string_is_read_as_its_resource(make_bundle: MakeBundle) -
     payload = Toolbox(bundle).read_concept(path="/n.md")
     assert [s["resource"] for s in payload["sources"]] == [s.resource for s in concept.sources]
     assert payload["trust_tier"] == "human-reviewed"
+
+
+CONTRACT = """---
+type: Attested Computation
+runtime: bigquery
+parameters:
+  - name: year
+    type: integer
+  - just a string
+executor: references/skills/run-on-bq.md
+attester:
+  language: python
+---
+# Computation
+
+```sql
+SELECT 1
+```
+"""
+
+
+def test_a_contract_part_in_the_wrong_shape_is_read_or_reported(make_bundle: MakeBundle) -> None:
+    """§10.2 shapes `executor` and `attester` as mappings with a `resource`. A path
+    written where the mapping belongs was dropped without a word; an attester with no
+    resource, which names no check, passed silently."""
+    skill = "---\ntype: Skill\n---\nrun it\n"
+    root = make_bundle({"c.md": CONTRACT, "references/skills/run-on-bq.md": skill})
+    bundle = Bundle.load(root)
+    lines = CONTRACT.split("\n")
+    said = {
+        lines[p["line"] - 1]: p["message"].rsplit(" (line", 1)[0]
+        for p in map(problem_dict, bundle.warnings)
+    }
+    assert said == {
+        "  - just a string": "parameters[1] is a string, not a mapping {name, type, required}; "
+        "ignored",
+        "executor: references/skills/run-on-bq.md": "executor is a string, not a mapping: read "
+        "as {resource: 'references/skills/run-on-bq.md'}; write it that way (spec §10.2)",
+        "attester:": "attester has no resource: it names no check of a run (spec §10.2)",
+    }
+    computation = bundle.concept("c").computation
+    assert computation is not None
+    assert computation.executor_resource == "references/skills/run-on-bq.md"
+    assert [p.name for p in computation.parameters] == ["year"]
+    # the path is followed like any executor.resource: an edge to the run instructions
+    edges = Toolbox(bundle).get_neighbors(path="/c.md")["outbound"]
+    assert "/references/skills/run-on-bq.md" in [e["path"] for e in edges]

@@ -289,6 +289,32 @@ def _path_field(value: Any, name: str, report: FieldReport) -> str | None:
     return text or None
 
 
+def _contract_part(fm: dict[str, Any], name: str, report: FieldReport) -> dict[Any, Any]:
+    """``executor`` or ``attester`` of an Attested Computation (spec §10.2): a mapping
+    whose ``resource`` names what runs or checks it. A bare path where the mapping belongs
+    is read as that resource; a mapping without one is kept and reported."""
+    raw = fm.get(name)
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        if raw.get("resource") is None:
+            message = f"{name} has no resource: it names nothing to run (spec §10.2)"
+            if name == "attester":
+                message = f"{name} has no resource: it names no check of a run (spec §10.2)"
+            report.append(("invalid_field", message, name))
+        return raw
+    if isinstance(raw, str) and raw.strip():
+        message = (
+            f"{name} is a string, not a mapping: read as {{resource: {raw.strip()[:200]!r}}}; "
+            "write it that way (spec §10.2)"
+        )
+        report.append(("invalid_field", message, name))
+        return {"resource": raw.strip()}
+    message = f"{name} is {kind_of(raw)}, not a mapping with a resource; ignored"
+    report.append(("invalid_field", message, name))
+    return {}
+
+
 def _computation(
     fm: dict[str, Any], type_: str, body: str, report: FieldReport
 ) -> Computation | None:
@@ -301,15 +327,22 @@ def _computation(
     params: list[Parameter] = []
     raw_params = fm.get("parameters")
     for i, entry in enumerate(_as_list(raw_params, "parameters", report) if raw_params else []):
-        pname = _text(entry.get("name")) if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            message = (
+                f"parameters[{i}] is {kind_of(entry)}, not a mapping {{name, type, required}}; "
+                "ignored"
+            )
+            report.append(("invalid_field", message, f"parameters[{i}]"))
+            continue
+        pname = _text(entry.get("name"))
         if not pname:
             message = f"parameters[{i}] has no name; ignored"
             report.append(("invalid_field", message, f"parameters[{i}]"))
             continue
         required = entry.get("required", False)
         params.append(Parameter(pname, _text(entry.get("type")) or None, required is True))
-    executor: dict[Any, Any] = fm["executor"] if isinstance(fm.get("executor"), dict) else {}
-    attester: dict[Any, Any] = fm["attester"] if isinstance(fm.get("attester"), dict) else {}
+    executor = _contract_part(fm, "executor", report)
+    attester = _contract_part(fm, "attester", report)
     receipt_raw = executor.get("receipt", [])
     receipt = tuple(str(r) for r in receipt_raw) if isinstance(receipt_raw, list) else ()
     inline, language = _inline_computation(body)

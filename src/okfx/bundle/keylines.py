@@ -77,7 +77,10 @@ def field_lines(text: str, body_line: int, fields: list[str]) -> list[int | None
     found: list[int | None] = []
     for name in fields:
         if not name.startswith("sources["):
-            found.append(key_line(text, body_line, name))
+            line = key_line(text, body_line, name)
+            if line is None and "." in name:  # `executor: path`, read as its resource
+                line = key_line(text, body_line, name.partition(".")[0])
+            found.append(line)
             continue
         index = int(name[len("sources[") : name.index("]")])
         found.append(sources[index] if index < len(sources) else start)
