@@ -140,14 +140,16 @@ def test_resources_are_capped_and_binary_is_refused(make_bundle: MakeBundle) -> 
     )
     box = Toolbox(Bundle.load(root))
     big = box.read_resource(path="big.sql")
-    assert big["truncated"] is True and len(big["text"]) == 64 * 1024
-    assert big["bytes"] == 200_000 and big["next_offset"] == 64 * 1024
-    assert "read_resource(path='/big.sql', offset=65536)" in big["truncation"]
+    # 64 KiB a page, ending at the last whole line: 6,553 lines of 10 bytes
+    assert big["truncated"] is True and len(big["text"]) == 65530
+    assert big["text"].endswith("select 1;\n")
+    assert big["bytes"] == 200_000 and big["next_offset"] == 65530
+    assert "read_resource(path='/big.sql', offset=65530)" in big["truncation"]
     rest = box.read_resource(path="big.sql", offset=big["next_offset"] * 3)
     assert rest["truncated"] is False and rest["next_offset"] is None
     assert (
-        big["text"] + box.read_resource(path="big.sql", offset=65536)["text"][:10]
-        == ("select 1;\n" * 20_000)[: 65536 + 10]
+        big["text"] + box.read_resource(path="big.sql", offset=65530)["text"][:10]
+        == ("select 1;\n" * 20_000)[: 65530 + 10]
     )
     assert box.read_resource(path="blob.bin")["error"]["code"] == "unreadable"
     assert box.read_resource(path="latin.txt")["error"]["code"] == "unreadable"
@@ -177,7 +179,12 @@ def test_a_resource_reads_whole_page_by_page_from_any_offset(
             assert page["truncated"] is (page["next_offset"] is not None)
             pages.append(page["text"])
             offset = page["next_offset"]
-        assert "".join(pages) == text and len(pages) <= len(data) // (cap - 3) + 1
+        assert "".join(pages) == text
+        # each page but the last holds at least half the cap, less a cut character
+        assert len(pages) <= len(data) // max(cap // 2 - 3, 1) + 1
+        for page_text in pages[:-1]:  # a page with a line end in its second half ends there
+            encoded = page_text.encode("utf-8")
+            assert encoded.endswith(b"\n") or encoded.rfind(b"\n") + 1 < cap / 2
         for cut in cuts:  # any offset, even inside a character: the text from the next one
             page = box.read_resource(path="r.txt", offset=cut)
             assert "error" not in page

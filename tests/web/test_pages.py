@@ -320,7 +320,7 @@ def test_a_long_attached_file_pages_through_next_links_to_its_whole_text(
         found = re.search(r'<a rel="next" href="([^"]+)">', html)
         url = unescape(found.group(1)) if found else None
         pages += 1
-        assert pages <= size // 96 + 2, "the next links must move forward"
+        assert pages <= size // 46 + 2, "the next links must move forward"
     assert "".join(shown) == text
     assert pages > 10
     # the last part links back to the start and to the part before; the first to neither

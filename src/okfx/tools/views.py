@@ -462,6 +462,12 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         if start + len(head) >= size or exc.start < len(head) - 4:
             raise Unreadable(f"{canon} is not UTF-8 text", path=canon) from None
         text = head[: exc.start].decode("utf-8")  # a character cut at the cap
+    if start + len(head) < size:
+        # A cut page ends at its last line end when that is in its second half, so a
+        # statement or line of code is not split between two reads.
+        line_end = text.rfind("\n") + 1
+        if line_end and len(text[:line_end].encode("utf-8")) * 2 >= cap:
+            text = text[:line_end]
     end = start + len(text.encode("utf-8"))
     _event(found=True, body_chars=len(text))
     payload: dict[str, Any] = {
