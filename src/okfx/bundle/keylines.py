@@ -215,7 +215,8 @@ class KeyLines:
     """The lines of one file's frontmatter values, its outline made once for all of them."""
 
     def __init__(self, text: str, body_line: int) -> None:
-        self._root = _outline(text, body_line)
+        self._text, self._body_line = text, body_line
+        self._root: _Node | None = None  # made on the first nested key asked for
 
     def line(self, key: str) -> int | None:
         """The file line (1-based) of the frontmatter value at ``key`` (``status``,
@@ -223,6 +224,10 @@ class KeyLines:
         the path that the frontmatter's block layout holds, ``None`` when not even its
         first. A flow collection (``generated: {by: x, at: y}``) holds its whole value on
         its line."""
+        if "." not in key and "[" not in key:
+            return key_line(self._text, self._body_line, key)  # one scan, no outline
+        if self._root is None:
+            self._root = _outline(self._text, self._body_line)
         node, found = self._root, None
         for step in _steps(key):
             if node.flow:
