@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from conftest import MakeBundle, concept
-from okfx import Bundle, Toolbox
+from okfx import Bundle, KnowledgeManager, Toolbox
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
 
@@ -97,3 +97,31 @@ def test_read_resource_on_a_folder_lists_its_files(box: Toolbox) -> None:
     assert box.read_resource(path="/attesters/")["error"]["did_you_mean"][0] == (
         "/attesters/check.py"
     )
+
+
+def test_a_search_that_finds_nothing_names_concepts_with_a_close_name(
+    make_bundle: MakeBundle,
+) -> None:
+    """A typo in a name ("custommer", as another OKF tool's tests search) found nothing and
+    said only "try other words"; the name index that answers a wrong path knows better."""
+    files: dict[str, str | bytes] = {
+        "tables/customers.md": concept(title="Customers"),
+        "tables/orders.md": concept(title="Orders"),
+    }
+    other: dict[str, str | bytes] = {"customer-churn.md": concept(title="Customer churn")}
+    one = Bundle.load(make_bundle(files), "shop")
+    box = Toolbox(KnowledgeManager([one, Bundle.load(make_bundle(other), "ops")]))
+    found = box.search_concepts(query="custommer")
+    assert found["hits"] == []
+    close = found["did_you_mean"]
+    assert {(c["bundle"], c["path"]) for c in close} >= {
+        ("shop", "/tables/customers.md"),
+        ("ops", "/customer-churn.md"),
+    }
+    assert "'Customers' (/tables/customers.md)" in found["notice"]
+    # one bundle named: its concepts only
+    only = box.search_concepts(query="custommer", bundle="shop")["did_you_mean"]
+    assert [c["path"] for c in only] == ["/tables/customers.md"]
+    # nothing close: none named; a filter that narrowed the search: none looked for
+    assert box.search_concepts(query="xyzzy qwerty")["did_you_mean"] == []
+    assert "did_you_mean" not in box.search_concepts(query="custommer", type="Metric")

@@ -142,6 +142,7 @@ CLI_WORDS = {
     "list_concepts with a type or tag": "okfx index with --type or --tag",
     "call with offset=0": "use --offset 0",
     "read_concept": "okfx read",
+    " (did_you_mean)": "",
 }
 
 

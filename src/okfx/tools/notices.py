@@ -8,20 +8,44 @@ from okfx.bundle.bundle import Bundle
 from okfx.errors import NotFound
 from okfx.model import Concept
 
-__all__ = ["folder_not_file", "no_hits", "past_end", "past_last_row"]
+__all__ = ["close_names", "folder_not_file", "no_hits", "past_end", "past_last_row"]
 
 #: Files named in a folder's listing at most.
 FOLDER_FILES = 20
+#: Concepts a search with no hits names, at most, for a query close to their names.
+CLOSE_NAMES = 3
 
 
-def no_hits(query: str, hidden: str) -> str:
-    """A search found nothing admissible: what to try, then what the filters hid."""
+def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) -> str:
+    """A search found nothing admissible: the concepts named close to the query, what to
+    try, then what the filters hid."""
     shown = query if len(query) <= 80 else query[:79] + "…"
-    advice = (
-        f"No concept matches {shown!r}. Try fewer or other words, grep_concepts for an "
-        "exact name or phrase, or list_concepts with a type or tag to browse."
+    advice = f"No concept matches {shown!r}."
+    if close:
+        names = "; ".join(f"{c['title'][:80]!r} ({c['path']})" for c in close)
+        advice += f" Concepts with a close name (did_you_mean): {names}."
+    advice += (
+        " Try fewer or other words, grep_concepts for an exact name or phrase, or "
+        "list_concepts with a type or tag to browse."
     )
     return f"{advice} {hidden}" if hidden else advice
+
+
+def close_names(bundles: list[Bundle], query: str) -> list[dict[str, str]]:
+    """The concepts whose file name or title is close to a query that found nothing (a
+    typo, "custommer" for the customers table), at most :data:`CLOSE_NAMES`, the best of
+    each bundle first. From each bundle's name index (:mod:`okfx.search.suggest`), which
+    compares a bounded number of candidates whatever the bundle's size."""
+    per_bundle = [[(b.name, path) for path in b.suggest(query, CLOSE_NAMES)] for b in bundles]
+    found: list[dict[str, str]] = []
+    for rank in range(CLOSE_NAMES):
+        for paths in per_bundle:
+            if rank < len(paths) and len(found) < CLOSE_NAMES:
+                name, path = paths[rank]
+                concept = next(b for b in bundles if b.name == name).get(path)
+                title = concept.title if isinstance(concept, Concept) else path
+                found.append({"bundle": name, "path": path, "title": title})
+    return found
 
 
 def past_end(offset: int, chars: int) -> str:

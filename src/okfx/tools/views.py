@@ -211,7 +211,13 @@ def search(
             snippet=clip(hit["snippet"], VALUE_CHARS),
         )
     if not payload["hits"]:
-        payload["notice"] = notices.no_hits(text, payload.get("notice", ""))
+        close: list[dict[str, str]] = []
+        if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
+            # Nothing matched and no filter narrowed it: perhaps a name, misspelt.
+            scope = [_bundle(box, name)] if name is not None else list(box.manager.bundles.values())
+            close = notices.close_names(scope, text)
+            payload["did_you_mean"] = close
+        payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
