@@ -205,6 +205,16 @@ def test_search_ranks_exactly_as_search_concepts(client: TestClient, example: Bu
     assert set(re.findall(r"badge type\" title=\"type\">([^<]+)<", filtered)) == {"Playbook"}
 
 
+def test_a_search_that_finds_nothing_links_the_concepts_named_close_to_it(
+    client: TestClient, example: Bundle
+) -> None:
+    html = client.get("/search?q=rebalancng").text  # a typo of the metric's file name
+    close = re.findall(r'<p class="close-names">Did you mean (.*?)\?</p>', html, re.S)
+    assert close and 'href="/b/knowledge/c/metrics/rebalancing-efficiency.md"' in close[0]
+    inert(html)
+    assert 'class="close-names"' not in client.get("/search?q=xyzzy+qwerty").text
+
+
 def test_grep_marks_the_matches_and_reports_bad_patterns(client: TestClient) -> None:
     html = client.get("/grep?pattern=docks_available").text
     assert "<mark>docks_available</mark>" in html

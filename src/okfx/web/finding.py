@@ -11,6 +11,7 @@ import re2
 
 from okfx.search.cjk import has_cjk
 from okfx.tools.toolbox import Toolbox
+from okfx.web import urls
 from okfx.web.answers import checked, flag_arg, int_arg
 from okfx.web.site import view_of
 
@@ -60,7 +61,11 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     )
     for hit in _placed(box, payload["hits"]):
         hit["pieces"] = marked(hit["snippet"], hit["matched"])
-    context.update({"hits": payload["hits"], "notice": payload.get("notice", "")})
+    close = [
+        (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
+        for c in payload.get("did_you_mean") or ()
+    ]
+    context.update({"hits": payload["hits"], "notice": payload.get("notice", ""), "close": close})
     return context
 
 
