@@ -320,6 +320,8 @@ def test_a_long_attached_file_pages_through_next_links_to_its_whole_text(
     client = TestClient(create_app(bundle), base_url=LOCAL)
     url: str | None = "/b/big/file/data.txt"
     shown, pages, size = [], 0, len(text.encode("utf-8"))
+    offsets: list[str] = ["0"]
+    box = Toolbox(bundle)
     while url is not None:
         html = client.get(url).text
         inert(html)
@@ -329,10 +331,24 @@ def test_a_long_attached_file_pages_through_next_links_to_its_whole_text(
         assert f"of {size}</span>" in html
         found = re.search(r'<a rel="next" href="([^"]+)">', html)
         url = unescape(found.group(1)) if found else None
+        if url is not None:
+            offsets.append(url.rsplit("=", 1)[1])
         pages += 1
         assert pages <= size // 46 + 2, "the next links must move forward"
     assert "".join(shown) == text
     assert pages > 10
+    # each part's "previous" starts a line, before it, and runs on to it at least
+    data = text.encode("utf-8")
+    for offset in [int(o) for o in offsets[1:]]:
+        html = client.get(f"/b/big/file/data.txt?offset={offset}").text
+        found = re.search(r'<a rel="prev" href="[^"]*\?offset=(\d+)">', html)
+        if found is None:  # within a page of the start: the start link goes there
+            assert offset <= 100 and "start</a>" in html
+            continue
+        back = int(found.group(1))
+        shown_back = box.read_resource(path="data.txt", offset=back)
+        assert back < offset and data[back - 1 : back] == b"\n"
+        assert back + len(shown_back["text"].encode("utf-8")) >= offset
     # the last part links back to the start and to the part before; the first to neither
     assert '<a href="/b/big/file/data.txt">start</a>' in html and 'rel="prev"' in html
     first = client.get("/b/big/file/data.txt").text

@@ -135,13 +135,32 @@ def file(view: BundleView, box: Toolbox, path: str, offset: int = 0) -> dict[str
          "error": err and err.get("message")}
     )  # fmt: skip
     if not err:
-        context["part"] = _part(b.name, canon, payload, b.limits.max_resource_bytes)
+        back = _previous_start(box, b.name, canon, payload["offset"], b.limits.max_resource_bytes)
+        context["part"] = _part(b.name, canon, payload, back)
     return context
 
 
-def _part(bundle: str, path: str, payload: dict[str, Any], cap: int) -> dict[str, Any] | None:
-    """Where the shown text sits in the file, and the links to the parts around it; None
-    when the page shows the whole file."""
+def _previous_start(box: Toolbox, bundle: str, path: str, start: int, cap: int) -> int | None:
+    """Where the part before the one at ``start`` begins: one page back, moved on to the
+    next line's start (pages end at line ends, so a part read from there starts a line and
+    runs on to ``start`` at least); ``None`` at the start, 0 within a page of it."""
+    if start <= 0:
+        return None
+    back = start - cap
+    if back <= 0:
+        return 0
+    page = box.read_resource(path=path, bundle=bundle, offset=back)
+    text, at = str(page.get("text") or ""), int(page.get("offset") or back)
+    head = text[: len(text) // 2]
+    line = head.find("\n")
+    return at if line < 0 else at + len(head[: line + 1].encode("utf-8"))
+
+
+def _part(
+    bundle: str, path: str, payload: dict[str, Any], back: int | None
+) -> dict[str, Any] | None:
+    """Where the shown text sits in the file, and the links to the parts around it (the
+    part before starts at ``back``); None when the page shows the whole file."""
     start, size, after = payload["offset"], payload["bytes"], payload["next_offset"]
     if start == 0 and after is None:
         return None
@@ -150,7 +169,6 @@ def _part(bundle: str, path: str, payload: dict[str, Any], cap: int) -> dict[str
         "first": start + 1,
         "last": end if end > start else None,
         "start": urls.file(bundle, path) if start else None,
-        # The tool moves an offset inside a character on to the next one.
-        "previous": urls.file(bundle, path, start - cap) if start > cap else None,
+        "previous": urls.file(bundle, path, back) if back else None,
         "next": urls.file(bundle, path, after) if after is not None else None,
     }
