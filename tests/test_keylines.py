@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import MakeBundle
 from okfx import Bundle
-from okfx.bundle.keylines import KeyLines, key_path_line
+from okfx.bundle.keylines import KeyLines
 from okfx.bundle.problems import problem_dict
 
 
@@ -51,9 +51,11 @@ def _file(frontmatter: str) -> tuple[str, int]:
         ("type: T\ntitle: 'a: b'\nstatus: x\n", "status", 4),
     ],
 )
-def test_key_path_line_finds_the_value(frontmatter: str, key: str, expected: int | None) -> None:
+def test_a_value_path_gives_the_line_of_its_value(
+    frontmatter: str, key: str, expected: int | None
+) -> None:
     text, body_line = _file(frontmatter)
-    assert key_path_line(text, body_line, key) == expected
+    assert KeyLines(text, body_line).line(key) == expected
 
 
 # Keys and values the path syntax can name; block layout as PyYAML writes it.

@@ -11,7 +11,7 @@ not to reject a concept over them.
 
 Each check gives ``(code, message, key)``: ``key`` is the frontmatter key the problem is
 on (``"executor.receipt"`` for a nested one), for
-:func:`~okfx.bundle.keylines.key_path_line`, or ``None``.
+:meth:`~okfx.bundle.keylines.KeyLines.line`, or ``None``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from okfx.bundle.fields import STATUSES, computation_heading, kind_of
-from okfx.bundle.keylines import key_path_line
+from okfx.bundle.keylines import KeyLines
 from okfx.model import Computation, Source, UsageWindow
 
 __all__ = ["COMPUTATION_TYPE", "Check", "check_concept", "with_line"]
@@ -148,18 +148,24 @@ def _computation(comp: Computation, body: str, body_line: int) -> list[tuple[str
 
 
 def check_concept(
-    fm: dict[str, Any], type_: str, values: dict[str, Any], text: str, body: str, body_line: int
+    fm: dict[str, Any],
+    type_: str,
+    values: dict[str, Any],
+    lines: KeyLines,
+    body: str,
+    body_line: int,
 ) -> list[tuple[str, str]]:
     """The ``(code, message)`` warnings of the checks above for one concept, each message
     ending with the file line it is on when known; ``values`` as :func:`normalize` built
-    them from ``fm``, ``text`` the whole file."""
+    them from ``fm``, ``lines`` the file's frontmatter lines (shared with the warnings of
+    ``normalize``, so its outline is made once)."""
     found: list[tuple[str, str]] = []
     checks = _status(fm) + _windows(fm, values)
     comp = values["computation"]
     if comp is not None:
         checks += _receipt(fm)
     for code, message, key in checks:
-        line = key_path_line(text, body_line, key) if key else None
+        line = lines.line(key) if key else None
         found.append((code, with_line(message, line)))
     if comp is not None and type_.casefold() == COMPUTATION_TYPE:
         for code, message, at in _computation(comp, body, body_line):

@@ -3,7 +3,7 @@
 A bad *optional* field never costs the concept: it is left out of the normalised value,
 kept in the raw frontmatter, and reported as ``(code, message, key)``, ``key`` being the
 path of the frontmatter value the problem is on (``sources[0].author``), which
-:func:`okfx.bundle.keylines.key_path_line` turns into the file's line.
+:meth:`okfx.bundle.keylines.KeyLines.line` turns into the file's line.
 """
 
 from __future__ import annotations

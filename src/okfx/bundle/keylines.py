@@ -9,7 +9,7 @@ each, and say ``None`` rather than guess when a key is not where a block layout 
   ``parent.child`` one level down;
 - :func:`field_lines`: the path-valued fields of one concept in one pass (its frontmatter
   links, read on every load);
-- :class:`KeyLines` (:func:`key_path_line` for one key): any value's path,
+- :class:`KeyLines`: any value's path,
   ``sources[0].usage_window.from``, through an outline of the block layout made once; a
   part of the path that is not found gives the line of the deepest part that is (the
   ``sources:`` line for a ``sources[3]`` the outline lacks).
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["KeyLines", "field_lines", "key_line", "key_path_line"]
+__all__ = ["KeyLines", "field_lines", "key_line"]
 
 
 def _is_key(text: str, key: str) -> bool:
@@ -240,8 +240,3 @@ class KeyLines:
                 break
             node, found = nxt, nxt.line
         return found
-
-
-def key_path_line(text: str, body_line: int, key: str) -> int | None:
-    """:meth:`KeyLines.line` of one key."""
-    return KeyLines(text, body_line).line(key)

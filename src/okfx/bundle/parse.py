@@ -335,10 +335,10 @@ class DocumentParser:
     def _fields(self, path: str, text: str, parsed: Parsed, type_: str) -> dict[str, Any]:
         """Stage 2: the normalised optional fields, and the spec's rules on them."""
         values, report = normalize(parsed.data, type_, parsed.body)
-        lines = KeyLines(text, parsed.body_line) if report else None
+        lines = KeyLines(text, parsed.body_line)  # reads nothing until a line is asked for
         for code, message, key in report:
-            self.warn(path, code, with_line(message, lines.line(key) if lines else None))
-        found = check_concept(parsed.data, type_, values, text, parsed.body, parsed.body_line)
+            self.warn(path, code, with_line(message, lines.line(key)))
+        found = check_concept(parsed.data, type_, values, lines, parsed.body, parsed.body_line)
         for code, message in found:
             self.warn(path, code, message)
         return values
