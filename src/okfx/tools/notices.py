@@ -36,15 +36,14 @@ def close_names(bundles: list[Bundle], query: str) -> list[dict[str, str]]:
     typo, "custommer" for the customers table), at most :data:`CLOSE_NAMES`, the best of
     each bundle first. From each bundle's name index (:mod:`okfx.search.suggest`), which
     compares a bounded number of candidates whatever the bundle's size."""
-    per_bundle = [[(b.name, path) for path in b.suggest(query, CLOSE_NAMES)] for b in bundles]
+    per_bundle = [(b, b.suggest(query, CLOSE_NAMES)) for b in bundles]
     found: list[dict[str, str]] = []
     for rank in range(CLOSE_NAMES):
-        for paths in per_bundle:
+        for b, paths in per_bundle:
             if rank < len(paths) and len(found) < CLOSE_NAMES:
-                name, path = paths[rank]
-                concept = next(b for b in bundles if b.name == name).get(path)
-                title = concept.title if isinstance(concept, Concept) else path
-                found.append({"bundle": name, "path": path, "title": title})
+                concept = b.get(paths[rank])
+                title = concept.title if isinstance(concept, Concept) else paths[rank]
+                found.append({"bundle": b.name, "path": paths[rank], "title": title})
     return found
 
 

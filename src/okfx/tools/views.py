@@ -188,8 +188,7 @@ def search(
 ) -> dict[str, Any]:
     text = _text(query, "query", max_len=MAX_QUERY_CHARS) or ""
     name = _text(bundle, "bundle", optional=True)
-    if name is not None:
-        _bundle(box, name)
+    named = _bundle(box, name) if name is not None else None
     results = box.manager.search(
         text,
         bundle=name,
@@ -214,7 +213,7 @@ def search(
         close: list[dict[str, str]] = []
         if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
             # Nothing matched and no filter narrowed it: perhaps a name, misspelt.
-            scope = [_bundle(box, name)] if name is not None else list(box.manager.bundles.values())
+            scope = [named] if named is not None else list(box.manager.bundles.values())
             close = notices.close_names(scope, text)
             payload["did_you_mean"] = close
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
