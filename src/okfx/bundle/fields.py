@@ -115,20 +115,25 @@ def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
     return tuple(tags)
 
 
+def _bare_resource(value: str, name: str, section: str, report: FieldReport) -> str:
+    """A bare URL or path written where a ``{resource: ...}`` mapping belongs (a source,
+    an executor, an attester): what it names is plain, so it is read as that resource
+    rather than lost, and reported."""
+    bare = value.strip()
+    message = (
+        f"{name} is a string, not a mapping: read as {{resource: {bare[:200]!r}}}; "
+        f"write it that way (spec {section})"
+    )
+    report.append(("invalid_field", message, name))
+    return bare
+
+
 def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     out: list[Source] = []
     for i, entry in enumerate(_as_list(fm["sources"], "sources", report)):
         name = f"sources[{i}]"
         if isinstance(entry, str) and entry.strip():
-            # A bare URL or path where a mapping belongs: what it names is plain, so it
-            # is read as the source's resource rather than lost.
-            bare = entry.strip()
-            message = (
-                f"{name} is a string, not a mapping: read as {{resource: {bare[:200]!r}}}; "
-                "write it that way (spec §5.1)"
-            )
-            report.append(("invalid_field", message, name))
-            out.append(Source(resource=bare))
+            out.append(Source(resource=_bare_resource(entry, name, "§5.1", report)))
             continue
         if not isinstance(entry, dict):
             message = f"{name} is {kind_of(entry)}, not a mapping with a resource; entry ignored"
@@ -304,12 +309,7 @@ def _contract_part(fm: dict[str, Any], name: str, report: FieldReport) -> dict[A
             report.append(("invalid_field", message, name))
         return raw
     if isinstance(raw, str) and raw.strip():
-        message = (
-            f"{name} is a string, not a mapping: read as {{resource: {raw.strip()[:200]!r}}}; "
-            "write it that way (spec §10.2)"
-        )
-        report.append(("invalid_field", message, name))
-        return {"resource": raw.strip()}
+        return {"resource": _bare_resource(raw, name, "§10.2", report)}
     message = f"{name} is {kind_of(raw)}, not a mapping with a resource; ignored"
     report.append(("invalid_field", message, name))
     return {}
