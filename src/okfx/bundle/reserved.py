@@ -253,7 +253,7 @@ def parse_log(body: str) -> ParsedLog:
         # The text right after a block continues the entry on a line of its own.
         lead, fence_indent = ("\n" if fence_indent >= 0 else ""), -1
         after_blank, blank = blank, not line.strip()
-        heading = HEADING.match(line) if kind == _TEXT else None
+        heading = HEADING.match(line)  # code and comments were passed above: text only
         if heading:
             flush()
             text = heading_text(heading.group(2))
@@ -267,7 +267,7 @@ def parse_log(body: str) -> ParsedLog:
                 bad.append((text, number))
             continue
         bare = line.lstrip(" \t")
-        item = _ITEM.match(bare) if kind == _TEXT else None
+        item = _ITEM.match(bare)
         if item and current and len(line) - len(bare) >= 2:
             # A nested bullet is a point of the entry above, kept as a list line.
             current.append("\n- " + item.group(1).strip())
@@ -277,7 +277,7 @@ def parse_log(body: str) -> ParsedLog:
             if current_heading is None:
                 ungrouped += 1
                 first = number if first is None else first
-        elif not blank and current and after_blank and kind == _TEXT and line == bare:
+        elif not blank and current and after_blank and line == bare:
             # A paragraph after a blank line, not indented, is no longer the item above
             # (CommonMark ends the list): under a date heading it is an entry of its own.
             flush()
