@@ -21,6 +21,7 @@ from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import parse_index, parse_log, unsectioned
 from okfx.bundle.scope import written_version
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
+from okfx.bundle.written import lookup, typed_text_paths, with_written, written_scalars
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile
@@ -334,14 +335,38 @@ class DocumentParser:
 
     def _fields(self, path: str, text: str, parsed: Parsed, type_: str) -> dict[str, Any]:
         """Stage 2: the normalised optional fields, and the spec's rules on them."""
-        values, report = normalize(parsed.data, type_, parsed.body)
+        data = parsed.data
         lines = KeyLines(text, parsed.body_line)  # reads nothing until a line is asked for
+        typed = typed_text_paths(data)
+        if typed:
+            data = self._as_written(path, text, data, typed, lines)
+        values, report = normalize(data, type_, parsed.body)
         for code, message, key in report:
             self.warn(path, code, with_line(message, lines.line(key)))
         found = check_concept(parsed.data, type_, values, lines, parsed.body, parsed.body_line)
         for code, message in found:
             self.warn(path, code, message)
         return values
+
+    def _as_written(
+        self, path: str, text: str, data: dict[str, Any], typed: list[str], lines: KeyLines
+    ) -> dict[str, Any]:
+        """``data`` with its text fields that YAML typed as numbers or booleans read as
+        written (:mod:`okfx.bundle.written`), each reported."""
+        yaml_text = split(text)[0]
+        written = written_scalars(yaml_text, typed) if yaml_text is not None else {}
+        for key, as_written in list(written.items()):
+            value = lookup(data, key)
+            if not isinstance(value, bool) and str(value) == as_written:
+                del written[key]  # 2024 is "2024" to every reader: nothing to say
+                continue
+            read = str(value).lower() if isinstance(value, bool) else f"the number {value!r}"
+            message = (
+                f"{key} is written {as_written[:100]!r}, which YAML reads as {read}; okfx "
+                "keeps it as written: quote it so every consumer reads the same text"
+            )
+            self.warn(path, "unquoted_scalar", with_line(message, lines.line(key)))
+        return with_written(data, written) if written else data
 
     def _assemble(
         self, path: str, text: str, parsed: Parsed, type_: str, values: dict[str, Any]
