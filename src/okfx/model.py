@@ -119,9 +119,19 @@ class Verification:
 @_positional_pickle
 @dataclass(frozen=True, slots=True)
 class Parameter:
+    """One declared parameter of an Attested Computation (spec §10.2: ``{name, type,
+    required}``), with the constraints some producers add: ``default`` (bound when no
+    value is given), ``example``, ``enum`` (the values allowed) and ``minimum`` /
+    ``maximum`` (``min`` / ``max``), kept as YAML read them; None when absent."""
+
     name: str
     type: str | None
     required: bool
+    default: Any = None
+    example: Any = None
+    enum: tuple[Any, ...] | None = None
+    minimum: Any = None
+    maximum: Any = None
 
 
 @_positional_pickle

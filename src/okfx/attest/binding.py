@@ -23,7 +23,7 @@ from okfx.attest.sqltext import (
     strip_terminators,
     tokenize,
 )
-from okfx.attest.values import check_values, declared_type
+from okfx.attest.values import check_values, declared_type, defaults_used
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import join, open_error
 from okfx.bundle.walk import decode_text, read_bytes
@@ -49,6 +49,7 @@ class Bound:
     types: dict[str, str]  # parameter name -> okfx type
     values: dict[str, Any]  # parameter name -> typed value (None: bound as NULL)
     references: dict[str, str]  # parameter key (case-folded) -> declared name
+    defaults: frozenset[str] = frozenset()  # the parameters bound to their declared default
 
     @property
     def path(self) -> str:
@@ -64,6 +65,11 @@ class Bound:
         return self.concept.computation
 
     @property
+    def names(self) -> frozenset[str]:
+        """The declared parameters' names, case-folded (what ``@name`` may stand for)."""
+        return _declared_names(self.computation)
+
+    @property
     def receipt_fields(self) -> tuple[str, ...]:
         return self.computation.receipt
 
@@ -72,7 +78,7 @@ class Bound:
         DuckDB, ``@`` for BigQuery): only the placeholders change, nothing else."""
         out: list[str] = []
         last = 0
-        for token in tokenize(self.sql, self.dialect):
+        for token in tokenize(self.sql, self.dialect, self.names):
             if token.kind == "param":
                 out.append(self.sql[last : token.start])
                 out.append(prefix + self.references[token.key])
@@ -118,6 +124,7 @@ class Bound:
                     "type": self.types[p.name],
                     "required": p.required,
                     "value": json_value(self.values[p.name]),
+                    "from_default": p.name in self.defaults,
                 }
                 for p in self.computation.parameters
             ],
@@ -136,6 +143,11 @@ def json_value(value: Any) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     return value
+
+
+def _declared_names(computation: Computation) -> frozenset[str]:
+    """The names of ``computation``'s parameters, case-folded."""
+    return frozenset(p.name.casefold() for p in computation.parameters)
 
 
 def computation_of(concept: Concept) -> Computation:
@@ -234,7 +246,7 @@ def bind(bundle: Bundle, path: str | Concept, values: Any) -> Bound:
         )
     sql, source = computation_text(bundle, concept)
     try:
-        tokens = strip_terminators(tokenize(sql, dialect))
+        tokens = strip_terminators(tokenize(sql, dialect, _declared_names(comp)))
     except SqlSyntaxError as exc:
         raise NotAttestable(
             f"{concept.path}: the computation cannot be read as SQL at character "
@@ -256,4 +268,5 @@ def bind(bundle: Bundle, path: str | Concept, values: Any) -> Bound:
         types=types,
         values=bound_values,
         references=references,
+        defaults=frozenset(defaults_used(comp.parameters, values)),
     )

@@ -78,7 +78,7 @@ def compare(bound: Bound, text: str) -> Comparison:
     """Compare the SQL ``text`` of a receipt with ``bound``."""
     dialect = bound.dialect
     try:
-        got = strip_terminators(tokenize(text, dialect))
+        got = strip_terminators(tokenize(text, dialect, bound.names))
     except SqlSyntaxError as exc:
         line, column = _position(text, exc.offset)
         return Comparison(

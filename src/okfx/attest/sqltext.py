@@ -79,6 +79,8 @@ _RUNTIMES = {
     "duckdb": STANDARD,
     "postgres": STANDARD,
     "postgresql": STANDARD,
+    "athena": STANDARD,  # Trino's SQL
+    "presto": STANDARD,
     "redshift": STANDARD,
     "snowflake": STANDARD,
     "sqlite": STANDARD,
@@ -237,10 +239,26 @@ def _string(text: str, i: int, prefix: str, dialect: Dialect) -> tuple[int, str]
     return end, f"{''.join(sorted(lower))}'{body}"
 
 
-def tokenize(text: str, dialect: Dialect) -> list[Token]:
+def _declared_hole(text: str, i: int, names: frozenset[str]) -> bool:
+    """Is the ``@`` at ``i`` the start of ``@name`` for a declared ``name``, not after a
+    word, a number or another ``@``?"""
+    before = text[i - 1] if i else " "
+    if before.isalnum() or before in "_@$":
+        return False
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    if not (nxt.isalpha() or nxt == "_"):
+        return False
+    return text[i + 1 : _word_end(text, i + 1)].casefold() in names
+
+
+def tokenize(text: str, dialect: Dialect, names: frozenset[str] = frozenset()) -> list[Token]:
     """The tokens of ``text`` in ``dialect``, comments and whitespace dropped.
 
-    Raises :class:`SqlSyntaxError` for text the scanner refuses to guess about.
+    ``names`` are the computation's declared parameters, case-folded: ``@name`` is one of
+    them in any dialect when ``name`` is declared and the ``@`` does not follow a word
+    (Athena and Redshift computations are written that way, where ``@`` reads as no
+    placeholder; in PostgreSQL it is also the absolute value, which the declared contract
+    outranks). Raises :class:`SqlSyntaxError` for text the scanner refuses to guess about.
     """
     tokens: list[Token] = []
     append = tokens.append
@@ -276,6 +294,10 @@ def tokenize(text: str, dialect: Dialect) -> list[Token]:
         elif c in dialect.param_prefixes and (nxt.isalpha() or nxt == "_"):
             end = _word_end(text, i + 1)
             # One named parameter, in any case, whichever prefix the dialect allows.
+            append(Token("param", text[i:end], text[i + 1 : end].casefold(), i))
+            i = end
+        elif c == "@" and names and _declared_hole(text, i, names):
+            end = _word_end(text, i + 1)
             append(Token("param", text[i:end], text[i + 1 : end].casefold(), i))
             i = end
         elif c == "@" and nxt == "@":

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_STRING_CHARS",
     "TYPES",
     "check_values",
+    "defaults_used",
     "declared_type",
     "from_text",
     "parse_date",
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 MAX_PARAMETERS = 64
+_ORDERED = frozenset({"integer", "number", "date", "timestamp"})
 MAX_STRING_CHARS = 4096
 MAX_NAME_CHARS = 128
 _INT64 = (-(2**63), 2**63 - 1)
@@ -159,6 +161,9 @@ def check_values(
     for parameter in declared:
         kind = declared_type(parameter)
         value = given.get(parameter.name)
+        if value is None and parameter.default is not None:
+            bound[parameter.name] = _declared(parameter, kind, parameter.default, "default")
+            continue
         if value is None:
             if parameter.required:
                 raise InvalidParameter(
@@ -168,8 +173,65 @@ def check_values(
                 )
             bound[parameter.name] = None
             continue
-        bound[parameter.name] = check_value(parameter.name, kind, value)
+        typed = check_value(parameter.name, kind, value)
+        problem = _outside(parameter, kind, typed)
+        if problem:
+            raise InvalidParameter(
+                f"parameter {parameter.name!r}: {problem}", parameter=parameter.name, expected=kind
+            )
+        bound[parameter.name] = typed
     return bound
+
+
+def defaults_used(declared: tuple[Parameter, ...], values: Mapping[str, Any] | None) -> set[str]:
+    """The parameters :func:`check_values` bound to their declared ``default``."""
+    given = values if isinstance(values, Mapping) else {}
+    return {p.name for p in declared if p.default is not None and given.get(p.name) is None}
+
+
+def _declared(parameter: Parameter, kind: str, value: Any, what: str) -> Any:
+    """A value the contract itself declares (``default``, an ``enum`` entry, a bound),
+    typed; a wrong one is the contract's fault, and the message says so."""
+    try:
+        typed = check_value(
+            parameter.name, kind, _from_text(kind, value) if isinstance(value, str) else value
+        )
+    except InvalidParameter:
+        raise InvalidParameter(
+            f"parameter {parameter.name!r} declares {what} {value!r}, which is not "
+            f"{_EXPECTED[kind]}: the computation's contract must be fixed before it is bound",
+            parameter=parameter.name,
+            expected=kind,
+        ) from None
+    if what == "default":
+        problem = _outside(parameter, kind, typed)
+        if problem:
+            raise InvalidParameter(
+                f"parameter {parameter.name!r} declares default {value!r}, but {problem}: "
+                "the computation's contract must be fixed before it is bound",
+                parameter=parameter.name,
+                expected=kind,
+            )
+    return typed
+
+
+def _outside(parameter: Parameter, kind: str, typed: Any) -> str | None:
+    """Why ``typed`` breaks the parameter's declared ``enum``, ``min`` or ``max``; None
+    when it keeps them (or there are none)."""
+    if parameter.enum is not None:
+        allowed = [_declared(parameter, kind, v, "the enum value") for v in parameter.enum]
+        if typed not in allowed:
+            shown = ", ".join(repr(v) for v in parameter.enum[:20])
+            more = ", ..." if len(parameter.enum) > 20 else ""
+            return f"{typed!r} is not one of the declared values ({shown}{more})"
+    for bound, below in ((parameter.minimum, True), (parameter.maximum, False)):
+        if bound is None or kind not in _ORDERED:
+            continue
+        limit = _declared(parameter, kind, bound, "min" if below else "max")
+        if (typed < limit) if below else (typed > limit):
+            side = "below the declared min" if below else "above the declared max"
+            return f"{typed!r} is {side} {bound!r}"
+    return None
 
 
 def from_text(declared: tuple[Parameter, ...], pairs: Mapping[str, str]) -> dict[str, Any]:

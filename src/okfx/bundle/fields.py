@@ -315,6 +315,41 @@ def _contract_part(fm: dict[str, Any], name: str, report: FieldReport) -> dict[A
     return {}
 
 
+# A parameter's constraints some producers write beside {name, type, required}, and the
+# Parameter attribute each is kept in.
+_CONSTRAINTS = (
+    ("default", "default"),
+    ("example", "example"),
+    ("min", "minimum"),
+    ("max", "maximum"),
+)
+_SCALAR = (str, int, float, bool, date)
+
+
+def _constraints(entry: dict[str, Any], name: str, report: FieldReport) -> dict[str, Any]:
+    """``default``, ``example``, ``enum``, ``min`` and ``max`` of one parameter when they
+    are scalars (``enum`` a list of them); anything else is reported and left out. They
+    are checked against the declared type when the computation is bound."""
+    out: dict[str, Any] = {}
+    for key, attribute in _CONSTRAINTS:
+        value = entry.get(key)
+        if value is None:
+            continue
+        if isinstance(value, _SCALAR):
+            out[attribute] = value.isoformat() if isinstance(value, date) else value
+        else:
+            message = f"{name}.{key} is {kind_of(value)}, not one value; ignored"
+            report.append(("invalid_field", message, f"{name}.{key}"))
+    enum = entry.get("enum")
+    if enum is not None:
+        if isinstance(enum, list) and enum and all(isinstance(v, _SCALAR) for v in enum):
+            out["enum"] = tuple(v.isoformat() if isinstance(v, date) else v for v in enum)
+        else:
+            message = f"{name}.enum must be a non-empty list of values; ignored"
+            report.append(("invalid_field", message, f"{name}.enum"))
+    return out
+
+
 def _computation(
     fm: dict[str, Any], type_: str, body: str, report: FieldReport
 ) -> Computation | None:
@@ -340,7 +375,8 @@ def _computation(
             report.append(("invalid_field", message, f"parameters[{i}]"))
             continue
         required = entry.get("required", False)
-        params.append(Parameter(pname, _text(entry.get("type")) or None, required is True))
+        extra = _constraints(entry, f"parameters[{i}]", report)
+        params.append(Parameter(pname, _text(entry.get("type")) or None, required is True, **extra))
     executor = _contract_part(fm, "executor", report)
     attester = _contract_part(fm, "attester", report)
     receipt_raw = executor.get("receipt", [])

@@ -71,7 +71,8 @@ def render_bound(payload: dict[str, Any]) -> str:
         "-- query parameters --",
     ]
     for p in payload["parameters"]:
-        lines.append(f"{p['name']} = {json.dumps(p['value'])}  ({p['type']})")
+        default = ", its declared default" if p["from_default"] else ""
+        lines.append(f"{p['name']} = {json.dumps(p['value'])}  ({p['type']}{default})")
     lines += [
         "",
         "-- expanded, as attestation compares it --",

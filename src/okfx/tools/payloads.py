@@ -13,7 +13,7 @@ from datetime import date, datetime
 from typing import Any
 
 from okfx.errors import NotFound, OKFError
-from okfx.model import Computation, Concept, Generated, Link, Source
+from okfx.model import Computation, Concept, Generated, Link, Parameter, Source
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
     EXTENSION_CHARS,
@@ -156,15 +156,37 @@ def _generated(generated: Generated) -> dict[str, Any]:
     return out
 
 
+def _declared_value(value: Any) -> Any:
+    return clip(value, VALUE_CHARS) if isinstance(value, str) else value
+
+
+def _parameter(p: Parameter, cut: list[str]) -> dict[str, Any]:
+    """One declared parameter; the constraints a producer added only when present."""
+    out: dict[str, Any] = {
+        "name": clip(p.name, VALUE_CHARS),
+        "type": _value(p.type),
+        "required": p.required,
+    }
+    for key, value in (
+        ("default", p.default),
+        ("example", p.example),
+        ("min", p.minimum),
+        ("max", p.maximum),
+    ):
+        if value is not None:
+            out[key] = _declared_value(value)
+    if p.enum is not None:
+        enum = clip_items(list(p.enum), ITEMS, f"computation.parameters.{p.name}.enum", cut)
+        out["enum"] = [_declared_value(v) for v in enum]
+    return out
+
+
 def _computation(c: Computation, cut: list[str]) -> dict[str, Any]:
     parameters = clip_items(list(c.parameters), ITEMS, "computation.parameters", cut)
     receipt = clip_items(list(c.receipt), ITEMS, "computation.executor.receipt", cut)
     return {
         "runtime": _value(c.runtime),
-        "parameters": [
-            {"name": clip(p.name, VALUE_CHARS), "type": _value(p.type), "required": p.required}
-            for p in parameters
-        ],
+        "parameters": [_parameter(p, cut) for p in parameters],
         "computation": _value(c.computation_path),
         "inline_computation": None if c.inline is None else clip(c.inline, INLINE_CHARS),
         "executor": {
