@@ -144,6 +144,30 @@ def test_the_attested_computation_contract_is_shown(client: TestClient) -> None:
     assert "<code>executed_sql</code>" in html  # a receipt field
 
 
+def test_a_contracts_constraints_show_only_where_the_bundle_has_them(
+    client: TestClient, make_bundle: MakeBundle
+) -> None:
+    plain = client.get("/b/knowledge/c/computations/trips-per-bike-day.md").text
+    assert "<th>Default</th>" not in plain
+    text = (
+        "---\ntype: Attested Computation\nruntime: athena\nparameters:\n"
+        "  - {name: region, type: string, default: EMEA, enum: [EMEA, NA]}\n"
+        "  - {name: top, type: integer, required: true, min: 1, max: 100, example: 10}\n"
+        "  - {name: since, type: date, min: 2020-01-01}\n---\n\n# Computation\n\n"
+        "```sql\nSELECT 1 WHERE r = @region AND n < @top AND d > @since\n```\n"
+    )
+    root = make_bundle({"total.md": text})
+    box = Toolbox(Bundle.load(root), now=lambda: NOW)
+    html = TestClient(create_app(box), base_url=LOCAL).get(f"/b/{root.name}/c/total.md").text
+    assert "<th>Default</th><th>Allowed</th><th>Example</th>" in html
+    rows = re.findall(r"<tr><td><code>(\w+)</code></td>(.*?)</tr>", html)
+    cells = {name: re.findall(r"<td>(.*?)</td>", rest) for name, rest in rows}
+    assert cells["region"] == ["string", "no", "<code>EMEA</code>", "EMEA, NA", ""]
+    assert cells["top"] == ["integer", "yes", "", "1 to 100", "<code>10</code>"]
+    assert cells["since"] == ["date", "no", "", "at least 2020-01-01", ""]
+    inert(html)
+
+
 def test_a_stale_concept_shows_when_it_went_stale(client: TestClient, example: Bundle) -> None:
     stale = next(c for c in example if c.is_stale(NOW))
     html = client.get(f"/b/knowledge/c{stale.path}").text

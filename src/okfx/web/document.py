@@ -82,6 +82,9 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         contract["executor"]["url"] = where(contract["executor"]["resource"], "executor.resource")
         contract["attester"]["url"] = where(contract["attester"]["resource"], "attester.resource")
         contract["language"] = c.computation.inline_language if c.computation else None
+        contract["constraints"] = any(_constrained(p) for p in contract["parameters"])
+        for parameter in contract["parameters"]:
+            parameter["allowed"] = _allowed(parameter)
     return {
         "kind": "concept",
         "title": c.title,
@@ -172,3 +175,23 @@ def _part(
         "previous": urls.file(bundle, path, back) if back else None,
         "next": urls.file(bundle, path, after) if after is not None else None,
     }
+
+
+_CONSTRAINT_KEYS = ("default", "example", "enum", "min", "max")
+
+
+def _constrained(parameter: dict[str, Any]) -> bool:
+    """Does a contract's parameter carry a producer's constraints (``default``, ...)?"""
+    return any(key in parameter for key in _CONSTRAINT_KEYS)
+
+
+def _allowed(parameter: dict[str, Any]) -> str:
+    """The values a parameter allows, in words: its ``enum``, or its ``min``/``max``."""
+    if "enum" in parameter:
+        return ", ".join(str(v) for v in parameter["enum"])
+    low, high = parameter.get("min"), parameter.get("max")
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    if low is not None:
+        return f"at least {low}"
+    return f"at most {high}" if high is not None else ""
