@@ -3,8 +3,9 @@
 Importing okfx never imports an agent framework; adapters live in ``okfx.adapters``.
 """
 
+from okfx.attest.lint import validate
 from okfx.bundle.bundle import Bundle, Document, Neighbors
-from okfx.bundle.validate import ConformanceReport, validate
+from okfx.bundle.validate import ConformanceReport
 from okfx.errors import (
     InvalidArgument,
     InvalidRegex,

@@ -259,6 +259,15 @@ def test_the_problems_page_shows_what_validate_reports(make_bundle: MakeBundle) 
     html = client.get("/b/b/problems").text
     assert "<code>broken_anchor</code>" in html and "nowhere" in html
     assert "<strong>1</strong> problems" in client.get("/").text
+    # And the computations okfx cannot bind (okfx.attest.lint), as okfx validate says.
+    unbound = (
+        "---\ntype: Attested Computation\nruntime: duckdb\nparameters:\n"
+        "  - {name: n, type: integer}\n---\n\n# Computation\n\n```sql\nSELECT $m\n```\n"
+    )
+    root = make_bundle({"c.md": unbound})
+    client = TestClient(create_app(Bundle.load(root, "c")), base_url=LOCAL)
+    html = client.get("/b/c/problems").text
+    assert "<code>unbindable_computation</code>" in html and "<code>unused_parameter</code>" in html
 
 
 def test_the_log_is_a_timeline_newest_first_with_links_in_the_viewer(

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_STRING_CHARS",
     "TYPES",
     "check_values",
+    "contract_problems",
     "defaults_used",
     "declared_type",
     "from_text",
@@ -181,6 +182,46 @@ def check_values(
             )
         bound[parameter.name] = typed
     return bound
+
+
+def contract_problems(parameter: Parameter) -> list[tuple[str, str]]:
+    """What keeps ``parameter``'s declaration from being bound whatever the value, as
+    ``(key, message)`` with ``key`` the part of it at fault (``type``, ``default``, ``enum``,
+    ``min``, ``max``, ``example``): an unknown type, or a declared value that is not of the
+    type or breaks the declared constraints."""
+    try:
+        kind = declared_type(parameter)
+    except InvalidParameter as exc:
+        return [("type", exc.message)]
+    found: list[tuple[str, str]] = []
+    for key, values in (
+        ("enum", parameter.enum or ()),
+        ("min", () if parameter.minimum is None else (parameter.minimum,)),
+        ("max", () if parameter.maximum is None else (parameter.maximum,)),
+    ):
+        what = "the enum value" if key == "enum" else key
+        for value in values:
+            try:
+                _declared(parameter, kind, value, what)
+            except InvalidParameter as exc:
+                found.append((key, exc.message))
+                break
+    if found:
+        return found  # the default and example are judged against these
+    for key, value in (("default", parameter.default), ("example", parameter.example)):
+        if value is None:
+            continue
+        try:
+            typed = _declared(parameter, kind, value, key)
+        except InvalidParameter as exc:
+            found.append((key, exc.message))
+            continue
+        problem = _outside(parameter, kind, typed) if key == "example" else None
+        if problem:
+            found.append(
+                (key, f"parameter {parameter.name!r} declares example {value!r}, but {problem}")
+            )
+    return found
 
 
 def defaults_used(declared: tuple[Parameter, ...], values: Mapping[str, Any] | None) -> set[str]:

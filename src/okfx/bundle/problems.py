@@ -95,6 +95,12 @@ EXPLANATIONS: dict[str, str] = {
     "computation_twice": "an Attested Computation names a 'computation' file and has a code "
     "block under '# Computation' too; §10.3 asks for one; okfx binds the file",
     "receipt_not_list": "executor.receipt is not a list of field names (§10.2); ignored",
+    "unbindable_computation": "okfx cannot bind this SQL Attested Computation for any value "
+    "(a placeholder its parameters do not declare, SQL okfx cannot read, a parameter type "
+    "okfx does not know, a default or constraint that breaks its own type): "
+    "prepare_computation refuses it",
+    "unused_parameter": "an Attested Computation declares a parameter its SQL never uses "
+    "(often a hole written in a syntax the runtime does not read as a placeholder)",
     "unknown_footnote": "a [^label] footnote has no definition in the body and matches no "
     "sources[].id (§5.1)",
     "broken_link": "a link's target is not in the bundle; tolerated (§6.1)",

@@ -17,6 +17,7 @@ still fails the check.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,12 +259,15 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
     return problems, count
 
 
-def reported(bundle: Bundle) -> tuple[list[Problem], dict[str, int]]:
+def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Problem], dict[str, int]]:
     """The problems ``okfx validate`` reports, and their exact counts by code: the load's,
     plus ``no_concepts`` and ``broken_anchor``, which only the check looks for (the viewer
-    shows the same)."""
+    shows the same), plus ``extra`` (problems a higher layer found: the computations')."""
     problems = list(bundle.warnings)
     counts = bundle.problem_counts()
+    for problem in extra:
+        problems.append(problem)
+        counts[problem.code] = counts.get(problem.code, 0) + 1
     if len(bundle) == 0 and not any(code in ERROR_CODES for code in counts):
         # Nothing else fails the check (an empty folder, only index.md and log.md): a
         # wrong path in a CI job must not pass it.
@@ -305,9 +309,11 @@ def version_note(declared: str | None) -> str | None:
     )
 
 
-def validate(bundle: Bundle) -> ConformanceReport:
-    """Classify the bundle's problems into §11 errors and warnings, with exact counts."""
-    problems, counts = reported(bundle)
+def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport:
+    """Classify the bundle's problems into §11 errors and warnings, with exact counts;
+    ``extra`` are more problems to report (:func:`okfx.attest.lint.validate` adds the
+    computations' that way)."""
+    problems, counts = reported(bundle, extra)
     ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
     wikis = unchecked_wikilinks(bundle)
     notes: tuple[str, ...] = (

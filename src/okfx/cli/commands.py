@@ -24,8 +24,8 @@ import click
 from click.core import ParameterSource
 
 from okfx import blas
+from okfx.attest.lint import validate as validate_bundle
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.validate import validate as validate_bundle
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
+from okfx.attest.lint import computation_problems
 from okfx.bundle.anchors import fragment_key
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
@@ -89,7 +90,7 @@ class BundleView:
         """What ``okfx validate`` reports, grouped by code, errors first: the load's
         problems and the checks it adds (``broken_anchor``, ``no_concepts``); not its
         notes, which read every body to count unchecked wikilinks."""
-        return group(*reported(self.bundle))
+        return group(*reported(self.bundle, computation_problems(self.bundle)))
 
     @cached_property
     def _deadlines(self) -> list[datetime]:

@@ -1,0 +1,143 @@
+"""``okfx validate`` says when an Attested Computation cannot be bound for any value, and
+when a declared parameter is never used (``okfx.attest.lint``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import MakeBundle
+from okfx import Bundle, validate
+from okfx.attest import bind
+from okfx.attest.lint import computation_problems
+from okfx.bundle.validate import validate as validate_spec
+from okfx.cli.commands import cli as main
+from okfx.errors import OKFError
+
+
+def computation(parameters: str, sql: str, runtime: str = "duckdb") -> str:
+    return (
+        f"---\ntype: Attested Computation\nruntime: {runtime}\nparameters:\n{parameters}---\n\n"
+        f"# Computation\n\n```sql\n{sql}\n```\n"
+    )
+
+
+GOOD = computation("  - {name: year, type: integer, required: true}\n", "SELECT $year")
+FILES: dict[str, str | bytes] = {
+    "good.md": GOOD,
+    "undeclared.md": computation(
+        "  - {name: year, type: integer}\n", "SELECT 1\nWHERE y = $year\n  AND r = $region"
+    ),
+    "unknown-type.md": computation("  - {name: year, type: int32}\n", "SELECT $year"),
+    "bad-default.md": computation(
+        "  - name: region\n    type: string\n    enum: [north, south]\n    default: west\n",
+        "SELECT $region",
+    ),
+    "bad-enum.md": computation(
+        "  - {name: n, type: integer, enum: [1, two]}\n", "SELECT $n", runtime="postgres"
+    ),
+    "twice.md": computation(
+        "  - {name: year, type: integer}\n  - {name: YEAR, type: integer}\n", "SELECT $year"
+    ),
+    "unreadable.md": computation("  - {name: n, type: integer}\n", "SELECT 'open $n"),
+    "unused.md": computation(
+        "  - {name: year, type: integer}\n", "SELECT 1 WHERE y = :year", runtime="redshift"
+    ),
+    "python.md": computation("  - {name: n, type: whatever}\n", "x = $m", runtime="python"),
+    "empty.md": "---\ntype: Attested Computation\nruntime: duckdb\n---\n\nNo block.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
+    from conftest import write_tree
+
+    return Bundle.load(write_tree(tmp_path_factory.mktemp("lint") / "kb", FILES))
+
+
+def test_each_reason_a_computation_cannot_bind_is_named(bundle: Bundle) -> None:
+    found = {(p.path, p.code, p.message) for p in computation_problems(bundle)}
+    expected = {
+        (
+            "/undeclared.md",
+            "unbindable_computation",
+            "its '# Computation' block uses the placeholder 'region' at its line 3, which the "
+            "parameters do not declare (declared: year)",
+        ),
+        (
+            "/unknown-type.md",
+            "unbindable_computation",
+            "parameter 'year' declares type 'int32', which okfx cannot check (known: boolean, "
+            "date, integer, number, string, timestamp); the computation cannot be bound until "
+            "its contract names one (line 5)",
+        ),
+        (
+            "/bad-default.md",
+            "unbindable_computation",
+            "parameter 'region' declares default 'west', but 'west' is not one of the declared "
+            "values ('north', 'south'): the computation's contract must be fixed before it is "
+            "bound (line 8)",
+        ),
+        (
+            "/bad-enum.md",
+            "unbindable_computation",
+            "parameter 'n' declares the enum value 'two', which is not an integer (a JSON "
+            "number without a fraction, within 64 bits): the computation's contract must be "
+            "fixed before it is bound (line 5)",
+        ),
+        (
+            "/twice.md",
+            "unbindable_computation",
+            "parameter 'year' is declared 2 times (names are compared without case)",
+        ),
+        (
+            "/unreadable.md",
+            "unbindable_computation",
+            "its '# Computation' block cannot be read as SQL at its line 1: unterminated "
+            "'...' starting here",
+        ),
+        (
+            "/unused.md",
+            "unused_parameter",
+            "parameter 'year' is declared but its '# Computation' block never uses it "
+            "(written $year in redshift SQL)",
+        ),
+    }
+    assert found == expected
+
+
+def test_what_the_check_reports_is_what_binding_refuses(bundle: Bundle) -> None:
+    flagged = {p.path for p in computation_problems(bundle) if p.code == "unbindable_computation"}
+    for concept in bundle:
+        if concept.computation is None or concept.computation.runtime == "python":
+            continue
+        values = {p.name: 1 for p in concept.computation.parameters if p.type == "integer"}
+        try:
+            bind(bundle, concept, values)
+        except OKFError:
+            refused = True
+        else:
+            refused = False
+        assert refused == (concept.path in flagged or concept.path == "/empty.md"), concept.path
+
+
+def test_validate_reports_them_as_warnings_the_spec_check_does_not(bundle: Bundle) -> None:
+    report = validate(bundle)
+    assert report.conformant
+    assert report.by_code["unbindable_computation"] == 6
+    assert report.by_code["unused_parameter"] == 1
+    assert report.by_code["missing_computation"] == 1  # the load's, not said twice
+    spec_only = validate_spec(bundle)
+    assert "unbindable_computation" not in spec_only.by_code
+
+
+def test_the_cli_reports_them(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"good.md": GOOD, "unused.md": FILES["unused.md"]})
+    result = CliRunner().invoke(main, ["validate", str(root), "--json"])
+    data = json.loads(result.output)
+    assert result.exit_code == 0 and data["conformant"]
+    assert [w["code"] for w in data["warnings"]] == ["unused_parameter"]
+    strict = CliRunner().invoke(main, ["validate", str(root), "--strict"])
+    assert strict.exit_code != 0
