@@ -62,7 +62,7 @@ def kept_past(code: str, kept: int, cap: int) -> bool:
 #: One line per code: what it means for the bundle and what to do.
 EXPLANATIONS: dict[str, str] = {
     "no_frontmatter": "a .md file other than index.md/log.md has no frontmatter, so it is not "
-    "a concept (§11 rule 1); add one, or exclude the file (--exclude)",
+    "a concept (§11 rule 1); add one, or exclude the file (--exclude, or .okfignore)",
     "unterminated_frontmatter": "the frontmatter opens with '---' but never closes (§4)",
     "malformed_yaml": "the frontmatter is not valid YAML, so the file is not a concept (§11)",
     "unquoted_colon": "a frontmatter value holds ': ' without quotes, which is not valid "

@@ -21,6 +21,7 @@ under it. ``*``, ``?`` and ``[...]`` are :mod:`fnmatch` wildcards (``*`` also cr
 
 from __future__ import annotations
 
+import errno
 import re
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
@@ -29,7 +30,8 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from okfx.bundle.frontmatter import FrontmatterError, load_yaml, split
-from okfx.bundle.paths import BeneathOpener, PathGuard
+from okfx.bundle.ignorefile import IGNORE_FILE, MAX_IGNORE_BYTES, MAX_RULES, IgnoreRules, parse
+from okfx.bundle.paths import BeneathOpener, PathGuard, open_error
 from okfx.bundle.walk import FileEntry, Walk, decode_text, read_head
 from okfx.limits import Limits
 
@@ -149,10 +151,15 @@ def _find_scope(
     patterns = list(exclude)
     if root is not None:
         patterns += _root_patterns(_head(root, limits, opener), limits, warn)
+    ignored = _ignore_rules(opener, warn)
+
+    def left_out(path: str) -> bool:
+        return matches(path, patterns) or ignored.excluded(path)
+
     nested: list[str] = []
     for entry in indexes:
         folder = entry.path[: -len("/index.md")]
-        if not folder or matches(entry.path, patterns):
+        if not folder or left_out(entry.path):
             continue
         if any(folder.startswith(outer + "/") for outer in nested):
             continue  # inside a nested bundle already left out
@@ -173,10 +180,39 @@ def _find_scope(
             f"okfx serve outer={root_dir} inner={inner}",
         )
     scope = Scope(tuple(nested), (), tuple(patterns))
-    if not patterns:
+    if not patterns and not ignored:
         return scope
     inside = scope.apply(listing)
-    excluded = tuple(
-        f.path for f in inside.files if f.path.endswith(".md") and matches(f.path, patterns)
-    )
+    excluded = tuple(f.path for f in inside.files if f.path.endswith(".md") and left_out(f.path))
     return Scope(scope.nested, excluded, scope.patterns)
+
+
+def _ignore_rules(opener: BeneathOpener | None, warn: Warn) -> IgnoreRules:
+    """The patterns of the bundle's ``.okfignore`` (:mod:`okfx.bundle.ignorefile`), read
+    below the root without following a symlink; none when it has none."""
+    if opener is None:
+        return IgnoreRules(())
+    try:
+        data, size = read_head(opener.open(IGNORE_FILE), MAX_IGNORE_BYTES)
+        text = decode_text(data)
+    except FileNotFoundError:
+        return IgnoreRules(())
+    except (OSError, UnicodeDecodeError) as exc:
+        if isinstance(exc, UnicodeDecodeError):
+            reason = "it is not UTF-8 text"
+        elif exc.errno in (errno.ELOOP, getattr(errno, "EMLINK", errno.ELOOP)):
+            reason = "it is a symlink, and okfx reads it only as a plain file of the bundle"
+        else:
+            reason = open_error(exc)
+        warn(f"/{IGNORE_FILE}", "unreadable", f"{IGNORE_FILE} is not read: {reason}")
+        return IgnoreRules(())
+    # A cut file loses its last, partial line rather than reading half a pattern.
+    rules = parse(text if size <= MAX_IGNORE_BYTES else text.rsplit("\n", 1)[0])
+    if size > MAX_IGNORE_BYTES or len(rules) == MAX_RULES:
+        warn(
+            f"/{IGNORE_FILE}",
+            "file_too_large",
+            f"{IGNORE_FILE} is {size} bytes: only its first {MAX_IGNORE_BYTES} bytes and "
+            f"{MAX_RULES} patterns are read",
+        )
+    return IgnoreRules(rules)

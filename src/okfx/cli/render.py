@@ -401,7 +401,8 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
         more = len(result.excluded) - len(paths)
         names = ", ".join(paths) + (f" and {more} more" if more else "")
         lines.append(
-            f"  excluded {len(result.excluded)} files (exclude patterns): {visible(names)}"
+            f"  excluded {len(result.excluded)} files (exclude patterns, .okfignore): "
+            f"{visible(names)}"
         )
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
