@@ -25,6 +25,11 @@ def pages():
 if memory._malloc_trim() is None:
     print("no-trim")
     raise SystemExit
+# free() itself gives the heap's top back past M_TRIM_THRESHOLD (-1): raised, so that only
+# release_free_memory can, wherever the blocks land (the holes an import leaves decide
+# whether the small blocks below sit between the large ones or below them all).
+import ctypes
+ctypes.CDLL(None).mallopt(-1, 1 << 30)
 # Many medium blocks (too small for their own mapping), each followed by a small live
 # one, so their pages sit in the middle of the heap once freed.
 blocks, keep = [], []
