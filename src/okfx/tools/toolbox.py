@@ -101,7 +101,8 @@ ParametersArg = Annotated[
     Optional[dict[str, Any]],  # noqa: UP045
     Field(
         description="Values for the computation's declared parameters, by name, e.g. "
-        "{'start_date': '2026-10-05'}; dates as YYYY-MM-DD. Values only: never SQL."
+        "{'start_date': '2026-10-05'}; dates as YYYY-MM-DD; an optional one left out takes "
+        "its declared default (else null). Values only: never SQL."
     ),
 ]
 
