@@ -299,6 +299,10 @@ def test_the_manager_and_the_tool_use_hybrid_search(tmp_path):
     payload = Toolbox(manager).search_concepts(query="dock availability")
     assert payload["ranking"] == "hybrid"
     assert payload["hits"][0]["found"] in {"lexical", "both"}
+    # A word no concept holds is named; in hybrid search the hits may still be about it.
+    payload = Toolbox(manager).search_concepts(query="dock karma")
+    assert payload["missing_words"] == ["karma"]
+    assert "hits found by meaning may still be about them" in payload["notice"]
 
 
 # -- the real default model, offline ------------------------------------------------------

@@ -182,6 +182,7 @@ class SearchIndex:
         "coverage_floor",
         "ranker",
         "kinds",
+        "_last_query",
     )
 
     def __init__(
@@ -201,6 +202,9 @@ class SearchIndex:
         #: hands every query to (hybrid retrieval, :mod:`okfx.search.hybrid`); None ranks
         #: with BM25F (:meth:`rank`).
         self.ranker: Any = None
+        # The last query a search analysed, and its terms: what :meth:`missing_words`
+        # asks about right after (one tuple, replaced whole, compared before use).
+        self._last_query: tuple[str, Sequence[QueryTerm]] | None = None
 
     @classmethod
     def build(
@@ -378,6 +382,19 @@ class SearchIndex:
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden))
 
+    def missing_words(self, query: str) -> tuple[str, ...]:
+        """The query's words that no concept of the index holds in any form (the typed
+        word, a plural or a variant): a misspelling, or a word the bundle does not use.
+        Stopwords are not words here. When the index holds an acronym or a joined form
+        the query's words make (:meth:`_acronyms`: "monthly active users" for ``mau``),
+        those words were found another way, and none is said to be missing."""
+        last = self._last_query
+        terms = last[1] if last is not None and last[0] == query else analyze_query(query)
+        missing = tuple(t.text for t in terms if not self._forms(t))
+        if missing and self._acronyms(query, terms):
+            return ()
+        return missing
+
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
         """:meth:`rank` before its hits are built: the ``(score, 0, doc)`` of the best
         ``limit`` and what the filters hid (:class:`~okfx.search.topk.Scored`), or the
@@ -405,6 +422,7 @@ class SearchIndex:
         nothing), which :meth:`build_hits` and :meth:`matched` take instead of
         analysing the query again."""
         k, spec, terms = prepare_query(query, limit, **filters)
+        self._last_query = (query, terms)
         groups = [self._forms(term) for term in terms]
         extra = self._acronyms(query, terms)
         if not any(groups) and not extra:

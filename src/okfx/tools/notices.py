@@ -4,16 +4,28 @@ folder."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from okfx.bundle.bundle import Bundle
 from okfx.errors import NotFound
 from okfx.model import Concept
 
-__all__ = ["close_names", "folder_not_file", "no_hits", "past_end", "past_last_row"]
+__all__ = [
+    "MISSING_WORDS",
+    "close_names",
+    "folder_not_file",
+    "missing_words",
+    "no_hits",
+    "past_end",
+    "past_last_row",
+]
 
 #: Files named in a folder's listing at most.
 FOLDER_FILES = 20
 #: Concepts a search with no hits names, at most, for a query close to their names.
 CLOSE_NAMES = 3
+#: Query words that no concept holds, named at most.
+MISSING_WORDS = 10
 
 
 def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) -> str:
@@ -27,6 +39,23 @@ def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) 
     advice += (
         " Try fewer or other words, grep_concepts for an exact name or phrase, or "
         "list_concepts with a type or tag to browse."
+    )
+    return f"{advice} {hidden}" if hidden else advice
+
+
+def missing_words(words: Sequence[str], hidden: str, hybrid: bool = False) -> str:
+    """A search found hits, but some of the query's words are in no concept: say which,
+    so that a misspelling or a word the bundle does not use is seen as such."""
+    shown = ", ".join(repr(w[:40]) for w in words[:MISSING_WORDS])
+    more = f" and {len(words) - MISSING_WORDS} more" if len(words) > MISSING_WORDS else ""
+    found = (
+        "hits found by meaning may still be about them"
+        if hybrid
+        else "the hits match the query's other words"
+    )
+    advice = (
+        f"No concept contains the word(s) {shown}{more}: {found}. Check the spelling, "
+        "or use the bundle's own words for it."
     )
     return f"{advice} {hidden}" if hidden else advice
 

@@ -209,6 +209,10 @@ def search(
             description=clip(hit["description"], DESCRIPTION_CHARS),
             snippet=clip(hit["snippet"], VALUE_CHARS),
         )
+    missing = (
+        box.manager.missing_words(text, bundle=name) if payload.get("ranking") != "ranker" else ()
+    )
+    payload["missing_words"] = [clip(w, VALUE_CHARS) for w in missing[: notices.MISSING_WORDS]]
     if not payload["hits"]:
         close: list[dict[str, str]] = []
         if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
@@ -217,6 +221,9 @@ def search(
             close = notices.close_names(scope, text)
             payload["did_you_mean"] = close
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
+    elif missing:
+        hybrid = payload.get("ranking") == "hybrid"
+        payload["notice"] = notices.missing_words(missing, payload.get("notice", ""), hybrid)
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")

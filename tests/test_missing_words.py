@@ -1,0 +1,75 @@
+"""search_concepts names the query's words that no concept holds (``missing_words``), so
+that a misspelling or a word the bundle does not use is seen as such."""
+
+from __future__ import annotations
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, KnowledgeManager, Toolbox
+
+FILES: dict[str, str | bytes] = {
+    "bikes.md": concept("Table", body="Each bike in the fleet, with its dock."),
+    "mau.md": "---\ntype: Metric\ntitle: Monthly Active Users\n---\nRiders seen in a month.\n",
+}
+
+
+def search(box: Toolbox, query: str, **kwargs: object) -> dict[str, object]:
+    result = box.search_concepts(query, **kwargs)  # type: ignore[arg-type]
+    assert "error" not in result, result
+    return result
+
+
+def test_the_words_no_concept_holds_are_named(make_bundle: MakeBundle) -> None:
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    found = search(box, "bike custommer churn")
+    assert found["missing_words"] == ["custommer", "churn"]
+    assert str(found["notice"]).startswith("No concept contains the word(s) 'custommer', 'churn'")
+    assert [h["path"] for h in found["hits"]] == ["/bikes.md"]  # type: ignore[index]
+
+
+def test_forms_stopwords_and_acronyms_are_not_missing(make_bundle: MakeBundle) -> None:
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    for query in ("bikes in the fleet", "the bike", "MAU", "which docks"):
+        found = search(box, query)
+        assert found["missing_words"] == [], query
+        assert found["notice"] == "", query
+
+
+def test_a_search_without_hits_lists_them_too(make_bundle: MakeBundle) -> None:
+    found = search(Toolbox(Bundle.load(make_bundle(FILES))), "xyzzy qwerty")
+    assert found["hits"] == [] and found["missing_words"] == ["xyzzy", "qwerty"]
+    assert str(found["notice"]).startswith("No concept matches 'xyzzy qwerty'.")
+
+
+def test_across_bundles_or_in_one(make_bundle: MakeBundle) -> None:
+    other = {"churn.md": concept("Metric", body="Churn: riders who stopped riding.")}
+    manager = KnowledgeManager()
+    manager.add(Bundle.load(make_bundle(FILES), "fleet"))
+    manager.add(Bundle.load(make_bundle(other), "metrics"))
+    box = Toolbox(manager)
+    assert search(box, "bike churn")["missing_words"] == []  # the metrics bundle has it
+    assert search(box, "bike churn", bundle="fleet")["missing_words"] == ["churn"]
+
+
+def test_a_live_index_knows_the_words_of_its_base_and_its_delta(make_bundle: MakeBundle) -> None:
+    from okfx.search.index import SearchIndex
+    from okfx.search.live import LiveIndex, updated
+
+    concepts = list(Bundle.load(make_bundle(FILES)))
+    extra = list(Bundle.load(make_bundle({"churn.md": concept("Metric", body="Churn.")})))
+    base = SearchIndex.build(("b", c) for c in concepts)
+    live = updated(base, [], [("b", extra[0])], merge_fraction=1.0, small=0)
+    assert isinstance(live, LiveIndex)
+    assert base.missing_words("bike churn custommer") == ("churn", "custommer")
+    assert live.missing_words("bike churn custommer") == ("custommer",)
+
+
+def test_a_reloaded_bundle_knows_its_new_words(make_bundle: MakeBundle) -> None:
+    root = make_bundle(FILES)
+    manager = KnowledgeManager()
+    manager.add(Bundle.load(root, "fleet"))
+    box = Toolbox(manager)
+    assert search(box, "bike churn")["missing_words"] == ["churn"]
+    (root / "churn.md").write_text(concept("Metric", body="Churn of riders."), encoding="utf-8")
+    manager.reload()
+    assert search(box, "bike churn")["missing_words"] == []
+    assert search(box, "bike custommer")["missing_words"] == ["custommer"]
