@@ -73,3 +73,18 @@ def test_a_reloaded_bundle_knows_its_new_words(make_bundle: MakeBundle) -> None:
     manager.reload()
     assert search(box, "bike churn")["missing_words"] == []
     assert search(box, "bike custommer")["missing_words"] == ["custommer"]
+
+
+def test_a_missing_word_close_to_a_name_names_the_concept(make_bundle: MakeBundle) -> None:
+    files = {**FILES, "customers.md": concept("Table", title="Customers", body="Who rides.")}
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "bike custommer")
+    assert found["missing_words"] == ["custommer"]
+    assert [(c["path"], c["title"]) for c in found["did_you_mean"]] == [  # type: ignore[union-attr]
+        ("/customers.md", "Customers")
+    ]
+    assert str(found["notice"]).endswith(
+        "Concepts with a close name (did_you_mean): 'Customers' (/customers.md)."
+    )
+    # A short missing word is close to too much to say so.
+    assert search(box, "bike cus")["did_you_mean"] == []

@@ -13,6 +13,7 @@ from okfx.model import Concept
 __all__ = [
     "MISSING_WORDS",
     "close_names",
+    "close_names_of",
     "folder_not_file",
     "missing_words",
     "no_hits",
@@ -43,7 +44,12 @@ def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) 
     return f"{advice} {hidden}" if hidden else advice
 
 
-def missing_words(words: Sequence[str], hidden: str, hybrid: bool = False) -> str:
+def missing_words(
+    words: Sequence[str],
+    hidden: str,
+    hybrid: bool = False,
+    close: list[dict[str, str]] | None = None,
+) -> str:
     """A search found hits, but some of the query's words are in no concept: say which,
     so that a misspelling or a word the bundle does not use is seen as such."""
     shown = ", ".join(repr(w[:40]) for w in words[:MISSING_WORDS])
@@ -57,7 +63,21 @@ def missing_words(words: Sequence[str], hidden: str, hybrid: bool = False) -> st
         f"No concept contains the word(s) {shown}{more}: {found}. Check the spelling, "
         "or use the bundle's own words for it."
     )
+    if close:
+        names = "; ".join(f"{c['title'][:80]!r} ({c['path']})" for c in close)
+        advice += f" Concepts with a close name (did_you_mean): {names}."
     return f"{advice} {hidden}" if hidden else advice
+
+
+def close_names_of(bundles: list[Bundle], words: Sequence[str]) -> list[dict[str, str]]:
+    """:func:`close_names` of each of the first words no concept holds (four letters or
+    more: a shorter one is close to too much), at most :data:`CLOSE_NAMES` in all."""
+    found: list[dict[str, str]] = []
+    for word in [w for w in words if len(w) >= 4][:CLOSE_NAMES]:
+        for item in close_names(bundles, word):
+            if item not in found and len(found) < CLOSE_NAMES:
+                found.append(item)
+    return found
 
 
 def close_names(bundles: list[Bundle], query: str) -> list[dict[str, str]]:

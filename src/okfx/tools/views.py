@@ -222,8 +222,12 @@ def search(
             payload["did_you_mean"] = close
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
     elif missing:
+        # A word no concept holds: perhaps a name, misspelt ("custommer orders").
+        scope = [named] if named is not None else list(box.manager.bundles.values())
+        close = notices.close_names_of(scope, missing)
+        payload["did_you_mean"] = close
         hybrid = payload.get("ranking") == "hybrid"
-        payload["notice"] = notices.missing_words(missing, payload.get("notice", ""), hybrid)
+        payload["notice"] = notices.missing_words(missing, payload.get("notice", ""), hybrid, close)
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
