@@ -88,3 +88,20 @@ def test_a_missing_word_close_to_a_name_names_the_concept(make_bundle: MakeBundl
     )
     # A short missing word is close to too much to say so.
     assert search(box, "bike cus")["did_you_mean"] == []
+
+
+def test_words_found_as_an_acronym_or_a_joined_form_are_not_missing(
+    make_bundle: MakeBundle,
+) -> None:
+    files = {
+        "pii.md": concept("Policy", body="Mask PII before export. Each codelist has an owner."),
+        "bikes.md": concept("Table", body="Each bike, its dock, its frame."),
+        "bdc.md": concept("Note", body="The BDC report."),  # a three-letter term
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    # Every word of the run is missing and its initials are a term: found as "pii".
+    assert search(box, "personally identifiable information")["missing_words"] == []
+    assert search(box, "code list owner")["missing_words"] == []  # found as "codelist"
+    # "bike dock custommer" spells bdc, a term too; but "bike" and "dock" are words of the
+    # bundle, so the initials prove nothing, and the misspelling is named.
+    assert search(box, "bike dock custommer")["missing_words"] == ["custommer"]

@@ -47,7 +47,13 @@ from okfx.search.scoring import (
 )
 from okfx.search.snippets import best_line
 from okfx.search.topk import Ranked, Scored, top_k
-from okfx.search.wordforms import initialisms, joined_pairs, title_initialisms
+from okfx.search.wordforms import (
+    initialism_runs,
+    initialisms,
+    joined_pair_parts,
+    joined_pairs,
+    title_initialisms,
+)
 
 __all__ = [
     "FOUND",
@@ -385,15 +391,30 @@ class SearchIndex:
     def missing_words(self, query: str) -> tuple[str, ...]:
         """The query's words that no concept of the index holds in any form (the typed
         word, a plural or a variant): a misspelling, or a word the bundle does not use.
-        Stopwords are not words here. When the index holds an acronym or a joined form
-        the query's words make (:meth:`_acronyms`: "monthly active users" for ``mau``),
-        those words were found another way, and none is said to be missing."""
+        Stopwords are not words here. Words found another way are not missing: two that
+        make a joined form the index holds ("code list" for ``codelist``), and a run of
+        missing words whose initials the index holds ("personally identifiable
+        information" for ``pii``). A run with a word the index holds makes no such
+        claim: three-letter terms are common enough that the initials of any three words
+        may be one by chance, and a misspelling among them must still be named."""
         last = self._last_query
         terms = last[1] if last is not None and last[0] == query else analyze_query(query)
         missing = tuple(t.text for t in terms if not self._forms(t))
-        if missing and self._acronyms(query, terms):
-            return ()
-        return missing
+        if not missing:
+            return missing
+        ids = self.postings.terms
+        words = query_words(query)
+        typed = set(words)
+        found: set[str] = set()
+        absent = set(missing)
+        if len(words) >= 2:
+            for initials, run in initialism_runs(words):
+                if initials not in typed and absent.issuperset(run) and initials in ids:
+                    found.update(run)
+        for left, right in joined_pair_parts(split_chunks(query)):
+            if left + right in ids:
+                found.update((left, right))
+        return tuple(word for word in missing if word not in found)
 
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
         """:meth:`rank` before its hits are built: the ``(score, 0, doc)`` of the best

@@ -30,7 +30,9 @@ from collections.abc import Sequence
 __all__ = [
     "INITIALISM_STOPWORDS",
     "abbreviations",
+    "initialism_runs",
     "initialisms",
+    "joined_pair_parts",
     "joined_pairs",
     "spelling_variants",
     "synonyms",
@@ -224,18 +226,25 @@ def spelling_variants(word: str) -> list[str]:
     return sorted(found)
 
 
-def _acronyms(words: Sequence[str]) -> set[str]:
-    """The initials of every run of 3..6 words (3..6 letters), over all words and over
-    content words only."""
-    found: set[str] = set()
+def initialism_runs(words: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """``(initials, run)`` of every run of 3..6 words (3..6 letters), over all words and
+    over content words only: what :func:`initialisms` spells, with the words that spell
+    each."""
+    runs: list[tuple[str, tuple[str, ...]]] = []
     for seq in (list(words), [w for w in words if w not in INITIALISM_STOPWORDS]):
         letters = [w[0] for w in seq if w and w[0].isalpha()]
         if len(letters) != len(seq):
             continue
         for size in range(_MIN_INITIALS, _MAX_INITIALS + 1):
             for start in range(len(letters) - size + 1):
-                found.add("".join(letters[start : start + size]))
-    return found
+                run = tuple(seq[start : start + size])
+                runs.append(("".join(letters[start : start + size]), run))
+    return runs
+
+
+def _acronyms(words: Sequence[str]) -> set[str]:
+    """The initials of every run of 3..6 words (:func:`initialism_runs`)."""
+    return {initials for initials, _ in initialism_runs(words)}
 
 
 def initialisms(words: Sequence[str]) -> list[str]:
@@ -266,14 +275,19 @@ def joined_pairs(chunks: Sequence[str]) -> list[str]:
     ``chunks`` are the query's whitespace-separated chunks; only pairs of alphabetic
     chunks of three letters or more, neither a function word, are joined (the parts of
     an identifier such as ``spent_output_index`` already meet through its joined form)."""
+    return [left + right for left, right in joined_pair_parts(chunks)]
+
+
+def joined_pair_parts(chunks: Sequence[str]) -> list[tuple[str, str]]:
+    """The two words of each pair :func:`joined_pairs` joins, lowercase."""
     words = [chunk.casefold() for chunk in chunks]
-    out: list[str] = []
+    out: list[tuple[str, str]] = []
     for left, right in zip(words, words[1:], strict=False):
         if min(len(left), len(right)) < 3 or not (left.isalpha() and right.isalpha()):
             continue
         if left in INITIALISM_STOPWORDS or right in INITIALISM_STOPWORDS:
             continue
-        out.append(left + right)
+        out.append((left, right))
     return out
 
 
