@@ -105,3 +105,20 @@ def test_words_found_as_an_acronym_or_a_joined_form_are_not_missing(
     # "bike dock custommer" spells bdc, a term too; but "bike" and "dock" are words of the
     # bundle, so the initials prove nothing, and the misspelling is named.
     assert search(box, "bike dock custommer")["missing_words"] == ["custommer"]
+
+
+def test_a_real_word_is_not_taken_for_a_misspelt_name(make_bundle: MakeBundle) -> None:
+    files = {**FILES, "reserves.md": concept("Table", title="Reserves", body="Pool reserves.")}
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "bike server")  # 0.71 alike to Reserves: under the 0.8 asked
+    assert found["missing_words"] == ["server"] and found["did_you_mean"] == []
+    found = search(box, "bike reservse")  # a misspelling, 0.88 alike
+    assert [c["title"] for c in found["did_you_mean"]] == ["Reserves"]  # type: ignore[union-attr]
+
+
+def test_an_identifier_is_one_word_missing_only_when_no_part_is_held(
+    make_bundle: MakeBundle,
+) -> None:
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    assert search(box, "bike_fleet dock")["missing_words"] == []  # its parts are held
+    assert search(box, "bike churn_ltv")["missing_words"] == ["churn_ltv"]

@@ -848,10 +848,12 @@ class Bundle:
             suggestions=self.suggest(canon),
         )
 
-    def suggest(self, text: str, limit: int = 5) -> list[str]:
+    def suggest(self, text: str, limit: int = 5, cutoff: float | None = None) -> list[str]:
         """Concept paths close to ``text`` by path, file name or title ("did you mean"),
-        from an index made on the first call (:mod:`okfx.search.suggest`)."""
-        return self.names().suggest(text, limit)
+        from an index made on the first call (:mod:`okfx.search.suggest`); ``cutoff``
+        is the least similarity (difflib's 0.6 by default)."""
+        names = self.names()
+        return names.suggest(text, limit) if cutoff is None else names.suggest(text, limit, cutoff)
 
     def names(self, files: bool = False) -> NameIndex:
         """The index behind :meth:`suggest`: of the concepts' paths and titles, or with

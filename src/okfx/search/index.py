@@ -22,7 +22,13 @@ from operator import call, itemgetter
 from typing import Any, NamedTuple
 
 from okfx.errors import InvalidArgument
-from okfx.search.analyzer import STOPWORDS, QueryTerm, analyze_query, split_chunks
+from okfx.search.analyzer import (
+    STOPWORDS,
+    QueryTerm,
+    analyze_chunk,
+    analyze_query,
+    split_chunks,
+)
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
@@ -391,30 +397,39 @@ class SearchIndex:
     def missing_words(self, query: str) -> tuple[str, ...]:
         """The query's words that no concept of the index holds in any form (the typed
         word, a plural or a variant): a misspelling, or a word the bundle does not use.
-        Stopwords are not words here. Words found another way are not missing: two that
-        make a joined form the index holds ("code list" for ``codelist``), and a run of
-        missing words whose initials the index holds ("personally identifiable
+
+        A word is a chunk of the query as typed (``custommer``, ``user_ltv``): missing
+        when none of its terms is in the index, so an identifier whose parts are found
+        is not. Stopwords are no words here. Words found another way are not missing:
+        two that make a joined form the index holds ("code list" for ``codelist``), and
+        a run of missing words whose initials the index holds ("personally identifiable
         information" for ``pii``). A run with a word the index holds makes no such
         claim: three-letter terms are common enough that the initials of any three words
         may be one by chance, and a misspelling among them must still be named."""
         last = self._last_query
         terms = last[1] if last is not None and last[0] == query else analyze_query(query)
-        missing = tuple(t.text for t in terms if not self._forms(t))
-        if not missing:
-            return missing
+        held = {t.text: bool(self._forms(t)) for t in terms}
+        chunks: list[str] = []
+        for chunk in split_chunks(query):
+            parts = [t for t in analyze_chunk(chunk, query=True) if t in held]
+            if parts and not any(held[t] for t in parts):
+                chunks.append(chunk.casefold())
+        if not chunks:
+            return ()
         ids = self.postings.terms
         words = query_words(query)
-        typed = set(words)
+        absent = {word for chunk in chunks for word in query_words(chunk)}
         found: set[str] = set()
-        absent = set(missing)
         if len(words) >= 2:
+            typed = set(words)
             for initials, run in initialism_runs(words):
                 if initials not in typed and absent.issuperset(run) and initials in ids:
                     found.update(run)
         for left, right in joined_pair_parts(split_chunks(query)):
             if left + right in ids:
                 found.update((left, right))
-        return tuple(word for word in missing if word not in found)
+        missing = [c for c in chunks if not found.issuperset(query_words(c) or [c])]
+        return tuple(dict.fromkeys(missing))
 
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
         """:meth:`rank` before its hits are built: the ``(score, 0, doc)`` of the best

@@ -163,9 +163,10 @@ class NameIndex:
         near = [self._folders[at] for at in _shortlist(self._folder_grams, _grams(folder), 8)]
         return next(iter(closest(folder, near, 1)), folder)
 
-    def suggest(self, text: str, limit: int = 5) -> list[str]:
-        """Paths whose full path, file name or title is close to ``text``, best first
-        (of two equal scores, by full path, then file name, then title)."""
+    def suggest(self, text: str, limit: int = 5, cutoff: float = CUTOFF) -> list[str]:
+        """Paths whose full path, file name or title is close to ``text`` (a similarity
+        of ``cutoff`` at least), best first (of two equal scores, by full path, then file
+        name, then title)."""
         key = _key(text)
         folder, _, leaf = key.rpartition("/")
         if not leaf:
@@ -182,7 +183,7 @@ class NameIndex:
                 whole.similarity(title.casefold()),
             )
             for kind, score in enumerate(scores):
-                if score >= CUTOFF and (score, -kind) > best.get(path, (0.0, -9)):
+                if score >= cutoff and (score, -kind) > best.get(path, (0.0, -9)):
                     best[path] = (score, -kind)
         ranked = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
         return [path for path, _ in ranked[:limit]]

@@ -12,6 +12,7 @@ from okfx.model import Concept
 
 __all__ = [
     "MISSING_WORDS",
+    "TYPO_CUTOFF",
     "close_names",
     "close_names_of",
     "folder_not_file",
@@ -25,6 +26,8 @@ __all__ = [
 FOLDER_FILES = 20
 #: Concepts a search with no hits names, at most, for a query close to their names.
 CLOSE_NAMES = 3
+#: How alike a missing word and a concept's name must be to be named (1.0: the same).
+TYPO_CUTOFF = 0.8
 #: Query words that no concept holds, named at most.
 MISSING_WORDS = 10
 
@@ -70,22 +73,27 @@ def missing_words(
 
 
 def close_names_of(bundles: list[Bundle], words: Sequence[str]) -> list[dict[str, str]]:
-    """:func:`close_names` of each of the first words no concept holds (four letters or
-    more: a shorter one is close to too much), at most :data:`CLOSE_NAMES` in all."""
+    """:func:`close_names` of each of the first words no concept holds, at most
+    :data:`CLOSE_NAMES` in all. Such a word is as often a real word the bundle does not
+    use ("server", "came") as a misspelling, so only words of five letters or more are
+    looked up, and only names at least :data:`TYPO_CUTOFF` alike are named ("trpis" and
+    Trips are 0.8 alike, "server" and Reserves 0.71)."""
     found: list[dict[str, str]] = []
-    for word in [w for w in words if len(w) >= 4][:CLOSE_NAMES]:
-        for item in close_names(bundles, word):
+    for word in [w for w in words if len(w) >= 5][:CLOSE_NAMES]:
+        for item in close_names(bundles, word, TYPO_CUTOFF):
             if item not in found and len(found) < CLOSE_NAMES:
                 found.append(item)
     return found
 
 
-def close_names(bundles: list[Bundle], query: str) -> list[dict[str, str]]:
+def close_names(
+    bundles: list[Bundle], query: str, cutoff: float | None = None
+) -> list[dict[str, str]]:
     """The concepts whose file name or title is close to a query that found nothing (a
     typo, "custommer" for the customers table), at most :data:`CLOSE_NAMES`, the best of
     each bundle first. From each bundle's name index (:mod:`okfx.search.suggest`), which
     compares a bounded number of candidates whatever the bundle's size."""
-    per_bundle = [(b, b.suggest(query, CLOSE_NAMES)) for b in bundles]
+    per_bundle = [(b, b.suggest(query, CLOSE_NAMES, cutoff)) for b in bundles]
     found: list[dict[str, str]] = []
     for rank in range(CLOSE_NAMES):
         for b, paths in per_bundle:
