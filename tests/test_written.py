@@ -77,7 +77,7 @@ def test_quoted_and_plain_text_cost_nothing(make_bundle: MakeBundle) -> None:
     bundle = Bundle.load(make_bundle({"a.md": text}))
     assert bundle.warnings == []
     assert next(iter(bundle)).tags == ("a", "3.10", "NO")
-    assert typed_text_paths({"type": "T", "title": "0012", "tags": ["a"]}) == []
+    assert typed_text_paths({"type": "T", "title": "0012", "tags": ["a"]}) == {}
 
 
 def test_with_written_copies_and_leaves_the_data_alone() -> None:

@@ -21,7 +21,7 @@ from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import parse_index, parse_log, unsectioned
 from okfx.bundle.scope import written_version
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
-from okfx.bundle.written import lookup, typed_text_paths, with_written, written_scalars
+from okfx.bundle.written import typed_text_paths, with_written, written_scalars
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile
@@ -349,14 +349,14 @@ class DocumentParser:
         return values
 
     def _as_written(
-        self, path: str, text: str, data: dict[str, Any], typed: list[str], lines: KeyLines
+        self, path: str, text: str, data: dict[str, Any], typed: dict[str, Any], lines: KeyLines
     ) -> dict[str, Any]:
         """``data`` with its text fields that YAML typed as numbers or booleans read as
         written (:mod:`okfx.bundle.written`), each reported."""
         yaml_text = split(text)[0]
         written = written_scalars(yaml_text, typed) if yaml_text is not None else {}
         for key, as_written in list(written.items()):
-            value = lookup(data, key)
+            value = typed[key]
             if not isinstance(value, bool) and str(value) == as_written:
                 del written[key]  # 2024 is "2024" to every reader: nothing to say
                 continue

@@ -16,12 +16,12 @@ merge key, a layout the walk does not follow) keeps the typed reading.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import yaml
 
-__all__ = ["lookup", "typed_text_paths", "with_written", "written_scalars"]
+__all__ = ["typed_text_paths", "with_written", "written_scalars"]
 
 _LOADER: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 _TOP = ("title", "description")
@@ -40,18 +40,22 @@ def _source_entries(value: Any) -> list[Any]:
     return [value] if isinstance(value, dict) else value if isinstance(value, list) else []
 
 
-def typed_text_paths(data: Mapping[str, Any]) -> list[str]:
-    """The paths of text fields whose value YAML typed as a number or a boolean
-    (``title``, ``tags[1]``, ``sources[0].id``), in the order the fields are read."""
+def typed_text_paths(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The text fields whose value YAML typed as a number or a boolean, by path (``title``,
+    ``tags[1]``, ``sources[0].id``) in the order the fields are read, with that value."""
     tags, sources = data.get("tags"), data.get("sources")
-    found = [name for name in _TOP if _typed(data.get(name))]
+    found = {name: value for name in _TOP if _typed(value := data.get(name))}
     if isinstance(tags, list) and not all(type(tag) is str for tag in tags):
-        found.extend(f"tags[{i}]" for i, tag in enumerate(tags) if _typed(tag))
+        found.update((f"tags[{i}]", tag) for i, tag in enumerate(tags) if _typed(tag))
     if not sources:
         return found  # most concepts: no sources to look through
     for i, entry in enumerate(_source_entries(sources)):
         if isinstance(entry, dict):
-            found.extend(f"sources[{i}].{key}" for key in _SOURCE_KEYS if _typed(entry.get(key)))
+            found.update(
+                (f"sources[{i}].{key}", value)
+                for key in _SOURCE_KEYS
+                if _typed(value := entry.get(key))
+            )
     return found
 
 
@@ -62,16 +66,6 @@ def _parts(path: str) -> Iterator[str | int]:
         yield name
         if rest:
             yield int(rest.rstrip("]"))
-
-
-def lookup(data: Mapping[str, Any], path: str) -> Any:
-    """The value at one of :func:`typed_text_paths`'s paths in ``data``."""
-    value: Any = data
-    for part in _parts(path):
-        if isinstance(part, int) and isinstance(value, dict):
-            value = [value]  # a bare mapping read as its one-element list
-        value = value[part]
-    return value
 
 
 def _child(node: Any, part: str | int) -> Any:
@@ -90,7 +84,7 @@ def _child(node: Any, part: str | int) -> Any:
     return found
 
 
-def written_scalars(yaml_text: str, paths: list[str]) -> dict[str, str]:
+def written_scalars(yaml_text: str, paths: Iterable[str]) -> dict[str, str]:
     """The text of each plain scalar at ``paths`` in ``yaml_text`` as it is written;
     paths that hold no plain scalar are left out, and so is every path when the text
     does not compose (it was loaded once already, so it does unless it was repaired)."""
