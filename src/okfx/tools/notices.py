@@ -36,10 +36,7 @@ def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) 
     """A search found nothing admissible: the concepts named close to the query, what to
     try, then what the filters hid."""
     shown = query if len(query) <= 80 else query[:79] + "…"
-    advice = f"No concept matches {shown!r}."
-    if close:
-        names = "; ".join(f"{c['title'][:80]!r} ({c['path']})" for c in close)
-        advice += f" Concepts with a close name (did_you_mean): {names}."
+    advice = f"No concept matches {shown!r}." + _close_sentence(close)
     advice += (
         " Try fewer or other words, grep_concepts for an exact name or phrase, or "
         "list_concepts with a type or tag to browse."
@@ -66,10 +63,16 @@ def missing_words(
         f"No concept contains the word(s) {shown}{more}: {found}. Check the spelling, "
         "or use the bundle's own words for it."
     )
-    if close:
-        names = "; ".join(f"{c['title'][:80]!r} ({c['path']})" for c in close)
-        advice += f" Concepts with a close name (did_you_mean): {names}."
+    advice += _close_sentence(close)
     return f"{advice} {hidden}" if hidden else advice
+
+
+def _close_sentence(close: list[dict[str, str]] | None) -> str:
+    """The sentence naming the concepts of ``did_you_mean`` (after a space), or ''."""
+    if not close:
+        return ""
+    names = "; ".join(f"{c['title'][:80]!r} ({c['path']})" for c in close)
+    return f" Concepts with a close name (did_you_mean): {names}."
 
 
 def close_names_of(bundles: list[Bundle], words: Sequence[str]) -> list[dict[str, str]]:

@@ -213,17 +213,16 @@ def search(
         box.manager.missing_words(text, bundle=name) if payload.get("ranking") != "ranker" else ()
     )
     payload["missing_words"] = [clip(w, VALUE_CHARS) for w in missing[: notices.MISSING_WORDS]]
+    scope = [named] if named is not None else list(box.manager.bundles.values())
     if not payload["hits"]:
         close: list[dict[str, str]] = []
         if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
             # Nothing matched and no filter narrowed it: perhaps a name, misspelt.
-            scope = [named] if named is not None else list(box.manager.bundles.values())
             close = notices.close_names(scope, text)
             payload["did_you_mean"] = close
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
     elif missing:
         # A word no concept holds: perhaps a name, misspelt ("custommer orders").
-        scope = [named] if named is not None else list(box.manager.bundles.values())
         close = notices.close_names_of(scope, missing)
         payload["did_you_mean"] = close
         hybrid = payload.get("ranking") == "hybrid"
