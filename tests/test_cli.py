@@ -354,3 +354,21 @@ def test_serve_builds_greps_word_index_as_it_prepares_unless_lazy(
     monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
     assert run("serve", EXAMPLE, "--lazy-index").exit_code == 0
     assert indexed == []
+
+
+def test_read_names_each_source_by_the_footnote_label_the_body_cites(
+    make_bundle: MakeBundle,
+) -> None:
+    sources = (
+        "\n  - {id: owner-talk, resource: conversation with the repository owner}"
+        "\n  - {id: guide, title: The guide, resource: 'https://example.com/guide'}"
+        "\n  - {resource: /notes.md}"
+    )
+    root = str(make_bundle({"plan.md": concept(sources=sources, body="Agreed.[^owner-talk]\n")}))
+    lines = run("read", root, "plan").stdout.splitlines()
+    shown = [line.split(None, 1)[1] for line in lines if line.startswith("source:")]
+    assert shown == [
+        "[^owner-talk] <conversation with the repository owner>",
+        "[^guide] The guide <https://example.com/guide>",
+        "</notes.md>",
+    ]

@@ -251,6 +251,16 @@ def folder(payload: dict[str, Any]) -> str:
     return "\n".join(lines + _notice(payload))
 
 
+def _source(source: dict[str, Any]) -> str:
+    """A ``sources`` entry on one line: its footnote label (the key a body's ``[^id]``
+    cites, spec §5.1), its title, and what it names."""
+    parts = [f"[^{source['id']}]"] if source.get("id") else []
+    if source.get("title"):
+        parts.append(str(source["title"]))
+    parts.append(f"<{source.get('resource')}>")
+    return " ".join(parts)
+
+
 def concept(payload: dict[str, Any]) -> str:
     """A read_concept result: a header of provenance and trust, then the body."""
     if payload.get("kind") == "folder":
@@ -279,8 +289,7 @@ def concept(payload: dict[str, Any]) -> str:
         if value:
             lines.append(f"{_dim(f'{label}:'.ljust(14))} {value}")
     for source in payload.get("sources") or []:
-        label = source.get("title") or source.get("resource")
-        lines.append(f"{_dim('source:'.ljust(14))} {label} <{source.get('resource')}>")
+        lines.append(f"{_dim('source:'.ljust(14))} {_source(source)}")
     for notice in payload.get("notices") or []:
         lines.append(click.style(str(notice), fg="yellow"))
     if payload.get("section"):
