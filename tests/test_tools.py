@@ -429,3 +429,32 @@ def test_prepare_search_builds_the_index_a_search_would_use_once(
     both.prepare_search()
     assert {h.bundle for h in both.search("orders")} == {"one", "two"}
     assert builds == [("one",), ("one", "two")]  # the searches built nothing more
+
+
+def test_keys_a_producer_adds_inside_a_structured_field_are_kept_under_their_path(
+    make_bundle: MakeBundle,
+) -> None:
+    """Spec §4.1: unknown keys are preserved, also inside ``generated`` or a ``sources``
+    entry; the path's index is the entry's place as written, skipped entries counted."""
+    root = make_bundle(
+        {
+            "a.md": concept(
+                generated="{by: okfit/claude-code, at: 2026-09-09T22:33:03Z, body_sha256: c6b0}",
+                sources=(
+                    "\n  - 42"  # not a mapping: skipped, but still sources[0]
+                    "\n  - {resource: refs/a.rdf, sha256: 693c, title: A}"
+                ),
+                verified="[{by: 'human:ana', at: 2026-01-01, note: checked by hand}]",
+                owner="team",
+            )
+        }
+    )
+    result = Toolbox(Bundle.load(root), now=lambda: NOW).read_concept(path="a")
+    assert result["extensions"] == {
+        "owner": "team",
+        "generated.body_sha256": "c6b0",
+        "verified[0].note": "checked by hand",
+        "sources[1].sha256": "693c",
+    }
+    assert result["generated"]["by"] == "okfit/claude-code"
+    assert [s["title"] for s in result["sources"]] == ["A"]

@@ -242,22 +242,61 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
     return header
 
 
+#: The keys each structured field's mappings are read for (spec §5, §10.2); any other key
+#: a producer writes inside them is an extension too (``generated.body_sha256``,
+#: ``sources[0].sha256``), shown under its path.
+_NESTED_KEYS: dict[str, frozenset[str]] = {
+    "generated": frozenset({"by", "at"}),
+    "verified": frozenset({"by", "at"}),
+    "sources": frozenset(
+        {"resource", "id", "title", "author", "usage_count", "last_modified", "usage_window"}
+    ),
+    "usage_window": frozenset({"from", "to"}),
+    "executor": frozenset({"resource", "receipt"}),
+    "attester": frozenset({"resource"}),
+    "parameters": frozenset(
+        {"name", "type", "required", "default", "example", "enum", "min", "max", "minimum",
+         "maximum"}
+    ),
+}  # fmt: skip
+
+
+def _nested_extensions(frontmatter: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The keys a producer added inside a structured field, each under its path as written
+    (``sources[2].sha256`` is the third entry of ``sources`` in the file)."""
+    out: list[tuple[str, Any]] = []
+    for field, known in _NESTED_KEYS.items():
+        value = frontmatter.get(field)
+        if isinstance(value, dict):
+            entries: list[tuple[str, Any]] = [(field, value)]
+        elif isinstance(value, list):
+            entries = [(f"{field}[{i}]", entry) for i, entry in enumerate(value)]
+        else:
+            continue
+        for path, entry in entries:
+            if isinstance(entry, dict):
+                out.extend((f"{path}.{k}", v) for k, v in entry.items() if str(k) not in known)
+    return out
+
+
 def _extensions(frontmatter: dict[str, Any], cut: list[str]) -> dict[str, Any]:
-    """The frontmatter keys not in :data:`SHOWN_KEYS` (spec §4.1 extensions), JSON-safe,
-    each value capped, all of them within :data:`~okfx.tools.caps.EXTENSION_CHARS`."""
+    """The frontmatter keys not in :data:`SHOWN_KEYS` (spec §4.1 extensions), then the keys
+    added inside the structured fields under their paths; JSON-safe, each value capped, all
+    of them within :data:`~okfx.tools.caps.EXTENSION_CHARS`."""
     out: dict[str, Any] = {}
-    keys = [k for k in frontmatter if str(k) not in SHOWN_KEYS]
+    pairs = [(str(k), v) for k, v in frontmatter.items() if str(k) not in SHOWN_KEYS]
+    pairs += _nested_extensions(frontmatter)
     used = 2
-    for key in keys:
-        value = _capped(frontmatter[key], 1)
-        used += json_chars({str(key): value})
+    for key, raw in pairs:
+        value = _capped(raw, 1)
+        used += json_chars({key: value})
         if used > EXTENSION_CHARS:
             cut.append(
-                f"extensions: {len(out)} of {len(keys)} keys shown (they stop at "
+                f"extensions: {len(out)} of {len(pairs)} keys shown (they stop at "
                 f"{EXTENSION_CHARS} characters)"
             )
             break
-        out[clip(str(key), LABEL_CHARS)] = value
+        out[clip(key, LABEL_CHARS)] = value
     return out
 
 
