@@ -56,6 +56,25 @@ def test_unusable_files_are_skipped_with_a_stable_code(
     assert codes(bundle, "/bad.md") == [code]
 
 
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("---\nkind: Module\ntitle: A\n---\n", "it has kind: 'Module': rename that key to 'type'"),
+        ("---\nType: Metric\n---\n", "it has Type: 'Metric': rename that key to 'type'"),
+        ("---\nkind: ''\ntitle: A\n---\n", None),
+        ("---\nkind: [a]\n---\n", None),
+    ],
+)
+def test_a_missing_type_names_the_key_the_producer_wrote_for_it(
+    make_bundle: MakeBundle, text: str, hint: str | None
+) -> None:
+    bundle = Bundle.load(make_bundle({"bad.md": text}))
+    [warning] = [w for w in bundle.warnings if w.path == "/bad.md"]
+    assert warning.code == "missing_type"
+    assert warning.message.startswith("frontmatter has no non-empty 'type' (spec §4.1)")
+    assert (hint in warning.message) if hint else ("rename" not in warning.message)
+
+
 def test_bad_optional_fields_never_cost_the_concept(make_bundle: MakeBundle) -> None:
     text = (
         "---\ntype: Metric\ntags: finance\nstale_after: next year\n"

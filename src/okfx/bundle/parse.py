@@ -304,7 +304,7 @@ class DocumentParser:
             return None
         raw_type = parsed.data.get("type")
         if raw_type is None or (isinstance(raw_type, str) and not raw_type.strip()):
-            self.warn(path, "missing_type", "frontmatter has no non-empty 'type' (spec §4.1)")
+            self.warn(path, "missing_type", _missing_type(parsed.data))
             return None
         if not isinstance(raw_type, str):
             self.warn(
@@ -514,3 +514,20 @@ class DocumentParser:
             )
             self.warn(path, "log_order", with_line(message, body_line + dated[later][1]))
         return LogFile(path, body, fm, title, entries, tuple(links))
+
+
+#: Keys some producers write for what OKF calls ``type`` (rag-okf writes ``kind``).
+_TYPE_LOOKALIKES = ("kind", "concept_type", "category")
+
+
+def _missing_type(data: dict[Any, Any]) -> str:
+    """Why a file is no concept, naming the key the producer seems to have meant."""
+    message = "frontmatter has no non-empty 'type' (spec §4.1)"
+    for key, value in data.items():
+        name = str(key)
+        if name != "type" and (name.lower() == "type" or name in _TYPE_LOOKALIKES):
+            if isinstance(value, str) and value.strip():
+                shown = value.strip()[:80]
+                rename = "rename that key to 'type' to make it a concept"
+                return f"{message}; it has {name}: {shown!r}: {rename}"
+    return message
