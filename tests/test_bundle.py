@@ -608,3 +608,60 @@ def test_okf_version_reads_as_written(
     assert [w.code for w in bundle.warnings] == ([code] if code else [])
     if code:
         assert bundle.warnings[0].message.endswith("(line 2)")
+
+
+def test_a_concept_page_saved_as_log_md_is_one_error_not_one_per_heading(
+    make_bundle: MakeBundle,
+) -> None:
+    """A page written as ``log.md`` (a type, headings that are no dates) is reported once,
+    with the fix; a real log that carries frontmatter (acme_retail's) is a log still."""
+    page = (
+        "---\ntype: Reference\ntitle: Log\n---\n# Log\n\n## Disk files\n\n- topics\n\n"
+        "## Remote syslog\n\n- server\n"
+    )
+    real = "---\ntype: Log\n---\n# History\n\n## 2026-07-01\n\n- **Creation**: x\n"
+    bundle = Bundle.load(make_bundle({"diag/log.md": page, "log.md": real, "a.md": concept()}))
+    assert codes(bundle, "/diag/log.md") == ["reserved_concept"]
+    [problem] = [w for w in bundle.warnings if w.path == "/diag/log.md"]
+    assert "type: 'Reference'" in problem.message and "log-page.md" in problem.message
+    assert codes(bundle, "/log.md") == ["log_frontmatter"]
+
+
+def test_index_entries_keep_link_text_with_brackets_that_pair_up(
+    make_bundle: MakeBundle,
+) -> None:
+    index = (
+        "# Scripting\n\n* [Plain](plain.md) - plain\n"
+        "* [System name :global SYSname [/system identity get name];](b.md) - brackets\n"
+        "* [Escaped \\[ bracket](c.md) - escaped\n"
+    )
+    files = {"s/index.md": index, "s/plain.md": concept(), "s/b.md": concept(), "s/c.md": concept()}
+    bundle = Bundle.load(make_bundle(files))
+    entries = [(e.title, e.target) for e in bundle.indexes["/s"].sections[0].entries]
+    assert entries == [
+        ("Plain", "/s/plain.md"),
+        ("System name :global SYSname [/system identity get name];", "/s/b.md"),
+        ("Escaped \\[ bracket", "/s/c.md"),
+    ]
+
+
+def test_a_heading_below_a_date_heading_is_a_dated_entry_not_a_bad_date(
+    make_bundle: MakeBundle,
+) -> None:
+    """Aembit's changelog: ``### Feature`` titles under ``## YYYY-MM-DD``."""
+    log = (
+        "# Changelog\n\n## 2026-07-08\n\n### Feature A now available\n\nAdded A.\n\n"
+        "* Also A2.\n\n## 2026-06-30\n\n### Feature B\n\n* Added B.\n\n## Not a date\n\n"
+        "### Under a bad heading\n"
+    )
+    bundle = Bundle.load(make_bundle({"log.md": log, "a.md": concept()}))
+    entries = bundle.get("log.md").entries  # type: ignore[union-attr]
+    assert [(str(e.date), e.text) for e in entries] == [
+        ("2026-07-08", "Feature A now available"),
+        ("2026-07-08", "Added A."),
+        ("2026-07-08", "Also A2."),
+        ("2026-06-30", "Feature B"),
+        ("2026-06-30", "Added B."),
+    ]
+    bad = [w.message for w in bundle.warnings if w.code == "invalid_log_date"]
+    assert len(bad) == 2 and "'Not a date'" in bad[0] and "'Under a bad heading'" in bad[1]

@@ -134,7 +134,8 @@ def test_messages_fit_where_the_problem_is(make_bundle: MakeBundle) -> None:
     bundle = Bundle.load(root, limits=Limits(max_links_per_concept=3))
     by_path = {(p.path, p.code): p.message for p in bundle.warnings}
     root_msg = by_path[("/index.md", "reserved_frontmatter")]
-    assert "only exclude and okf_version" in root_msg and "'title'" in root_msg
+    assert "only okf_version (spec §8, §12) and okfx's exclude" in root_msg
+    assert "'title'" in root_msg
     assert "only the bundle-root" not in root_msg
     sub_msg = by_path[("/sub/index.md", "reserved_frontmatter")]
     assert "not the bundle root" in sub_msg

@@ -78,11 +78,30 @@ def _reserved_message(path: str, allowed: frozenset[str], extra: list[str]) -> s
     if path.endswith("/log.md"):
         return f"log.md: a frontmatter block is no part of the log format (spec §9); {ignored}"
     if allowed:
-        keys = " and ".join(sorted(allowed))
-        return f"the bundle-root index.md may carry only {keys} (spec §8, §12); {ignored}"
+        return (
+            "the bundle-root index.md may carry only okf_version (spec §8, §12) and okfx's "
+            f"exclude (docs/okf.md); {ignored}"
+        )
     return (
         "an index.md that is not the bundle root takes no frontmatter (spec §8; okf_version "
         f"there would make its folder a bundle of its own); {ignored}"
+    )
+
+
+def concept_type(data: dict[Any, Any]) -> str | None:
+    """The non-empty ``type`` a frontmatter mapping gives, or None."""
+    value = data.get("type")
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _reserved_concept(path: str, type_: str) -> str:
+    """Why a concept's page written as ``log.md`` is read as no concept."""
+    return (
+        f"log.md carries a concept's frontmatter (type: {type_[:80]!r}) and no YYYY-MM-DD "
+        "date heading: a page, not an update log; but spec §3.1 reserves the name log.md for "
+        "the update log (§9) and forbids it for concepts, so okfx reads it as the log: it is "
+        "in no index row, search or grep. Rename the file (for example log-page.md) to make "
+        "it a concept"
     )
 
 
@@ -415,24 +434,38 @@ class DocumentParser:
         )
 
     def _reserved_split(
-        self, path: str, text: str, allowed: frozenset[str], code: str
+        self,
+        path: str,
+        text: str,
+        allowed: frozenset[str],
+        code: str,
+        held: list[tuple[str, str]] | None = None,
     ) -> tuple[dict[str, Any], str, int]:
+        """A reserved file's frontmatter (ignored but for ``allowed`` keys) and body; its
+        warnings are given, or kept in ``held`` (code, message) for the caller to give."""
+
+        def warn(code: str, message: str) -> None:
+            if held is None:
+                self.warn(path, code, message)
+            else:
+                held.append((code, message))
+
         try:
             yaml_text, body, body_line = split(text)
         except FrontmatterError as exc:
-            self.warn(path, exc.code, exc.message + "; read as plain markdown")
+            warn(exc.code, exc.message + "; read as plain markdown")
             return {}, text, 1
         if yaml_text is None:
             return {}, body, body_line
         try:
             data, _ = load_yaml(yaml_text, self.limits, self.strings)
         except FrontmatterError as exc:
-            self.warn(path, code, f"unparseable frontmatter ignored: {exc.message}")
+            warn(code, f"unparseable frontmatter ignored: {exc.message}")
             return {}, body, body_line
         data = data if isinstance(data, dict) else {}
         extra = sorted(str(k) for k in data if k not in allowed)
         if extra or not data:
-            self.warn(path, code, _reserved_message(path, allowed, extra))
+            warn(code, _reserved_message(path, allowed, extra))
         return data, body, body_line
 
     def _resolve_quiet(self, base: str) -> Callable[[str], str | None]:
@@ -489,9 +522,18 @@ class DocumentParser:
         return None
 
     def log(self, path: str, text: str) -> LogFile:
-        fm, body, body_line = self._reserved_split(path, text, frozenset(), "log_frontmatter")
+        held: list[tuple[str, str]] = []
+        fm, body, body_line = self._reserved_split(path, text, frozenset(), "log_frontmatter", held)
         links, _, _ = self.body_links(path, body, body_line, "log")
         title, entries, bad, ungrouped, first, date_lines = parse_log(body)
+        type_ = concept_type(fm)
+        if type_ and bad and not any(e.heading and e.date for e in entries):
+            # A concept's page under the reserved name (its headings are no dates): one
+            # error that says so, not one per heading that is no date.
+            self.warn(path, "reserved_concept", _reserved_concept(path, type_))
+            return LogFile(path, body, fm, title, entries, tuple(links))
+        for code, message in held:
+            self.warn(path, code, message)
         if ungrouped:
             are = "entry stands" if ungrouped == 1 else "entries stand"
             message = (

@@ -36,6 +36,7 @@ __all__ = [
 ERROR_CODES = frozenset(
     {
         "reserved_frontmatter",
+        "reserved_concept",
         "index_no_section",
         "invalid_log_date",
         "log_ungrouped",
@@ -115,7 +116,11 @@ EXPLANATIONS: dict[str, str] = {
     "too_many_links": "a document has more links than Limits.max_links_per_concept; the rest "
     "are ignored",
     "reserved_frontmatter": "an index.md carries frontmatter, which §8 allows only in the root "
-    "index.md and only for okf_version (§12): §11 rule 3; okfx ignores it. Move the keys out",
+    "index.md and only for okf_version (§12; okfx adds exclude): §11 rule 3; okfx ignores "
+    "it. Move the keys out",
+    "reserved_concept": "a log.md is a concept's page (a type, no date heading), but §3.1 "
+    "forbids the name for concepts: it is read as the log, so no index, search or grep "
+    "finds it (§11 rule 3). Rename the file",
     "index_no_section": "an index.md lists entries outside any heading, or has no section at "
     "all; §8 groups entries under headings: §11 rule 3",
     "log_ungrouped": "a log.md lists entries before any date heading; §9 groups entries "

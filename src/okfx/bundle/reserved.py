@@ -26,8 +26,12 @@ __all__ = [
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 # A setext heading's underline (the text line above it is the heading).
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+# Link text may hold brackets that pair up, one level deep, as CommonMark allows
+# (``[System name :global SYSname [/system identity get name];](x.md)``); each of the three
+# alternatives starts with its own character, so no text is matched two ways.
 _ENTRY = re.compile(
-    r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.){1,500})\]\(\s*+(<[^<>\n]*>|[^\s()]*)"
+    r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
+    r"\(\s*+(<[^<>\n]*>|[^\s()]*)"
     r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
@@ -215,6 +219,7 @@ def parse_log(body: str) -> ParsedLog:
     heading_line = began = 0
     current_heading: str | None = None
     heading_date: date | None = None
+    date_level = 0  # the current date heading's level (1-6)
     current: list[str] = []
     ungrouped = 0
     first: int | None = None
@@ -262,7 +267,14 @@ def parse_log(body: str) -> ParsedLog:
             if len(heading.group(1)) == 1 and not dated and not title and current_heading is None:
                 title = text
                 continue
+            if not dated and heading_date is not None and len(heading.group(1)) > date_level:
+                # A heading below a date heading (``### Feature X`` under ``## 2026-07-08``)
+                # titles a change of that day: an entry of its own, dated by the group.
+                add(text)
+                flush()
+                continue
             current_heading, heading_date, heading_line = text, _parse_date(text), number
+            date_level = len(heading.group(1))
             if heading_date is None:
                 bad.append((text, number))
             continue
