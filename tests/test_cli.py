@@ -372,3 +372,25 @@ def test_read_names_each_source_by_the_footnote_label_the_body_cites(
         "[^guide] The guide <https://example.com/guide>",
         "</notes.md>",
     ]
+
+
+def test_index_and_neighbors_show_deep_paths_whole_and_cut_long_titles(
+    make_bundle: MakeBundle,
+) -> None:
+    """A path is what a reader pastes into ``okfx read``: two deep paths that share their
+    first 60 characters stay two paths; a long title is the column that gets cut."""
+    deep = "very/deep/folder/structure/for/paths/identification-aws-lambda"
+    title = "A title far longer than the column it is shown in, so it is cut " * 2
+    root = str(
+        make_bundle(
+            {
+                f"{deep}-arn.md": concept(title=f"'{title}'"),
+                f"{deep}-xyz.md": concept(body=f"[arn](/{deep}-arn.md)\n"),
+            }
+        )
+    )
+    index = run("index", root).stdout
+    assert f"/{deep}-arn.md" in index and f"/{deep}-xyz.md" in index
+    assert title.strip() not in index and "A title far longer" in index
+    neighbors = run("neighbors", root, f"{deep}-xyz").stdout
+    assert f"/{deep}-arn.md" in neighbors

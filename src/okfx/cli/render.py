@@ -104,8 +104,16 @@ def _regex_span(pattern: str, text: str) -> list[tuple[int, int]]:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], last: Sequence[str] = ()) -> str:
-    """Columns aligned by hand; ``last`` (already styled) is appended unpadded to each row."""
-    cells = [[cut_columns(" ".join(str(c).split()), MAX_CELL) for c in row] for row in rows]
+    """Columns aligned by hand; ``last`` (already styled) is appended unpadded to each row.
+    A cell is cut at :data:`MAX_CELL` columns, but for the first: a path or a name, which a
+    reader pastes into the next command, so it is shown whole."""
+    cells = [
+        [
+            text if i == 0 else cut_columns(text, MAX_CELL)
+            for i, text in enumerate(" ".join(str(c).split()) for c in row)
+        ]
+        for row in rows
+    ]
     widths = [max([len(h)] + [columns(r[i]) for r in cells]) for i, h in enumerate(headers)]
     head = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     lines = [click.style(head.rstrip(), bold=True)]
