@@ -92,6 +92,30 @@ def test_a_section_runs_past_comment_lines_in_its_code_blocks(make_bundle: MakeB
     assert box.read_concept(path="c", section="build")["error"]["code"] == "not_found"
 
 
+def test_every_section_is_reachable_by_its_text_or_its_github_id(
+    make_bundle: MakeBundle,
+) -> None:
+    """Aembit's env-var pages: ``### `LOG_LEVEL``` twice. The plain name finds the first,
+    with a notice naming the other's id; the id reaches the second."""
+    body = (
+        "# Env vars\n\n## Gateway\n\n### `LOG_LEVEL`\n\nDefault info.\n\n"
+        "## Controller\n\n### `LOG_LEVEL`\n\nDefault information.\n\n## **Bold** one\n\nB.\n"
+    )
+    box = Toolbox(Bundle.load(make_bundle({"env.md": concept("Reference", body)})))
+    for asked in ("LOG_LEVEL", "`LOG_LEVEL`", "log_level"):
+        first = box.read_concept(path="env", section=asked)
+        assert "Default info." in first["body"] and "information" not in first["body"], asked
+        assert first["notice"] == (
+            "2 sections are headed '`LOG_LEVEL`'; this is the first: ask for "
+            "section='log_level-1' (its id) for the other"
+        )
+    for asked in ("log_level-1", "#log_level-1", "LOG_LEVEL-1"):
+        second = box.read_concept(path="env", section=asked)
+        assert "Default information." in second["body"] and "notice" not in second, asked
+    assert box.read_concept(path="env", section="bold one")["body"].endswith("B.\n")
+    assert box.read_concept(path="env", section="log_level-2")["error"]["code"] == "not_found"
+
+
 def test_reserved_files_are_readable(box: Toolbox) -> None:
     assert box.read_concept(path="index.md")["kind"] == "index"
     assert box.read_concept(path="tables/")["path"] == "/tables/index.md"

@@ -27,6 +27,7 @@ __all__ = [
     "fragment_key",
     "github_slug",
     "heading_anchors",
+    "heading_ids",
     "other_anchors",
 ]
 
@@ -104,17 +105,31 @@ def heading_texts(body: str) -> list[str]:
     return found
 
 
-def _numbered(slugs: list[str]) -> set[str]:
-    """The ids of headings slugged ``slugs``, in order: a repeated one takes ``-1``, ``-2``..."""
+def _numbered_list(slugs: list[str]) -> list[str]:
+    """The id of each heading slugged ``slugs``, in order: a repeated one takes ``-1``,
+    ``-2``..."""
     taken: set[str] = set()
     counts: dict[str, int] = {}
+    out: list[str] = []
     for base in slugs:
         anchor = base
         while anchor in taken:
             counts[base] = counts.get(base, 0) + 1
             anchor = f"{base}-{counts[base]}"
         taken.add(anchor)
-    return taken
+        out.append(anchor)
+    return out
+
+
+def _numbered(slugs: list[str]) -> set[str]:
+    return set(_numbered_list(slugs))
+
+
+def heading_ids(headings: list[str]) -> list[str]:
+    """GitHub's id of each ATX heading text in ``headings`` (as written after the ``#``
+    run, in body order), repeated ones numbered: ``["`LOG`", "`LOG`"]`` ->
+    ``["log", "log-1"]``."""
+    return _numbered_list([github_slug(_plain(h)) for h in headings])
 
 
 def heading_anchors(body: str) -> frozenset[str]:

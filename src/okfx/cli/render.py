@@ -149,6 +149,7 @@ CLI_WORDS = {
     "grep_concepts for": "okfx grep for",
     "list_concepts with a type or tag": "okfx index with --type or --tag",
     "call with offset=0": "use --offset 0",
+    "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
     " (did_you_mean)": "",
 }

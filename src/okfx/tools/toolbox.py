@@ -239,7 +239,10 @@ class Toolbox:
         bundle: BundleArg = None,
         section: Annotated[
             Optional[str],  # noqa: UP045
-            Field(description="Read only the section under this heading, e.g. 'Schema'."),
+            Field(
+                description="Read only the section under this heading, e.g. 'Schema' (or its "
+                "id, e.g. 'schema-1' for the second heading of that text)."
+            ),
         ] = None,
         offset: Annotated[
             int,

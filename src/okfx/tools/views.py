@@ -12,6 +12,7 @@ from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 
+from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import lines_outside_code
 from okfx.bundle.paths import open_error
@@ -277,25 +278,53 @@ def grep(
 
 
 # -- L2 --------------------------------------------------------------------------------------
-def _section(body: str, heading: str) -> str:
-    wanted = " ".join(heading.strip().lstrip("#").split()).casefold()
+def _loose(text: str) -> str:
+    """Heading text as a reader types it: whitespace collapsed, case and the inline code
+    and emphasis marks (`` ` ``, ``*``) ignored, so ``LOG_LEVEL`` finds ``### `LOG_LEVEL```."""
+    return " ".join(text.replace("`", " ").replace("*", " ").split()).casefold()
+
+
+def _section(body: str, heading: str) -> tuple[str, str | None]:
+    """The section under ``heading`` (to the next heading of its level or above) and a
+    notice when other sections share its heading. ``heading`` is matched as written, then
+    without inline marks, then as the heading's GitHub id (``log_level-1``: the second
+    heading of that text), so every section can be asked for."""
+    wanted = heading.strip().lstrip("#").strip()
     headings = list(lines_outside_code(body, _HEADING))
-    for i, match in enumerate(headings):
-        if " ".join(heading_text(match.group(2)).split()).casefold() != wanted:
-            continue
-        level = len(match.group(1))
-        end = len(body)
-        for later in headings[i + 1 :]:
-            if len(later.group(1)) <= level:
-                end = later.start()
-                break
-        return body[match.start() : end]
-    available = [clip(heading_text(m.group(2)), TITLE_CHARS) for m in headings[:30]]
-    near = closest(heading, available)  # the closest first, then the others in order
-    raise NotFound(
-        f"no section {heading!r}; headings: {available}",
-        suggestions=near + [h for h in available if h not in near],
-    )
+    texts = [heading_text(m.group(2)) for m in headings]
+    ids = heading_ids(texts)
+    exact = " ".join(wanted.split()).casefold()
+    picked = next((i for i, t in enumerate(texts) if " ".join(t.split()).casefold() == exact), None)
+    if picked is None:
+        picked = next((i for i, t in enumerate(texts) if _loose(t) == _loose(wanted)), None)
+    by_id = picked is None
+    if by_id:
+        key = fragment_key(heading.strip().removeprefix("#"))
+        picked = next((i for i, anchor in enumerate(ids) if anchor == key), None)
+    if picked is None:
+        available = [clip(t, TITLE_CHARS) for t in texts[:30]]
+        near = closest(heading, available)  # the closest first, then the others in order
+        raise NotFound(
+            f"no section {heading!r}; headings: {available}",
+            suggestions=near + [h for h in available if h not in near],
+        )
+    match = headings[picked]
+    level = len(match.group(1))
+    end = len(body)
+    for later in headings[picked + 1 :]:
+        if len(later.group(1)) <= level:
+            end = later.start()
+            break
+    twins = [i for i, t in enumerate(texts) if _loose(t) == _loose(texts[picked])]
+    notice = None
+    if len(twins) > 1 and not by_id:
+        others = [repr(ids[i]) for i in twins if i != picked]
+        which = "its id) for the other" if len(others) == 1 else "their ids) for the others"
+        notice = (
+            f"{len(twins)} sections are headed {clip(texts[picked], TITLE_CHARS)!r}; this is "
+            f"the first: ask for section={', '.join(others)} ({which}"
+        )
+    return body[match.start() : end], notice
 
 
 def read(
@@ -315,7 +344,7 @@ def read(
     default = box.manager.max_body_chars
     cap = _int(max_chars, "max_chars", 1, MAX_READ_CHARS) if max_chars is not None else default
     heading = _text(section, "section", optional=True)
-    text = _section(doc.body, heading) if heading else doc.body
+    text, twins = _section(doc.body, heading) if heading else (doc.body, None)
     requested, start = start, min(start, len(text))
     payload: dict[str, Any]
     if isinstance(doc, Concept):
@@ -333,6 +362,8 @@ def read(
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
     if requested and requested >= len(text):
         payload["notice"] = notices.past_end(requested, len(text))
+    elif twins:
+        payload["notice"] = twins
     payload.update(
         {
             "section": heading,
