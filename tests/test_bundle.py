@@ -665,3 +665,25 @@ def test_a_heading_below_a_date_heading_is_a_dated_entry_not_a_bad_date(
     ]
     bad = [w.message for w in bundle.warnings if w.code == "invalid_log_date"]
     assert len(bad) == 2 and "'Not a date'" in bad[0] and "'Under a bad heading'" in bad[1]
+
+
+def test_a_concept_id_beside_a_folder_of_that_name_names_the_concept(
+    make_bundle: MakeBundle,
+) -> None:
+    """fibo-okf writes ``Loans.md`` beside ``Loans/index.md``: ``Loans`` is the concept's
+    ID (spec §2); ``Loans/`` (and a folder with no concept beside it) is the folder."""
+    files = {
+        "m/Loans.md": concept(title="Loans module"),
+        "m/Loans/index.md": "# Loans\n\n* [Loan](Loan.md) - a loan\n",
+        "m/Loans/Loan.md": concept(),
+        "m/Other/index.md": "# Other\n",
+        "m/Other/x.md": concept(),
+    }
+    bundle = Bundle.load(make_bundle(files))
+    for asked in ("m/Loans", "/m/Loans", "m/Loans.md"):
+        found = bundle.get(asked)
+        assert isinstance(found, Concept) and found.path == "/m/Loans.md", asked
+    assert bundle.concept("m/Loans").title == "Loans module"
+    for asked in ("m/Loans/", "m/Loans/index.md"):
+        assert isinstance(bundle.get(asked), IndexFile), asked
+    assert isinstance(bundle.get("m/Other"), IndexFile)

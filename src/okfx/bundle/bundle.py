@@ -791,14 +791,17 @@ class Bundle:
         """The concept (or reserved file) at ``path``, or None.
 
         Accepts ``/a/b.md``, ``a/b.md``, ``a/b`` and ``/a/b``; a directory path (``/tables``
-        or ``tables/``) gives its ``index.md``. Raises :class:`~okfx.errors.UnsafePath` for
-        paths that would leave the bundle.
+        or ``tables/``) gives its ``index.md``, but ``a/b`` names the concept ``a/b.md``
+        when there is one beside the folder ``a/b/`` (its concept ID, spec §2). Raises
+        :class:`~okfx.errors.UnsafePath` for paths that would leave the bundle.
         """
         canon = normalize(path)
         trailing = isinstance(path, str) and path.endswith("/")
         if not canon.isascii():  # paths compare in Unicode NFC (see Resolver.known)
             canon = self._nfc_paths().get(unicodedata.normalize("NFC", canon), canon)
-        if canon in self._dirs and (trailing or canon not in self._files):
+        if canon in self._dirs and (
+            trailing or (canon not in self._files and canon + ".md" not in self._concepts)
+        ):
             return self._indexes.get(canon)
         for candidate in (canon, canon + ".md"):
             found = self._document(candidate)
