@@ -482,3 +482,17 @@ def test_keys_a_producer_adds_inside_a_structured_field_are_kept_under_their_pat
     }
     assert result["generated"]["by"] == "okfit/claude-code"
     assert [s["title"] for s in result["sources"]] == ["A"]
+
+
+def test_one_large_extension_leaves_out_itself_not_the_small_keys_after_it(
+    make_bundle: MakeBundle,
+) -> None:
+    """fibo-okf: a 12k-character ``owl`` block, then ``sources[0].sha256``."""
+    owl = "\n".join(f"  k{i}: {'v' * 150}" for i in range(40))
+    root = make_bundle(
+        {"a.md": concept(owl="\n" + owl, sources="[{resource: r.rdf, sha256: 693c}]", x="1")}
+    )
+    result = Toolbox(Bundle.load(root), now=lambda: NOW).read_concept(path="a")
+    assert result["extensions"] == {"x": 1, "sources[0].sha256": "693c"}
+    [note] = [c for c in result["cut"] if c.startswith("extensions:")]
+    assert note.startswith("extensions: 2 of 3 keys shown") and "left out: owl;" in note

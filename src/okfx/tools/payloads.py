@@ -287,16 +287,23 @@ def _extensions(frontmatter: dict[str, Any], cut: list[str]) -> dict[str, Any]:
     pairs = [(str(k), v) for k, v in frontmatter.items() if str(k) not in SHOWN_KEYS]
     pairs += _nested_extensions(frontmatter)
     used = 2
+    left: list[str] = []
     for key, raw in pairs:
         value = _capped(raw, 1)
-        used += json_chars({key: value})
-        if used > EXTENSION_CHARS:
-            cut.append(
-                f"extensions: {len(out)} of {len(pairs)} keys shown (they stop at "
-                f"{EXTENSION_CHARS} characters)"
-            )
-            break
+        size = json_chars({key: value})
+        if used + size > EXTENSION_CHARS:
+            # One large key (an ontology's ``owl`` block) leaves out itself, not the small
+            # keys after it (``sources[0].sha256``).
+            left.append(clip(key, LABEL_CHARS))
+            continue
+        used += size
         out[clip(key, LABEL_CHARS)] = value
+    if left:
+        named = ", ".join(left[:10]) + (f" and {len(left) - 10} more" if len(left) > 10 else "")
+        cut.append(
+            f"extensions: {len(out)} of {len(pairs)} keys shown ({EXTENSION_CHARS} characters "
+            f"at most; left out: {named}; read the file's frontmatter for them)"
+        )
     return out
 
 
