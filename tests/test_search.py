@@ -204,7 +204,7 @@ def test_snippet_of_a_huge_line_is_cut_around_the_match():
     assert "needle" in snippet
 
 
-_SNIPPET_TEXT = st.text(alphabet=st.sampled_from("abAB \nßẞİı#|-"), max_size=300)
+_SNIPPET_TEXT = st.text(alphabet=st.sampled_from("abAB \nßẞİı#|-[]():/<>hps"), max_size=300)
 
 
 @settings(max_examples=300, deadline=None)
@@ -214,6 +214,37 @@ def test_one_needle_shows_the_line_its_scored_lines_would(body, needle, width):
     # same needle given twice goes through the line scoring, which must agree.
     twice = [(needle, 1.5), (needle, 1.5)]
     assert best_line(body, [(needle, 1.5)], width) == best_line(body, twice, width)
+
+
+@pytest.mark.parametrize(
+    ("body", "needles", "shown"),
+    [
+        (  # okf-sql-knowledge: the formula holds abbreviations, the links the words
+            "# Definition\n\nRUR = (hubutilpct / 100)\n\n# Used by\n\n"
+            "* [RUC](/metrics/resource-utilization-classification.md)\n",
+            [("resource", 1.0), ("utilization", 1.0), ("ratio", 1.0)],
+            "RUR = (hubutilpct / 100)",
+        ),
+        (  # fibo-okf: the canonical URL line first, the definition under it
+            "Canonical resource: <https://x.org/ontology/InterestRateSwap>\n\n"
+            "## Definition\n\nswap in which at least one leg is an interest rate\n",
+            [("swap", 1.0)],
+            "swap in which at least one leg is an interest rate",
+        ),
+        (
+            "See https://example.org/swap-terms for the terms.\nA swap of two legs.\n",
+            [("swap", 1.0), ("legs", 0.5)],
+            "A swap of two legs.",
+        ),
+        (  # a link's text is text: it counts
+            "* [Swap leg](/swap-leg.md)\nNothing here.\n",
+            [("swap", 1.0)],
+            "* [Swap leg](/swap-leg.md)",
+        ),
+    ],
+)
+def test_words_in_a_link_address_do_not_make_a_line_the_snippet(body, needles, shown):
+    assert best_line(body, needles) == shown
 
 
 def test_results_serialise_to_plain_json():

@@ -252,6 +252,17 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
     "okfx.search.analyzer._RUNS": ("scan", [rep("a1"), rep("a")]),
     "okfx.search.snippets._ALNUM": ("scan", [rep("_"), rep(" ")]),
+    "okfx.search.snippets._ADDRESS": (
+        "scan",
+        [
+            rep("]("),
+            rep("a", "]("),
+            rep("<a:"),
+            rep("a", "<a:"),
+            rep("http://"),
+            rep("a", "https://"),
+        ],
+    ),
     "okfx.search.scoring._WORDS": ("scan", [rep("a"), rep("a_"), rep("_")]),
     "okfx.search.cjk._CJK": ("scan", [rep("a"), rep("\u00e9")]),
     "okfx.search.cjk._CJK_RUN": ("scan", [rep("\u4e2d"), rep("\u4e2da")]),

@@ -21,6 +21,10 @@ _ELLIPSIS = "…"
 _ALNUM = re.compile(r"[^\W_]")
 # Lines that open with these are markup: a snippet prefers a prose line.
 _MARKUP = ("#", "```", "|", "---")
+# Where a line's words are an address, not text a reader reads: a link's destination
+# (``](/metrics/resource-utilization.md)``), an autolink (``<https://...>``) and a bare URL.
+# Every branch starts with its own character and stops at a closing one: linear.
+_ADDRESS = re.compile(r"\]\([^()\n]*\)|<[a-z][a-z0-9+.-]*:[^<>\s]*>|https?://[^\s()<>\]]*")
 
 
 def cut_line(line: str, start: int = 0, end: int = 0, width: int = EXCERPT_CHARS) -> str:
@@ -71,16 +75,27 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
     """The body line holding the most needle weight, cut to ``width`` around a match.
 
     ``needles`` are casefolded strings with weights (the query terms' idf); a line scores
-    the weight of each distinct needle it contains. Without any match, the first line
-    with letters or digits stands in.
+    the weight of each distinct needle it contains as text: in a link's destination, an
+    autolink or a bare URL a needle does not count. Without any match, the first line with
+    letters or digits (preferring prose to markup) stands in.
     """
     low = _fold(body)
     if len(needles) == 1 and needles[0][1] > 0.0 and "\n" not in needles[0][0]:
-        # One needle: every line it is on scores the same, so the first occurrence's wins.
-        pos = low.find(needles[0][0])
+        # One needle: every line it is on as text scores the same, so the first such
+        # occurrence's wins (when it is only in links' addresses, the first prose line).
+        needle = needles[0][0]
+        pos = low.find(needle)
         if pos < 0:
             return _first_prose_line(body, width)
-        return _shown(body, low, low.rfind("\n", 0, pos) + 1, pos, width)
+        for _ in range(_MAX_OCCURRENCES):
+            start = low.rfind("\n", 0, pos) + 1
+            if needle in _text_of(_line(low, start)):
+                return _shown(body, low, start, pos, width)
+            newline = low.find("\n", pos)
+            pos = -1 if newline < 0 else low.find(needle, newline + 1)
+            if pos < 0:
+                break
+        return _first_prose_line(body, width)
     lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
     for needle, _weight in needles:
         pos = low.find(needle)
@@ -95,13 +110,19 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
             pos = low.find(needle, newline + 1)
     best_start, best_score = -1, 0.0
     for start in sorted(lines):
-        text = _line(low, start)
+        text = _text_of(_line(low, start))
         score = sum(weight for needle, weight in needles if needle in text)
         if score > best_score:
             best_start, best_score = start, score
-    if best_start < 0:
+    if best_start < 0:  # no needle, or only in links' addresses
         return _first_prose_line(body, width)
     return _shown(body, low, best_start, lines[best_start], width)
+
+
+def _text_of(line: str) -> str:
+    """A line as a reader reads it: links' destinations, autolinks and bare URLs left
+    out, so words in an address (``resource-utilization.md``) do not make it the best."""
+    return _ADDRESS.sub(" ", line) if ("](" in line or ":" in line) else line
 
 
 def _shown(body: str, low: str, start: int, pos: int, width: int) -> str:
