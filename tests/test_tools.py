@@ -496,3 +496,26 @@ def test_one_large_extension_leaves_out_itself_not_the_small_keys_after_it(
     assert result["extensions"] == {"x": 1, "sources[0].sha256": "693c"}
     [note] = [c for c in result["cut"] if c.startswith("extensions:")]
     assert note.startswith("extensions: 2 of 3 keys shown") and "left out: owl;" in note
+
+
+def test_an_edge_to_an_index_or_log_is_titled_by_its_first_heading(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {
+            "index.md": "# Disaster bundle\n\n* [Tables](tables/) - the tables\n"
+            "* [History](log.md) - changes\n* [Bare](bare/) - no heading\n",
+            "tables/index.md": "# PostgreSQL Table\n\n* [orders](orders.md) - rows\n",
+            "tables/orders.md": concept(),
+            "bare/index.md": "* [x](x.md)\n",
+            "bare/x.md": concept(),
+            "log.md": "# Bundle history\n\n## 2026-10-03\n\n- created\n",
+        }
+    )
+    result = Toolbox(Bundle.load(root)).get_neighbors(path="index.md")
+    titles = {e["path"]: (e["title"], e["type"]) for e in result["outbound"]}
+    assert titles == {
+        "/tables/index.md": ("PostgreSQL Table", "index"),
+        "/log.md": ("Bundle history", "log"),
+        "/bare/index.md": ("index.md", "index"),
+    }

@@ -408,8 +408,13 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 "stale": found.is_stale(now),
             }
         if isinstance(found, IndexFile | LogFile):
+            # Its first heading (a log's title), as a reader knows the page; else its name.
+            if isinstance(found, IndexFile):
+                heading = next((x.title for x in found.sections if x.title), "")
+            else:
+                heading = found.title
             return {
-                "title": found.path.rsplit("/", 1)[-1],
+                "title": clip(heading, TITLE_CHARS) or found.path.rsplit("/", 1)[-1],
                 "type": "index" if isinstance(found, IndexFile) else "log",
             }
         if target in b.directories:  # a folder without index.md
