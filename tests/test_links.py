@@ -157,7 +157,14 @@ def resolver() -> Resolver:
         ("%2Fa.md", "/", "/a.md"),
         ("dir/b%2Emd", "/", "/dir/b.md"),
         ("missing.md", "/dir", "/dir/missing.md"),
-        ("a.md", "/dir", "/a.md"),  # file-relative is missing; the root reading exists
+        # A bare file name is a file beside the page: the root's file of that name is
+        # another page (aembit: `overview.md` in every folder and at the root).
+        ("a.md", "/dir", "/dir/a.md"),
+        ("a", "/dir", "/dir/a"),
+        # A path with folders that misses file-relative is read from the root.
+        ("dir/b.md", "/dir/sub", "/dir/b.md"),
+        ("tables/index.md", "/dir", "/tables/index.md"),
+        ("tables/", "/dir", "/dir/tables/index.md"),  # a bare folder name: beside the page
     ],
 )
 def test_resolve_body_hrefs(resolver: Resolver, href: str, base: str, target: str) -> None:

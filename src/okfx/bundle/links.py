@@ -519,8 +519,9 @@ class Resolver:
         Raises :class:`~okfx.errors.UnsafePath` for hrefs that leave the bundle. A
         relative href is file-relative (standard markdown); when that target does not
         exist but the bundle-root reading does, the root reading wins, since producers
-        (the published samples included) write frontmatter paths root-relative. For
-        frontmatter fields a bare ``a/b`` is tried root-relative first.
+        (the published samples included) write frontmatter paths root-relative; not for a
+        body link that is one bare name (``overview.md``), which names a file beside the
+        page. For frontmatter fields a bare ``a/b`` is tried root-relative first.
         """
         fast = self.resolve_simple(href, base_dir, frontmatter)
         if fast is not None:
@@ -543,6 +544,11 @@ class Resolver:
         )
         first = self._finish(join(first_base, path), trailing)
         if self._exists(first) or explicit or first_base == second_base:
+            return first
+        if not frontmatter and "/" not in path.rstrip("/"):
+            # A bare file name (``overview.md`` in ``/cli-guide/index.md``) names a file
+            # beside the page: when it is missing, the root's file of that name is no
+            # stand-in (``/overview.md`` is another page), so the link stays broken.
             return first
         try:
             second = self._finish(join(second_base, path), trailing)
