@@ -394,3 +394,11 @@ def test_index_and_neighbors_show_deep_paths_whole_and_cut_long_titles(
     assert title.strip() not in index and "A title far longer" in index
     neighbors = run("neighbors", root, f"{deep}-xyz").stdout
     assert f"/{deep}-arn.md" in neighbors
+
+
+def test_read_shows_the_resource_the_concept_describes() -> None:
+    result = run("read", EXAMPLE, "tables/trips", "--max-chars", "10")
+    lines = result.stdout.splitlines()
+    assert lines[3] == (
+        "resource:      https://console.cloud.google.com/bigquery?p=spokeway-prod&d=analytics&t=trips"
+    )

@@ -281,6 +281,7 @@ def concept(payload: dict[str, Any]) -> str:
     if payload.get("description"):
         lines.append(str(payload["description"]))
     facts = [
+        ("resource", payload.get("resource")),
         ("tags", ", ".join(payload.get("tags") or [])),
         ("stale after", payload.get("stale_after")),
         ("last verified", payload.get("last_verified")),
