@@ -43,7 +43,7 @@ FILES: dict[str, str | bytes] = {
     ),
     "unreadable.md": computation("  - {name: n, type: integer}\n", "SELECT 'open $n"),
     "unused.md": computation(
-        "  - {name: year, type: integer}\n", "SELECT 1 WHERE y = :year", runtime="redshift"
+        "  - {name: year, type: integer}\n", "SELECT 1 WHERE y = {{year}}", runtime="redshift"
     ),
     "python.md": computation("  - {name: n, type: whatever}\n", "x = $m", runtime="python"),
     "empty.md": "---\ntype: Attested Computation\nruntime: duckdb\n---\n\nNo block.\n",

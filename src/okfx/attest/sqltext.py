@@ -240,10 +240,10 @@ def _string(text: str, i: int, prefix: str, dialect: Dialect) -> tuple[int, str]
 
 
 def _declared_hole(text: str, i: int, names: frozenset[str]) -> bool:
-    """Is the ``@`` at ``i`` the start of ``@name`` for a declared ``name``, not after a
-    word, a number or another ``@``?"""
+    """Is the ``@`` or ``:`` at ``i`` the start of ``@name`` / ``:name`` for a declared
+    ``name``, not after a word, a number, another ``@`` or a ``:`` (``x::date`` casts)?"""
     before = text[i - 1] if i else " "
-    if before.isalnum() or before in "_@$":
+    if before.isalnum() or before in "_@$:":
         return False
     nxt = text[i + 1] if i + 1 < len(text) else ""
     if not (nxt.isalpha() or nxt == "_"):
@@ -254,11 +254,13 @@ def _declared_hole(text: str, i: int, names: frozenset[str]) -> bool:
 def tokenize(text: str, dialect: Dialect, names: frozenset[str] = frozenset()) -> list[Token]:
     """The tokens of ``text`` in ``dialect``, comments and whitespace dropped.
 
-    ``names`` are the computation's declared parameters, case-folded: ``@name`` is one of
-    them in any dialect when ``name`` is declared and the ``@`` does not follow a word
-    (Athena and Redshift computations are written that way, where ``@`` reads as no
-    placeholder; in PostgreSQL it is also the absolute value, which the declared contract
-    outranks). Raises :class:`SqlSyntaxError` for text the scanner refuses to guess about.
+    ``names`` are the computation's declared parameters, case-folded: ``@name`` and
+    ``:name`` are one of them in any dialect when ``name`` is declared and the ``@`` or
+    ``:`` does not follow a word or a ``:`` (Athena and Redshift computations are written
+    with ``@``, where it reads as no placeholder, and in PostgreSQL it is also the absolute
+    value, which the declared contract outranks; ``:name`` is the named binding of the
+    pg8000, SQLAlchemy, JDBC-style and Oracle drivers, as okf4net writes it). Raises
+    :class:`SqlSyntaxError` for text the scanner refuses to guess about.
     """
     tokens: list[Token] = []
     append = tokens.append
@@ -296,7 +298,7 @@ def tokenize(text: str, dialect: Dialect, names: frozenset[str] = frozenset()) -
             # One named parameter, in any case, whichever prefix the dialect allows.
             append(Token("param", text[i:end], text[i + 1 : end].casefold(), i))
             i = end
-        elif c == "@" and names and _declared_hole(text, i, names):
+        elif c in "@:" and names and _declared_hole(text, i, names):
             end = _word_end(text, i + 1)
             append(Token("param", text[i:end], text[i + 1 : end].casefold(), i))
             i = end
