@@ -297,16 +297,24 @@ def _path_field(value: Any, name: str, report: FieldReport) -> str | None:
 def _contract_part(fm: dict[str, Any], name: str, report: FieldReport) -> dict[Any, Any]:
     """``executor`` or ``attester`` of an Attested Computation (spec §10.2): a mapping
     whose ``resource`` names what runs or checks it. A bare path where the mapping belongs
-    is read as that resource; a mapping without one is kept and reported."""
+    is read as that resource; a mapping without one is kept, and reported unless it is an
+    executor that declares its receipt."""
     raw = fm.get(name)
     if raw is None:
         return {}
     if isinstance(raw, dict):
         if raw.get("resource") is None:
-            message = f"{name} has no resource: it names nothing to run (spec §10.2)"
+            # An executor that only declares its receipt is whole: the consumer's own code
+            # runs the runtime (okf4net's host does), and §10.2 fixes no packaging.
             if name == "attester":
                 message = f"{name} has no resource: it names no check of a run (spec §10.2)"
-            report.append(("invalid_field", message, name))
+                report.append(("invalid_field", message, name))
+            elif raw.get("receipt") is None:
+                message = (
+                    f"{name} names neither a resource (what runs it) nor a receipt (what a "
+                    "run returns) (spec §10.2)"
+                )
+                report.append(("invalid_field", message, name))
         return raw
     if isinstance(raw, str) and raw.strip():
         return {"resource": _bare_resource(raw, name, "§10.2", report)}

@@ -94,9 +94,10 @@ def render_verdict(payload: dict[str, Any]) -> str:
         lines.append(f"  {mark} {check['check']}: {check['message']}")
     verified = ", ".join(f"{v['by']} {v['at']}" for v in payload["verified"]) or "nobody"
     freshness = "STALE" if payload["stale"] else "fresh"
+    after = f"stale_after {payload['stale_after']}" if payload["stale_after"] else "no stale_after"
     lines += [
         f"trust: {payload['trust_tier']} (verified by {verified}); "
-        f"stale_after {payload['stale_after']} ({freshness}, policy {payload['stale_policy']})",
+        f"{after} ({freshness}, policy {payload['stale_policy']})",
         f"display: {'yes' if payload['display'] else 'no: do not show this value'}",
     ]
     return "\n".join(lines)
