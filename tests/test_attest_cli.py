@@ -45,9 +45,13 @@ def test_computation_reports_bad_values(kb: str, args: list[str], code: int, tex
     assert result.exit_code == code and text in result.output + result.stderr
 
 
-def test_computation_refuses_a_concept_that_is_not_one(kb: str) -> None:
+def test_computation_refuses_a_concept_that_is_not_one(kb: str, tmp_path: Path) -> None:
+    """Exit 3: okfx cannot judge it, which a CI job must tell from a failed verdict (1)."""
     result = run("computation", kb, "metrics/revenue", "--param", "year=2026")
-    assert result.exit_code == 1 and "not_attestable" in result.stderr
+    assert result.exit_code == 3 and "not_attestable" in result.stderr
+    receipt = _receipt(tmp_path, "SELECT 1")
+    attested = run("attest", kb, "metrics/revenue", "--param", "year=2026", "--receipt", receipt)
+    assert attested.exit_code == 3 and "not_attestable" in attested.stderr
 
 
 def _receipt(tmp_path: Path, sql: str, **extra: object) -> str:

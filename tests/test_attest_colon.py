@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from conftest import MakeBundle
-from okfx import Bundle
+from okfx import Bundle, Toolbox
 from okfx.attest import attest, bind
 from okfx.attest.lint import computation_problems
 from okfx.attest.sqltext import STANDARD, tokenize
@@ -105,3 +105,25 @@ def test_an_executor_that_declares_only_its_receipt_is_no_problem(
     assert [path for path, _ in found] == ["/empty.md", "/nocheck.md"]
     assert found[0][1].startswith("executor names neither a resource (what runs it) nor a")
     assert found[1][1].startswith("attester has no resource: it names no check of a run")
+
+
+def test_a_computation_okfx_cannot_attest_says_so_where_an_agent_reads_it(
+    make_bundle: MakeBundle,
+) -> None:
+    """okf4net's Python computations: the note does not send an agent to tools that will
+    refuse it; a SQL one's still does."""
+    capped = (
+        "---\ntype: Attested Computation\nruntime: python\nparameters:\n"
+        "  - {name: fare, type: number, required: true}\nexecutor: {receipt: [result]}\n---\n\n"
+        "# Computation\n\n```python\nprint(min(fare, 2.5))\n```\n"
+    )
+    box = Toolbox(
+        Bundle.load(make_bundle({"capped.md": capped, "daily.md": DAILY})), now=lambda: NOW
+    )
+    python = box.read_concept(path="capped")["computation"]["note"]
+    assert "its runtime is 'python'" in python and "answer not_attestable" in python
+    assert box.prepare_computation(path="capped", parameters={"fare": 3})["error"]["code"] == (
+        "not_attestable"
+    )
+    sql = box.read_concept(path="daily")["computation"]["note"]
+    assert "Bind values with prepare_computation" in sql

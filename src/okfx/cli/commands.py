@@ -174,6 +174,8 @@ def _finish(payload: dict[str, Any], as_json: bool, show: Callable[[dict[str, An
     """Print a tool payload and exit with the code its error (if any) calls for."""
     err = payload.get("error")
     code = 0 if not err else 2 if err.get("code") in USAGE_CODES else 1
+    if err and err.get("code") == "not_attestable":
+        code = 3  # okfx cannot judge it: not the 1 of a verdict that failed
     if as_json:
         click.echo(json_text(payload))
     elif err:

@@ -179,7 +179,8 @@ def attest_cmd(
 
     Prints the verdict with its checks (receipt fields, provenance with the first
     difference, parameters, fidelity, freshness) and the trust tier. Exits 1 when the
-    verdict is fail, so a CI job can attest a published figure.
+    verdict is fail, so a CI job can attest a published figure, and 3 when okfx cannot
+    attest the computation (not_attestable: a runtime that is not SQL okfx reads).
 
     Example:
 

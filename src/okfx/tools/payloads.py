@@ -12,6 +12,7 @@ import math
 from datetime import date, datetime
 from typing import Any
 
+from okfx.attest.sqltext import dialect_for
 from okfx.errors import NotFound, OKFError
 from okfx.model import Computation, Concept, Generated, Link, Parameter, Source
 from okfx.tools.caps import (
@@ -194,12 +195,25 @@ def _computation(c: Computation, cut: list[str]) -> dict[str, Any]:
             "receipt": [clip(r, VALUE_CHARS) for r in receipt],
         },
         "attester": {"resource": _value(c.attester_resource)},
-        "note": (
-            "Supply values for the declared parameters only; never author or edit the "
-            "computation. Bind values with prepare_computation and attest a run's receipt with "
-            "check_attestation; okfx never runs the bundle's executor or attester code."
-        ),
+        "note": _computation_note(c.runtime),
     }
+
+
+def _computation_note(runtime: str | None) -> str:
+    """What an agent may do with the contract: okfx binds and attests SQL runtimes only."""
+    never = "okfx never runs the bundle's executor or attester code."
+    if dialect_for(runtime) is None:
+        return (
+            "Never author or edit the computation. okfx binds and attests SQL runtimes only "
+            f"and its runtime is {clip(str(runtime), LABEL_CHARS)!r}: prepare_computation and "
+            "check_attestation answer not_attestable. Its executor runs it and its attester "
+            f"checks the run, in your application; {never}"
+        )
+    return (
+        "Supply values for the declared parameters only; never author or edit the "
+        "computation. Bind values with prepare_computation and attest a run's receipt with "
+        f"check_attestation; {never}"
+    )
 
 
 def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]:
