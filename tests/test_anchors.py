@@ -76,6 +76,27 @@ def test_cross_file_and_same_file_fragments_are_checked(make_bundle: MakeBundle)
     assert report.conformant and report.by_code["broken_anchor"] == 2
 
 
+def test_a_fragment_in_a_frontmatter_path_is_checked_too(make_bundle: MakeBundle) -> None:
+    """awesome-okf cites sections of a references file in ``sources``."""
+    sources = (
+        "\n  - {id: a, resource: '/references/src.md#second-me-mindverse'}"
+        "\n  - {id: b, resource: '/references/src.md#second-me'}"
+        "\n  - {id: c, resource: 'https://example.org/x.md#nowhere'}"
+    )
+    root = make_bundle(
+        {
+            "a.md": concept(sources=sources),
+            "references/src.md": concept(body="# Sources\n\n## Second-Me (mindverse)\n"),
+        }
+    )
+    [problem] = anchor_problems(root)
+    assert (problem.path, problem.message) == (
+        "/a.md",
+        "link '/references/src.md#second-me': /references/src.md has no heading or anchor "
+        "'second-me'; did you mean '#second-me-mindverse'? (line 5)",
+    )
+
+
 def test_repeated_headings_take_a_number(make_bundle: MakeBundle) -> None:
     root = make_bundle(
         {

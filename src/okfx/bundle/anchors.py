@@ -178,8 +178,12 @@ def fragment_key(fragment: str) -> str:
 
 def closest_anchor(key: str, anchors: frozenset[str]) -> str | None:
     """The anchor of ``anchors`` most like ``key``, when one is close (a typo, a word
-    more or less, a renamed heading's old id); else None."""
+    more or less, a renamed heading's old id), or else the one anchor that is ``key`` and
+    more words (``second-me`` for the heading "Second-Me (mindverse)"); else None."""
     if not anchors:
         return None
     found = difflib.get_close_matches(key, sorted(anchors), n=1, cutoff=0.7)
-    return found[0] if found else None
+    if found:
+        return found[0]
+    longer = [a for a in anchors if a.startswith(key + "-")] if key else []
+    return longer[0] if len(longer) == 1 else None

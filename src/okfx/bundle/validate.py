@@ -191,9 +191,10 @@ def _anchor_message(href: str, target: str, key: str, anchors: frozenset[str], l
 def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
     """``broken_anchor`` warnings: markdown links whose ``#fragment`` names no heading
     (GitHub's id, :mod:`okfx.bundle.anchors`) nor explicit anchor of their target, and
-    how many there are (the list stops at ``Limits.max_warnings``). Looked at: body links
-    of concepts, index and log files to an existing ``.md`` document, and ``#fragment``
-    links within a concept. Each target's anchors are read once, only when linked to
+    how many there are (the list stops at ``Limits.max_warnings``). Looked at: the links of
+    concepts, index and log files to an existing ``.md`` document, in the body and in
+    frontmatter paths (``sources[].resource: /references/x.md#section``), and
+    ``#fragment`` links within a concept. Each target's anchors are read once, only when linked to
     with a fragment."""
     bodies: dict[str, str | None] = {}
     headings: dict[str, frozenset[str]] = {}
@@ -238,12 +239,7 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
     documents = [*bundle, *bundle.indexes.values(), *bundle.logs.values()]
     for document in documents:
         for link in document.links:
-            if (
-                link.exists
-                and link.field == "body"
-                and "#" in link.href
-                and link.target.endswith(".md")
-            ):
+            if link.exists and "#" in link.href and link.target.endswith(".md"):
                 check(link.source, link.href, link.target, link.line)
     for concept in bundle:
         body = concept.body
