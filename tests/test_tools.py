@@ -519,3 +519,18 @@ def test_an_edge_to_an_index_or_log_is_titled_by_its_first_heading(
         "/log.md": ("Bundle history", "log"),
         "/bare/index.md": ("index.md", "index"),
     }
+
+
+def test_an_edge_from_a_source_carries_the_source_title(make_bundle: MakeBundle) -> None:
+    """awesome-okf: an unresolved source read ``sources[1].resource`` where its entry has a
+    title; the title is the edge's text, the field stays its ``field``."""
+    sources = "\n  - {title: 甲文档, resource: /a.md}\n  - {title: 乙文档, resource: /b.md}"
+    sources += "\n  - {resource: /c.md}"
+    root = make_bundle({"a.md": concept(sources=sources)})
+    result = Toolbox(Bundle.load(root)).get_neighbors(path="a")
+    edges = [(e["path"], e["text"], e["field"]) for e in result["outbound"] + result["unresolved"]]
+    assert edges == [
+        ("/a.md", "甲文档", "sources[0].resource"),
+        ("/b.md", "乙文档", "sources[1].resource"),
+        ("/c.md", "sources[2].resource", "sources[2].resource"),
+    ]

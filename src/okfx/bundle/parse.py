@@ -267,12 +267,15 @@ class DocumentParser:
         self, path: str, values: dict[str, Any], text: str, body_line: int
     ) -> list[Link]:
         refs: list[tuple[str, str]] = []
+        texts: dict[str, str] = {}  # a link's text: a source's title, else its field
         resource = values["resource"]
         if resource and resource.startswith(("/", "./", "../")):
             refs.append(("resource", resource))
         for i, source in enumerate(values["sources"]):
             if not self.resolver.is_external(source.resource) and _looks_like_path(source.resource):
                 refs.append((f"sources[{i}].resource", source.resource))
+                if source.title:
+                    texts[f"sources[{i}].resource"] = source.title
         comp = values["computation"]
         if comp is not None:
             for field, value in (
@@ -286,7 +289,7 @@ class DocumentParser:
         base = parent_dir(path)
         lines = field_lines(text, body_line, [field for field, _ in refs]) if refs else []
         for (field, href), line in zip(refs, lines, strict=True):
-            link = self._edge(path, base, href, field, field, line or 0, True)
+            link = self._edge(path, base, href, texts.get(field, field), field, line or 0, True)
             if link is not None:
                 links.append(link)
         return links
