@@ -116,6 +116,9 @@ class MiniLMEmbedder:
     QUANTIZED_ID = "all-MiniLM-L6-v2-onnx-int8-dq8"
     model_id = QUANTIZED_ID
     dimension = 384
+    #: The writing systems it learned (an optional attribute of any embedder): English
+    #: text only, so a Chinese, Japanese or Korean query is answered lexically.
+    scripts = frozenset({"latin"})
 
     def __init__(
         self,

@@ -43,6 +43,7 @@ from functools import cached_property
 from typing import Any
 
 from okfx.search.analyzer import analyze_query, tokenize
+from okfx.search.cjk import has_cjk
 from okfx.search.embedder import Embedder, QueryVectors, require
 from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
 from okfx.search.index import (
@@ -263,6 +264,11 @@ class HybridRanker:
         waiting = next((s for s in self.states if s.vectors is None), None)
         if waiting is not None or self._lexical_only or not query.strip():
             return _lexical(index.rank(query, limit=k, **options), waiting)
+        unread = _unread(self.state.embedder, query)
+        if unread:
+            results = index.rank(query, limit=k, **options)
+            notice = f"{results.notice} {unread}".strip()
+            return SearchResults(results.query, results.hits, results.hidden, notice, "lexical")
         spec = ConceptFilter.create(**{key: options[key] for key in _FILTERS})
         options["now"] = spec.now
         wanted = max(k, LEXICAL_CANDIDATES)
@@ -431,6 +437,21 @@ _FILTERS = (
     "include_stale",
     "now",
 )
+
+
+def _unread(embedder: Embedder, query: str) -> str:
+    """Why the embedder cannot read ``query`` (its optional ``scripts`` say which writing
+    systems it learned: the default model's is Latin only), or "" when it can. An
+    embedding of text a model never learned is noise: on 40 Chinese tuning queries the
+    default model's hybrid scored nDCG@5 0.552 against the lexical 0.946."""
+    scripts = getattr(embedder, "scripts", None)
+    if scripts is None or "cjk" in scripts or not has_cjk(query):
+        return ""
+    return (
+        f"Semantic ranking was not used: the model ({embedder.model_id}) reads "
+        f"{' and '.join(sorted(scripts))} text and this query is Chinese, Japanese or "
+        "Korean; these hits are lexical."
+    )
 
 
 def _lexical(results: SearchResults, waiting: SemanticState | None) -> SearchResults:
