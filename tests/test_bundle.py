@@ -687,3 +687,19 @@ def test_a_concept_id_beside_a_folder_of_that_name_names_the_concept(
     for asked in ("m/Loans/", "m/Loans/index.md"):
         assert isinstance(bundle.get(asked), IndexFile), asked
     assert isinstance(bundle.get("m/Other"), IndexFile)
+
+
+def test_a_source_link_is_named_by_its_place_as_written(make_bundle: MakeBundle) -> None:
+    """The warning about a skipped entry and the link of the next one name two entries:
+    ``sources[0]`` (the number) and ``sources[1]`` (the path), as the file has them."""
+    sources = "\n  - 42\n  - {resource: /missing.md, title: Gone}\n  - refs/a.md"
+    bundle = Bundle.load(make_bundle({"a.md": concept(sources=sources), "refs/a.md": concept()}))
+    a = bundle.concept("a")
+    assert [(link.field, link.target) for link in a.links] == [
+        ("sources[1].resource", "/missing.md"),
+        ("sources[2].resource", "/refs/a.md"),
+    ]
+    assert a.links[0].line == 5
+    messages = sorted(w.message for w in bundle.warnings)
+    assert messages[0].startswith("sources[0] is a number")
+    assert messages[1].startswith("sources[1].resource link to /missing.md does not exist")

@@ -128,6 +128,18 @@ def _bare_resource(value: str, name: str, section: str, report: FieldReport) -> 
     return bare
 
 
+def source_places(value: Any) -> list[int]:
+    """Where each entry :func:`_sources` keeps stands in ``sources`` as written (its index
+    there), so a kept entry is named ``sources[i]`` as the warnings about the list are."""
+    entries = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [
+        i
+        for i, entry in enumerate(entries)
+        if (isinstance(entry, str) and entry.strip())
+        or (isinstance(entry, dict) and _text(entry.get("resource")))
+    ]
+
+
 def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     out: list[Source] = []
     for i, entry in enumerate(_as_list(fm["sources"], "sources", report)):

@@ -13,7 +13,7 @@ from typing import Any
 
 from okfx.bundle.budget import LoadBudget
 from okfx.bundle.conventions import check_concept, with_line
-from okfx.bundle.fields import kind_of, normalize
+from okfx.bundle.fields import kind_of, normalize, source_places
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.keylines import KeyLines, field_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
@@ -264,18 +264,25 @@ class DocumentParser:
         return out
 
     def _field_links(
-        self, path: str, values: dict[str, Any], text: str, body_line: int
+        self, path: str, values: dict[str, Any], text: str, body_line: int, written: Any
     ) -> list[Link]:
+        """The links of the path-valued fields; ``written`` is ``sources`` as written."""
         refs: list[tuple[str, str]] = []
         texts: dict[str, str] = {}  # a link's text: a source's title, else its field
+        names: dict[str, str] = {}  # a source's field for its line -> as written
         resource = values["resource"]
         if resource and resource.startswith(("/", "./", "../")):
             refs.append(("resource", resource))
+        places = source_places(written) if values["sources"] else []
         for i, source in enumerate(values["sources"]):
             if not self.resolver.is_external(source.resource) and _looks_like_path(source.resource):
-                refs.append((f"sources[{i}].resource", source.resource))
+                # Its line is the i-th kept entry's; its name, its place as written (the
+                # entries skipped before it counted), as warnings and extensions name it.
+                field = f"sources[{i}].resource"
+                refs.append((field, source.resource))
+                names[field] = f"sources[{places[i] if i < len(places) else i}].resource"
                 if source.title:
-                    texts[f"sources[{i}].resource"] = source.title
+                    texts[field] = source.title
         comp = values["computation"]
         if comp is not None:
             for field, value in (
@@ -288,8 +295,9 @@ class DocumentParser:
         links = []
         base = parent_dir(path)
         lines = field_lines(text, body_line, [field for field, _ in refs]) if refs else []
-        for (field, href), line in zip(refs, lines, strict=True):
-            link = self._edge(path, base, href, texts.get(field, field), field, line or 0, True)
+        for (place, href), line in zip(refs, lines, strict=True):
+            field = names.get(place, place)
+            link = self._edge(path, base, href, texts.get(place, field), field, line or 0, True)
             if link is not None:
                 links.append(link)
         return links
@@ -395,7 +403,7 @@ class DocumentParser:
     ) -> Concept:
         """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
-        fields = self._field_links(path, values, text, parsed.body_line)
+        fields = self._field_links(path, values, text, parsed.body_line, parsed.data.get("sources"))
         left = self.budget.links_left()
         self.budget.keep_links(path, min(len(fields), left), len(fields) > left)
         links.extend(fields[:left])

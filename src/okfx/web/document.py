@@ -10,6 +10,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from okfx.bundle.fields import source_places
 from okfx.bundle.paths import normalize, parent_dir
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
@@ -74,8 +75,10 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         return view.url_of(target) if target else None
 
     sources = header["sources"]
+    places = source_places(c.frontmatter.get("sources"))  # links name them as written
     for i, source in enumerate(sources):
-        source["url"] = where(source.get("resource"), f"sources[{i}].resource")
+        place = places[i] if i < len(places) else i
+        source["url"] = where(source.get("resource"), f"sources[{place}].resource")
     contract = header["computation"]
     if contract is not None:
         contract["url"] = where(contract["computation"], "computation")
