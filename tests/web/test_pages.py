@@ -168,6 +168,23 @@ def test_a_contracts_constraints_show_only_where_the_bundle_has_them(
     inert(html)
 
 
+def test_a_sources_link_after_a_skipped_entry_leads_to_its_own_file(
+    make_bundle: MakeBundle,
+) -> None:
+    sources = "\n  - 42\n  - {resource: /refs/b.md, title: B}\n  - {resource: /refs/c.md}"
+    root = make_bundle(
+        {"a.md": concept(sources=sources), "refs/b.md": concept(), "refs/c.md": concept()}
+    )
+    box = Toolbox(Bundle.load(root), now=lambda: NOW)
+    html = TestClient(create_app(box), base_url=LOCAL).get(f"/b/{root.name}/c/a.md").text
+    table = html[html.index('<table class="sources">') :]
+    links = re.findall(r'<a href="([^"]+)"[^>]*>(/refs/[bc]\.md)</a>', table)
+    assert [(href.rsplit("/", 1)[-1], shown) for href, shown in links] == [
+        ("b.md", "/refs/b.md"),
+        ("c.md", "/refs/c.md"),
+    ]
+
+
 def test_a_stale_concept_shows_when_it_went_stale(client: TestClient, example: Bundle) -> None:
     stale = next(c for c in example if c.is_stale(NOW))
     html = client.get(f"/b/knowledge/c{stale.path}").text
