@@ -247,6 +247,23 @@ def test_words_in_a_link_address_do_not_make_a_line_the_snippet(body, needles, s
     assert best_line(body, needles) == shown
 
 
+def test_a_footnote_label_is_a_key_not_words_of_the_concept():
+    """okf-crossplane-v2 writes 815 slug labels (``[^xr-enforcement-before-apply]``): a
+    label joins a body to its ``sources`` entry (spec §5.1); its words find nothing."""
+    body = (
+        "Enforcement happens before apply.[^xr-enforcement-zebra]\n\n"
+        "[^xr-enforcement-zebra]: the zebra-free controller docs\n"
+    )
+    index = SearchIndex.build(entries(FakeConcept("/a.md", body=body)))
+    assert [hit.path for hit in search(index, "zebra")] == ["/a.md"]  # the definition's text
+    only_label = "Enforcement happens.[^xr-enforcement-zebra]\n"
+    index = SearchIndex.build(entries(FakeConcept("/b.md", body=only_label)))
+    assert list(search(index, "zebra")) == []
+    assert [hit.path for hit in search(index, "enforcement")] == ["/b.md"]
+    lines = "Setup.[^zebra-setup]\nThe zebra crossing.\n"
+    assert best_line(lines, [("zebra", 1.0)]) == "The zebra crossing."
+
+
 def test_results_serialise_to_plain_json():
     index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
     data = search(index, "revenue").to_dict()

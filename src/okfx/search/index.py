@@ -51,7 +51,7 @@ from okfx.search.scoring import (
     query_units,
     query_words,
 )
-from okfx.search.snippets import best_line
+from okfx.search.snippets import best_line, without_footnote_labels
 from okfx.search.topk import Ranked, Scored, top_k
 from okfx.search.wordforms import (
     initialism_runs,
@@ -127,7 +127,7 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "title": " ".join((concept.title, stem, *initials)),
         "tags": " ".join(concept.tags),
         "description": concept.description,
-        "body": concept.body,
+        "body": without_footnote_labels(concept.body),
         "kind": f"{concept.type} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
         "title_name": concept.title,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["EXCERPT_CHARS", "best_line", "cut_line"]
+__all__ = ["EXCERPT_CHARS", "best_line", "cut_line", "without_footnote_labels"]
 
 #: The longest excerpt returned, ellipses included.
 EXCERPT_CHARS = 200
@@ -25,6 +25,9 @@ _MARKUP = ("#", "```", "|", "---")
 # (``](/metrics/resource-utilization.md)``), an autolink (``<https://...>``) and a bare URL.
 # Every branch starts with its own character and stops at a closing one: linear.
 _ADDRESS = re.compile(r"\]\([^()\n]*\)|<[a-z][a-z0-9+.-]*:[^<>\s]*>|https?://[^\s()<>\]]*")
+# A footnote's label (``[^kb]``, ``[^composition-filter-compares-the-xr-gvk]``): the key
+# into ``sources`` (spec §5.1), not prose. Bounded, so a run of ``[^`` stays linear.
+_LABEL = re.compile(r"\[\^[^\]\s\[]{1,200}\]")
 
 
 def cut_line(line: str, start: int = 0, end: int = 0, width: int = EXCERPT_CHARS) -> str:
@@ -120,9 +123,19 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
 
 
 def _text_of(line: str) -> str:
-    """A line as a reader reads it: links' destinations, autolinks and bare URLs left
-    out, so words in an address (``resource-utilization.md``) do not make it the best."""
-    return _ADDRESS.sub(" ", line) if ("](" in line or ":" in line) else line
+    """A line as a reader reads it: links' destinations, autolinks, bare URLs and footnote
+    labels left out, so words in an address (``resource-utilization.md``) or a label do
+    not make it the best."""
+    if "](" in line or ":" in line:
+        line = _ADDRESS.sub(" ", line)
+    return without_footnote_labels(line)
+
+
+def without_footnote_labels(text: str) -> str:
+    """``text`` with every footnote label (``[^label]``, in a reference or a definition)
+    made a blank: a label is a key into ``sources`` (spec §5.1), so its words are no
+    words of the concept's (one producer writes 815 slug labels over 94 concepts)."""
+    return _LABEL.sub(" ", text) if "[^" in text else text
 
 
 def _shown(body: str, low: str, start: int, pos: int, width: int) -> str:
