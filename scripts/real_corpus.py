@@ -198,6 +198,16 @@ CORPUS: tuple[Pinned, ...] = (
         "Ruby gem's hand-curated bundle in a hidden .okf folder, date-only generated.at",
         "en",
     ),
+    # Added 2026-12-05: an agent-researched catalog of Crossplane v2 whose concepts cite
+    # their sources with long slug footnote labels (815 over 94 concepts) and carry about
+    # 50 producer keys; the only one of nine new producers with a snapshot to read.
+    Pinned(
+        "jkroepke/okf-crossplane-v2",
+        "d6e8500ed2b480c29c102f0c91e51cb3b258d8d4",
+        "catalog",
+        "agent-researched catalog, slug footnote labels, many producer keys",
+        "en",
+    ),
 )
 
 _TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)
