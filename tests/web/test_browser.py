@@ -316,3 +316,56 @@ def test_a_hostile_bundle_runs_nothing_and_reads_nothing_outside(
         watched.clean()
     finally:
         watched.context.close()
+
+
+@pytest.fixture(scope="module")
+def deep_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Shapes real producers write: fibo's CamelCase paths and IRIs with nowhere to
+    break, a source citing a section of a references file, duplicate headings."""
+    root = tmp_path_factory.mktemp("deep") / "deep"
+    long = "concepts/fibo/BE/GovernmentEntities/NorthAmericanJurisdiction/" + (
+        "USGovernmentEntitiesAndJurisdictions/" * 2
+    )
+    iri = "https://spec.example.org/ontology/BE/" + "GovernmentEntitiesAndJurisdictions" * 4
+    files = {
+        f"{long}StateOfCaliforniaJurisdictionWithAVeryLongCamelCaseName.md": (
+            f"---\ntype: Ontology Individual\nresource: {iri}\nsources:\n"
+            "  - {id: s, resource: '/references/src.md#second-part'}\n"
+            f"owl: {{see_also: [{iri}]}}\n---\n# Jurisdiction\n\nCanonical resource: <{iri}>\n"
+        ),
+        "references/src.md": (
+            "---\ntype: Reference\n---\n# Sources\n\n"
+            + "Filler.\n\n" * 80
+            + "## Second part\n\nThe cited part.\n"
+        ),
+    }
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    with running(["view", str(root), "--port", "0"], "Open: ") as url:
+        yield url.rstrip("/")
+
+
+def test_long_paths_stay_in_their_column_and_fragments_land(browser: Any, deep_site: str) -> None:
+    watched = Watched(browser, deep_site)
+    page = watched.page
+    watched.go(
+        "/b/deep/browse?dir=concepts/fibo/BE/GovernmentEntities/NorthAmericanJurisdiction/USGovernmentEntitiesAndJurisdictions/USGovernmentEntitiesAndJurisdictions"
+    )
+    concept = page.locator("a.primary").first
+    concept.click()
+    page.wait_for_load_state("load")
+    page.locator("details.extra summary").click()
+    wide = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"the page is {wide}px wider than the window"
+    # The source cites a section: its link leads to that heading.
+    href = page.locator("table.sources a").first.get_attribute("href")
+    assert href is not None and href.endswith("/c/references/src.md#h-second-part")
+    # A fragment as GitHub writes it, typed or followed from outside, lands too.
+    watched.go("/b/deep/c/references/src.md#second-part")
+    top = page.evaluate(
+        "() => document.getElementById('h-second-part').getBoundingClientRect().top"
+    )
+    assert 0 <= top < 820 and page.evaluate("() => window.scrollY") > 0  # in view
+    watched.clean()
+    watched.context.close()

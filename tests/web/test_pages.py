@@ -185,6 +185,20 @@ def test_a_sources_link_after_a_skipped_entry_leads_to_its_own_file(
     ]
 
 
+def test_an_extension_left_out_for_its_size_is_named_and_a_nested_one_is_laid_out(
+    make_bundle: MakeBundle,
+) -> None:
+    owl = "\n".join(f"  k{i}: {'v' * 150}" for i in range(40))
+    root = make_bundle({"big.md": concept(owl="\n" + owl, profile="{a: 1, b: [x, y]}", sha="abc")})
+    box = Toolbox(Bundle.load(root), now=lambda: NOW)
+    html = TestClient(create_app(box), base_url=LOCAL).get(f"/b/{root.name}/c/big.md").text
+    extra = html[html.index('<details class="extra">') :]
+    assert "left out: owl;" in extra  # not silently missing
+    assert '<dt><code>sha</code></dt><dd><code>"abc"</code></dd>' in extra
+    assert '<pre><code>{\n  "a": 1,' in extra  # a mapping, one key a line
+    inert(html)
+
+
 def test_a_stale_concept_shows_when_it_went_stale(client: TestClient, example: Bundle) -> None:
     stale = next(c for c in example if c.is_stale(NOW))
     html = client.get(f"/b/knowledge/c{stale.path}").text

@@ -78,7 +78,10 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
     places = source_places(c.frontmatter.get("sources"))  # links name them as written
     for i, source in enumerate(sources):
         place = places[i] if i < len(places) else i
-        source["url"] = where(source.get("resource"), f"sources[{place}].resource")
+        url = where(source.get("resource"), f"sources[{place}].resource")
+        fragment = str(source.get("resource") or "").partition("#")[2]
+        # A source citing a section (/references/x.md#section) leads to that heading.
+        source["url"] = view.with_fragment(url, fragment) if url and fragment else url
     contract = header["computation"]
     if contract is not None:
         contract["url"] = where(contract["computation"], "computation")
@@ -97,6 +100,9 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         "type_url": urls.browse(b.name, type=c.type),
         # The header's extensions are the keys it does not show; "id" shows as the path.
         "extra": {k: v for k, v in header["extensions"].items() if k != "id"},
+        # The keys read_concept left out for its budget (a 12k-character ``owl``): named,
+        # with the raw file to read them in.
+        "extra_cut": [note for note in header.get("cut", []) if note.startswith("extensions:")],
     }
 
 

@@ -214,11 +214,11 @@ class BundleView:
             url = self.url_of(target)
             if url is None:
                 return None
-            return Target(self._with_fragment(url, fragment))
+            return Target(self.with_fragment(url, fragment))
 
         return to_viewer
 
-    def _with_fragment(self, url: str, fragment: str | None) -> str:
+    def with_fragment(self, url: str, fragment: str | None) -> str:
         """``url`` with the heading id of ``fragment`` (as written in a link: percent
         escapes read) when it is a document's page."""
         if fragment and url.startswith(urls.concept(self.name, "/")):
@@ -238,7 +238,7 @@ class BundleView:
         def to_viewer(target: str, anchor: str | None) -> Target | None:
             path, _ = self._wikis.resolve(target, base_dir)
             url = None if path is None else self.url_of(path)
-            return None if url is None else Target(self._with_fragment(url, anchor))
+            return None if url is None else Target(self.with_fragment(url, anchor))
 
         return to_viewer
 

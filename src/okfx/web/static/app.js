@@ -25,6 +25,23 @@
     links[current].focus();
   }
 
+  // A heading's id is "h-" + GitHub's id for it (so bundle text cannot clobber the
+  // page's own ids); a fragment copied from GitHub or from the author's docs
+  // ("#second-part") lands on that heading too.
+  function land() {
+    var wanted;
+    try { wanted = decodeURIComponent(window.location.hash.slice(1)); } catch (e) { return; }
+    if (!wanted || document.getElementById(wanted)) { return; }
+    var heading = document.getElementById("h-" + wanted.toLowerCase());
+    if (heading) { heading.scrollIntoView(); }
+  }
+  window.addEventListener("hashchange", land);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", land);
+  } else {
+    land();
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
     if (typing(event.target)) {
