@@ -321,6 +321,26 @@ def test_log_entries_without_a_date_heading_and_nested_points_read_well(
     assert "a note" in html and re.search(r"<li>a point</li>", html)
 
 
+def test_a_days_changes_read_as_one_row_and_a_page_saved_as_log_md_says_so(
+    make_bundle: MakeBundle,
+) -> None:
+    """Aembit's changelog: ``### Feature`` titles, paragraphs and points under one
+    ``## date``; MikroTik's manual page saved as ``log.md``."""
+    log = (
+        "# Changelog\n\n## 2026-07-08\n\n### Feature A now available\n\nWhat's new:\n\n"
+        "* one\n* two\n\n## 2026-06-30\n\n### Feature B\n\n* three\n"
+    )
+    page = "---\ntype: Reference\ntitle: Log\n---\n# Log\n\n## Disk files\n\n- topics\n"
+    root = make_bundle({"a.md": concept(), "log.md": log, "diag/log.md": page})
+    html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/b/b/log").text
+    assert re.findall(r'<time datetime="([0-9-]+)">', html) == ["2026-07-08", "2026-06-30"]
+    first = html[html.index('datetime="2026-07-08"') : html.index('datetime="2026-06-30"')]
+    assert all(text in first for text in ("Feature A now available", "What", "one", "two"))
+    notice = html[html.index("/diag/log.md") :]
+    assert "log.md carries a concept&#39;s frontmatter (type: &#39;Reference&#39;)" in notice
+    assert "Read it as a page" in notice
+
+
 def test_the_graph_draws_the_neighbourhood_and_bounds_the_whole_view(
     client: TestClient, example: Bundle, make_bundle: MakeBundle
 ) -> None:

@@ -257,18 +257,32 @@ class Site:
         logs = []
         for folder, log in sorted(view.bundle.logs.items()):
             rewrite, wikilink = view.rewrite(folder), view.wikilink(folder)
-            entries = [
-                {
-                    "date": entry.date,
-                    "heading": entry.heading,
-                    "text": Markup(render(entry.text, rewrite, wikilink=wikilink).html),
-                }
-                for entry in log.entries[:MAX_LISTED]
-            ]
+            # One row a date heading: the entries under it (a change's title, its
+            # paragraphs and points) read as one day's, the date shown once.
+            groups: list[dict[str, Any]] = []
+            for entry in log.entries[:MAX_LISTED]:
+                text = Markup(render(entry.text, rewrite, wikilink=wikilink).html)
+                if (
+                    groups
+                    and (groups[-1]["date"], groups[-1]["heading"])
+                    == (
+                        entry.date,
+                        entry.heading,
+                    )
+                    and (entry.date or entry.heading)
+                ):
+                    groups[-1]["texts"].append(text)
+                else:
+                    groups.append({"date": entry.date, "heading": entry.heading, "texts": [text]})
+            page = next(
+                (w.message for w in view.bundle.warnings
+                 if w.path == log.path and w.code == "reserved_concept"),
+                None,
+            )  # fmt: skip
             logs.append(
-                {"path": log.path, "title": log.title, "entries": entries,
+                {"path": log.path, "title": log.title, "entries": groups,
                  "more": max(len(log.entries) - MAX_LISTED, 0),
-                 "url": urls.concept(view.name, log.path)}
+                 "url": urls.concept(view.name, log.path), "not_a_log": page}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
 
