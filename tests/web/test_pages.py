@@ -268,6 +268,12 @@ def test_a_search_that_finds_nothing_links_the_concepts_named_close_to_it(
     assert close and 'href="/b/knowledge/c/metrics/rebalancing-efficiency.md"' in close[0]
     inert(html)
     assert 'class="close-names"' not in client.get("/search?q=xyzzy+qwerty").text
+    # The notice speaks of the page's own links, not of the agent's tools, and says once
+    # that nothing matched.
+    notice = re.findall(r'<p class="notice">(.*?)</p>', html, re.S)
+    assert len(notice) == 1 and "grep for an exact name" in notice[0]
+    assert not re.search(r"grep_concepts|list_concepts|did_you_mean", html)
+    assert html.count("No concept") == 1
 
 
 def test_grep_marks_the_matches_and_reports_bad_patterns(client: TestClient) -> None:

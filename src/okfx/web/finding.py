@@ -65,8 +65,27 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
         (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
         for c in payload.get("did_you_mean") or ()
     ]
-    context.update({"hits": payload["hits"], "notice": payload.get("notice", ""), "close": close})
+    notice = _viewer_words(payload.get("notice", ""))
+    context.update({"hits": payload["hits"], "notice": notice, "close": close})
     return context
+
+
+#: The tools' notices name tools and their arguments; on a page they are the page's own
+#: links and boxes (the close names are listed as links under the notice).
+_VIEWER_WORDS = {
+    "grep_concepts for": "grep for",
+    "list_concepts with a type or tag to browse": "browse by type or tag",
+    "pass include_deprecated=true to see them": "tick “include deprecated” to see them",
+    "pass include_stale=true to see them": "untick “leave out stale” to see them",
+    " (did_you_mean)": "",
+}
+
+
+def _viewer_words(text: str) -> str:
+    """A tool's notice in the viewer's words."""
+    for tool_words, words in _VIEWER_WORDS.items():
+        text = text.replace(tool_words, words)
+    return text
 
 
 def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,7 +114,7 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     for match in _placed(box, payload["matches"]):
         match["pieces"] = _pieces(match["text"], finder)
     context.update(
-        {"matches": payload["matches"], "notice": payload.get("notice", ""),
+        {"matches": payload["matches"], "notice": _viewer_words(payload.get("notice", "")),
          "concepts": payload.get("concepts", 0)}
     )  # fmt: skip
     return context
