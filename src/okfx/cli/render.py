@@ -19,6 +19,7 @@ from okfx.bundle.problems import problem_line
 from okfx.cli import target
 from okfx.cli.terminal import columns, cut_columns, visible
 from okfx.search.snippets import cut_line
+from okfx.tools.notices import reworded
 
 if TYPE_CHECKING:
     from okfx.bundle.validate import ConformanceReport
@@ -157,9 +158,7 @@ CLI_WORDS = {
 
 def cli_words(text: str) -> str:
     """A tool's sentence in the command line's words."""
-    for tool_words, words in CLI_WORDS.items():
-        text = text.replace(tool_words, words)
-    return text
+    return reworded(text, CLI_WORDS)
 
 
 def _notice(payload: dict[str, Any]) -> list[str]:

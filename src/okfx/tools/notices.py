@@ -20,6 +20,7 @@ __all__ = [
     "no_hits",
     "past_end",
     "past_last_row",
+    "reworded",
 ]
 
 #: Files named in a folder's listing at most.
@@ -143,3 +144,11 @@ def folder_not_file(bundle: Bundle, folder: str) -> NotFound | None:
     if concepts:
         message += f" ({len(concepts)} concepts in it are read with read_concept)"
     return NotFound(message + ".", path=folder, suggestions=readable[:FOLDER_FILES])
+
+
+def reworded(text: str, words: dict[str, str]) -> str:
+    """A tool's sentence with each of its tool words (``grep_concepts for``, ``pass
+    include_deprecated=true``) replaced by a front end's (a command, a page's link)."""
+    for tool_words, replacement in words.items():
+        text = text.replace(tool_words, replacement)
+    return text

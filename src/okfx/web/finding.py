@@ -10,6 +10,7 @@ from typing import Any
 import re2
 
 from okfx.search.cjk import has_cjk
+from okfx.tools.notices import reworded
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
 from okfx.web.answers import checked, flag_arg, int_arg
@@ -83,9 +84,7 @@ _VIEWER_WORDS = {
 
 def _viewer_words(text: str) -> str:
     """A tool's notice in the viewer's words."""
-    for tool_words, words in _VIEWER_WORDS.items():
-        text = text.replace(tool_words, words)
-    return text
+    return reworded(text, _VIEWER_WORDS)
 
 
 def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
