@@ -517,7 +517,7 @@ def test_an_edge_to_an_index_or_log_is_titled_by_its_first_heading(
     assert titles == {
         "/tables/index.md": ("PostgreSQL Table", "index"),
         "/log.md": ("Bundle history", "log"),
-        "/bare/index.md": ("index.md", "index"),
+        "/bare/index.md": ("bare/index.md", "index"),
     }
 
 

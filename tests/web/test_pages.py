@@ -698,3 +698,23 @@ def test_problems_of_one_code_past_the_last_page_show_the_last_page(
     first, last = listed(1), listed(2)
     assert len(first) == 200 and len(last) == 30 and not set(first) & set(last)
     assert listed(7) == last
+
+
+def test_browse_links_the_folders_own_index_and_log(make_bundle: MakeBundle) -> None:
+    """Aembit keeps an index.md in every folder: the folder's page links it."""
+    root = make_bundle(
+        {
+            "guide/index.md": "* [a](a.md) - a\n",
+            "guide/log.md": "# Log\n\n## 2026-07-01\n\n- a\n",
+            "guide/a.md": concept(),
+            "other/b.md": concept(),
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL)
+    html = client.get("/b/b/browse?dir=guide").text
+    reserved = re.findall(r'<p class="reserved">(.*?)</p>', html, re.S)
+    assert reserved and re.findall(r'href="([^"]+)">(\w+\.md)</a>', reserved[0]) == [
+        ("/b/b/c/guide/index.md", "index.md"),
+        ("/b/b/c/guide/log.md", "log.md"),
+    ]
+    assert 'class="reserved"' not in client.get("/b/b/browse?dir=other").text

@@ -413,8 +413,11 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 heading = next((x.title for x in found.sections if x.title), "")
             else:
                 heading = found.title
+            # No heading: its folder and name ("cli-guide/index.md"), which tell apart the
+            # index files a root index links.
+            named = found.path.lstrip("/").rsplit("/", 2)[-2:]
             return {
-                "title": clip(heading, TITLE_CHARS) or found.path.rsplit("/", 1)[-1],
+                "title": clip(heading, TITLE_CHARS) or "/".join(named),
                 "type": "index" if isinstance(found, IndexFile) else "log",
             }
         if target in b.directories:  # a folder without index.md

@@ -140,6 +140,12 @@ class Site:
                 for kid, n in subfolders[:MAX_LISTED]
             ],
             "more_folders": max(len(subfolders) - MAX_LISTED, 0),
+            # The folder's own index.md and log.md: read as pages, never listed as rows.
+            "reserved": [
+                (doc.path.rsplit("/", 1)[-1], urls.concept(b.name, doc.path))
+                for doc in (b.indexes.get(current), b.logs.get(current))
+                if doc is not None
+            ],
             "files": [
                 (path.rsplit("/", 1)[-1], urls.file(b.name, path))
                 for path in view.other_files(current)[:MAX_LISTED]
