@@ -695,11 +695,10 @@ def test_a_source_link_is_named_by_its_place_as_written(make_bundle: MakeBundle)
     sources = "\n  - 42\n  - {resource: /missing.md, title: Gone}\n  - refs/a.md"
     bundle = Bundle.load(make_bundle({"a.md": concept(sources=sources), "refs/a.md": concept()}))
     a = bundle.concept("a")
-    assert [(link.field, link.target) for link in a.links] == [
-        ("sources[1].resource", "/missing.md"),
-        ("sources[2].resource", "/refs/a.md"),
+    assert [(link.field, link.target, link.line) for link in a.links] == [
+        ("sources[1].resource", "/missing.md", 5),
+        ("sources[2].resource", "/refs/a.md", 6),  # a bare path: its entry's line
     ]
-    assert a.links[0].line == 5
     messages = sorted(w.message for w in bundle.warnings)
     assert messages[0].startswith("sources[0] is a number")
     assert messages[1].startswith("sources[1].resource link to /missing.md does not exist")

@@ -133,3 +133,30 @@ def test_field_warnings_name_their_line_and_a_source_author_name_is_kept(
     }
     sources = bundle.concept("n").sources
     assert [s.author for s in sources] == ["Tiago Forte", None]
+
+
+@pytest.mark.parametrize(
+    ("sources", "lines"),
+    [
+        # block entries: the resource key's line, wherever it sits in the entry
+        ("  - id: a\n    resource: /x.md\n  - {title: B, resource: /y.md}\n", [5, 6]),
+        # a bare path, then an entry with no resource (skipped), then one with
+        ("  - /x.md\n  - {title: none}\n  - resource: /y.md\n", [4, 6]),
+        # one mapping, not a list
+        ("  title: T\n  resource: /x.md\n", [5]),
+        # a flow list on the key's line: the key's line
+        (None, [3, 3]),
+    ],
+)
+def test_a_source_link_carries_its_entrys_line(
+    make_bundle: MakeBundle, sources: str | None, lines: list[int]
+) -> None:
+    head = "---\ntype: Note\n"
+    block = (
+        "sources: [{resource: /x.md}, {resource: /y.md}]\n"
+        if sources is None
+        else "sources:\n" + sources
+    )
+    root = make_bundle({"a.md": head + block + "---\nBody.\n", "x.md": "---\ntype: N\n---\n"})
+    found = [link.line for link in Bundle.load(root).concept("a").links]
+    assert found == lines

@@ -69,8 +69,8 @@ def key_line(text: str, body_line: int, key: str, nth: int = 1) -> int | None:
 def field_lines(text: str, body_line: int, fields: list[str]) -> list[int | None]:
     """The file lines (1-based) of path-valued fields, in one pass over the frontmatter:
     ``resource``, ``computation``, ``executor.resource``, ``attester.resource``, and
-    ``sources[i].resource`` (the ``i``-th ``resource:`` of the ``sources`` block, else the
-    ``sources:`` line)."""
+    ``sources[i].resource`` (the line of the ``i``-th entry of the ``sources`` block as
+    written, else the ``sources:`` line)."""
     wanted = any(field.startswith("sources[") for field in fields)
     start = key_line(text, body_line, "sources") if wanted else None
     sources = _source_lines(text, body_line, start) if start is not None else []
@@ -88,17 +88,30 @@ def field_lines(text: str, body_line: int, fields: list[str]) -> list[int | None
 
 
 def _source_lines(text: str, body_line: int, start: int) -> list[int]:
-    """The lines of the ``resource:`` keys of the ``sources`` block (whose key is on line
-    ``start``), in order."""
+    """The line of each entry of the ``sources`` block (whose key is on line ``start``), in
+    order as written: its ``resource:`` key's, else the entry's own (a bare path, or an
+    entry okfx skips); with no ``- `` entries (one mapping), the ``resource:`` keys'."""
     lines = text.split("\n", body_line)[start : max(body_line - 2, start)]
-    found = []
+    entries: list[int] = []
+    keys: list[int] = []
+    indent = -1  # the entries' dash column, once the first is seen
+    placed = False  # whether the current entry's line is its resource key's
     for offset, line in enumerate(lines):
         if line.strip() and not line[0].isspace() and not line.startswith("-"):
             break  # the next top-level key: the sources block ended
-        piece = line.lstrip(" \t-").lstrip(" \t")
+        number = start + 1 + offset
+        stripped = line.lstrip(" \t")
+        column = len(line) - len(stripped)
+        piece = stripped
+        if stripped[:1] == "-" and stripped[1:2] in ("", " ", "\t") and indent in (-1, column):
+            indent, placed = column, False
+            entries.append(number)
+            piece = stripped[1:].lstrip(" \t")
         if _is_key(piece, "resource") or _in_flow(line, "resource"):
-            found.append(start + 1 + offset)
-    return found
+            keys.append(number)
+            if entries and not placed:
+                entries[-1], placed = number, True
+    return entries or keys
 
 
 @dataclass(eq=False)

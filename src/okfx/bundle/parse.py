@@ -294,7 +294,8 @@ class DocumentParser:
                     refs.append((field, value))
         links = []
         base = parent_dir(path)
-        lines = field_lines(text, body_line, [field for field, _ in refs]) if refs else []
+        written_fields = [names.get(field, field) for field, _ in refs]
+        lines = field_lines(text, body_line, written_fields) if refs else []
         for (place, href), line in zip(refs, lines, strict=True):
             field = names.get(place, place)
             link = self._edge(path, base, href, texts.get(place, field), field, line or 0, True)
