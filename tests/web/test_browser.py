@@ -234,6 +234,12 @@ def test_walk_a_published_sample(watched: Watched) -> None:
     watched.go(f"/b/{name}/graph")
     page.wait_for_selector("svg#graph[data-ready='1']")
     assert page.locator("svg#graph .node").count() > 5
+    # Labels read at one size on screen whatever the graph's extent, and after a zoom.
+    label = "() => document.querySelector('svg#graph .node text').getBoundingClientRect().height"
+    before = page.evaluate(label)
+    page.locator("svg#graph").hover()
+    page.mouse.wheel(0, -400)
+    assert 11 <= before <= 22 and 11 <= page.evaluate(label) <= 22
     watched.go(f"/b/{name}/problems")
     watched.go(f"/search?q=reputation&bundle={name}")
     assert page.locator(".hit").count() >= 1

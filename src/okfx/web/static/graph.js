@@ -23,8 +23,20 @@
     relax(nodes, edges);
     draw(nodes, edges);
     fit(svg, nodes);
+    relabel(svg);
     panZoom(svg);
+    window.addEventListener("resize", function () { relabel(svg); });
     svg.setAttribute("data-ready", "1");
+  }
+
+  // Labels keep one size on screen (13 px) whatever the zoom: the viewBox scales the
+  // drawing, so the label's size in drawing units follows the scale (the larger of the
+  // two, as the default preserveAspectRatio "meet" fits the box).
+  function relabel(svg) {
+    var v = svg.getAttribute("viewBox").split(" ").map(parseFloat);
+    var width = svg.clientWidth || 1, height = svg.clientHeight || 1;
+    var scale = Math.max(v[2] / width, v[3] / height);
+    svg.style.setProperty("--label", (13 * scale).toFixed(2) + "px");
   }
 
   function relax(nodes, edges) {
@@ -94,6 +106,7 @@
       var k = event.deltaY > 0 ? 1.15 : 1 / 1.15;
       var cx = v[0] + v[2] / 2, cy = v[1] + v[3] / 2;
       svg.setAttribute("viewBox", [cx - v[2] * k / 2, cy - v[3] * k / 2, v[2] * k, v[3] * k].join(" "));
+      relabel(svg);
     }, { passive: false });
     svg.addEventListener("pointerdown", function (event) {
       if (event.target.closest && event.target.closest(".node")) { return; }
