@@ -19,7 +19,7 @@ from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
 from okfx import Bundle, KnowledgeManager, Toolbox  # noqa: E402
 from okfx.cli.webserve import viewer  # noqa: E402
 from okfx.web import create_app  # noqa: E402
-from okfx.web.finding import marked  # noqa: E402
+from okfx.web.finding import marked, plain  # noqa: E402
 from okfx.web.graph import WHOLE_LIMIT  # noqa: E402
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
@@ -647,6 +647,21 @@ def test_search_marks_a_chinese_term_wherever_it_is(make_bundle: MakeBundle) -> 
         ("the ", False), ("dock", True), (" ", False), ("docks", True), (" at ", False),
         ("docking", True),
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("## **Domain** terms", "Domain terms"),
+        ("* [RUC](/metrics/resource-utilization-classification.md) - used by", "RUC - used by"),
+        ("| `snr_ratio` | FLOAT | Signal to noise |", "snr_ratio · FLOAT · Signal to noise"),
+        ("a [b [c](d) e", "a [b c e"),  # an unmatched bracket stays
+        ("#hashtag and 3 * 4", "#hashtag and 3 * 4"),  # no heading, no bullet
+    ],
+)
+def test_a_snippet_reads_as_text_on_the_search_page(line: str, shown: str) -> None:
+    """Agents get the snippet as the markdown line it is; a person sees its text."""
+    assert plain(line) == shown
 
 
 def test_the_location_line_names_the_bundle_the_folder_and_the_file(

@@ -16,7 +16,7 @@ from okfx.web import urls
 from okfx.web.answers import checked, flag_arg, int_arg
 from okfx.web.site import view_of
 
-__all__ = ["grep", "marked", "search"]
+__all__ = ["grep", "marked", "plain", "search"]
 
 
 def _filters(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -61,7 +61,7 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
         )
     )
     for hit in _placed(box, payload["hits"]):
-        hit["pieces"] = marked(hit["snippet"], hit["matched"])
+        hit["pieces"] = marked(plain(hit["snippet"]), hit["matched"])
     close = [
         (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
         for c in payload.get("did_you_mean") or ()
@@ -117,6 +117,35 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
          "concepts": payload.get("concepts", 0)}
     )  # fmt: skip
     return context
+
+
+def plain(line: str) -> str:
+    """A snippet (one markdown line, as agents get it) as a person reads it: a heading's
+    ``#`` run, a list's bullet, emphasis and code marks and a table's pipes gone, and a
+    link ``[text](url)`` its text. String steps only: a snippet is bundle text."""
+    text = line.strip()
+    head = text.lstrip("#")
+    if head != text and head[:1] in (" ", "\t"):
+        text = head.strip()
+    if text[:2] in ("- ", "* ", "+ "):
+        text = text[2:]
+    out: list[str] = []
+    at = 0
+    while (opened := text.find("[", at)) >= 0:
+        closed = text.find("](", opened)
+        end = text.find(")", closed) if closed >= 0 else -1
+        if closed < 0 or end < 0 or "[" in text[opened + 1 : closed]:
+            out.append(text[at : opened + 1])
+            at = opened + 1
+            continue
+        out += (text[at:opened], text[opened + 1 : closed])
+        at = end + 1
+    text = "".join(out) + text[at:]
+    for mark in ("**", "__", "`"):
+        text = text.replace(mark, "")
+    if text.startswith("|") or " | " in text:
+        text = " · ".join(cell.strip() for cell in text.strip("|").split("|") if cell.strip())
+    return text
 
 
 def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
