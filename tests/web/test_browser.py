@@ -375,3 +375,25 @@ def test_long_paths_stay_in_their_column_and_fragments_land(browser: Any, deep_s
     assert 0 <= top < 820 and page.evaluate("() => window.scrollY") > 0  # in view
     watched.clean()
     watched.context.close()
+
+
+def test_no_page_is_wider_than_a_phone(browser: Any, site: str) -> None:
+    """At 390 px the layout is one column, and tables, code and fields stay inside it
+    (a table too wide scrolls in its own box)."""
+    watched = Watched(browser, site)
+    watched.page.set_viewport_size({"width": 390, "height": 800})
+    for path in (
+        "/",
+        "/b/knowledge/browse",
+        "/b/knowledge/c/metrics/dock-availability.md",
+        "/b/knowledge/c/computations/trips-per-bike-day.md",
+        "/search?q=dock+availability",
+        "/grep?pattern=dock",
+        "/b/knowledge/log",
+        "/b/knowledge/problems",
+    ):
+        watched.go(path)
+        width = watched.page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, f"{path} is {width}px wide"
+    watched.clean()
+    watched.context.close()
