@@ -126,7 +126,7 @@ def _text_of(line: str) -> str:
     """A line as a reader reads it: links' destinations, autolinks, bare URLs and footnote
     labels left out, so words in an address (``resource-utilization.md``) or a label do
     not make it the best."""
-    if "](" in line or ":" in line:
+    if "](" in line or "//" in line or "<" in line:
         line = _ADDRESS.sub(" ", line)
     return without_footnote_labels(line)
 
