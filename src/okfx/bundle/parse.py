@@ -269,18 +269,16 @@ class DocumentParser:
         """The links of the path-valued fields; ``written`` is ``sources`` as written."""
         refs: list[tuple[str, str]] = []
         texts: dict[str, str] = {}  # a link's text: a source's title, else its field
-        names: dict[str, str] = {}  # a source's field for its line -> as written
         resource = values["resource"]
         if resource and resource.startswith(("/", "./", "../")):
             refs.append(("resource", resource))
         places = source_places(written) if values["sources"] else []
         for i, source in enumerate(values["sources"]):
             if not self.resolver.is_external(source.resource) and _looks_like_path(source.resource):
-                # Its line is the i-th kept entry's; its name, its place as written (the
-                # entries skipped before it counted), as warnings and extensions name it.
-                field = f"sources[{i}].resource"
+                # Named by its place as written (the entries skipped before it counted),
+                # as warnings and extensions name it, and its line is that entry's.
+                field = f"sources[{places[i] if i < len(places) else i}].resource"
                 refs.append((field, source.resource))
-                names[field] = f"sources[{places[i] if i < len(places) else i}].resource"
                 if source.title:
                     texts[field] = source.title
         comp = values["computation"]
@@ -294,11 +292,9 @@ class DocumentParser:
                     refs.append((field, value))
         links = []
         base = parent_dir(path)
-        written_fields = [names.get(field, field) for field, _ in refs]
-        lines = field_lines(text, body_line, written_fields) if refs else []
-        for (place, href), line in zip(refs, lines, strict=True):
-            field = names.get(place, place)
-            link = self._edge(path, base, href, texts.get(place, field), field, line or 0, True)
+        lines = field_lines(text, body_line, [field for field, _ in refs]) if refs else []
+        for (field, href), line in zip(refs, lines, strict=True):
+            link = self._edge(path, base, href, texts.get(field, field), field, line or 0, True)
             if link is not None:
                 links.append(link)
         return links
