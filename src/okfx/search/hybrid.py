@@ -263,12 +263,10 @@ class HybridRanker:
         k = clamp_limit(limit, MAX_LIMIT)
         waiting = next((s for s in self.states if s.vectors is None), None)
         if waiting is not None or self._lexical_only or not query.strip():
-            return _lexical(index.rank(query, limit=k, **options), waiting)
+            return _lexical(index.rank(query, limit=k, **options), _not_ready(waiting))
         unread = _unread(self.state.embedder, query)
         if unread:
-            results = index.rank(query, limit=k, **options)
-            notice = f"{results.notice} {unread}".strip()
-            return SearchResults(results.query, results.hits, results.hidden, notice, "lexical")
+            return _lexical(index.rank(query, limit=k, **options), unread)
         spec = ConceptFilter.create(**{key: options[key] for key in _FILTERS})
         options["now"] = spec.now
         wanted = max(k, LEXICAL_CANDIDATES)
@@ -454,17 +452,23 @@ def _unread(embedder: Embedder, query: str) -> str:
     )
 
 
-def _lexical(results: SearchResults, waiting: SemanticState | None) -> SearchResults:
-    """Lexical results while the vectors are not ready, saying so."""
+def _not_ready(waiting: SemanticState | None) -> str:
+    """Why vectors still building (or failed) leave a search lexical; "" when none is."""
     if waiting is None:
-        return results
+        return ""
     if waiting.error:
-        why = f"Semantic ranking is unavailable ({waiting.error}); these hits are lexical."
-    else:
-        why = (
-            f"Semantic ranking is not ready yet ({waiting.done:,} of {waiting.total:,} "
-            "texts encoded); these hits are lexical."
-        )
+        return f"Semantic ranking is unavailable ({waiting.error}); these hits are lexical."
+    return (
+        f"Semantic ranking is not ready yet ({waiting.done:,} of {waiting.total:,} "
+        "texts encoded); these hits are lexical."
+    )
+
+
+def _lexical(results: SearchResults, why: str) -> SearchResults:
+    """Lexical results that say ``why`` semantic ranking was not used (as they are when
+    there is no reason to give)."""
+    if not why:
+        return results
     notice = f"{results.notice} {why}".strip()
     return SearchResults(results.query, results.hits, results.hidden, notice, "lexical")
 
