@@ -295,8 +295,10 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
     ids = heading_ids(texts)
     exact = " ".join(wanted.split()).casefold()
     picked = next((i for i, t in enumerate(texts) if " ".join(t.split()).casefold() == exact), None)
+    loose = [_loose(t) for t in texts]
     if picked is None:
-        picked = next((i for i, t in enumerate(texts) if _loose(t) == _loose(wanted)), None)
+        asked = _loose(wanted)
+        picked = next((i for i, t in enumerate(loose) if t == asked), None)
     by_id = picked is None
     if by_id:
         key = fragment_key(heading.strip().removeprefix("#"))
@@ -315,7 +317,7 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
         if len(later.group(1)) <= level:
             end = later.start()
             break
-    twins = [i for i, t in enumerate(texts) if _loose(t) == _loose(texts[picked])]
+    twins = [i for i, t in enumerate(loose) if t == loose[picked]]
     notice = None
     if len(twins) > 1 and not by_id:
         others = [repr(ids[i]) for i in twins if i != picked]

@@ -81,7 +81,7 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         url = where(source.get("resource"), f"sources[{place}].resource")
         fragment = str(source.get("resource") or "").partition("#")[2]
         # A source citing a section (/references/x.md#section) leads to that heading.
-        source["url"] = view.with_fragment(url, fragment) if url and fragment else url
+        source["url"] = view.with_fragment(url, fragment) if url else None
     contract = header["computation"]
     if contract is not None:
         contract["url"] = where(contract["computation"], "computation")

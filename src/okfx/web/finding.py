@@ -66,7 +66,7 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
         (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
         for c in payload.get("did_you_mean") or ()
     ]
-    notice = _viewer_words(payload.get("notice", ""))
+    notice = reworded(payload.get("notice", ""), _VIEWER_WORDS)
     context.update({"hits": payload["hits"], "notice": notice, "close": close})
     return context
 
@@ -80,11 +80,6 @@ _VIEWER_WORDS = {
     "pass include_stale=true to see them": "untick “leave out stale” to see them",
     " (did_you_mean)": "",
 }
-
-
-def _viewer_words(text: str) -> str:
-    """A tool's notice in the viewer's words."""
-    return reworded(text, _VIEWER_WORDS)
 
 
 def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -112,10 +107,10 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     finder = _finder(pattern, regex, ignore_case)
     for match in _placed(box, payload["matches"]):
         match["pieces"] = _pieces(match["text"], finder)
+    notice = reworded(payload.get("notice", ""), _VIEWER_WORDS)
     context.update(
-        {"matches": payload["matches"], "notice": _viewer_words(payload.get("notice", "")),
-         "concepts": payload.get("concepts", 0)}
-    )  # fmt: skip
+        {"matches": payload["matches"], "notice": notice, "concepts": payload.get("concepts", 0)}
+    )
     return context
 
 

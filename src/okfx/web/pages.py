@@ -268,15 +268,8 @@ class Site:
             groups: list[dict[str, Any]] = []
             for entry in log.entries[:MAX_LISTED]:
                 text = Markup(render(entry.text, rewrite, wikilink=wikilink).html)
-                if (
-                    groups
-                    and (groups[-1]["date"], groups[-1]["heading"])
-                    == (
-                        entry.date,
-                        entry.heading,
-                    )
-                    and (entry.date or entry.heading)
-                ):
+                key = (entry.date, entry.heading)
+                if groups and any(key) and key == (groups[-1]["date"], groups[-1]["heading"]):
                     groups[-1]["texts"].append(text)
                 else:
                     groups.append({"date": entry.date, "heading": entry.heading, "texts": [text]})
