@@ -9,6 +9,7 @@ import pytest
 from conftest import MakeBundle, concept
 from okfx import Bundle, validate
 from okfx.bundle.problems import problem_line
+from okfx.bundle.reserved import heading_rest
 
 
 def _entries(bundle: Bundle) -> list[tuple[date | None, str]]:
@@ -155,3 +156,39 @@ def test_a_paragraph_after_a_blank_line_is_an_entry_of_its_own(make_bundle: Make
         (day, "Initial authoring of the bundle. It covers five areas."),
         (day, "later item indented, still the later item"),
     ]
+
+
+def test_a_heading_that_starts_with_a_date_dates_its_entries_and_says_how_to_fix_it(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e-okf heads a day with its change's title (``2026-07-11 — Phase 5b: ...``) and
+    graphql-okf with a time; both break §9's form, but the day is plain to read, so the
+    entries keep it (and the order check sees it) while the error stays."""
+    log = (
+        "# Curation log\n\n## 2026-07-24T13:14:12.015Z\n* b\n\n"
+        "## 2026-07-11 — Phase 5b: bundle established\n* a\n\n"
+        "## Provenance discipline\n\nEvery claim cites its page.\n\n"
+        "## 2026-07-111 is no date\n* c\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert _entries(bundle) == [
+        (date(2026, 7, 24), "b"),
+        (date(2026, 7, 11), "a"),
+        (None, "Every claim cites its page."),
+        (None, "c"),
+    ]
+    messages = [w.message for w in bundle.warnings if w.code == "invalid_log_date"]
+    assert len(messages) == 4 and not validate(bundle).conformant
+    assert "dated 2026-07-24, the day it starts with" in messages[0]
+    assert "'2026-07-24' alone (no time)" in messages[0]
+    assert "'2026-07-11' alone (move the rest into an entry)" in messages[1]
+    assert all("dated" not in message for message in messages[2:])
+    assert [w.code for w in bundle.warnings].count("log_order") == 0
+
+
+def test_the_rest_of_a_dated_heading_is_what_follows_the_day() -> None:
+    assert heading_rest("2026-07-11 — Phase 5b: established") == "Phase 5b: established"
+    assert heading_rest("2026-07-11: fixes") == "fixes"
+    assert heading_rest("2026-07-24T13:14:12.015Z") == ""
+    assert heading_rest("2026-07-24 09:30") == ""
+    assert heading_rest("2026-07-24") == ""

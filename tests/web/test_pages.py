@@ -733,3 +733,18 @@ def test_browse_links_the_folders_own_index_and_log(make_bundle: MakeBundle) -> 
         ("/b/b/c/guide/log.md", "log.md"),
     ]
     assert 'class="reserved"' not in client.get("/b/b/browse?dir=other").text
+
+
+def test_a_heading_that_starts_with_a_date_shows_the_day_and_its_title(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e-okf's ``## 2026-07-11 — Phase 5b: ...``: the day groups the entries, and the
+    title the author gave it is still shown; a time of day is not repeated."""
+    log = "# Log\n\n## 2026-07-24T13:14:12Z\n* b\n\n## 2026-07-11 — Phase 5b: established\n* a\n"
+    root = make_bundle({"a.md": concept(), "log.md": log})
+    html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/b/b/log").text
+    heads = re.findall(r"<h3>(.*?)</h3>", html)
+    assert heads == [
+        '<time datetime="2026-07-24">2026-07-24</time>',
+        '<time datetime="2026-07-11">2026-07-11</time> Phase 5b: established',
+    ]

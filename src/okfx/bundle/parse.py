@@ -18,7 +18,13 @@ from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, 
 from okfx.bundle.keylines import KeyLines, field_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.paths import join, parent_dir
-from okfx.bundle.reserved import parse_index, parse_log, unsectioned
+from okfx.bundle.reserved import (
+    heading_rest,
+    leading_date,
+    parse_index,
+    parse_log,
+    unsectioned,
+)
 from okfx.bundle.scope import written_version
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.bundle.written import typed_text_paths, with_written, written_scalars
@@ -554,6 +560,13 @@ class DocumentParser:
             message = (
                 f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)"
             )
+            day = leading_date(heading)
+            if day is not None:
+                fix = "move the rest into an entry" if heading_rest(heading) else "no time"
+                message += (
+                    f"; its entries are dated {day}, the day it starts with: write the "
+                    f"heading as '{day}' alone ({fix})"
+                )
             self.warn(path, "invalid_log_date", with_line(message, body_line + at))
         dated = [(e.date, at) for e, at in zip(entries, date_lines, strict=True) if e.date]
         later = next((i for i in range(1, len(dated)) if dated[i][0] > dated[i - 1][0]), None)

@@ -130,7 +130,7 @@ EXPLANATIONS: dict[str, str] = {
     "log_order": "a log.md lists an older date before a newer one; §9 lists entries newest "
     "first (okfx reads them in any order)",
     "invalid_log_date": "a log.md date heading is not in YYYY-MM-DD form, which §9 requires "
-    "(§11 rule 3); its entries get no date",
+    "(§11 rule 3); its entries get the date it starts with, if any, else none",
     "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "
     "its files are left out of this one",
     "unsafe_path": "a file name or symlink okfx will not open",

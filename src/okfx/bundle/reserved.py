@@ -15,7 +15,9 @@ from okfx.model import IndexEntry, IndexSection, LogEntry
 
 __all__ = [
     "HEADING",
+    "heading_rest",
     "heading_text",
+    "leading_date",
     "outside_sections",
     "parse_index",
     "parse_log",
@@ -36,6 +38,8 @@ _ENTRY = re.compile(
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+# A time of day right after a date (``T13:14:12.015Z``, `` 09:30``).
+_TIME = re.compile(r"[T ]\d\d:\d\d")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _TEXT, _CODE, _COMMENT = "text", "code", "comment"
 
@@ -180,9 +184,19 @@ def _parse_date(text: str) -> date | None:
         return None
 
 
-def _leading_date(text: str) -> date | None:
-    """The ``YYYY-MM-DD`` date a text starts with (``2026-07-02 - export``), if any."""
+def leading_date(text: str) -> date | None:
+    """The ``YYYY-MM-DD`` date a text starts with (``2026-07-02 - export``,
+    ``2026-07-24T13:14:12Z``), if any."""
     return None if text[10:11].isdigit() else _parse_date(text[:10])
+
+
+def heading_rest(text: str) -> str:
+    """What a log heading says after the date it starts with (``2026-07-11 — Phase 5b``
+    -> ``Phase 5b``): empty for a bare date or a time of day (``2026-07-24T13:14Z``)."""
+    rest = text[10:]
+    if _TIME.match(rest):
+        return ""
+    return rest.strip().lstrip("—–-:|·,").strip()
 
 
 class ParsedLog(NamedTuple):
@@ -207,7 +221,7 @@ def parse_log(body: str) -> ParsedLog:
     fences included and dedented by the opening fence's indent, in the entry above (at
     any indent: a log's author means the command they ran for the entry they wrote).
     Headings that are not ISO ``YYYY-MM-DD`` dates are returned in ``bad_headings`` with
-    their lines (and their entries get ``date=None``).
+    their lines; their entries get the date the heading starts with, else ``date=None``.
     ``ungrouped`` counts the items before any date heading, off §9's date groups: they
     are entries still, with no heading, dated when their text starts with a
     ``YYYY-MM-DD`` date (``- 2026-07-02 - export - ...``).
@@ -233,7 +247,7 @@ def parse_log(body: str) -> ParsedLog:
                 entries.append(LogEntry(heading_date, current_heading, text))
                 date_lines.append(heading_line)
             else:
-                entries.append(LogEntry(_leading_date(text), "", text))
+                entries.append(LogEntry(leading_date(text), "", text))
                 date_lines.append(began)
         current.clear()
 
@@ -263,7 +277,12 @@ def parse_log(body: str) -> ParsedLog:
             flush()
             text = heading_text(heading.group(2))
             # §9 fixes a date heading's form, not its level: `# 2026-07-10` heads a group.
-            dated = _ISO_DATE.match(text) is not None
+            # A heading that only starts with a date (``2026-07-11 — Phase 5b``, a time
+            # ``2026-07-24T13:14:12Z``) is no date heading (§9), but its entries take
+            # that date rather than none: the author's date is plain to read.
+            day = leading_date(text)
+            # Shaped as a date, even an impossible one (``2026-02-31``): no title.
+            dated = _ISO_DATE.match(text[:10]) is not None and not text[10:11].isdigit()
             if len(heading.group(1)) == 1 and not dated and not title and current_heading is None:
                 title = text
                 continue
@@ -273,9 +292,9 @@ def parse_log(body: str) -> ParsedLog:
                 add(text)
                 flush()
                 continue
-            current_heading, heading_date, heading_line = text, _parse_date(text), number
+            current_heading, heading_date, heading_line = text, day, number
             date_level = len(heading.group(1))
-            if heading_date is None:
+            if day is None or len(text) > 10:
                 bad.append((text, number))
             continue
         bare = line.lstrip(" \t")

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import parent_dir
+from okfx.bundle.reserved import heading_rest
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.tools.payloads import concept_row
@@ -272,7 +273,11 @@ class Site:
                 if groups and any(key) and key == (groups[-1]["date"], groups[-1]["heading"]):
                     groups[-1]["texts"].append(text)
                 else:
-                    groups.append({"date": entry.date, "heading": entry.heading, "texts": [text]})
+                    groups.append(
+                        {"date": entry.date, "heading": entry.heading, "texts": [text],
+                         # What a heading that starts with a date says after it.
+                         "rest": heading_rest(entry.heading) if entry.date else ""}
+                    )  # fmt: skip
             page = next(
                 (w.message for w in view.bundle.warnings
                  if w.path == log.path and w.code == "reserved_concept"),
