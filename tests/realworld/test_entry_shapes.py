@@ -109,3 +109,44 @@ def test_a_contract_part_in_the_wrong_shape_is_read_or_reported(make_bundle: Mak
     # the path is followed like any executor.resource: an edge to the run instructions
     edges = Toolbox(bundle).get_neighbors(path="/c.md")["outbound"]
     assert "/references/skills/run-on-bq.md" in [e["path"] for e in edges]
+
+
+def test_a_source_written_with_url_for_resource_is_read_and_reported(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e-okf writes every source as ``{url, retrieved, note}``: the URL is what the
+    concept derives from, plain to read, so it is the resource (not a lost source), the
+    warning names the key to rename, and the other keys stay extensions under the path;
+    a ``resource`` beside a ``url`` wins, and the ``url`` stays an extension."""
+    doc = (
+        "---\ntype: Note\nsources:\n"
+        "  - url: https://example.com/a\n    retrieved: 2026-07-11\n    note: why\n"
+        "  - resource: https://example.com/b\n    url: https://example.com/b.html\n"
+        "  - note: nothing to follow\n"
+        "---\nSee [^1].\n\n[^1]: a\n"
+    )
+    bundle = Bundle.load(make_bundle({"n.md": doc}))
+    assert [s.resource for s in bundle.concept("n").sources] == [
+        "https://example.com/a",
+        "https://example.com/b",
+    ]
+    said = [(p["line"], p["message"]) for p in map(problem_dict, bundle.warnings)]
+    assert said == [
+        (
+            4,
+            "sources[0] has no resource, but url: 'https://example.com/a', read as its "
+            "resource; rename url to resource (spec §5.1) (line 4)",
+        ),
+        (9, "sources[2] has no resource; entry ignored (line 9)"),
+    ]
+    payload = Toolbox(bundle).read_concept(path="/n.md")
+    assert [s["resource"] for s in payload["sources"]] == [
+        "https://example.com/a",
+        "https://example.com/b",
+    ]
+    assert payload["extensions"] == {
+        "sources[0].retrieved": "2026-07-11",
+        "sources[0].note": "why",
+        "sources[1].url": "https://example.com/b.html",
+        "sources[2].note": "nothing to follow",
+    }

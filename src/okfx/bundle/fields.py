@@ -128,6 +128,22 @@ def _bare_resource(value: str, name: str, section: str, report: FieldReport) -> 
     return bare
 
 
+#: Keys some producers write for a source's ``resource`` (m3e-okf writes ``url``).
+RESOURCE_LOOKALIKES = ("url", "uri", "href", "link")
+
+
+def source_resource(entry: dict[Any, Any]) -> tuple[str, str] | None:
+    """The key a ``sources`` entry names what it derives from under, and that resource:
+    ``resource``, else the first of :data:`RESOURCE_LOOKALIKES` with a text value (read
+    as the resource rather than lose the source: what it names is plain); None when
+    there is none."""
+    for key in ("resource", *RESOURCE_LOOKALIKES):
+        text = _text(entry.get(key))
+        if text:
+            return key, text
+    return None
+
+
 def source_places(value: Any) -> list[int]:
     """Where each entry :func:`_sources` keeps stands in ``sources`` as written (its index
     there), so a kept entry is named ``sources[i]`` as the warnings about the list are."""
@@ -136,7 +152,7 @@ def source_places(value: Any) -> list[int]:
         i
         for i, entry in enumerate(entries)
         if (isinstance(entry, str) and entry.strip())
-        or (isinstance(entry, dict) and _text(entry.get("resource")))
+        or (isinstance(entry, dict) and source_resource(entry) is not None)
     ]
 
 
@@ -151,10 +167,17 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
             message = f"{name} is {kind_of(entry)}, not a mapping with a resource; entry ignored"
             report.append(("invalid_field", message, name))
             continue
-        resource = _text(entry.get("resource"))
-        if not resource:
+        found = source_resource(entry)
+        if found is None:
             report.append(("invalid_field", f"{name} has no resource; entry ignored", name))
             continue
+        key, resource = found
+        if key != "resource":
+            message = (
+                f"{name} has no resource, but {key}: {resource[:200]!r}, read as its "
+                f"resource; rename {key} to resource (spec §5.1)"
+            )
+            report.append(("invalid_field", message, name))
         usage = entry.get("usage_count")
         if usage is not None and (isinstance(usage, bool) or not isinstance(usage, int)):
             message = f"{name}.usage_count must be an integer; ignored"

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from typing import Any
 
 from okfx.attest.sqltext import dialect_for
+from okfx.bundle.fields import source_resource
 from okfx.errors import NotFound, OKFError
 from okfx.model import Computation, Concept, Generated, Link, Parameter, Source
 from okfx.tools.caps import (
@@ -289,7 +290,10 @@ def _nested_extensions(frontmatter: dict[str, Any]) -> list[tuple[str, Any]]:
             continue
         for path, entry in entries:
             if isinstance(entry, dict):
-                out.extend((f"{path}.{k}", v) for k, v in entry.items() if str(k) not in known)
+                # A source's ``url`` read as its resource is shown there, not here too.
+                found = source_resource(entry) if field == "sources" else None
+                taken = known if found is None else known | {found[0]}
+                out.extend((f"{path}.{k}", v) for k, v in entry.items() if str(k) not in taken)
     return out
 
 
