@@ -208,6 +208,29 @@ CORPUS: tuple[Pinned, ...] = (
         "agent-researched catalog, slug footnote labels, many producer keys",
         "en",
     ),
+    # Added 2026-12-05 (session 51): three of 28 newer OKF repositories with a snapshot to
+    # read and a bundle of a kind not already here.
+    Pinned(
+        "ayrtonvwf/graphql-okf",
+        "a2ad44241474dd8960b3a1bca3251f079591cb47",
+        "okf/countries-api",
+        "a GraphQL schema compiled to concepts (queries, types, directives), timestamped log",
+        "en",
+    ),
+    Pinned(
+        "jackhp95/m3e-okf",
+        "cae1fd2aa169f236cb8a3fd0f903508121236c72",
+        "knowledge",
+        "design-system guidance, sources written {url, retrieved, note}, links out of the root",
+        "en",
+    ),
+    Pinned(
+        "DiurnalProductions/flutter-okf",
+        "9695ecb1f1cef7de8bccd7e8cf1d76ba09e759a4",
+        "",
+        "learning pack at a repository root, id-keyed prerequisites/related, okf.json manifest",
+        "en",
+    ),
 )
 
 _TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)
