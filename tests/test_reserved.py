@@ -183,6 +183,7 @@ def test_a_heading_that_starts_with_a_date_dates_its_entries_and_says_how_to_fix
     assert "'2026-07-24' alone (no time)" in messages[0]
     assert "'2026-07-11' alone (move the rest into an entry)" in messages[1]
     assert all("dated" not in message for message in messages[2:])
+    assert "move text that is no change above the first date heading" in messages[2]
     assert [w.code for w in bundle.warnings].count("log_order") == 0
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from conftest import MakeBundle, concept
 from okfx import Bundle, KnowledgeManager, Toolbox
+from okfx.cli import render
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
 
@@ -43,6 +44,16 @@ def test_a_search_with_no_hits_says_what_to_try(box: Toolbox) -> None:
     assert "No concept matches 'unicorn rainbow'" in notice
     for hint in ("fewer or other words", "grep_concepts", "list_concepts", "type or tag"):
         assert hint in notice
+
+
+def test_a_query_is_echoed_as_typed(box: Toolbox) -> None:
+    """A regex or a path echoed back the way ``repr`` writes it (``'\\\\bdp\\\\b'``) would
+    be a different regex when copied from the message."""
+    result = box.search_concepts(query="C:\\unicorn don't\nrainbow")
+    assert result["notice"].startswith('No concept matches "C:\\unicorn don\'t\u240arainbow".')
+    found = box.grep_concepts(pattern="\\bunicorn\\b", regex=True)
+    assert found["matches"] == []
+    assert render.grep(found).startswith("No matches for '\\bunicorn\\b'.")
 
 
 def test_no_hits_names_the_deprecated_and_stale_matches_it_hid(box: Toolbox) -> None:

@@ -567,6 +567,11 @@ class DocumentParser:
                     f"; its entries are dated {day}, the day it starts with: write the "
                     f"heading as '{day}' alone ({fix})"
                 )
+            else:
+                message += (
+                    "; its entries get no date: head them with the day they were made, or "
+                    "move text that is no change above the first date heading"
+                )
             self.warn(path, "invalid_log_date", with_line(message, body_line + at))
         dated = [(e.date, at) for e, at in zip(entries, date_lines, strict=True) if e.date]
         later = next((i for i in range(1, len(dated)) if dated[i][0] > dated[i - 1][0]), None)

@@ -19,6 +19,7 @@ from okfx.bundle.problems import problem_line
 from okfx.cli import target
 from okfx.cli.terminal import columns, cut_columns, visible
 from okfx.search.snippets import cut_line
+from okfx.tools.display import quoted
 from okfx.tools.notices import reworded
 
 if TYPE_CHECKING:
@@ -201,7 +202,9 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
     """Ranked hits; each names its bundle (``bundle:path``) when ``several`` are loaded."""
     hits = payload.get("hits") or []
     if not hits:  # the notice says there were none, and what to try
-        return "\n".join(_notice(payload) or [f"No hits for {payload.get('query')!r}."])
+        return "\n".join(
+            _notice(payload) or [f"No hits for {quoted(str(payload.get('query', '')))}."]
+        )
     lines: list[str] = []
     several = _several_bundles(hits, several)
     for rank, hit in enumerate(hits, 1):
@@ -223,7 +226,9 @@ def grep(payload: dict[str, Any], several: bool | None = None) -> str:
     """Matching lines as ``path:line: text`` (``bundle:path:line`` when ``several``)."""
     matches = payload.get("matches") or []
     if not matches:
-        return "\n".join([f"No matches for {payload.get('pattern')!r}.", *_notice(payload)])
+        return "\n".join(
+            [f"No matches for {quoted(str(payload.get('pattern', '')))}.", *_notice(payload)]
+        )
     lines = []
     several = _several_bundles(matches, several)
     for m in matches:

@@ -10,7 +10,7 @@ with a visible stand-in (``ESC`` becomes ``␛``, a bidirectional override ``\\u
 
 from __future__ import annotations
 
-__all__ = ["one_line", "visible"]
+__all__ = ["one_line", "quoted", "visible"]
 
 # C0 controls but tab and line feed as the Unicode control pictures (``\x1b`` is ␛), DEL
 # as ␡; the C1 controls, the line and paragraph separators, and the bidirectional
@@ -43,3 +43,15 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(line) > limit:
         line = line[: limit - 1] + "…"
     return line
+
+
+def quoted(text: str, limit: int = 80) -> str:
+    """``text`` as typed, in quotes, to echo back: a backslash stays one backslash (where
+    ``repr`` doubles it, so a regex copied back from the message would differ), double
+    quotes when it holds a single one, controls and line breaks visible (so it stays one
+    line), cut to ``limit`` characters with ``…``."""
+    shown = visible(text).replace("\n", "\u240a").replace("\t", "\u2409")
+    if len(shown) > limit:
+        shown = shown[: limit - 1] + "…"
+    quote = '"' if "'" in shown and '"' not in shown else "'"
+    return f"{quote}{shown}{quote}"

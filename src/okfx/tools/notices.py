@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from okfx.bundle.bundle import Bundle
 from okfx.errors import NotFound
 from okfx.model import Concept
+from okfx.tools.display import quoted
 
 __all__ = [
     "MISSING_WORDS",
@@ -36,8 +37,7 @@ MISSING_WORDS = 10
 def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) -> str:
     """A search found nothing admissible: the concepts named close to the query, what to
     try, then what the filters hid."""
-    shown = query if len(query) <= 80 else query[:79] + "…"
-    advice = f"No concept matches {shown!r}." + _close_sentence(close)
+    advice = f"No concept matches {quoted(query)}." + _close_sentence(close)
     advice += (
         " Try fewer or other words, grep_concepts for an exact name or phrase, or "
         "list_concepts with a type or tag to browse."
@@ -72,7 +72,7 @@ def _close_sentence(close: list[dict[str, str]] | None) -> str:
     """The sentence naming the concepts of ``did_you_mean`` (after a space), or ''."""
     if not close:
         return ""
-    names = "; ".join(f"{c['title'][:80]!r} ({c['path']})" for c in close)
+    names = "; ".join(f"{quoted(c['title'])} ({c['path']})" for c in close)
     return f" Concepts with a close name (did_you_mean): {names}."
 
 
