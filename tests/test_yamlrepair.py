@@ -9,11 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import MakeBundle
-from okfx import Bundle
+from okfx import Bundle, Toolbox
 from okfx.bundle.frontmatter import FrontmatterError, parse
 from okfx.bundle.problems import ERROR_CODES, problem_line
 from okfx.bundle.validate import validate
 from okfx.bundle.yamlrepair import quote_colon_values
+from okfx.cli import render
 from okfx.limits import Limits
 
 
@@ -97,3 +98,27 @@ def test_a_bundle_loads_the_concept_and_validate_reports_the_line(
     report = validate(bundle)
     assert any(p.code == "unquoted_colon" for p in report.errors)
     assert bundle.search("default answer")[0].path == "/approaches/rag.md"
+
+
+def test_a_repaired_concept_keeps_its_whole_frontmatter(make_bundle: MakeBundle) -> None:
+    """flutter-okf's ``layout_passes.md``: the typed fields read through the repair, and so
+    must the raw frontmatter (its ``id``, ``prerequisites`` and ``related``, the agent's
+    extensions and the MCP resource's text), not an empty mapping; the CLI names the
+    file's line, as every other problem does."""
+    text = (
+        "---\nid: demo.a\ntype: concept\ntitle: A\n"
+        "description: Layout runs in passes: constraints down\nprerequisites: [demo.b]\n---\n"
+        "Body.\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": text}), state_cache=False)
+    assert bundle.get("a").frontmatter == {
+        "id": "demo.a",
+        "type": "concept",
+        "title": "A",
+        "description": "Layout runs in passes: constraints down",
+        "prerequisites": ["demo.b"],
+    }
+    payload = Toolbox(bundle).read_concept(path="a")
+    assert payload["extensions"] == {"id": "demo.a", "prerequisites": ["demo.b"]}
+    shown = render.report(validate(bundle))
+    assert "a value holding ': ' must be quoted" in shown and shown.count("(line 5)") == 1

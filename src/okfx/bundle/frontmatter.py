@@ -25,7 +25,7 @@ from okfx.bundle.quickyaml import quick_load
 from okfx.bundle.yamlrepair import COLON_PROBLEM, quote_colon_values
 from okfx.limits import Limits
 
-__all__ = ["FrontmatterError", "Parsed", "parse", "split"]
+__all__ = ["FrontmatterError", "Parsed", "load_repaired", "parse", "split"]
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
@@ -424,17 +424,12 @@ def _load_with_pyyaml(
     return data, loader.duplicate_keys
 
 
-def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> Parsed:
-    """Split and parse; the frontmatter must be a mapping (an empty block is not).
-    ``strings`` as for :func:`load_yaml`."""
-    yaml_text, body, body_line = split(text)
-    if yaml_text is None:
-        raise FrontmatterError(
-            "no_frontmatter",
-            "no YAML frontmatter: a concept must start with a '---' line, "
-            "a 'type: ...' line and a closing '---' line",
-        )
-    quoted: list[int] = []
+def load_repaired(
+    yaml_text: str, limits: Limits, strings: dict[str, str] | None = None
+) -> tuple[Any, list[str], list[int]]:
+    """:func:`load_yaml`, and when the only mistake is values holding an unquoted ``: ``,
+    the text with those values quoted (:mod:`okfx.bundle.yamlrepair`): the data, the
+    duplicate keys and the lines quoted. Raises the first error otherwise."""
     try:
         data, duplicates = load_yaml(yaml_text, limits, strings)
     except FrontmatterError as exc:
@@ -445,7 +440,21 @@ def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> P
             data, duplicates = load_yaml(repaired[0], limits, strings)
         except FrontmatterError:
             raise exc from None  # another mistake too: the first one is the one to fix
-        quoted = repaired[1]
+        return data, duplicates, repaired[1]
+    return data, duplicates, []
+
+
+def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> Parsed:
+    """Split and parse; the frontmatter must be a mapping (an empty block is not).
+    ``strings`` as for :func:`load_yaml`."""
+    yaml_text, body, body_line = split(text)
+    if yaml_text is None:
+        raise FrontmatterError(
+            "no_frontmatter",
+            "no YAML frontmatter: a concept must start with a '---' line, "
+            "a 'type: ...' line and a closing '---' line",
+        )
+    data, duplicates, quoted = load_repaired(yaml_text, limits, strings)
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         raise FrontmatterError(

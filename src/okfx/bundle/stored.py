@@ -31,7 +31,7 @@ from itertools import repeat
 from operator import attrgetter, call
 from typing import Any
 
-from okfx.bundle.frontmatter import FrontmatterError, load_yaml, split
+from okfx.bundle.frontmatter import FrontmatterError, load_repaired, split
 from okfx.bundle.paths import PathGuard
 from okfx.bundle.walk import decode_text, read_file
 from okfx.limits import Limits
@@ -225,7 +225,7 @@ class FileStore:
         if not yaml_text:
             return {}
         try:
-            data, _ = load_yaml(yaml_text, self.limits)
+            data, _, _ = load_repaired(yaml_text, self.limits)  # as the load read it
         except FrontmatterError:
             return {}
         return data if isinstance(data, dict) else {}

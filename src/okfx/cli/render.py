@@ -24,6 +24,7 @@ from okfx.tools.notices import reworded
 
 if TYPE_CHECKING:
     from okfx.bundle.validate import ConformanceReport
+    from okfx.model import Problem
     from okfx.tools.manager import KnowledgeManager
 
 __all__ = [
@@ -412,7 +413,7 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
         tag = click.style(f"{found.severity}[{found.code}]", fg=colour)
         lines.append(f"  {tag} ×{found.count}  {_dim(found.explanation)}".rstrip())
         shown = found.problems if everything else found.problems[:REPORT_EXAMPLES]
-        lines.extend(f"      {visible(f'{p.path}: {p.message}')}" for p in shown)
+        lines.extend(f"      {visible(f'{p.path}: {p.message}')}{_file_line(p)}" for p in shown)
         more = found.count - len(shown)
         if more and everything:
             lines.append(_dim(f"      … {more} more counted but not recorded (max_warnings)"))
@@ -430,6 +431,13 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
     return "\n".join(lines)
+
+
+def _file_line(problem: Problem) -> str:
+    """`` (line N)``, the file's line, for a message that names it another way (YAML's
+    ``frontmatter line 4`` is the file's line 5) or only inside."""
+    line = problem_line(problem)
+    return "" if line is None or problem.message.endswith(f"(line {line})") else f" (line {line})"
 
 
 def _workflow_data(text: str) -> str:
