@@ -8,16 +8,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from okfx.bundle.links import (
-    _FENCE_LINE,
-    _INDENTED_AFTER_BLANK,
     Resolver,
-    _fence_lines,
     _inside,
     _Mask,
     _masked_spans,
-    _may_hold_indented_code,
     lines_outside_code,
     scan_markdown,
+)
+from okfx.codeblocks import (
+    _FENCE_LINE,
+    _INDENTED_AFTER_BLANK,
+    _fence_lines,
+    _may_hold_indented_code,
 )
 from okfx.errors import UnsafePath
 

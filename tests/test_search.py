@@ -264,6 +264,25 @@ def test_a_footnote_label_is_a_key_not_words_of_the_concept():
     assert best_line(lines, [("zebra", 1.0)]) == "The zebra crossing."
 
 
+def test_an_html_comment_is_not_words_of_the_concept_nor_its_snippet():
+    """graphql-okf frames every generated body with ``<!-- ... -->`` markers ("Do not edit
+    inside this block"): a reader of the page never sees them, so their words find
+    nothing and no snippet shows them; a comment inside a code block is code."""
+    body = (
+        "<!-- generator:start -->\n<!-- Regenerated on each run. Do not edit. -->\n"
+        "# Overview\n\nA country of the world.\n\n```html\n<!-- zebra in code -->\n```\n"
+        "<!-- a draft\nspanning lines about quaggas -->\nThe end.\n"
+    )
+    index = SearchIndex.build(entries(FakeConcept("/country.md", title="Country", body=body)))
+    assert list(search(index, "regenerated")) == []
+    assert list(search(index, "quaggas")) == []
+    assert [hit.path for hit in search(index, "zebra")] == ["/country.md"]
+    (hit,) = search(index, "country edit")
+    assert hit.matched == ("country",) and hit.snippet == "A country of the world."
+    (hit,) = search(index, "world")
+    assert hit.snippet == "A country of the world."
+
+
 def test_results_serialise_to_plain_json():
     index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
     data = search(index, "revenue").to_dict()

@@ -89,11 +89,11 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.quickyaml._FLOW_MAP_END": ("match", [rep(" "), rep(" ", tail="x")]),
     "okfx.bundle.quickyaml._FLOW_PLAIN_ONLY": ("fullmatch", [rep("a", tail="["), rep("a, ")]),
     # -- markdown links
-    "okfx.bundle.links._FENCE": (
+    "okfx.codeblocks._FENCE": (
         "match",
         [rep("`", tail="`a"), rep("~", tail="x"), rep("`", "   "), rep(" ", "```", "`")],
     ),
-    "okfx.bundle.links._LIST_ITEM": ("match", [rep("1"), rep(" "), rep("1", tail="x")]),
+    "okfx.codeblocks._LIST_ITEM": ("match", [rep("1"), rep(" "), rep("1", tail="x")]),
     "okfx.bundle.links._INLINE": (
         "scan",
         [
@@ -132,11 +132,11 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep("a", "["), rep("[a]"), rep("[\\"), rep("\\]", "["), rep("[a"), rep("a]")],
     ),
-    "okfx.bundle.links._FENCE_LINE": (
+    "okfx.codeblocks._FENCE_LINE": (
         "scan",
         [rep("a", "\n```"), rep("`", "\n"), rep("\n   `"), rep("\n ~~~")],
     ),
-    "okfx.bundle.links._INDENTED_AFTER_BLANK": (
+    "okfx.codeblocks._INDENTED_AFTER_BLANK": (
         "scan",
         [rep(" ", "\n"), rep(" ", "\n\n"), rep("\n \n"), rep(" ", "\n\n", "\n"), rep("\n\t")],
     ),
@@ -162,8 +162,8 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep(" ", "okf_version", "x"), rep("okf_version \n"), rep("a", "okf_version: ")],
     ),
-    "okfx.bundle.links._BACKTICKS": ("scan", [rep("`"), rep("`a")]),
-    "okfx.bundle.links._TILDES": ("scan", [rep("~"), rep("~a")]),
+    "okfx.codeblocks.BACKTICKS": ("scan", [rep("`"), rep("`a")]),
+    "okfx.codeblocks._TILDES": ("scan", [rep("~"), rep("~a")]),
     "okfx.bundle.links._SINGLE_TICK_SPAN": ("scan", [rep("a", "`"), rep("`a"), rep("a`")]),
     "okfx.bundle.links._SCHEME": ("match", [rep("a"), rep("a", tail="/")]),
     "okfx.bundle.links._SIMPLE": (

@@ -17,6 +17,7 @@ from operator import itemgetter
 from urllib.parse import unquote
 
 from okfx.bundle.paths import join
+from okfx.codeblocks import BACKTICKS, comment_spans, prose_segments
 from okfx.errors import UnsafePath
 
 __all__ = [
@@ -32,8 +33,6 @@ __all__ = [
 
 RawLink = tuple[str, str, int]  # (href, text, offset in the body)
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
 # Link text: possessive runs of ordinary characters, escapes, one level of [brackets].
 # Each run stops at the next bracket, so scanning from every "[" stays linear overall.
 _TEXT = r"(?:[^\[\]\\]++|\\.|\[[^\[\]\n]{0,200}\]){0,32}"
@@ -51,178 +50,24 @@ _REFDEF = re.compile(
 )
 _FULLREF = re.compile(r"\[(" + _TEXT + r")\]\[((?:[^\[\]\\]++|\\.){0,32})\]")
 _SHORTREF = re.compile(r"\[((?:[^\[\]\\]++|\\.){1,32})\](?![\[(:])")
-# Line-start patterns begin with a literal newline (searched in "\n" + body) rather than
-# ``^``: a literal first character lets the regex engine skip ahead, ~5x faster.
-_FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
-# A line indented 4+ columns right after a blank line may open an indented code block.
-_INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?: {4}| {0,3}\t)[ \t]*\S")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,200})\]")
 # A footnote definition line, searched in "\n" + body like _REFDEF.
 _FOOTNOTE_DEF = re.compile(r"\n {0,3}\[\^([^\]\s]{1,200})\]:")
-_BACKTICKS = re.compile(r"`+")
-_TILDES = re.compile(r"~+")
 # A code span when the text has single backticks only: each one closes the previous.
 _SINGLE_TICK_SPAN = re.compile(r"`[^`]*+`")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _SIMPLE = re.compile(r"(/|\./|(?:\.\./)+)?([\w\-]+(?:/[\w\-]+)*\.md)")
 
 
-def _indent(line: str) -> int:
-    width = 0
-    for ch in line:
-        if ch == " ":
-            width += 1
-        elif ch == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
-
-
-def _line_start(body: str, at: int) -> int:
-    """The start of the line holding ``at`` when only 0-3 spaces precede ``at`` on it,
-    else -1 (found without scanning back further than four characters)."""
-    lead = body[max(at - 4, 0) : at]
-    first = at - (len(lead) - len(lead.rstrip(" ")))
-    if at - first > 3 or (first > 0 and body[first - 1] != "\n"):
-        return -1
-    return first
-
-
-def _fence_lines(body: str) -> list[tuple[int, int, str, str]]:
-    """``(line start, line end, marker, info)`` of each line that opens with 0-3 spaces
-    and a run of 3+ backticks or tildes, as ``_FENCE_LINE`` finds them.
-
-    With one kind of marker in the body (the usual case) ``str.find`` jumps from marker
-    to marker instead of trying the regex at every line start.
-    """
-    # "~" first: looking for one character is much faster than for "~~~".
-    if "~" in body and "~~~" in body and "```" in body:
-        return [
-            (m.start(), m.end() - 1, m.group(1), m.group(2))
-            for m in _FENCE_LINE.finditer("\n" + body)
-        ]
-    marker, run = ("```", _BACKTICKS) if "```" in body else ("~~~", _TILDES)
-    lines: list[tuple[int, int, str, str]] = []
-    at = body.find(marker)
-    while at >= 0:
-        run_end = run.match(body, at).end()  # type: ignore[union-attr]  # body[at] is in it
-        next_at = run_end  # a run inside a line: look further on
-        start = _line_start(body, at)
-        if start >= 0:
-            line_end = body.find("\n", run_end)
-            line_end = len(body) if line_end < 0 else line_end
-            lines.append((start, line_end, body[at:run_end], body[run_end:line_end]))
-            next_at = line_end
-        at = body.find(marker, next_at)
-    return lines
-
-
-def _fenced_segments(body: str) -> list[tuple[int, int]]:
-    """Prose segments when the only code blocks are fenced (the common case)."""
-    segments: list[tuple[int, int]] = []
-    seg_start = 0
-    fence: tuple[str, int] | None = None
-    for line_start, line_end, marker, info in _fence_lines(body):
-        if fence is None:
-            if marker[0] == "`" and "`" in info:
-                continue  # not a fence: an info string may not hold backticks
-            segments.append((seg_start, line_start))
-            fence = (marker[0], len(marker))
-        elif marker[0] == fence[0] and len(marker) >= fence[1] and not info.strip():
-            fence = None
-            seg_start = min(line_end + 1, len(body))
-    if fence is None:
-        segments.append((seg_start, len(body)))
-    return [(a, b) for a, b in segments if b > a]
-
-
-def _may_hold_indented_code(body: str, start: int, end: int) -> bool:
-    """Whether ``body[start:end]`` has a line indented 4+ columns after a blank line.
-
-    Such a line needs "\\n" + four spaces, or a tab: two C-speed scans rule out most
-    segments before the regex tries every line start.
-    """
-    lo = max(start - 1, 0)
-    if body.find("\n    ", lo, end) < 0 and body.find("\t", lo, end) < 0:
-        return False
-    return _INDENTED_AFTER_BLANK.search(body, lo, end) is not None
-
-
-def _prose_segments(body: str) -> list[tuple[int, int]]:
-    """Offsets ``(start, end)`` of the body outside fenced and indented code blocks."""
-    if "```" not in body and "~~~" not in body and "    " not in body and "\t" not in body:
-        return [(0, len(body))]
-    fenced = _fenced_segments(body)
-    if not body.startswith(("    ", "\t")) and not any(
-        _may_hold_indented_code(body, a, b) for a, b in fenced
-    ):
-        return fenced
-    segments: list[tuple[int, int]] = []
-    seg_start = 0
-    offset = 0
-    fence: tuple[str, int] | None = None
-    in_indented = False
-    prev_blank = True
-    in_list = False
-    for line in body.split("\n"):
-        line_end = offset + len(line) + 1
-        stripped = line.strip()
-        if fence is not None:
-            match = _FENCE.match(line)
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1]:
-                if not match.group(2).strip():
-                    fence = None
-                    seg_start = line_end
-        elif in_indented and (not stripped or _indent(line) >= 4):
-            if stripped:
-                seg_start = line_end
-        else:
-            in_indented = False
-            match = _FENCE.match(line)
-            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-                segments.append((seg_start, offset))
-                fence = (match.group(1)[0], len(match.group(1)))
-            elif stripped and _indent(line) >= 4 and prev_blank and not in_list:
-                segments.append((seg_start, offset))
-                in_indented = True
-                seg_start = line_end
-            elif stripped:
-                if _LIST_ITEM.match(line):
-                    in_list = True
-                elif _indent(line) < 2 and prev_blank:
-                    in_list = False
-        prev_blank = not stripped
-        offset = line_end
-    if fence is None:
-        segments.append((seg_start, len(body)))
-    return [(a, min(b, len(body))) for a, b in segments if b > a]
-
-
-def _comment_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
-    """HTML comments inside ``body[start:end]``, as offset ranges in order (an unclosed
-    one runs to ``end``)."""
-    spans: list[tuple[int, int]] = []
-    pos = start
-    while True:
-        open_at = body.find("<!--", pos, end)
-        if open_at < 0:
-            return spans
-        close_at = body.find("-->", open_at + 4, end)
-        stop = end if close_at < 0 else close_at + 3
-        spans.append((open_at, stop))
-        pos = stop
-
-
 def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
     """Code spans and HTML comments inside ``body[start:end]``, as sorted offset ranges."""
-    spans = _comment_spans(body, start, end)
+    spans = comment_spans(body, start, end)
     first = body.find("`", start, end)
     if first >= 0 and body.find("``", first, end) < 0:
         # Only single backticks: each one closes the span the previous one opened.
         spans += [m.span() for m in _SINGLE_TICK_SPAN.finditer(body, first, end)]
     elif first >= 0:
-        runs = [m.span() for m in _BACKTICKS.finditer(body, start, end)]
+        runs = [m.span() for m in BACKTICKS.finditer(body, start, end)]
         # Pair each run with the next run of the same length, in one backwards pass.
         next_same: list[int] = [-1] * len(runs)
         last_seen: dict[int, int] = {}
@@ -312,7 +157,7 @@ def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], l
     found: list[RawLink] = []
     footnotes: list[str] = []
     seen_footnotes: set[str] = set()
-    segments = _prose_segments(body)
+    segments = prose_segments(body)
     definitions: dict[str, str] = {}
     has_footnotes = "[^" in body
     if "]:" in body:
@@ -386,7 +231,7 @@ def matches_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Mat
     blocks, code spans) and HTML comments, in order: where :func:`scan_markdown` looks
     for links, for other link syntaxes (:mod:`okfx.bundle.wikilinks`). Found one at a
     time, so a caller that stops early never holds the rest."""
-    for start, end in _prose_segments(body):
+    for start, end in prose_segments(body):
         mask = _Mask(body, start, end)
         for m in pattern.finditer(body, start, end):
             if not mask.covers(m.start()):
@@ -399,8 +244,8 @@ def lines_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Match
     shell or Python block is no heading. Code spans are not looked at, since a heading
     line ends a paragraph and any span in it."""
     commented = "<!--" in body
-    for start, end in _prose_segments(body):
-        comments = _comment_spans(body, start, end) if commented else []
+    for start, end in prose_segments(body):
+        comments = comment_spans(body, start, end) if commented else []
         if not comments:
             yield from pattern.finditer(body, start, end)
             continue
@@ -439,7 +284,7 @@ def footnote_definitions(body: str) -> set[str]:
         return set()
     lines = "\n" + body
     found: set[str] = set()
-    for start, end in _prose_segments(body):
+    for start, end in prose_segments(body):
         found.update(m.group(1) for m in _FOOTNOTE_DEF.finditer(lines, start, end + 1))
     return found
 

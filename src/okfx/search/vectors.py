@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
+from okfx.codeblocks import without_comments
 from okfx.errors import SemanticUnavailable
 from okfx.search.embedder import Embedder, normalized, require
 from okfx.search.filters import ConceptLike
@@ -150,7 +151,7 @@ def concept_texts(concept: ConceptLike) -> list[str]:
     The budget bounds the cost: a concept is at most ``1 + MAX_CHUNKS`` texts of at most
     256 word pieces each, however long its body."""
     title = concept.title
-    words = concept.body.split()
+    words = without_comments(concept.body).split()  # what a reader of the page sees
     head_words, size = [], 0
     for word in words:
         if size >= HEAD_BODY_CHARS:
