@@ -193,3 +193,16 @@ def test_the_rest_of_a_dated_heading_is_what_follows_the_day() -> None:
     assert heading_rest("2026-07-24T13:14:12.015Z") == ""
     assert heading_rest("2026-07-24 09:30") == ""
     assert heading_rest("2026-07-24") == ""
+
+
+def test_an_html_comment_in_an_index_entry_or_a_log_entry_is_no_text_of_it(
+    make_bundle: MakeBundle,
+) -> None:
+    """graphql-okf closes its generated index with ``<!-- graphql-okf:generated:end -->``
+    on the last entry's line: the entry's description is what a reader sees."""
+    index = "# Types\n\n* [A](a.md) — the a type <!-- generated:end -->\n<!-- Human below -->\n"
+    log = "# Log\n\n## 2026-07-01\n* added a <!-- gen --> type\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "index.md": index, "log.md": log}))
+    (section,) = bundle.indexes["/"].sections
+    assert [e.description for e in section.entries] == ["the a type"]
+    assert _entries(bundle) == [(date(2026, 7, 1), "added a  type")]

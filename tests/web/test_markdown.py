@@ -82,6 +82,19 @@ def test_raw_html_is_text() -> None:
     assert "&lt;script&gt;" in html and "&lt;img src=x onerror=" in html
 
 
+def test_html_comments_are_not_shown_but_a_comment_in_code_is() -> None:
+    """graphql-okf's generator markers showed as paragraphs of text on every page."""
+    text = (
+        "<!-- generator:start -->\n<!-- Do not edit inside this block. -->\n# Country\n\n"
+        "A country <!-- inline note --> of the world.\n\n"
+        "```html\n<!-- kept in code -->\n```\n<!-- unclosed"
+    )
+    html = unescape(render(text, nowhere).html)
+    assert "generator" not in html and "Do not edit" not in html and "inline note" not in html
+    assert "unclosed" not in html and "A country  of the world." in html
+    assert "<!-- kept in code -->" in html and "<h2" in html
+
+
 def test_relative_links_go_through_rewrite_and_dead_ones_lose_their_href() -> None:
     def some(href: str, image: bool) -> Target | None:
         return Target("/b/k/c/a.md") if href.startswith("a.md") else None

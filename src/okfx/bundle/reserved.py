@@ -11,6 +11,7 @@ from datetime import date
 from typing import NamedTuple
 
 from okfx.bundle.conventions import with_line
+from okfx.codeblocks import without_comments
 from okfx.model import IndexEntry, IndexSection, LogEntry
 
 __all__ = [
@@ -122,7 +123,7 @@ def parse_index(
         elif entry is not None:
             href = share(entry.group(2), entry.group(2))
             label = entry.group(1).strip()
-            description = (entry.group(3) or "").strip()
+            description = without_comments(entry.group(3) or "").strip()
             entries.append(
                 IndexEntry(
                     title=share(label, label),
@@ -242,7 +243,7 @@ def parse_log(body: str) -> ParsedLog:
 
     def flush() -> None:
         if current:
-            text = " ".join(current).replace(" \n", "\n").strip()
+            text = without_comments(" ".join(current).replace(" \n", "\n")).strip()
             if current_heading is not None:
                 entries.append(LogEntry(heading_date, current_heading, text))
                 date_lines.append(heading_line)

@@ -35,6 +35,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from okfx.bundle.anchors import fragment_key, github_slug
 from okfx.bundle.wikilinks import WIKILINK
+from okfx.codeblocks import without_comments
 
 __all__ = [
     "MAX_RENDER_CHARS",
@@ -211,7 +212,9 @@ def render(
 ) -> Rendered:
     """``text`` (markdown from a bundle) as inert HTML, with its outline. Headings go
     ``demote`` levels down (to h6 at most): the page's own title is its one ``h1``.
-    ``wikilink``: resolve ``[[wikilinks]]`` with it (None: they stay text)."""
+    ``wikilink``: resolve ``[[wikilinks]]`` with it (None: they stay text). HTML comments
+    outside code are left out, as a markdown page shows them: not as text."""
+    text = without_comments(text)
     cut = 0
     if len(text) > MAX_RENDER_CHARS:
         end = text.rfind("\n", 0, MAX_RENDER_CHARS)
