@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import json
 import os
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -534,3 +534,17 @@ def test_an_edge_from_a_source_carries_the_source_title(make_bundle: MakeBundle)
         ("/b.md", "乙文档", "sources[1].resource"),
         ("/c.md", "sources[2].resource", "sources[2].resource"),
     ]
+
+
+def test_a_time_in_milliseconds_is_shown_as_written() -> None:
+    """graphql-okf writes ``2026-07-24T13:14:12.015Z``; read_concept showed ``.015000Z``."""
+    from datetime import timedelta
+
+    from okfx.tools.payloads import iso
+
+    utc = datetime(2026, 7, 24, 13, 14, 12, 15000, tzinfo=UTC)
+    assert iso(utc) == "2026-07-24T13:14:12.015Z"
+    assert iso(utc.replace(microsecond=0)) == "2026-07-24T13:14:12Z"
+    assert iso(utc.replace(microsecond=15001)) == "2026-07-24T13:14:12.015001Z"
+    east = utc.astimezone(timezone(timedelta(hours=2)))
+    assert iso(east) == "2026-07-24T15:14:12.015+02:00"

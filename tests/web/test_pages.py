@@ -295,7 +295,7 @@ def test_the_problems_page_shows_what_validate_reports(make_bundle: MakeBundle) 
     client = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL)
     html = client.get("/b/b/problems").text
     assert "<code>broken_anchor</code>" in html and "nowhere" in html
-    assert "<strong>1</strong> problems" in client.get("/").text
+    assert "<strong>1</strong> problem<" in client.get("/").text
     # And the computations okfx cannot bind (okfx.attest.lint), as okfx validate says.
     unbound = (
         "---\ntype: Attested Computation\nruntime: duckdb\nparameters:\n"
@@ -748,3 +748,49 @@ def test_a_heading_that_starts_with_a_date_shows_the_day_and_its_title(
         '<time datetime="2026-07-24">2026-07-24</time>',
         '<time datetime="2026-07-11">2026-07-11</time> Phase 5b: established',
     ]
+
+
+def test_a_log_out_of_order_says_so_and_an_undated_heading_looks_undated(
+    make_bundle: MakeBundle,
+) -> None:
+    """bun-book's log runs oldest first: shown as written, with a notice, so a reader does
+    not take its first row for the latest; m3e-okf's "Provenance discipline" heading is
+    no day of the timeline."""
+    log = (
+        "# Log\n\n## 2026-07-07\n* a\n\n## 2026-07-20\n* b\n\n## Provenance discipline\n\nNotes.\n"
+    )
+    root = make_bundle({"a.md": concept(), "log.md": log})
+    html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/b/b/log").text
+    assert "shown as written, so the first is not the latest change" in html
+    assert re.findall(r'<time datetime="([0-9-]+)">', html) == ["2026-07-07", "2026-07-20"]
+    assert re.search(
+        r'<li class="entry undated"><h3>Provenance discipline <span class="quiet">\(no date\)', html
+    )
+    ordered = "# Log\n\n## 2026-07-20\n* b\n"
+    root = make_bundle({"a.md": concept(), "log.md": ordered})
+    html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/b/b/log").text
+    assert "shown as written" not in html and "undated" not in html
+
+
+def test_index_and_log_links_show_beside_the_backlinks_and_a_producers_id_shows(
+    make_bundle: MakeBundle,
+) -> None:
+    """graphql-okf's directives are linked only from their folder's index.md and the log:
+    "nothing links here" was false. flutter-okf's ``id`` keys are what its
+    ``prerequisites`` name, so the page shows them. An index page takes its heading."""
+    files = {
+        "d/deprecated.md": concept(id="api.deprecated", prerequisites="[api.skip]"),
+        "d/index.md": "# Directives\n\n* [deprecated](deprecated.md) - marks a field\n",
+        "log.md": "# Log\n\n## 2026-07-24\n* added [deprecated](d/deprecated.md)\n",
+    }
+    client = TestClient(create_app(Bundle.load(make_bundle(files), "b")), base_url=LOCAL)
+    html = client.get("/b/b/c/d/deprecated.md").text
+    assert "no concept links here" in html and "nothing links here" not in html
+    listed = re.search(r'<p class="quiet listed">(.*?)</p>', html, re.S)
+    assert listed and re.findall(r'href="([^"]+)"', listed.group(1)) == [
+        "/b/b/c/d/index.md",
+        "/b/b/c/log.md",
+    ]
+    assert "api.deprecated" in html and "api.skip" in html
+    index = client.get("/b/b/c/d/index.md").text
+    assert re.search(r"<h1[^>]*>\s*Directives \(index\)", index)

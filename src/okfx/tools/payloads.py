@@ -60,11 +60,13 @@ _EXTENSION_DEPTH = 6
 
 
 def iso(value: datetime | date | None) -> str | None:
-    """ISO 8601 text; UTC datetimes end in ``Z``."""
+    """ISO 8601 text; UTC datetimes end in ``Z``; fractional seconds in milliseconds when
+    that is all they hold (``13:14:12.015Z`` as written, not ``.015000``)."""
     if value is None:
         return None
     if isinstance(value, datetime):
-        text = value.isoformat()
+        millis = value.microsecond and value.microsecond % 1000 == 0
+        text = value.isoformat(timespec="milliseconds" if millis else "auto")
         return text[:-6] + "Z" if text.endswith("+00:00") else text
     return value.isoformat()
 

@@ -50,12 +50,18 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
             urls.browse(b.name, dir=None if doc.directory == "/" else doc.directory),
         ),
         "neighbors": _neighbors(view, box, doc.path),
+        "listed_in": _listed_in(view, doc.path),
     }
     if isinstance(doc, Concept):
         context.update(_concept(view, doc, now))
     else:
         kind = "index" if isinstance(doc, IndexFile) else "log"
-        context.update({"kind": kind, "title": f"{doc.path} ({kind})"})
+        # Its first heading (a log's title), as a reader knows the page; else its path.
+        if isinstance(doc, IndexFile):
+            heading = next((section.title for section in doc.sections if section.title), "")
+        else:
+            heading = doc.title
+        context.update({"kind": kind, "title": f"{heading or doc.path} ({kind})"})
         if isinstance(doc, LogFile):
             context["log"] = urls.log(b.name)
     return context
@@ -98,12 +104,27 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         "resource_url": where(c.resource, "resource"),
         "tag_urls": [(t, urls.browse(b.name, tag=t)) for t in c.tags],
         "type_url": urls.browse(b.name, type=c.type),
-        # The header's extensions are the keys it does not show; "id" shows as the path.
-        "extra": {k: v for k, v in header["extensions"].items() if k != "id"},
+        # The header's extensions are the keys it does not show (a producer's own ``id``
+        # among them: the concept's ID is its path, spec §2, so this is another key).
+        "extra": header["extensions"],
         # The keys read_concept left out for its budget (a 12k-character ``owl``): named,
         # with the raw file to read them in.
         "extra_cut": [note for note in header.get("cut", []) if note.startswith("extensions:")],
     }
+
+
+def _listed_in(view: BundleView, path: str) -> list[tuple[str, str]]:
+    """The ``index.md`` and ``log.md`` files that link ``path``, with their pages: links
+    the concept graph leaves out (a backlink is a concept's), which a reader still
+    follows to it."""
+    b = view.bundle
+    found = {
+        link.source
+        for reserved in (*b.indexes.values(), *b.logs.values())
+        for link in reserved.links
+        if link.target == path and link.source != path
+    }
+    return [(source, urls.concept(b.name, source)) for source in sorted(found)]
 
 
 def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:

@@ -278,15 +278,14 @@ class Site:
                          # What a heading that starts with a date says after it.
                          "rest": heading_rest(entry.heading) if entry.date else ""}
                     )  # fmt: skip
-            page = next(
-                (w.message for w in view.bundle.warnings
-                 if w.path == log.path and w.code == "reserved_concept"),
-                None,
-            )  # fmt: skip
+            said = {w.code: w.message for w in view.bundle.warnings if w.path == log.path}
             logs.append(
                 {"path": log.path, "title": log.title, "entries": groups,
                  "more": max(len(log.entries) - MAX_LISTED, 0),
-                 "url": urls.concept(view.name, log.path), "not_a_log": page}
+                 "url": urls.concept(view.name, log.path),
+                 "not_a_log": said.get("reserved_concept"),
+                 # Shown as written: a reader must not take its first row for the latest.
+                 "out_of_order": "log_order" in said}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
 
