@@ -118,10 +118,11 @@ def _listed_in(view: BundleView, path: str) -> list[tuple[str, str]]:
     the concept graph leaves out (a backlink is a concept's), which a reader still
     follows to it."""
     b = view.bundle
+    reserved: list[IndexFile | LogFile] = [*b.indexes.values(), *b.logs.values()]
     found = {
         link.source
-        for reserved in (*b.indexes.values(), *b.logs.values())
-        for link in reserved.links
+        for file in reserved
+        for link in file.links
         if link.target == path and link.source != path
     }
     return [(source, urls.concept(b.name, source)) for source in sorted(found)]
