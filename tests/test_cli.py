@@ -402,3 +402,20 @@ def test_read_shows_the_resource_the_concept_describes() -> None:
     assert lines[3] == (
         "resource:      https://console.cloud.google.com/bigquery?p=spokeway-prod&d=analytics&t=trips"
     )
+
+
+def test_read_of_a_file_that_is_no_concept_says_why_and_shows_it(
+    make_bundle: MakeBundle,
+) -> None:
+    """flutter-okf keeps a README.md without frontmatter at its root: ``okfx read B
+    README`` answered only "not found"; it now says what the file is, then shows it."""
+    root = make_bundle({"a.md": concept(), "README.md": "# Pack\nHow to use it.\n"})
+    result = CliRunner().invoke(cli, ["--no-state-cache", "read", str(root), "README"])
+    assert result.exit_code == 0
+    assert "# Pack\nHow to use it.\n/README.md: 22 bytes" in result.stdout
+    assert "/README.md is a file of bundle" in result.stderr
+    assert "no_frontmatter" in result.stderr and result.stderr.rstrip().endswith("shown as a file")
+    as_json = json.loads(run("--no-state-cache", "read", str(root), "README", "--json").stdout)
+    assert as_json["error"]["code"] == "not_found" and as_json["error"]["file"] == "/README.md"
+    missing = run("--no-state-cache", "read", str(root), "nothing-here")
+    assert missing.exit_code != 0 and "no concept at /nothing-here" in missing.stderr

@@ -548,3 +548,32 @@ def test_a_time_in_milliseconds_is_shown_as_written() -> None:
     assert iso(utc.replace(microsecond=15001)) == "2026-07-24T13:14:12.015001Z"
     east = utc.astimezone(timezone(timedelta(hours=2)))
     assert iso(east) == "2026-07-24T15:14:12.015+02:00"
+
+
+def test_read_concept_on_a_file_that_is_no_concept_names_the_file_and_why(
+    make_bundle: MakeBundle,
+) -> None:
+    """An agent following an edge to a card without frontmatter (m3e-okf) was told only
+    "not found" and steered to other concepts; it is told what the file is and the path
+    read_resource takes."""
+    root = make_bundle(
+        {
+            "a.md": concept(body="[card](cards/x.md)\n"),
+            "cards/x.md": "# X card\n",
+            "data.json": "{}\n",
+            "drafts/d.md": concept(),
+            "index.md": "---\nexclude: [drafts/]\n---\n# A\n\n* [a](a.md) - a\n",
+        }
+    )
+    box = Toolbox(Bundle.load(root))
+    said = {p: box.read_concept(path=p)["error"] for p in ("cards/x", "data.json", "drafts/d")}
+    assert {p: e["file"] for p, e in said.items()} == {
+        "cards/x": "/cards/x.md",
+        "data.json": "/data.json",
+        "drafts/d": "/drafts/d.md",
+    }
+    assert "(no_frontmatter: no YAML frontmatter" in said["cards/x"]["message"]
+    assert "(not a .md file)" in said["data.json"]["message"]
+    assert "(left out by an exclude pattern or .okfignore)" in said["drafts/d"]["message"]
+    assert all(e["code"] == "not_found" and "did_you_mean" not in e for e in said.values())
+    assert box.read_resource(path=said["cards/x"]["file"])["text"] == "# X card\n"

@@ -52,14 +52,24 @@ class OKFError(Exception):
 
 
 class NotFound(OKFError):
-    """A concept, file or bundle does not exist; ``suggestions`` holds close matches."""
+    """A concept, file or bundle does not exist; ``suggestions`` holds close matches;
+    ``file`` names the bundle file at the path when a concept was asked for and the file
+    there is none (a README.md without frontmatter): read it as a file."""
 
     code = "not_found"
 
-    def __init__(self, message: str, *, path: str = "", suggestions: list[str] | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        suggestions: list[str] | None = None,
+        file: str | None = None,
+    ):
         super().__init__(message)
         self.path = path
         self.suggestions = list(suggestions or [])
+        self.file = file
 
 
 class UnsafePath(OKFError):

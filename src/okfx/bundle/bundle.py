@@ -21,7 +21,7 @@ from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
-from okfx.bundle.problems import ProblemGroup, group, kept_past
+from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past
 from okfx.bundle.reload import (
     Changes,
     Reparsed,
@@ -845,11 +845,30 @@ class Bundle:
 
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)
+        file = next((p for p in (canon, canon + ".md") if p in self._files), None)
+        if file is None:
+            return NotFound(
+                f"no concept at {canon} in bundle {self.name!r}",
+                path=canon,
+                suggestions=self.suggest(canon),
+            )
+        # A file of the bundle that is no concept (a README.md without frontmatter, a
+        # card the graph links to): say why, and how to read it, not only "not found".
         return NotFound(
-            f"no concept at {canon} in bundle {self.name!r}",
-            path=canon,
-            suggestions=self.suggest(canon),
+            f"{file} is a file of bundle {self.name!r} but not a concept "
+            f"({self._not_a_concept(file)}); read it as an attached file (read_resource)",
+            path=file,
+            file=file,
         )
+
+    def _not_a_concept(self, file: str) -> str:
+        """Why the bundle file ``file`` is no concept, in a few words."""
+        if file in self._skip:
+            return "left out by an exclude pattern or .okfignore"
+        if not file.endswith(".md"):
+            return "not a .md file"
+        why = next((w for w in self.warnings if w.path == file and w.code in ERROR_CODES), None)
+        return f"{why.code}: {why.message}" if why is not None else "not loaded as one"
 
     def suggest(self, text: str, limit: int = 5, cutoff: float | None = None) -> list[str]:
         """Concept paths close to ``text`` by path, file name or title ("did you mean"),

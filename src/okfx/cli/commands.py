@@ -469,6 +469,13 @@ def read(
     payload = box.read_concept(
         path=path, bundle=bundle_name, section=section, offset=offset, max_chars=max_chars
     )
+    file = payload.get("error", {}).get("file")
+    if file and not as_json and section is None:
+        # A file of the bundle that is no concept (a README.md): say so, then show it.
+        click.echo(render.cli_words(str(payload["error"]["message"])), err=True)
+        payload = box.read_resource(path=file, bundle=bundle_name, offset=offset)
+        _finish(payload, as_json, render.resource)
+        return
     _finish(payload, as_json, render.concept)
 
 

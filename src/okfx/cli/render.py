@@ -37,6 +37,7 @@ __all__ = [
     "index",
     "neighbors",
     "report",
+    "resource",
     "search",
     "serve_banner",
     "stdio_notice",
@@ -155,6 +156,7 @@ CLI_WORDS = {
     "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
     " (did_you_mean)": "",
+    "; read it as an attached file (read_resource)": "; shown as a file",
 }
 
 
@@ -321,6 +323,14 @@ def concept(payload: dict[str, Any]) -> str:
             )
         )
     return "\n".join(lines)
+
+
+def resource(payload: dict[str, Any]) -> str:
+    """An attached file's text (controls made visible), then where it is and how to go on."""
+    footer = f"{payload.get('path')}: {payload.get('bytes')} bytes"
+    if payload.get("next_offset") is not None:
+        footer += f"; cut, next part: --offset {payload['next_offset']}"
+    return "\n".join([visible(str(payload.get("text") or "")).rstrip("\n"), _dim(footer)])
 
 
 def neighbors(payload: dict[str, Any]) -> str:

@@ -394,6 +394,10 @@ def error_payload(exc: OKFError) -> dict[str, Any]:
     """``{"error": {"code", "message", ...}}`` for any library error."""
     # Messages quote what was asked for and suggestions name bundle files: both capped.
     error: dict[str, Any] = {"code": exc.code, "message": clip(exc.message, MESSAGE_CHARS)}
+    if isinstance(exc, NotFound) and exc.file:
+        # A bundle file that is no concept: the path read_resource takes (bundle text).
+        error["file"] = clip(exc.file, VALUE_CHARS)
+        return {"error": error, UNTRUSTED: True}
     if isinstance(exc, NotFound) and exc.suggestions:
         error["did_you_mean"] = [clip(s, VALUE_CHARS) for s in exc.suggestions[:ITEMS]]
         # Suggestions (paths, titles, headings) are bundle text too.
