@@ -283,6 +283,19 @@ def test_an_html_comment_is_not_words_of_the_concept_nor_its_snippet():
     assert hit.snippet == "A country of the world."
 
 
+def test_a_snippet_shows_the_line_where_the_word_is_whole():
+    """graphql-okf's Country has a ``languages`` field above its ``lang`` argument: "lang"
+    was matched as the word lang, and the snippet showed the languages line."""
+    body = "- **`languages`** — list\n- **`code`** — ISO code\nArgument **`lang`** picks one.\n"
+    assert best_line(body, [("lang", 1.0)]) == "Argument **`lang`** picks one."
+    assert best_line(body, [("lang", 1.0), ("code", 0.5)]) == "Argument **`lang`** picks one."
+    # camelCase and letter/digit steps are word steps, as the analyzer splits them
+    assert best_line("profile\nuserProfileId here\n", [("id", 1.0)]) == "userProfileId here"
+    assert best_line("idle\nBIP30 rule\n", [("30", 1.0)]) == "BIP30 rule"
+    # only inside a word: that line still beats the first prose line
+    assert best_line("intro\nthe languages\n", [("lang", 1.0)]) == "the languages"
+
+
 def test_results_serialise_to_plain_json():
     index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
     data = search(index, "revenue").to_dict()

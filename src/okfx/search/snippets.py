@@ -16,6 +16,9 @@ __all__ = ["EXCERPT_CHARS", "best_line", "cut_line", "without_footnote_labels"]
 EXCERPT_CHARS = 200
 # Occurrences of one needle looked at per body: enough to find a good line, bounded.
 _MAX_OCCURRENCES = 8
+# A needle only inside a word ("lang" in "languages") counts this share of its weight to a
+# line: a line holding it as a word, as the index read it, shows first.
+_PART = 0.25
 _ELLIPSIS = "…"
 # A letter or digit: what str.isalnum() accepts ("\w" is those and "_").
 _ALNUM = re.compile(r"[^\W_]")
@@ -86,18 +89,25 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
     if len(needles) == 1 and needles[0][1] > 0.0 and "\n" not in needles[0][0]:
         # One needle: every line it is on as text scores the same, so the first such
         # occurrence's wins (when it is only in links' addresses, the first prose line).
+        # (The first line where it is a whole word; else the first where it is in one.)
         needle = needles[0][0]
         pos = low.find(needle)
         if pos < 0:
             return _first_prose_line(body, width)
+        part: tuple[int, int] | None = None
         for _ in range(_MAX_OCCURRENCES):
             start = low.rfind("\n", 0, pos) + 1
-            if needle in _text_of(_line(low, start)):
+            found = _found(body, low, start, needle)
+            if found == 1.0:
                 return _shown(body, low, start, pos, width)
+            if found and part is None:
+                part = (start, pos)
             newline = low.find("\n", pos)
             pos = -1 if newline < 0 else low.find(needle, newline + 1)
             if pos < 0:
                 break
+        if part is not None:
+            return _shown(body, low, part[0], part[1], width)
         return _first_prose_line(body, width)
     lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
     for needle, _weight in needles:
@@ -113,13 +123,43 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
             pos = low.find(needle, newline + 1)
     best_start, best_score = -1, 0.0
     for start in sorted(lines):
-        text = _text_of(_line(low, start))
-        score = sum(weight for needle, weight in needles if needle in text)
+        score = sum(weight * _found(body, low, start, needle) for needle, weight in needles)
         if score > best_score:
             best_start, best_score = start, score
     if best_start < 0:  # no needle, or only in links' addresses
         return _first_prose_line(body, width)
     return _shown(body, low, best_start, lines[best_start], width)
+
+
+def _found(body: str, low: str, start: int, needle: str) -> float:
+    """How the line of ``low`` (the folded body) starting at ``start`` holds ``needle`` as
+    text a reader reads (:func:`_text_of`): 1.0 as a whole word, :data:`_PART` only inside
+    one ("lang" in "languages": the index matched the word ``lang`` elsewhere), 0 not."""
+    text = _text_of(_line(low, start))
+    pos = text.find(needle)
+    if pos < 0:
+        return 0.0
+    # Word steps are read in the unfolded line (camelCase) when folding kept its length.
+    cased = _text_of(_line(body, start)) if len(low) == len(body) else text
+    cased = cased if len(cased) == len(text) else text
+    for _ in range(_MAX_OCCURRENCES):
+        if _word_step(cased, pos) and _word_step(cased, pos + len(needle)):
+            return 1.0
+        pos = text.find(needle, pos + 1)
+        if pos < 0:
+            break
+    return _PART
+
+
+def _word_step(text: str, i: int) -> bool:
+    """Whether a word of the analyzer's may start or end at ``text[i]``: at either end, by
+    a character that is no letter or digit, at a camelCase step or a letter/digit one."""
+    if i <= 0 or i >= len(text):
+        return True
+    before, after = text[i - 1], text[i]
+    if not (before.isalnum() and after.isalnum()):
+        return True
+    return (before.islower() and after.isupper()) or before.isdigit() != after.isdigit()
 
 
 def _text_of(line: str) -> str:
