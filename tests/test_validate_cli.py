@@ -238,3 +238,42 @@ def test_files_that_are_no_concept_in_one_folder_are_noted_with_the_exclude_to_t
     assert excluded.conformant and excluded.notes == ()
     spread = {f"d{i}/x.md": "---\ntitle: t\n---\n" for i in range(12)}
     assert validate(Bundle.load(make_bundle({"a.md": concept(), **spread}))).notes == ()
+
+
+def test_a_repository_root_above_the_bundle_is_noted_with_the_folder_to_load(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e-okf keeps its bundle in knowledge/ (links written from there: /components/x)
+    beside plain markdown; graphql-okf keeps every concept in okf/countries-api/. Loaded
+    at the repository root, validate said nothing of where the bundle is."""
+    kb = {
+        "kb/index.md": "# KB\n\n* [Button](/parts/button) - a button\n",
+        **{
+            f"kb/parts/{name}.md": concept(body=f"See [{other}](/parts/{other}).\n")
+            for name, other in (("button", "dialog"), ("dialog", "menu"), ("menu", "button"))
+        },
+        "impl/button.md": "# Button API\n",
+        "README.md": "# Repo\n",
+    }
+    report = validate(Bundle.load(make_bundle(kb)))
+    assert report.notes == (
+        "4 of the 4 broken absolute links resolve when read from /kb/, which has its own "
+        "index.md: they are written from that folder's root, so the bundle is probably /kb/ "
+        "(load that folder), not this one (2 files here are no concept)",
+    )
+    assert validate(Bundle.load(make_bundle(kb) / "kb")).notes == ()
+    nested = {
+        "okf/api/index.md": "# API\n\n* [Query](q.md) - a query\n",
+        "okf/api/q.md": concept(body="[type](t.md)\n"),
+        "okf/api/t.md": concept(),
+        "README.md": "# Tool\n",
+        "docs/plan.md": "# Plan\n",
+    }
+    report = validate(Bundle.load(make_bundle(nested)))
+    assert report.notes == (
+        "all 2 concepts are under /okf/api/, which has its own index.md, and 2 files that "
+        "are no concept are not: the bundle is probably /okf/api/ (load that folder), not "
+        "this one",
+    )
+    shown = CliRunner().invoke(cli, ["validate", str(make_bundle(nested))]).output
+    assert "note: all 2 concepts are under /okf/api/" in shown

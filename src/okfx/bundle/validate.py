@@ -176,6 +176,55 @@ def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
     return (top, n, len(paths)) if n >= _CLUSTER and n * 10 >= len(paths) * 9 else None
 
 
+def inner_root(bundle: Bundle, problems: Sequence[Problem]) -> str | None:
+    """A note when the bundle loaded is probably a folder above the real one: files that
+    are no concept lie outside a folder with its own ``index.md`` that either holds every
+    concept, or reads most broken absolute links right (``/components/x`` written in
+    ``/knowledge/...`` resolves as ``/knowledge/components/x``: links written from that
+    folder's root). Spec §3: a bundle may be a folder within a larger repository."""
+    outside = [p.path for p in problems if p.code in _NOT_CONCEPTS]
+    if not outside:
+        return None
+    roots = {d for d in bundle.indexes if d != "/"}
+    files = bundle.files
+
+    def resolves(folder: str, target: str) -> bool:
+        return any(f"{folder}{target}{end}" in files for end in ("", ".md", "/index.md"))
+
+    found: dict[str, int] = {}
+    absolute = 0
+    for link in bundle.unresolved_links():
+        if link.href[:1] != "/" or link.href[:2] == "//":
+            continue
+        absolute += 1
+        folder = link.source.rsplit("/", 1)[0]
+        while folder:  # the nearest folder above the source that reads the link right
+            if folder in roots and resolves(folder, link.target):
+                found[folder] = found.get(folder, 0) + 1
+                break
+            folder = folder.rsplit("/", 1)[0]
+    if found:
+        best, n = max(sorted(found.items()), key=lambda item: item[1])
+        if n >= 3 and n * 2 >= absolute:
+            return (
+                f"{n} of the {absolute} broken absolute links resolve when read from {best}/, "
+                f"which has its own index.md: they are written from that folder's root, so "
+                f"the bundle is probably {best}/ (load that folder), not this one "
+                f"({len(outside)} files here are no concept)"
+            )
+    concepts = [c.path for c in bundle]
+    for folder in sorted(roots, key=len):
+        if concepts and all(path.startswith(folder + "/") for path in concepts):
+            if any(not path.startswith(folder + "/") for path in outside):
+                return (
+                    f"all {len(concepts)} concepts are under {folder}/, which has its own "
+                    f"index.md, and {len(outside)} files that are no concept are not: the "
+                    f"bundle is probably {folder}/ (load that folder), not this one"
+                )
+            break
+    return None
+
+
 #: Fragments that name a place in any document: the page's top (HTML's "top").
 _ANYWHERE = frozenset({"", "top"})
 
@@ -324,8 +373,11 @@ def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport
     version = version_note(bundle.okf_version)
     if version is not None:
         notes += (version,)
+    inner = inner_root(bundle, problems)
+    if inner is not None:
+        notes += (inner,)
     cluster = clustered(problems)
-    if cluster is not None:
+    if inner is None and cluster is not None:
         top, n, total = cluster
         notes += (
             f"{n} of the {total} files that are no concept are under /{top}/: give each a "
