@@ -150,6 +150,22 @@ def test_each_hit_says_how_sure_it_is():
     assert index.search("autoscaling thresholds", now=NOW).hits == ()
 
 
+def test_an_identifier_held_only_by_its_one_letter_parts_is_not_held():
+    """ "S4U" is looked up as s, 4, u and s4u: a page holding an s and a u does not hold
+    S4U (its confidence read 1.0, as high as the page that says it)."""
+    concepts = [
+        FakeConcept("/cron.md", title="Cron", body="Runs as S4U."),
+        FakeConcept("/store.md", title="Storage", body="Files s and u."),
+        FakeConcept("/pseudo.md", title="Pseudo", body="A pseudo id."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    found = {hit.path: hit.confidence for hit in index.search("S4U", now=NOW)}
+    assert found == {"/cron.md": 1.0, "/store.md": 0.0}
+    # a part of three letters or more is a word of the identifier: held
+    found = {hit.path: hit.confidence for hit in index.search("user_pseudo_id", now=NOW)}
+    assert found["/pseudo.md"] == 1.0
+
+
 def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     """ "sessions table": the guide tagged "table" scores higher than the table itself on
     the words; the kind factor (the type's head noun and the folder names) puts the

@@ -657,6 +657,11 @@ def test_search_marks_a_chinese_term_wherever_it_is(make_bundle: MakeBundle) -> 
         ("| `snr_ratio` | FLOAT | Signal to noise |", "snr_ratio · FLOAT · Signal to noise"),
         ("a [b [c](d) e", "a [b c e"),  # an unmatched bracket stays
         ("#hashtag and 3 * 4", "#hashtag and 3 * 4"),  # no heading, no bullet
+        # a link the snippet's cut ends inside (bun-book): its text, not its address
+        (
+            "…cannot access [Windows network](https://learn.micro…",
+            "…cannot access Windows network…",
+        ),
     ],
 )
 def test_a_snippet_reads_as_text_on_the_search_page(line: str, shown: str) -> None:
@@ -794,3 +799,22 @@ def test_index_and_log_links_show_beside_the_backlinks_and_a_producers_id_shows(
     assert "api.deprecated" in html and "api.skip" in html
     index = client.get("/b/b/c/d/index.md").text
     assert re.search(r"<h1[^>]*>\s*Directives \(index\)", index)
+
+
+def test_a_short_term_marks_whole_words_and_a_weak_hit_says_so(make_bundle: MakeBundle) -> None:
+    """ "S4U" is looked up as s, 4, u and s4u: every word starting with s was marked, and
+    hits holding only a letter of it looked as good as the one that says S4U."""
+    assert marked("Service user stored S4U 4 s", ["s", "4", "s4u"]) == [
+        ("Service user stored ", False), ("S4U", True), (" ", False), ("4", True),
+        (" ", False), ("s", True),
+    ]  # fmt: skip
+    root = make_bundle(
+        {
+            "cron.md": concept(title="Cron", body="Runs as S4U on Windows.\n"),
+            "storage.md": concept(title="Storage", body="Files s and u.\n"),
+        }
+    )
+    html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/search?q=S4U").text
+    rows = re.findall(r'<li class="hit row">(.*?)</li>', html, re.S)
+    assert len(rows) == 2 and "Cron" in rows[0] and "Storage" in rows[1]
+    assert "weak match" not in rows[0] and "weak match" in rows[1]

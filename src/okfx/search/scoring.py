@@ -415,9 +415,19 @@ def confidence(
     lexical = 0.0
     if units:
         found = set(matched)
-        hits = sum(1 for unit in units if any(terms[i].text in found for i in unit))
-        lexical = hits / len(units)
+        held = sum(_unit_share([terms[i].text for i in unit], found) for unit in units)
+        lexical = held / len(units)
     if similarity is not None:
         scaled = (similarity - _COSINE_NONE) / (_COSINE_SURE - _COSINE_NONE)
         lexical = max(lexical, min(max(scaled, 0.0), 1.0))
     return round(lexical, 2)
+
+
+def _unit_share(texts: Sequence[str], found: set[str]) -> float:
+    """Whether a concept holds one query word: one of its terms, but for an identifier
+    (``S4U``: s, 4, u and the joined ``s4u``) not only parts of one or two characters,
+    which say nothing alone (every page holds an s)."""
+    if len(texts) == 1:
+        return 1.0 if texts[0] in found else 0.0
+    # (A CJK bigram or character is a word of its own: only Latin-script parts are short.)
+    return 1.0 if any(t in found and (len(t) > 2 or not t.isascii()) for t in texts) else 0.0

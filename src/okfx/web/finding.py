@@ -10,6 +10,7 @@ from typing import Any
 import re2
 
 from okfx.search.cjk import has_cjk
+from okfx.search.scoring import CONFIDENT
 from okfx.tools.notices import reworded
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -62,6 +63,8 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     )
     for hit in _placed(box, payload["hits"]):
         hit["pieces"] = marked(plain(hit["snippet"]), hit["matched"])
+        # Under CONFIDENT the hit holds few of the query's words: say so, as agents read it.
+        hit["weak"] = float(hit.get("confidence", 1.0)) < CONFIDENT
     close = [
         (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
         for c in payload.get("did_you_mean") or ()
@@ -129,6 +132,11 @@ def plain(line: str) -> str:
     while (opened := text.find("[", at)) >= 0:
         closed = text.find("](", opened)
         end = text.find(")", closed) if closed >= 0 else -1
+        if closed >= 0 and end < 0 and "[" not in text[opened + 1 : closed]:
+            # A link the snippet's cut ends inside (``[text](https://learn.micro…``).
+            out += (text[at:opened], text[opened + 1 : closed], "…")
+            at = len(text)
+            break
         if closed < 0 or end < 0 or "[" in text[opened + 1 : closed]:
             out.append(text[at : opened + 1])
             at = opened + 1
@@ -150,8 +158,13 @@ def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
     words = sorted({t for t in terms if t}, key=len, reverse=True)
     if not words:
         return [(text, False)]
+    # A word is marked from its start (a term's plural or longer form too), but a term of
+    # one or two characters only whole ("s" of "S4U" would mark every word in s).
     alternatives = [
-        re.escape(word) if has_cjk(word) else r"\b" + re.escape(word) + r"\w*" for word in words
+        re.escape(word)
+        if has_cjk(word)
+        else r"\b" + re.escape(word) + (r"\b" if len(word) <= 2 else r"\w*")
+        for word in words
     ]
     return _pieces(text, re.compile("(?i)" + "|".join(alternatives)))
 
