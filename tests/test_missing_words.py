@@ -34,6 +34,20 @@ def test_forms_stopwords_and_acronyms_are_not_missing(make_bundle: MakeBundle) -
         assert found["notice"] == "", query
 
 
+def test_a_questions_light_verbs_are_not_missing_nor_lower_its_confidence(
+    make_bundle: MakeBundle,
+) -> None:
+    """graphql-okf: "what can I use to fetch a country" named 'use' as a possible
+    misspelling, and its one right hit read confidence 0.33."""
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    found = search(box, "what can I use to get a bike fleet")
+    assert found["missing_words"] == [] and found["notice"] == ""
+    assert found["hits"][0]["confidence"] == 1.0  # type: ignore[index]
+    found = search(box, "can I use a bike to commute")
+    assert found["missing_words"] == ["commute"]
+    assert found["hits"][0]["confidence"] == 0.5  # type: ignore[index]  # bike of 2
+
+
 def test_a_search_without_hits_lists_them_too(make_bundle: MakeBundle) -> None:
     found = search(Toolbox(Bundle.load(make_bundle(FILES))), "xyzzy qwerty")
     assert found["hits"] == [] and found["missing_words"] == ["xyzzy", "qwerty"]

@@ -116,6 +116,16 @@ def test_every_section_is_reachable_by_its_text_or_its_github_id(
     assert box.read_concept(path="env", section="log_level-2")["error"]["code"] == "not_found"
 
 
+def test_a_section_with_typographic_quotes_is_found_as_typed(make_bundle: MakeBundle) -> None:
+    """bun-book's ``### format: “esm” - ES Module``: a keyboard types straight quotes."""
+    body = "# Bundler\n\n### format: “esm” — ES Module\n\nESM.\n\n### env: ‘inline’\n\nI.\n"
+    box = Toolbox(Bundle.load(make_bundle({"b.md": concept("Reference", body)})))
+    assert box.read_concept(path="b", section='format: "esm" - ES Module')["body"].endswith(
+        "ESM.\n\n"
+    )
+    assert box.read_concept(path="b", section="env: 'inline'")["body"].endswith("I.\n")
+
+
 def test_reserved_files_are_readable(box: Toolbox) -> None:
     assert box.read_concept(path="index.md")["kind"] == "index"
     assert box.read_concept(path="tables/")["path"] == "/tables/index.md"

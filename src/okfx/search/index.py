@@ -45,6 +45,7 @@ from okfx.search.hits import (
 from okfx.search.kinds import KindGroups
 from okfx.search.scoring import (
     COVERAGE_FLOOR,
+    QUESTION_VERBS,
     Factors,
     NamedTitles,
     confidence,
@@ -429,7 +430,11 @@ class SearchIndex:
         for left, right in joined_pair_parts(split_chunks(query)):
             if left + right in ids:
                 found.update((left, right))
-        missing = [c for c in chunks if not found.issuperset(query_words(c) or [c])]
+        missing = [
+            c
+            for c in chunks
+            if c not in QUESTION_VERBS and not found.issuperset(query_words(c) or [c])
+        ]
         return tuple(dict.fromkeys(missing))
 
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:

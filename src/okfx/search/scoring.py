@@ -59,6 +59,7 @@ __all__ = [
     "NAME_POSTINGS",
     "NAME_WEIGHT",
     "NamedTitles",
+    "QUESTION_VERBS",
     "TITLE_WEIGHT",
     "confidence",
     "file_name_words",
@@ -78,6 +79,17 @@ NAME_WEIGHT = 0.2
 NAME_POSTINGS = 4096
 #: A hit's ``confidence`` from which the bundle probably answers the query.
 CONFIDENT = 0.5
+#: The light verbs of questions ("what can I use to fetch a country", "how do I get the
+#: model to ..."): a bundle that never says them is not missing a word the asker meant,
+#: so they are not named as missing words, nor count in a hit's confidence (they still
+#: count in ranking, like any word).
+QUESTION_VERBS = frozenset(
+    "get gets getting got use uses using used take takes taking took give gives giving gave "
+    "make makes making made need needs want wants put puts go goes going tell tells "
+    "find finds let lets".split()
+)
+
+
 # Cosine similarities (the default model's scale) mapped to confidence 0 and 1: on the
 # tuning set, 90% of answerable queries' best concept is above 0.33.
 _COSINE_NONE, _COSINE_SURE = 0.25, 0.6
@@ -413,6 +425,8 @@ def confidence(
     model's scale (0.25 -> 0, 0.6 -> 1) when that is higher. Under :data:`CONFIDENT`
     the bundle probably does not answer the query."""
     lexical = 0.0
+    # A question's light verb ("what can I use to ...") is no word the answer must hold.
+    units = [u for u in units if len(u) > 1 or terms[u[0]].text not in QUESTION_VERBS]
     if units:
         found = set(matched)
         held = sum(_unit_share([terms[i].text for i in unit], found) for unit in units)

@@ -280,8 +280,18 @@ def grep(
 # -- L2 --------------------------------------------------------------------------------------
 def _loose(text: str) -> str:
     """Heading text as a reader types it: whitespace collapsed, case and the inline code
-    and emphasis marks (`` ` ``, ``*``) ignored, so ``LOG_LEVEL`` finds ``### `LOG_LEVEL```."""
-    return " ".join(text.replace("`", " ").replace("*", " ").split()).casefold()
+    and emphasis marks (`` ` ``, ``*``) ignored, so ``LOG_LEVEL`` finds ``### `LOG_LEVEL```,
+    and typographic quotes and dashes read as typed ones (``format: "esm" - ES Module``
+    finds bun-book's ``format: “esm” - ES Module``)."""
+    plain = text.translate(_TYPED).replace("`", " ").replace("*", " ")
+    return " ".join(plain.split()).casefold()
+
+
+#: Typographic quotes and dashes, as a keyboard types them.
+_TYPED = str.maketrans(
+    {"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'",
+     "\u2013": "-", "\u2014": "-"}
+)  # fmt: skip
 
 
 def _section(body: str, heading: str) -> tuple[str, str | None]:
