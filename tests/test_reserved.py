@@ -206,3 +206,25 @@ def test_an_html_comment_in_an_index_entry_or_a_log_entry_is_no_text_of_it(
     (section,) = bundle.indexes["/"].sections
     assert [e.description for e in section.entries] == ["the a type"]
     assert _entries(bundle) == [(date(2026, 7, 1), "added a  type")]
+
+
+def test_an_ordered_list_of_links_in_an_index_is_a_list_of_entries(
+    make_bundle: MakeBundle,
+) -> None:
+    """flutter-okf's root index opens with a numbered "Recommended first concepts" list:
+    entries as much as its bullets (CommonMark lists, ``1.`` or ``1)``)."""
+    index = (
+        "# Pack\n\n## Start here\n\n1. [A](a.md)\n2) [B](b.md) - the b\n\n"
+        "## All\n\n* [A](a.md) - the a\n\n3 [not an item](a.md)\n"
+    )
+    files = {"a.md": concept(), "b.md": concept(), "index.md": index}
+    bundle = Bundle.load(make_bundle(files))
+    sections = bundle.indexes["/"].sections
+    assert [
+        (s.title, [(e.title, e.target, e.description) for e in s.entries]) for s in sections
+    ] == [
+        ("Pack", []),
+        ("Start here", [("A", "/a.md", ""), ("B", "/b.md", "the b")]),
+        ("All", [("A", "/a.md", "the a")]),
+    ]
+    assert validate(bundle).conformant

@@ -33,7 +33,7 @@ _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 # (``[System name :global SYSname [/system identity get name];](x.md)``); each of the three
 # alternatives starts with its own character, so no text is matched two ways.
 _ENTRY = re.compile(
-    r"^\s{0,3}[*+-][ \t]+\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
+    r"^\s{0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
     r"\(\s*+(<[^<>\n]*>|[^\s()]*)"
     r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
 )
