@@ -419,3 +419,23 @@ def test_read_of_a_file_that_is_no_concept_says_why_and_shows_it(
     assert as_json["error"]["code"] == "not_found" and as_json["error"]["file"] == "/README.md"
     missing = run("--no-state-cache", "read", str(root), "nothing-here")
     assert missing.exit_code != 0 and "no concept at /nothing-here" in missing.stderr
+
+
+def test_read_shows_the_producers_own_keys_briefly(make_bundle: MakeBundle) -> None:
+    """flutter-okf's prerequisites and m3e-okf's source notes were only in --json: a
+    person reading in a terminal never saw them."""
+    text = (
+        "---\ntype: concept\nid: demo.a\nprerequisites: [demo.b, demo.c]\n"
+        "sources:\n  - resource: https://x.test/a\n    note: why it holds\n"
+        f"long: {'word ' * 40}\n---\nBody.\n"
+    )
+    many = "\n".join(f"k{i}: v{i}" for i in range(10))
+    root = make_bundle({"a.md": text, "b.md": f"---\ntype: concept\n{many}\n---\nB.\n"})
+    lines = run("--no-state-cache", "read", str(root), "a").stdout.splitlines()
+    assert "id: demo.a" in lines and "prerequisites: demo.b, demo.c" in lines
+    assert "sources[0].note: why it holds" in lines
+    long = next(line for line in lines if line.startswith("long: "))
+    assert len(long) == 100 and long.endswith("…")
+    lines = run("--no-state-cache", "read", str(root), "b").stdout.splitlines()
+    assert "k7: v7" in lines and "k8: v8" not in lines
+    assert "… and 2 more of the producer's keys (--json shows them)" in lines

@@ -307,6 +307,7 @@ def concept(payload: dict[str, Any]) -> str:
             lines.append(f"{_dim(f'{label}:'.ljust(14))} {value}")
     for source in payload.get("sources") or []:
         lines.append(f"{_dim('source:'.ljust(14))} {_source(source)}")
+    lines.extend(_extensions(payload.get("extensions") or {}))
     for notice in payload.get("notices") or []:
         lines.append(click.style(str(notice), fg="yellow"))
     if payload.get("section"):
@@ -323,6 +324,36 @@ def concept(payload: dict[str, Any]) -> str:
             )
         )
     return "\n".join(lines)
+
+
+#: Producer keys a text read shows, at most, and the characters of each line.
+EXTENSION_LINES, EXTENSION_CHARS = 8, 100
+
+
+def _extensions(extensions: dict[str, Any]) -> list[str]:
+    """The producer's own keys (flutter-okf's ``prerequisites``, m3e-okf's
+    ``sources[0].note``), one short line each: a header shows what the spec defines, and
+    a person reading in a terminal should still see the rest exists."""
+    lines = []
+    for key, value in list(extensions.items())[:EXTENSION_LINES]:
+        if isinstance(value, list):
+            shown = ", ".join(map(_compact, value))
+        else:
+            shown = _compact(value)
+        line = f"{key}: {shown}"
+        if len(line) > EXTENSION_CHARS:
+            line = line[: EXTENSION_CHARS - 1] + "…"
+        lines.append(_dim(line))
+    more = len(extensions) - EXTENSION_LINES
+    if more > 0:
+        lines.append(_dim(f"… and {more} more of the producer's keys (--json shows them)"))
+    return lines
+
+
+def _compact(value: Any) -> str:
+    """A value on one line: text as is, anything else as compact JSON."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return " ".join(text.split())
 
 
 def resource(payload: dict[str, Any]) -> str:
