@@ -283,6 +283,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     # -- the viewer's markdown
     "okfx.web.markdown._INVISIBLE": ("scan", [rep(" "), rep("a "), rep("\x00a")]),
     "okfx.web.markdown._SCHEME": ("match", [rep("a"), rep("a", tail=":"), rep("a1")]),
+    "okfx.web.markdown._INLINE": (
+        "scan",
+        [rep("`"), rep("**"), rep("[a"), rep("[a](", "("), rep("`a")],
+    ),
     "okfx.search.grep._TEXT_ANCHORED": ("scan", [rep("\\"), rep("a", "(?")]),
     "okfx.tools.views._HEADING": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
     "okfx.trust._ACTOR": (

@@ -191,3 +191,14 @@ def test_heading_ids_are_githubs_the_ones_validate_checks_fragments_against() ->
     assert out.outline[0].anchor == "h-setup--run"
     assert out.html.count('href="#h-setup--run"') == 2
     assert 'href="#h-setup-run"' in out.html  # as on GitHub, leads nowhere
+
+
+def test_a_descriptions_inline_marks_read_as_text_and_code() -> None:
+    """graphql-okf: "The `Float` scalar type ... as specified by [IEEE 754](https://...)"
+    showed its backticks and link in every listing."""
+    shown = str(
+        okfx.web.markdown.inline("The `Float` <b>x</b> by [IEEE 754](https://e.x/a) **now**")
+    )
+    assert shown == ("The <code>Float</code> &lt;b&gt;x&lt;/b&gt; by IEEE 754 <strong>now</strong>")
+    assert str(okfx.web.markdown.inline("a `<script>` b")) == "a <code>&lt;script&gt;</code> b"
+    assert str(okfx.web.markdown.inline("lone ` tick")) == "lone ` tick"

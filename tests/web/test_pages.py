@@ -672,7 +672,9 @@ def test_a_snippet_reads_as_text_on_the_search_page(line: str, shown: str) -> No
 def test_the_location_line_names_the_bundle_the_folder_and_the_file(
     make_bundle: MakeBundle,
 ) -> None:
-    root = make_bundle({"top.md": concept(), "a/b/deep.md": concept()})
+    root = make_bundle(
+        {"top.md": concept(), "a/b/deep.md": concept(), "notes.txt": "n\n", "a/b/data.csv": "x\n"}
+    )
     client = TestClient(create_app(Bundle.load(root, "loc")), base_url=LOCAL)
 
     def line(path: str) -> str:
@@ -681,6 +683,8 @@ def test_the_location_line_names_the_bundle_the_folder_and_the_file(
         return re.sub(r"<[^>]+>", "", found.group(1))
 
     assert line("/b/loc/c/top.md") == "loc / top.md"
+    assert line("/b/loc/file/notes.txt") == "loc / notes.txt"  # was "loc / /"
+    assert line("/b/loc/file/a/b/data.csv") == "loc / a/b / data.csv"
     assert line("/b/loc/c/a/b/deep.md") == "loc / a/b / deep.md"
     assert 'href="/b/loc/browse?dir=%2Fa%2Fb">a/b</a>' in client.get("/b/loc/c/a/b/deep.md").text
 
@@ -818,3 +822,24 @@ def test_a_short_term_marks_whole_words_and_a_weak_hit_says_so(make_bundle: Make
     rows = re.findall(r'<li class="hit row">(.*?)</li>', html, re.S)
     assert len(rows) == 2 and "Cron" in rows[0] and "Storage" in rows[1]
     assert "weak match" not in rows[0] and "weak match" in rows[1]
+
+
+def test_a_sources_own_keys_show_in_its_row_and_empty_columns_do_not(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e-okf's sources carry url, retrieved and note: the table showed four empty
+    columns, and the note (what the page supports) only in a folded box."""
+    text = (
+        "---\ntype: Pattern\nsources:\n  - url: https://m3.test/dialogs\n    retrieved: "
+        "2026-07-11\n    note: Dialogs are for decisions.\n  - resource: https://m3.test/x\n"
+        "    usage_count: 0\n---\nBody.\n"
+    )
+    client = TestClient(create_app(Bundle.load(make_bundle({"p.md": text}), "b")), base_url=LOCAL)
+    html = client.get("/b/b/c/p.md").text
+    table = re.search(r'<table class="sources">(.*?)</table>', html, re.S)
+    assert table
+    assert re.findall(r"<th>([^<]*)</th>", table.group(1)) == ["Resource", "Uses", "Other"]
+    assert "Dialogs are for decisions." in table.group(1)
+    assert "retrieved:</span> 2026-07-11" in table.group(1)
+    folded = html[html.index('class="extra"') :] if 'class="extra"' in html else ""
+    assert "sources[0].note" not in folded

@@ -42,6 +42,7 @@ from okfx.version import __version__
 from okfx.web import urls
 from okfx.web.answers import PageError, Redirect
 from okfx.web.headers import RAW_CSP, security_headers
+from okfx.web.markdown import inline
 from okfx.web.pages import Site
 from okfx.web.site import raster_type
 
@@ -83,6 +84,7 @@ def create_app(
         lstrip_blocks=True,
     )
     env.globals.update({"urls": urls, "iso": iso, "version": __version__})
+    env.filters["inline"] = inline  # a description's inline marks (code spans, links)
 
     def html(template: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
         names = [b.name for b in site.bundles()]

@@ -88,6 +88,15 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         fragment = str(source.get("resource") or "").partition("#")[2]
         # A source citing a section (/references/x.md#section) leads to that heading.
         source["url"] = view.with_fragment(url, fragment) if url else None
+        # The producer's own keys of this entry (m3e-okf's note and retrieved) in its row.
+        prefix = f"sources[{place}]."
+        source["extra"] = {
+            key.removeprefix(prefix): value
+            for key, value in header["extensions"].items()
+            if key.startswith(prefix)
+        }
+    shown = {k for source in sources for k, v in source.items() if v is not None and v != ""}
+    columns = [c for c in ("title", "author", "last_modified", "usage_count") if c in shown]
     contract = header["computation"]
     if contract is not None:
         contract["url"] = where(contract["computation"], "computation")
@@ -105,8 +114,10 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         "tag_urls": [(t, urls.browse(b.name, tag=t)) for t in c.tags],
         "type_url": urls.browse(b.name, type=c.type),
         # The header's extensions are the keys it does not show (a producer's own ``id``
-        # among them: the concept's ID is its path, spec §2, so this is another key).
-        "extra": header["extensions"],
+        # among them: the concept's ID is its path, spec §2, so this is another key); a
+        # source entry's own keys show in its row.
+        "extra": {k: v for k, v in header["extensions"].items() if not k.startswith("sources[")},
+        "source_columns": columns,
         # The keys read_concept left out for its budget (a 12k-character ``owl``): named,
         # with the raw file to read them in.
         "extra_cut": [note for note in header.get("cut", []) if note.startswith("extensions:")],

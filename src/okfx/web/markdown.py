@@ -31,6 +31,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
+from markupsafe import Markup, escape
 from mdit_py_plugins.footnote import footnote_plugin
 
 from okfx.bundle.anchors import fragment_key, github_slug
@@ -43,6 +44,7 @@ __all__ = [
     "Rendered",
     "Rewrite",
     "WikiRewrite",
+    "inline",
     "render",
     "slug",
     "url_kind",
@@ -252,3 +254,30 @@ def render(
             token.tag = f"h{min(int(token.tag[1]) + demote, 6)}"
     html = md.renderer.render(tokens, md.options, env)
     return Rendered(html, tuple(outline), cut)
+
+
+# A description's inline marks: a code span, strong emphasis, a link (its text kept).
+_INLINE = re.compile(
+    r"`([^`\n]{1,200})`|\*\*([^*\n]{1,200})\*\*|\[([^\[\]\n]{1,200})\]\([^()\s]{0,500}\)"
+)
+
+
+def inline(text: str) -> Markup:
+    """A one-line field (a description) that producers write with markdown's inline marks
+    (`` `Float` ``, ``[IEEE 754](https://...)``) as a reader sees it: code spans as code,
+    ``**strong**`` as strong, a link as its text (the field may sit inside a link, a row
+    of a listing). Everything else is escaped text."""
+    out: list[str] = []
+    at = 0
+    for match in _INLINE.finditer(text):
+        out.append(str(escape(text[at : match.start()])))
+        code, strong, label = match.groups()
+        if code is not None:
+            out.append(f"<code>{escape(code)}</code>")
+        elif strong is not None:
+            out.append(f"<strong>{escape(strong)}</strong>")
+        else:
+            out.append(str(escape(label)))
+        at = match.end()
+    out.append(str(escape(text[at:])))
+    return Markup("".join(out))
