@@ -277,3 +277,25 @@ def test_a_repository_root_above_the_bundle_is_noted_with_the_folder_to_load(
     )
     shown = CliRunner().invoke(cli, ["validate", str(make_bundle(nested))]).output
     assert "note: all 2 concepts are under /okf/api/" in shown
+
+
+def test_links_written_from_a_sites_root_inside_the_bundle_are_noted(
+    make_bundle: MakeBundle,
+) -> None:
+    """bun-book keeps its pages in pages/ and links them as the site serves them
+    (/docs/runtime/x for /pages/docs/runtime/x.md): 38 of 73 broken links, each reported
+    alone, with nothing saying they share one cause."""
+    files = {
+        "index.md": "# Book\n\n* [Docs](pages/index.md) - the docs\n",
+        "pages/index.md": "# Pages\n\n* [Intro](docs/intro.md) - start\n",
+        "pages/docs/intro.md": concept(
+            body="[a](/docs/a) [b](/docs/b) [c](/docs/c) [x](/nowhere)\n"
+        ),
+        **{f"pages/docs/{n}.md": concept() for n in "abc"},
+    }
+    report = validate(Bundle.load(make_bundle(files)))
+    assert report.conformant and report.notes == (
+        "3 of the 4 broken absolute links resolve when read from /pages/: they are written "
+        "from that folder's root (as a site serves it), but spec §6.1 reads /x from the "
+        "bundle root: write them with /pages in front, or relative",
+    )

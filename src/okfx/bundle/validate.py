@@ -176,16 +176,14 @@ def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
     return (top, n, len(paths)) if n >= _CLUSTER and n * 10 >= len(paths) * 9 else None
 
 
-def inner_root(bundle: Bundle, problems: Sequence[Problem]) -> str | None:
-    """A note when the bundle loaded is probably a folder above the real one: files that
-    are no concept lie outside a folder with its own ``index.md`` that either holds every
-    concept, or reads most broken absolute links right (``/components/x`` written in
-    ``/knowledge/...`` resolves as ``/knowledge/components/x``: links written from that
-    folder's root). Spec §3: a bundle may be a folder within a larger repository."""
-    outside = [p.path for p in problems if p.code in _NOT_CONCEPTS]
-    if not outside:
-        return None
+def link_roots(bundle: Bundle) -> tuple[str, int, int] | None:
+    """``(folder, n, absolute)``: of the ``absolute`` broken absolute links, ``n`` resolve
+    when read from ``folder``, the nearest folder above their source that has its own
+    ``index.md`` and reads them right (``/components/x`` written in ``/knowledge/...``
+    resolves as ``/knowledge/components/x``), the folder that most do; None if none does."""
     roots = {d for d in bundle.indexes if d != "/"}
+    if not roots:
+        return None
     files = bundle.files
 
     def resolves(folder: str, target: str) -> bool:
@@ -198,13 +196,29 @@ def inner_root(bundle: Bundle, problems: Sequence[Problem]) -> str | None:
             continue
         absolute += 1
         folder = link.source.rsplit("/", 1)[0]
-        while folder:  # the nearest folder above the source that reads the link right
+        while folder:
             if folder in roots and resolves(folder, link.target):
                 found[folder] = found.get(folder, 0) + 1
                 break
             folder = folder.rsplit("/", 1)[0]
-    if found:
-        best, n = max(sorted(found.items()), key=lambda item: item[1])
+    if not found:
+        return None
+    best, n = max(sorted(found.items()), key=lambda item: item[1])
+    return best, n, absolute
+
+
+def inner_root(
+    bundle: Bundle, problems: Sequence[Problem], roots: tuple[str, int, int] | None
+) -> str | None:
+    """A note when the bundle loaded is probably a folder above the real one: files that
+    are no concept lie outside a folder with its own ``index.md`` that either reads most
+    broken absolute links right (``roots``, :func:`link_roots`) or holds every concept.
+    Spec §3: a bundle may be a folder within a larger repository."""
+    outside = [p.path for p in problems if p.code in _NOT_CONCEPTS]
+    if not outside:
+        return None
+    if roots is not None:
+        best, n, absolute = roots
         if n >= 3 and n * 2 >= absolute:
             return (
                 f"{n} of the {absolute} broken absolute links resolve when read from {best}/, "
@@ -213,7 +227,7 @@ def inner_root(bundle: Bundle, problems: Sequence[Problem]) -> str | None:
                 f"({len(outside)} files here are no concept)"
             )
     concepts = [c.path for c in bundle]
-    for folder in sorted(roots, key=len):
+    for folder in sorted((d for d in bundle.indexes if d != "/"), key=len):
         if concepts and all(path.startswith(folder + "/") for path in concepts):
             if any(not path.startswith(folder + "/") for path in outside):
                 return (
@@ -223,6 +237,22 @@ def inner_root(bundle: Bundle, problems: Sequence[Problem]) -> str | None:
                 )
             break
     return None
+
+
+def site_root(roots: tuple[str, int, int] | None) -> str | None:
+    """A note when a third or more of the broken absolute links (at least 3) resolve read
+    from one folder of the bundle: written from a site's root, as a docs converter keeps
+    them (bun-book's ``/docs/x`` for ``/pages/docs/x.md``)."""
+    if roots is None:
+        return None
+    best, n, absolute = roots
+    if n < 3 or n * 3 < absolute:
+        return None
+    return (
+        f"{n} of the {absolute} broken absolute links resolve when read from {best}/: they "
+        f"are written from that folder's root (as a site serves it), but spec §6.1 reads /x "
+        f"from the bundle root: write them with {best} in front, or relative"
+    )
 
 
 #: Fragments that name a place in any document: the page's top (HTML's "top").
@@ -373,9 +403,12 @@ def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport
     version = version_note(bundle.okf_version)
     if version is not None:
         notes += (version,)
-    inner = inner_root(bundle, problems)
+    roots = link_roots(bundle)
+    inner = inner_root(bundle, problems, roots)
     if inner is not None:
         notes += (inner,)
+    elif (site := site_root(roots)) is not None:
+        notes += (site,)
     cluster = clustered(problems)
     if inner is None and cluster is not None:
         top, n, total = cluster
