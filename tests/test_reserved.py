@@ -228,3 +228,25 @@ def test_an_ordered_list_of_links_in_an_index_is_a_list_of_entries(
         ("All", [("A", "/a.md", "the a")]),
     ]
     assert validate(bundle).conformant
+
+
+def test_an_index_that_lists_its_links_in_a_table_is_told_the_entry_form(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e-okf's folder indexes are tables (``| [App bar](/components/app-bar) | ... |``):
+    no entry was read and nothing said so. The links stay links; one warning says which
+    form §8 reads. A table beside entries is no listing of its own: no warning."""
+    table = (
+        "# Components\n\n## Concepts\n\n| Concept | What |\n| --- | --- |\n"
+        "| [A](a.md) | the a |\n| [B](b.md) | the b |\n"
+    )
+    files = {"a.md": concept(), "b.md": concept(), "c/index.md": table.replace("](", "](../")}
+    bundle = Bundle.load(make_bundle({**files, "index.md": table}))
+    found = [(w.path, w.message) for w in bundle.warnings if w.code == "index_table"]
+    assert [path for path, _ in found] == ["/c/index.md", "/index.md"]
+    assert found[1][1].startswith("this index.md lists its links in a table (2 rows)")
+    assert found[1][1].endswith("(line 7)") and validate(bundle).conformant
+    assert {link.target for link in bundle.indexes["/"].links} == {"/a.md", "/b.md"}
+    both = table + "\n## More\n\n* [A](a.md) - the a\n"
+    assert not [w for w in Bundle.load(make_bundle({**files, "index.md": both})).warnings
+                if w.code == "index_table" and w.path == "/index.md"]  # fmt: skip

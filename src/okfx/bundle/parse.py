@@ -23,6 +23,7 @@ from okfx.bundle.reserved import (
     leading_date,
     parse_index,
     parse_log,
+    table_links,
     unsectioned,
 )
 from okfx.bundle.scope import written_version
@@ -504,6 +505,18 @@ class DocumentParser:
         off = unsectioned(body, body_line)
         if off is not None:
             self.warn(path, "index_no_section", off)
+        if not any(section.entries for section in sections):
+            rows, first = table_links(body)
+            if rows:
+                message = (
+                    f"this index.md lists its links in a table ({rows} "
+                    f"{'row' if rows == 1 else 'rows'}) and has no "
+                    "entry: spec §8 lists a folder's concepts as '* [Title](url) - "
+                    "description' items under a heading, which other consumers read; write "
+                    "the rows that way"
+                )
+                line = None if first is None else body_line + first
+                self.warn(path, "index_table", with_line(message, line))
         return IndexFile(path, body, fm, sections, tuple(links))
 
     def _version(self, path: str, text: str, body_line: int, value: Any) -> str | None:

@@ -123,6 +123,8 @@ EXPLANATIONS: dict[str, str] = {
     "finds it (§11 rule 3). Rename the file",
     "index_no_section": "an index.md lists entries outside any heading, or has no section at "
     "all; §8 groups entries under headings: §11 rule 3",
+    "index_table": "an index.md lists its links in a table, with no '* [Title](url) - "
+    "description' entry (§8): okfx keeps the links, other consumers may read no listing",
     "log_ungrouped": "a log.md lists entries before any date heading; §9 groups entries "
     "under YYYY-MM-DD headings: §11 rule 3",
     "log_frontmatter": "a log.md starts with a frontmatter block, which is no part of the log "

@@ -22,6 +22,7 @@ __all__ = [
     "outside_sections",
     "parse_index",
     "parse_log",
+    "table_links",
     "unsectioned",
 ]
 
@@ -135,6 +136,18 @@ def parse_index(
     if entries or title:
         sections.append(IndexSection(title, tuple(entries)))
     return tuple(sections)
+
+
+def table_links(body: str) -> tuple[int, int | None]:
+    """How many table rows of an index body hold a markdown link, outside code and
+    comments, and the body line (0-based) of the first: a listing written as a table
+    (``| [App bar](/components/app-bar) | A bar at the top |``), not as §8's entries."""
+    rows, first = 0, None
+    for number, (line, kind) in enumerate(_lines(body)):
+        if kind == _TEXT and line.lstrip(" ").startswith("|") and "](" in line:
+            rows += 1
+            first = number if first is None else first
+    return rows, first
 
 
 def outside_sections(body: str) -> tuple[int, int | None] | None:
