@@ -250,3 +250,20 @@ def test_an_index_that_lists_its_links_in_a_table_is_told_the_entry_form(
     both = table + "\n## More\n\n* [A](a.md) - the a\n"
     assert not [w for w in Bundle.load(make_bundle({**files, "index.md": both})).warnings
                 if w.code == "index_table" and w.path == "/index.md"]  # fmt: skip
+
+
+def test_a_bold_label_and_its_list_are_one_entry(make_bundle: MakeBundle) -> None:
+    """graphql-okf writes each day as ``**Added**`` then a list of 25 links: the label was
+    an entry of its own and every item lost it. §9's leading bold word, written as a
+    paragraph, heads its items; a plain paragraph still ends them."""
+    log = (
+        "# Log\n\n## 2026-07-24\n\n**Added**\n\n- [a](a.md)\n- [b](b.md)\n\n__Removed:__\n"
+        "- [c](c.md)\n\nA note.\n\n- alone\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert _entries(bundle) == [
+        (date(2026, 7, 24), "**Added**\n- [a](a.md)\n- [b](b.md)"),
+        (date(2026, 7, 24), "__Removed:__\n- [c](c.md)"),
+        (date(2026, 7, 24), "A note."),
+        (date(2026, 7, 24), "alone"),
+    ]

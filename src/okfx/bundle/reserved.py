@@ -39,6 +39,8 @@ _ENTRY = re.compile(
     r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:[-\u2013\u2014:][ \t]*(.*))?$"
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
+# A paragraph that is only a bold label (``**Added**``, ``__Removed:__``).
+_LABEL = re.compile(r"^(?:\*\*[^*\n]{1,80}\*\*|__[^_\n]{1,80}__):?$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 # A time of day right after a date (``T13:14:12.015Z``, `` 09:30``).
 _TIME = re.compile(r"[T ]\d\d:\d\d")
@@ -253,8 +255,11 @@ def parse_log(body: str) -> ParsedLog:
     first: int | None = None
     blank = False  # the line before was blank
     fence_indent = -1  # the open code block's fence indent; -1 outside code
+    labelled = False  # the entry is a bold label ("**Added**") its list items belong to
 
     def flush() -> None:
+        nonlocal labelled
+        labelled = False
         if current:
             text = without_comments(" ".join(current).replace(" \n", "\n")).strip()
             if current_heading is not None:
@@ -316,6 +321,10 @@ def parse_log(body: str) -> ParsedLog:
         if item and current and len(line) - len(bare) >= 2:
             # A nested bullet is a point of the entry above, kept as a list line.
             current.append("\n- " + item.group(1).strip())
+        elif item and labelled:
+            # The items under a bold label ("**Added**", then a list: the convention of
+            # §9's leading bold word, written as a paragraph) are points of that entry.
+            current.append("\n- " + item.group(1).strip())
         elif item:
             flush()
             add(item.group(1).strip())
@@ -328,7 +337,9 @@ def parse_log(body: str) -> ParsedLog:
             flush()
             if current_heading is not None:
                 add(line.strip())
+                labelled = _LABEL.match(line.strip()) is not None
         elif line.strip() and (current or current_heading is not None):
+            labelled = not current and _LABEL.match(line.strip()) is not None
             add(lead + line.strip())
     flush()
     return ParsedLog(title, tuple(entries), bad, ungrouped, first, tuple(date_lines))
