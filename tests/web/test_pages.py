@@ -843,3 +843,22 @@ def test_a_sources_own_keys_show_in_its_row_and_empty_columns_do_not(
     assert "retrieved:</span> 2026-07-11" in table.group(1)
     folded = html[html.index('class="extra"') :] if 'class="extra"' in html else ""
     assert "sources[0].note" not in folded
+
+
+def test_a_bundles_home_shows_that_bundles_links_in_the_top_bar(make_bundle: MakeBundle) -> None:
+    """With several bundles served, a bundle's home page showed only Overview (marked
+    current) and Search: no way on to its browse, graph, problems or log."""
+    manager = KnowledgeManager()
+    manager.add(Bundle.load(make_bundle({"a.md": concept()}), "one"))
+    manager.add(Bundle.load(make_bundle({"b.md": concept()}), "two"))
+    client = TestClient(create_app(manager), base_url=LOCAL)
+    top = re.search(r'<nav aria-label="Site">(.*?)</nav>', client.get("/b/two/").text, re.S)
+    assert top
+    links = re.findall(r'<a href="([^"]+)"\s*(aria-current="page")?>([^<]+)</a>', top.group(1))
+    assert [(text, bool(current)) for _, current, text in links] == [
+        ("Overview", False), ("Browse", False), ("Graph", False), ("Problems", False),
+        ("Log", False), ("Search", False),
+    ]  # fmt: skip
+    assert all("two" in href for href, _, text in links if text in ("Browse", "Log"))
+    home = re.search(r'<nav aria-label="Site">(.*?)</nav>', client.get("/").text, re.S)
+    assert home and 'aria-current="page">Overview' in home.group(1)

@@ -76,7 +76,10 @@ class Site:
                     "has_log": bool(view.bundle.logs),
                 }
             )
-        return {"cards": cards, "title": only or "Overview"}
+        # A bundle's own home is that bundle's page: its links in the top bar.
+        if only:
+            return {"cards": cards, "title": only, "bundle": only, "home": True}
+        return {"cards": cards, "title": "Overview"}
 
     # -- browse --------------------------------------------------------------------------
     def browse(self, name: str, params: Mapping[str, Any]) -> dict[str, Any]:
