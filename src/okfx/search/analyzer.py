@@ -66,6 +66,7 @@ STOPWORDS = frozenset(
     # Adverbs of frequency (issue 20's fourth round): "how often each tag was used" asks
     # for a count, and "often" is a word many bodies hold.
     + "generally normally often sometimes typically usually".split()
+    + ["so"]
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
