@@ -246,6 +246,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.reserved._ITEM": ("match", [rep(" ", "* "), rep(" ")]),
     "okfx.bundle.reserved._ISO_DATE": ("match", [rep("1")]),
     "okfx.bundle.reserved._TIME": ("match", [rep("T"), rep("1", "T")]),
+    "okfx.bundle.reserved._LABEL": ("match", [rep("*", "**"), rep("_", "__"), rep("a", "**")]),
     "okfx.bundle.reserved._FENCE": ("match", [rep("`"), rep("~", "   "), rep(" ")]),
     "okfx.bundle.reserved._SETEXT": ("match", [rep("="), rep("-", "", " x"), rep(" ", "==")]),
     # -- search over concept text
