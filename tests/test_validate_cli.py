@@ -299,3 +299,19 @@ def test_links_written_from_a_sites_root_inside_the_bundle_are_noted(
         "from that folder's root (as a site serves it), but spec §6.1 reads /x from the "
         "bundle root: write them with /pages in front, or relative",
     )
+
+
+def test_links_into_a_folder_the_bundle_lacks_are_noted_once(make_bundle: MakeBundle) -> None:
+    """m3e-okf's 47 component pages each link their card in /implementations/, a folder
+    beside the bundle in its repository: 47 broken_link warnings, no word of one cause."""
+    files = {
+        **{f"c/{n}.md": concept(body=f"[api](/impl/{n})\n") for n in "abcdef"},
+        "c/g.md": concept(body="[gone](/c/nothing.md)\n"),
+    }
+    assert validate(Bundle.load(make_bundle(files))).notes == (
+        "6 of the 7 broken absolute links lead into /impl/, a folder this bundle does not "
+        "have: if it lies beside the bundle, outside its root, link it by full URL, or "
+        "bring it in",
+    )
+    few = {f"c/{n}.md": concept(body=f"[api](/impl/{n})\n") for n in "abcd"}
+    assert validate(Bundle.load(make_bundle(few))).notes == ()

@@ -239,6 +239,34 @@ def inner_root(
     return None
 
 
+def absent_folder(bundle: Bundle) -> str | None:
+    """A note when 5 or more broken absolute links, most of them, lead into one top-level
+    folder the bundle does not have (m3e-okf's 47 links into ``/implementations/``, which
+    sits beside its bundle in the repository): one cause, said once, with what to do.
+    okfx does not look outside the bundle root to see whether the folder is there."""
+    if any(w.code == "repository_root_links" for w in bundle.warnings):
+        return None  # the links name the bundle's own path above it: that warning says so
+    folders: dict[str, int] = {}
+    absolute = 0
+    for link in bundle.unresolved_links():
+        if link.href[:1] != "/" or link.href[:2] == "//":
+            continue
+        absolute += 1
+        top = link.target.split("/")[1] if link.target.count("/") > 1 else ""
+        if top and "/" + top not in bundle.directories:
+            folders[top] = folders.get(top, 0) + 1
+    if not folders:
+        return None
+    top, n = max(sorted(folders.items()), key=lambda item: item[1])
+    if n < 5 or n * 2 < absolute:
+        return None
+    return (
+        f"{n} of the {absolute} broken absolute links lead into /{top}/, a folder this bundle "
+        f"does not have: if it lies beside the bundle, outside its root, link it by full URL, "
+        f"or bring it in"
+    )
+
+
 def site_root(roots: tuple[str, int, int] | None) -> str | None:
     """A note when a third or more of the broken absolute links (at least 3) resolve read
     from one folder of the bundle: written from a site's root, as a docs converter keeps
@@ -409,6 +437,8 @@ def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport
         notes += (inner,)
     elif (site := site_root(roots)) is not None:
         notes += (site,)
+    elif (absent := absent_folder(bundle)) is not None:
+        notes += (absent,)
     cluster = clustered(problems)
     if inner is None and cluster is not None:
         top, n, total = cluster
