@@ -27,7 +27,7 @@ from okfx.bundle.conventions import with_line
 from okfx.bundle.links import scan_markdown
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past, problem_dict
 from okfx.bundle.wikilinks import scan_wikilinks
-from okfx.model import Problem
+from okfx.model import Link, Problem
 
 __all__ = [
     "ERROR_CODES",
@@ -176,6 +176,13 @@ def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
     return (top, n, len(paths)) if n >= _CLUSTER and n * 10 >= len(paths) * 9 else None
 
 
+def _broken_absolute(bundle: Bundle) -> list[Link]:
+    """The bundle's broken links written from the root (``/x``, not ``//host``)."""
+    return [
+        link for link in bundle.unresolved_links() if link.href[:1] == "/" and link.href[:2] != "//"
+    ]
+
+
 def link_roots(bundle: Bundle) -> tuple[str, int, int] | None:
     """``(folder, n, absolute)``: of the ``absolute`` broken absolute links, ``n`` resolve
     when read from ``folder``, the nearest folder above their source that has its own
@@ -190,11 +197,9 @@ def link_roots(bundle: Bundle) -> tuple[str, int, int] | None:
         return any(f"{folder}{target}{end}" in files for end in ("", ".md", "/index.md"))
 
     found: dict[str, int] = {}
-    absolute = 0
-    for link in bundle.unresolved_links():
-        if link.href[:1] != "/" or link.href[:2] == "//":
-            continue
-        absolute += 1
+    broken = _broken_absolute(bundle)
+    absolute = len(broken)
+    for link in broken:
         folder = link.source.rsplit("/", 1)[0]
         while folder:
             if folder in roots and resolves(folder, link.target):
@@ -247,11 +252,9 @@ def absent_folder(bundle: Bundle) -> str | None:
     if any(w.code == "repository_root_links" for w in bundle.warnings):
         return None  # the links name the bundle's own path above it: that warning says so
     folders: dict[str, int] = {}
-    absolute = 0
-    for link in bundle.unresolved_links():
-        if link.href[:1] != "/" or link.href[:2] == "//":
-            continue
-        absolute += 1
+    broken = _broken_absolute(bundle)
+    absolute = len(broken)
+    for link in broken:
         top = link.target.split("/")[1] if link.target.count("/") > 1 else ""
         if top and "/" + top not in bundle.directories:
             folders[top] = folders.get(top, 0) + 1
