@@ -359,8 +359,17 @@ def test_prompt_synthesizes_and_cuts_the_index(make_bundle: MakeBundle) -> None:
     manager = KnowledgeManager([Bundle.load(make_bundle(files))], index_char_budget=500)
     block = manager.prompt()
     assert "* [Concept 0](/d/c000.md)" in block
-    assert "[index cut:" in block
+    assert "[index cut:" in block and "list_concepts to list every concept]" in block
+    assert "read_concept('/index.md')" not in block  # synthesized: no index.md to read
     assert len(block) < 3000
+    # The author's own index holds an order a listing does not: the cut names where it is.
+    written = "# Start here\n\n" + "\n".join(
+        f"{i}. [Concept {i}](d/c{i:03}.md) - " + "d" * 60 for i in range(1, 40)
+    )
+    manager = KnowledgeManager(
+        [Bundle.load(make_bundle({**files, "index.md": written}))], index_char_budget=500
+    )
+    assert "read_concept('/index.md') for the rest of it" in manager.prompt()
 
 
 # -- hostile input: no argument reads outside the bundle ----------------------------------

@@ -75,7 +75,12 @@ def index_summary(bundle: Bundle, budget: int) -> str:
     if len(text) <= budget:
         return text
     cut = text[:budget].rsplit("\n", 1)[0] if "\n" in text[:budget] else text[:budget]
-    return f"{cut}\n[index cut: {len(text) - len(cut)} more characters; use list_concepts]"
+    # The author's index holds an order and groups a listing does not: name where it is.
+    rest = "read_concept('/index.md') for the rest of it, " if index is not None else ""
+    return (
+        f"{cut}\n[index cut: {len(text) - len(cut)} more characters; {rest}list_concepts to "
+        "list every concept]"
+    )
 
 
 def render_prompt(bundles: Iterable[Bundle], index_char_budget: int = 4000) -> str:
