@@ -296,6 +296,22 @@ def test_a_snippet_shows_the_line_where_the_word_is_whole():
     assert best_line("intro\nthe languages\n", [("lang", 1.0)]) == "the languages"
 
 
+def test_a_snippet_counts_a_word_once_however_many_of_its_forms_a_line_holds():
+    """MacroEconometricModels-OKF: "lag selection" showed the `select_lag_order` table row
+    (lag, select, selecting) over the summary that says "lag selection": the forms of one
+    word each added their own, rarer, weight."""
+    body = (
+        "# Summary\n\nVector autoregressions with information-criteria lag selection.\n\n"
+        "## Functions\n\n| [select_lag_order](https://x.test/var.jl) | selecting the lag |\n"
+    )
+    concepts = [FakeConcept("/var.md", title="VAR", body=body)] + [
+        FakeConcept(f"/other{i}.md", body="Model selection by criteria.") for i in range(4)
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    (hit,) = [h for h in search(index, "lag selection") if h.path == "/var.md"]
+    assert hit.snippet == "Vector autoregressions with information-criteria lag selection."
+
+
 def test_results_serialise_to_plain_json():
     index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
     data = search(index, "revenue").to_dict()

@@ -674,11 +674,11 @@ class _Needles:
             if (tid := postings.terms.get(form)) is not None
         }
         # An identifier as typed ("n_day_active_users") finds its line best.
-        self.typed: list[tuple[str, float]] = []
+        self.typed: list[tuple[str, float, int]] = []
         for chunk in split_chunks(query):
             word = chunk.strip("._-'").casefold()
             if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
-                self.typed.append((word, 1.0))
+                self.typed.append((word, 1.0, -1 - len(self.typed)))  # a group of its own
         # Per term, each form's slice of the postings, its name (a snippet word unless
         # one character long) and idf. Finished first, so reading the slices is safe.
         postings.prepare(tid for _, group in self.terms for tid, _ in group)
@@ -698,18 +698,25 @@ class _Needles:
             self._units = query_units(self.query, self.analysed)
         return self._units
 
-    def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float]]]:
+    def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float, int]]]:
+        """The query terms ``doc`` matched, and the snippet's words: each form it holds,
+        with its idf and the query term it is a form of (a line counts a term once,
+        however many of its forms it holds)."""
         docs, impacts = self.postings.docs, self.postings.impacts
         matched: list[str] = []
-        words: list[tuple[str, float]] = []
-        for text, forms in self.slices:
+        words: list[tuple[str, float, int]] = []
+        for term, (text, forms) in enumerate(self.slices):
             found = False
-            for start, end, name, weight in forms:
+            # A form weighs what the word as typed does, a form not typed a little less
+            # (as in ranking): a rarer form must not make its line the best.
+            typed = max((w for _, _, name, w in forms if name == text), default=0.0)
+            typed = typed or max(w for _, _, _, w in forms)
+            for start, end, name, _ in forms:
                 i = bisect_left(docs, doc, start, end)
                 if i < end and docs[i] == doc and impacts[i] > 0.0:
                     found = True
                     if len(name) > 1:
-                        words.append((name, weight))
+                        words.append((name, typed if name == text else 0.95 * typed, term))
             if found:
                 matched.append(text)
         return tuple(matched), words + self.typed

@@ -77,13 +77,20 @@ def _line(text: str, start: int) -> str:
     return text[start:] if end < 0 else text[start:end]
 
 
-def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCERPT_CHARS) -> str:
+def best_line(
+    body: str,
+    needles: Sequence[tuple[str, float] | tuple[str, float, int]],
+    width: int = EXCERPT_CHARS,
+) -> str:
     """The body line holding the most needle weight, cut to ``width`` around a match.
 
-    ``needles`` are casefolded strings with weights (the query terms' idf); a line scores
-    the weight of each distinct needle it contains as text: in a link's destination, an
-    autolink or a bare URL a needle does not count. Without any match, the first line with
-    letters or digits (preferring prose to markup) stands in.
+    ``needles`` are casefolded strings with weights (the query terms' idf), and optionally
+    a group (the query term a needle is a form of); a line scores, per group, the weight
+    of the best needle of it that the line holds as text (in a link's destination, an
+    autolink or a bare URL a needle does not count), so a line holding two forms of one
+    word ("select_lag_order ... selecting") does not beat one holding two words ("lag
+    selection"). Without any match, the first line with letters or digits (preferring
+    prose to markup) stands in.
     """
     low = _fold(body)
     if len(needles) == 1 and needles[0][1] > 0.0 and "\n" not in needles[0][0]:
@@ -110,7 +117,7 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
             return _shown(body, low, part[0], part[1], width)
         return _first_prose_line(body, width)
     lines: dict[int, int] = {}  # line start offset in ``low`` -> first match offset
-    for needle, _weight in needles:
+    for needle, *_ in needles:
         pos = low.find(needle)
         seen = 0
         while pos >= 0 and seen < _MAX_OCCURRENCES:
@@ -122,8 +129,14 @@ def best_line(body: str, needles: Sequence[tuple[str, float]], width: int = EXCE
                 break
             pos = low.find(needle, newline + 1)
     best_start, best_score = -1, 0.0
+    groups = [item[2] if len(item) > 2 else -1 - i for i, item in enumerate(needles)]
     for start in sorted(lines):
-        score = sum(weight * _found(body, low, start, needle) for needle, weight in needles)
+        best: dict[int, float] = {}
+        for (needle, weight, *_), group in zip(needles, groups, strict=True):
+            value = weight * _found(body, low, start, needle)
+            if value > best.get(group, 0.0):
+                best[group] = value
+        score = sum(best.values())
         if score > best_score:
             best_start, best_score = start, score
     if best_start < 0:  # no needle, or only in links' addresses
