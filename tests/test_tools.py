@@ -596,3 +596,21 @@ def test_read_concept_on_a_file_that_is_no_concept_names_the_file_and_why(
     assert "(left out by an exclude pattern or .okfignore)" in said["drafts/d"]["message"]
     assert all(e["code"] == "not_found" and "did_you_mean" not in e for e in said.values())
     assert box.read_resource(path=said["cards/x"]["file"])["text"] == "# X card\n"
+
+
+def test_a_status_the_spec_does_not_define_is_said_as_written(make_bundle: MakeBundle) -> None:
+    """MacroEconometricModels-OKF writes ``status: approved`` (its human sign-off): read as
+    stable, and the producer's word was nowhere in what an agent read."""
+    files = {
+        "a.md": concept(status="approved"),
+        "b.md": concept(status="Stable"),
+        "c.md": concept(status="deprecated"),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    said = {p: box.read_concept(path=p) for p in ("a", "b", "c")}
+    assert said["a"]["status"] == "stable"
+    assert said["a"]["notices"][-1] == (
+        "STATUS: written 'approved', which spec §5.4 does not define (draft, stable, "
+        "deprecated); read as stable."
+    )
+    assert not any(n.startswith("STATUS") for p in "bc" for n in said[p]["notices"])

@@ -250,13 +250,25 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
             "computation": None
             if concept.computation is None
             else _computation(concept.computation, cut),
-            "notices": notices(concept, stale),
+            "notices": notices(concept, stale) + _status_as_written(concept),
             "extensions": _extensions(concept.frontmatter, cut),
         }
     )
     if cut:
         header["cut"] = cut
     return header
+
+
+def _status_as_written(concept: Concept) -> list[str]:
+    """A notice when the producer wrote a status §5.4 does not define (``approved``, read
+    as stable): its word is a signal too, and the header's ``status`` no longer holds it."""
+    written = concept.frontmatter.get("status")
+    if not isinstance(written, str) or written.strip().lower() == concept.status:
+        return []
+    return [
+        f"STATUS: written {clip(written.strip(), VALUE_CHARS)!r}, which spec §5.4 does not "
+        f"define (draft, stable, deprecated); read as {concept.status}."
+    ]
 
 
 #: The keys each structured field's mappings are read for (spec §5, §10.2); any other key
