@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
-from okfx.search.analyzer import STOPWORDS, analyze_query, plural_variants
+from okfx.search.analyzer import LIGHT_VERB_WEIGHT, STOPWORDS, analyze_query, plural_variants
 from okfx.search.index import SearchIndex
 from okfx.search.wordforms import (
     initialisms,
@@ -593,6 +593,29 @@ def test_adverbs_of_frequency_are_not_query_terms():
         )
     )
     assert paths(index, "how often was each tag used")[0] == "/tables/tags.md"
+
+
+def test_a_questions_light_verb_weighs_a_quarter_of_a_word():
+    """EU5-OKF: "how do I make a formable nation" put first a GUI page whose only match was
+    the ``make`` of ``MakeScope`` (split as make, scope), over the formable concepts."""
+    index = SearchIndex.build(
+        entries(
+            FakeConcept(
+                "/gui/greying.md",
+                title="ScriptedGui IsValid button greying",
+                body="GetPlayer.MakeScope and MakeScope again; MakeScope.",
+            ),
+            FakeConcept(
+                "/formables/overview.md",
+                title="Formable countries overview",
+                body="A formable country is formed by a decision. Formable tags, formable rules.",
+            ),
+        )
+    )
+    assert paths(index, "how do I make a formable nation")[0] == "/formables/overview.md"
+    (term,) = [t for t in analyze_query("make a page") if t.text == "make"]
+    assert dict(term.forms)["make"] == LIGHT_VERB_WEIGHT == 0.25
+    assert paths(index, "make")  # alone it still finds what says it
 
 
 def test_so_is_no_query_term():

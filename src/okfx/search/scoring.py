@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
 from okfx.search.analyzer import (
+    QUESTION_VERBS,
     STOPWORDS,
     QueryTerm,
     analyze_chunk,
@@ -79,15 +80,6 @@ NAME_WEIGHT = 0.2
 NAME_POSTINGS = 4096
 #: A hit's ``confidence`` from which the bundle probably answers the query.
 CONFIDENT = 0.5
-#: The light verbs of questions ("what can I use to fetch a country", "how do I get the
-#: model to ..."): a bundle that never says them is not missing a word the asker meant,
-#: so they are not named as missing words, nor count in a hit's confidence (they still
-#: count in ranking, like any word).
-QUESTION_VERBS = frozenset(
-    "get gets getting got use uses using used take takes taking took give gives giving gave "
-    "make makes making made need needs want wants put puts go goes going tell tells "
-    "find finds let lets".split()
-)
 
 
 # Cosine similarities (the default model's scale) mapped to confidence 0 and 1: on the
