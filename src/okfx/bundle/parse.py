@@ -64,10 +64,15 @@ def broken_hint(target: str, exists: Callable[[str], bool]) -> str:
 
 def broken_message(field: str, target: str, line: int, href: str = "", hint: str = "") -> str:
     """The ``broken_link`` message of a link whose target does not exist: the link as
-    written (``href``, when it differs), where it led, and what it likely meant."""
+    written (``href``, when it differs), where it led, and what it likely meant. A link to
+    a folder (``x/``, read as its ``index.md``) names the folder, which is not there (a
+    folder without index.md is a target too)."""
     # The line comes last: paths may hold "(line 9)", and the last one is read as the line.
     shown = href.strip()[:200]
-    if shown and shown != target:
+    if target.endswith("/index.md") and shown.split("#")[0].endswith("/"):
+        place = target.removesuffix("/index.md") + "/"
+        text = f"{field} link {shown!r} leads to the folder {place}, which does not exist"
+    elif shown and shown != target:
         text = f"{field} link {shown!r} leads to {target}, which does not exist"
     else:
         text = f"{field} link to {target} does not exist"
