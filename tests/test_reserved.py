@@ -267,3 +267,18 @@ def test_a_bold_label_and_its_list_are_one_entry(make_bundle: MakeBundle) -> Non
         (date(2026, 7, 24), "A note."),
         (date(2026, 7, 24), "alone"),
     ]
+
+
+def test_an_entry_with_a_marker_before_its_description_is_an_entry(
+    make_bundle: MakeBundle,
+) -> None:
+    """mmdc-okf lists ``* [Manage the waitlist](/a.md) (draft) - Move ...``: two of its
+    eight How-To entries were dropped without a word."""
+    index = "# How-To\n\n* [A](a.md) (draft) - the a\n* [B](b.md) (deprecated)\n* [C](c.md) - c\n"
+    files = {"a.md": concept(), "b.md": concept(), "c.md": concept(), "index.md": index}
+    (section,) = Bundle.load(make_bundle(files)).indexes["/"].sections
+    assert [(e.title, e.description) for e in section.entries] == [
+        ("A", "the a"),
+        ("B", ""),
+        ("C", "c"),
+    ]
