@@ -255,7 +255,7 @@ class Toolbox:
             Field(description="Maximum body characters to return (default 8000).", ge=1),
         ] = None,
     ) -> dict[str, Any]:
-        """Read one concept: a provenance, trust and freshness header, then its body."""
+        """Read one concept (or an index.md or log.md): its provenance and trust, then its body."""
         return views.read(self, path, bundle, section, offset, max_chars)
 
     @_tool
