@@ -614,3 +614,19 @@ def test_a_status_the_spec_does_not_define_is_said_as_written(make_bundle: MakeB
         "deprecated); read as stable."
     )
     assert not any(n.startswith("STATUS") for p in "bc" for n in said[p]["notices"])
+
+
+def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:
+    """mmdc-okf keeps a log.md in each department folder: no listing or search leads to
+    it, so the folder's index, as read_concept gives it, names it."""
+    files = {
+        "admissions/index.md": "# Admissions\n\n* [A](a.md) - a\n",
+        "admissions/log.md": "# Log\n\n## 2026-09-15\n* second reader\n",
+        "admissions/a.md": concept(),
+        "finance/index.md": "# Finance\n\n* [B](b.md) - b\n",
+        "finance/b.md": concept(),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    assert box.read_concept(path="admissions/")["log"] == "/admissions/log.md"
+    assert "log" not in box.read_concept(path="finance/")
+    assert box.read_concept(path="/admissions/log.md")["kind"] == "log"

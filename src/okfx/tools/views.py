@@ -369,6 +369,9 @@ def read(
             "path": doc.path,
             "kind": "index" if isinstance(doc, IndexFile) else "log",
         }
+        log = b.logs.get(doc.directory) if isinstance(doc, IndexFile) else None
+        if log is not None:  # the folder's history, found by no listing or search
+            payload["log"] = log.path
     if start == 0:  # a continuation read does not repeat them
         headings = [m.group(2) for m in islice(lines_outside_code(doc.body, _HEADING), 50)]
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
