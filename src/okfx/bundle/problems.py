@@ -76,8 +76,8 @@ EXPLANATIONS: dict[str, str] = {
     "no_concepts": "the folder holds no concept: check the path",
     "duplicate_key": "a frontmatter key appears twice, which YAML does not allow (§11 rule 1): "
     "okfx keeps the last one, other consumers reject the file; keep one",
-    "invalid_field": "an optional field has a value okfx cannot read; the concept is kept "
-    "without it",
+    "invalid_field": "an optional field has a value off the spec; the concept is kept, and "
+    "each line says what okfx made of the value (ignored, or read as written)",
     "assumed_utc": "a date or time without a UTC offset was read in UTC (a date as the start "
     "of its day, §5 asks for an offset)",
     "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable",
