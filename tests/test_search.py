@@ -312,6 +312,22 @@ def test_a_snippet_counts_a_word_once_however_many_of_its_forms_a_line_holds():
     assert hit.snippet == "Vector autoregressions with information-criteria lag selection."
 
 
+def test_a_code_fences_label_is_not_words_of_the_concept():
+    """The Search Central docs open every code block with ``` devsite-click-to-copy: a
+    page whose only "click" was three fence labels beat the one that says "clicks fall",
+    with the fence line as its snippet. The code inside stays searchable."""
+    fenced = "Markup:\n\n``` devsite-click-to-copy\n<ol itemscope>\n```\n" * 3
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/breadcrumb.md", title="Breadcrumb", body=fenced),
+            FakeConcept("/report.md", title="Performance report", body="When clicks fall."),
+        )
+    )
+    assert [hit.path for hit in search(index, "copy devsite")] == []
+    assert [hit.path for hit in search(index, "clicks")] == ["/report.md"]
+    assert [hit.path for hit in search(index, "itemscope")] == ["/breadcrumb.md"]
+
+
 def test_results_serialise_to_plain_json():
     index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
     data = search(index, "revenue").to_dict()

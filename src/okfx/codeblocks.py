@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["BACKTICKS", "comment_spans", "prose_segments", "without_comments"]
+__all__ = [
+    "BACKTICKS",
+    "comment_spans",
+    "prose_segments",
+    "without_comments",
+    "without_fence_info",
+]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
@@ -185,5 +191,20 @@ def without_comments(body: str) -> str:
             pieces.append(body[pos:open_at])
             pieces.append("\n" * body.count("\n", open_at, stop))
             pos = stop
+    pieces.append(body[pos:])
+    return "".join(pieces)
+
+
+def without_fence_info(body: str) -> str:
+    """``body`` with each code fence's info string (```` ```python ````, ```` ``` devsite-
+    click-to-copy ````) left out: a label for the renderer, not words of the page."""
+    if "```" not in body and "~~~" not in body:
+        return body
+    pieces: list[str] = []
+    pos = 0
+    for _start, end, _marker, info in _fence_lines(body):
+        if info.strip():
+            pieces.append(body[pos : end - len(info)])
+            pos = end
     pieces.append(body[pos:])
     return "".join(pieces)

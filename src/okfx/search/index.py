@@ -21,7 +21,7 @@ from itertools import groupby, repeat
 from operator import call, itemgetter
 from typing import Any, NamedTuple
 
-from okfx.codeblocks import without_comments
+from okfx.codeblocks import without_comments, without_fence_info
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import (
     STOPWORDS,
@@ -129,7 +129,7 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "title": " ".join((concept.title, stem, *initials)),
         "tags": " ".join(concept.tags),
         "description": concept.description,
-        "body": without_footnote_labels(without_comments(concept.body)),
+        "body": without_footnote_labels(without_fence_info(without_comments(concept.body))),
         "kind": f"{concept.type} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
         "title_name": concept.title,
@@ -629,7 +629,7 @@ class SearchIndex:
             concept.is_stale(now),
             score,
             matched,
-            best_line(without_comments(snippet_body(concept)), words),
+            best_line(without_fence_info(without_comments(snippet_body(concept))), words),
             found,
             sure,
         )
