@@ -629,7 +629,7 @@ class SearchIndex:
             concept.is_stale(now),
             score,
             matched,
-            best_line(without_fence_info(without_comments(snippet_body(concept))), words),
+            best_line(without_comments(snippet_body(concept)), words),
             found,
             sure,
         )

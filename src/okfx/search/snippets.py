@@ -16,6 +16,8 @@ __all__ = ["EXCERPT_CHARS", "best_line", "cut_line", "without_footnote_labels"]
 EXCERPT_CHARS = 200
 # Occurrences of one needle looked at per body: enough to find a good line, bounded.
 _MAX_OCCURRENCES = 8
+# How a fence line (```` ```python ````, up to three spaces in) can start.
+_FENCE_STARTS = frozenset(" `~")
 # A needle only inside a word ("lang" in "languages") counts this share of its weight to a
 # line: a line holding it as a word, as the index read it, shows first.
 _PART = 0.25
@@ -104,7 +106,7 @@ def best_line(
         part: tuple[int, int] | None = None
         for _ in range(_MAX_OCCURRENCES):
             start = low.rfind("\n", 0, pos) + 1
-            found = _found(body, low, start, needle)
+            found = _Line(body, low, start).holds(needle)
             if found == 1.0:
                 return _shown(body, low, start, pos, width)
             if found and part is None:
@@ -131,9 +133,10 @@ def best_line(
     best_start, best_score = -1, 0.0
     groups = [item[2] if len(item) > 2 else -1 - i for i, item in enumerate(needles)]
     for start in sorted(lines):
+        line = _Line(body, low, start)
         best: dict[int, float] = {}
         for (needle, weight, *_), group in zip(needles, groups, strict=True):
-            value = weight * _found(body, low, start, needle)
+            value = weight * line.holds(needle)
             if value > best.get(group, 0.0):
                 best[group] = value
         score = sum(best.values())
@@ -144,24 +147,39 @@ def best_line(
     return _shown(body, low, best_start, lines[best_start], width)
 
 
-def _found(body: str, low: str, start: int, needle: str) -> float:
-    """How the line of ``low`` (the folded body) starting at ``start`` holds ``needle`` as
-    text a reader reads (:func:`_text_of`): 1.0 as a whole word, :data:`_PART` only inside
-    one ("lang" in "languages": the index matched the word ``lang`` elsewhere), 0 not."""
-    text = _text_of(_line(low, start))
-    pos = text.find(needle)
-    if pos < 0:
-        return 0.0
-    # Word steps are read in the unfolded line (camelCase) when folding kept its length.
-    cased = _text_of(_line(body, start)) if len(low) == len(body) else text
-    cased = cased if len(cased) == len(text) else text
-    for _ in range(_MAX_OCCURRENCES):
-        if _word_step(cased, pos) and _word_step(cased, pos + len(needle)):
-            return 1.0
-        pos = text.find(needle, pos + 1)
+class _Line:
+    """One line of the body as a reader reads it (:func:`_text_of`), folded, and unfolded
+    when folding kept its length (camelCase steps are read there); made once a line."""
+
+    __slots__ = ("_body", "_low", "_start", "_cased", "text")
+
+    def __init__(self, body: str, low: str, start: int) -> None:
+        self._body, self._low, self._start = body, low, start
+        self.text = _text_of(_line(low, start))
+        self._cased: str | None = None
+
+    def holds(self, needle: str) -> float:
+        """1.0 when ``needle`` is a whole word of the line, :data:`_PART` when only inside
+        one ("lang" in "languages": the index matched the word ``lang`` elsewhere), 0 when
+        the line does not hold it."""
+        text = self.text
+        pos = text.find(needle)
         if pos < 0:
-            break
-    return _PART
+            return 0.0
+        cased = self._cased
+        if cased is None:
+            cased = text
+            if len(self._low) == len(self._body):
+                unfolded = _text_of(_line(self._body, self._start))
+                cased = unfolded if len(unfolded) == len(text) else text
+            self._cased = cased
+        for _ in range(_MAX_OCCURRENCES):
+            if _word_step(cased, pos) and _word_step(cased, pos + len(needle)):
+                return 1.0
+            pos = text.find(needle, pos + 1)
+            if pos < 0:
+                break
+        return _PART
 
 
 def _word_step(text: str, i: int) -> bool:
@@ -179,6 +197,8 @@ def _text_of(line: str) -> str:
     """A line as a reader reads it: links' destinations, autolinks, bare URLs and footnote
     labels left out, so words in an address (``resource-utilization.md``) or a label do
     not make it the best."""
+    if line[:1] in _FENCE_STARTS and line.lstrip(" ").startswith(("```", "~~~")):
+        return ""  # a fence line: its info string labels code, no reader reads it
     if "](" in line or "//" in line or "<" in line:
         line = _ADDRESS.sub(" ", line)
     return without_footnote_labels(line)

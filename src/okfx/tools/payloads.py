@@ -225,6 +225,7 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
     :mod:`okfx.tools.caps`; ``cut`` names the lists that were shortened)."""
     header = concept_row(bundle, concept, stale)
     cut: list[str] = header.pop("cut", [])
+    frontmatter = concept.frontmatter  # read once: a stored concept reads its file for it
     generated = concept.generated
     verified = clip_items(list(concept.verified), ITEMS, "verified", cut)
     sources = clip_items(list(concept.sources), ITEMS, "sources", cut)
@@ -250,8 +251,8 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
             "computation": None
             if concept.computation is None
             else _computation(concept.computation, cut),
-            "notices": notices(concept, stale) + _status_as_written(concept),
-            "extensions": _extensions(concept.frontmatter, cut),
+            "notices": notices(concept, stale) + _status_as_written(concept, frontmatter),
+            "extensions": _extensions(frontmatter, cut),
         }
     )
     if cut:
@@ -259,10 +260,10 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
     return header
 
 
-def _status_as_written(concept: Concept) -> list[str]:
+def _status_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[str]:
     """A notice when the producer wrote a status §5.4 does not define (``approved``, read
     as stable): its word is a signal too, and the header's ``status`` no longer holds it."""
-    written = concept.frontmatter.get("status")
+    written = frontmatter.get("status")
     if not isinstance(written, str) or written.strip().lower() == concept.status:
         return []
     return [
