@@ -188,8 +188,8 @@ def growth_4n(
     quadratic or cubic ``fn`` is caught at a small ``n`` (so a failing run stays short),
     and inputs stay small enough for the CPU caches (a 4x input that no longer fits
     would look superlinear). Each size is timed over repeated calls, best of three; a
-    ratio over :data:`LINEAR_BOUND` is measured again at twice and four times ``n``, and
-    the smallest of the three returned.
+    ratio over :data:`LINEAR_BOUND` is measured again at twice and four times ``n``, the
+    fixed cost with it, and the smallest of the three returned.
     """
     budget = max(20 * floor, 0.004)
     base = per_call(fn, make(0), budget)
@@ -198,6 +198,8 @@ def growth_4n(
         n *= 2
     ratios = []
     for size in (n, 2 * n, 4 * n):  # superlinear code stays so at every size; noise not
+        if ratios:  # the fixed cost measured again too: one slow first measure of it
+            base = per_call(fn, make(0), budget)  # inflated every ratio after it
         small, big = make(size), make(4 * size)
         spent_small = max(per_call(fn, small, budget) - base, 1e-7)
         ratio = (per_call(fn, big, budget) - base) / spent_small
