@@ -183,11 +183,12 @@ def _broken_absolute(bundle: Bundle) -> list[Link]:
     ]
 
 
-def link_roots(bundle: Bundle) -> tuple[str, int, int] | None:
+def link_roots(bundle: Bundle, broken: Sequence[Link]) -> tuple[str, int, int] | None:
     """``(folder, n, absolute)``: of the ``absolute`` broken absolute links, ``n`` resolve
     when read from ``folder``, the nearest folder above their source that has its own
     ``index.md`` and reads them right (``/components/x`` written in ``/knowledge/...``
-    resolves as ``/knowledge/components/x``), the folder that most do; None if none does."""
+    resolves as ``/knowledge/components/x``), the folder that most do; None if none does.
+    ``broken``: the bundle's broken absolute links (:func:`_broken_absolute`)."""
     roots = {d for d in bundle.indexes if d != "/"}
     if not roots:
         return None
@@ -197,8 +198,6 @@ def link_roots(bundle: Bundle) -> tuple[str, int, int] | None:
         return any(f"{folder}{target}{end}" in files for end in ("", ".md", "/index.md"))
 
     found: dict[str, int] = {}
-    broken = _broken_absolute(bundle)
-    absolute = len(broken)
     for link in broken:
         folder = link.source.rsplit("/", 1)[0]
         while folder:
@@ -209,7 +208,7 @@ def link_roots(bundle: Bundle) -> tuple[str, int, int] | None:
     if not found:
         return None
     best, n = max(sorted(found.items()), key=lambda item: item[1])
-    return best, n, absolute
+    return best, n, len(broken)
 
 
 def inner_root(
@@ -244,16 +243,15 @@ def inner_root(
     return None
 
 
-def absent_folder(bundle: Bundle) -> str | None:
+def absent_folder(bundle: Bundle, broken: Sequence[Link]) -> str | None:
     """A note when 5 or more broken absolute links, most of them, lead into one top-level
     folder the bundle does not have (m3e-okf's 47 links into ``/implementations/``, which
     sits beside its bundle in the repository): one cause, said once, with what to do.
-    okfx does not look outside the bundle root to see whether the folder is there."""
+    okfx does not look outside the bundle root to see whether the folder is there.
+    ``broken``: the bundle's broken absolute links (:func:`_broken_absolute`)."""
     if any(w.code == "repository_root_links" for w in bundle.warnings):
         return None  # the links name the bundle's own path above it: that warning says so
     folders: dict[str, int] = {}
-    broken = _broken_absolute(bundle)
-    absolute = len(broken)
     for link in broken:
         top = link.target.split("/")[1] if link.target.count("/") > 1 else ""
         if top and "/" + top not in bundle.directories:
@@ -261,10 +259,10 @@ def absent_folder(bundle: Bundle) -> str | None:
     if not folders:
         return None
     top, n = max(sorted(folders.items()), key=lambda item: item[1])
-    if n < 5 or n * 2 < absolute:
+    if n < 5 or n * 2 < len(broken):
         return None
     return (
-        f"{n} of the {absolute} broken absolute links lead into /{top}/, a folder this bundle "
+        f"{n} of the {len(broken)} broken absolute links lead into /{top}/, a folder this bundle "
         f"does not have: if it lies beside the bundle, outside its root, link it by full URL, "
         f"or bring it in"
     )
@@ -434,13 +432,14 @@ def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport
     version = version_note(bundle.okf_version)
     if version is not None:
         notes += (version,)
-    roots = link_roots(bundle)
+    broken = _broken_absolute(bundle)  # gathered once for the notes below
+    roots = link_roots(bundle, broken)
     inner = inner_root(bundle, problems, roots)
     if inner is not None:
         notes += (inner,)
     elif (site := site_root(roots)) is not None:
         notes += (site,)
-    elif (absent := absent_folder(bundle)) is not None:
+    elif (absent := absent_folder(bundle, broken)) is not None:
         notes += (absent,)
     cluster = clustered(problems)
     if inner is None and cluster is not None:
