@@ -13,13 +13,15 @@ import re
 
 __all__ = [
     "BACKTICKS",
+    "FENCE",
     "comment_spans",
     "prose_segments",
     "without_comments",
     "without_fence_info",
 ]
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# A fence line: its marker and what follows it (the info string of an opening fence).
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^ {0,3}(?:[*+-]|\d{1,9}[.)])(?:[ \t]|$)")
 # Line-start patterns begin with a literal newline (searched in "\n" + body) rather than
 # ``^``: a literal first character lets the regex engine skip ahead, ~5x faster.
@@ -132,7 +134,7 @@ def prose_segments(body: str) -> list[tuple[int, int]]:
         line_end = offset + len(line) + 1
         stripped = line.strip()
         if fence is not None:
-            match = _FENCE.match(line)
+            match = FENCE.match(line)
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= fence[1]:
                 if not match.group(2).strip():
                     fence = None
@@ -142,7 +144,7 @@ def prose_segments(body: str) -> list[tuple[int, int]]:
                 seg_start = line_end
         else:
             in_indented = False
-            match = _FENCE.match(line)
+            match = FENCE.match(line)
             if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
                 segments.append((seg_start, offset))
                 fence = (match.group(1)[0], len(match.group(1)))

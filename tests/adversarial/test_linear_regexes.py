@@ -89,10 +89,11 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.quickyaml._FLOW_MAP_END": ("match", [rep(" "), rep(" ", tail="x")]),
     "okfx.bundle.quickyaml._FLOW_PLAIN_ONLY": ("fullmatch", [rep("a", tail="["), rep("a, ")]),
     # -- markdown links
-    "okfx.codeblocks._FENCE": (
+    "okfx.codeblocks.FENCE": (
         "match",
-        [rep("`", tail="`a"), rep("~", tail="x"), rep("`", "   "), rep(" ", "```", "`")],
-    ),
+        [rep("`", tail="`a"), rep("~", tail="x"), rep("`", "   "), rep(" ", "```", "`"),
+         rep("`"), rep("~", "   "), rep(" ")],
+    ),  # fmt: skip
     "okfx.codeblocks._LIST_ITEM": ("match", [rep("1"), rep(" "), rep("1", tail="x")]),
     "okfx.bundle.links._INLINE": (
         "scan",
@@ -247,7 +248,6 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.reserved._ISO_DATE": ("match", [rep("1")]),
     "okfx.bundle.reserved._TIME": ("match", [rep("T"), rep("1", "T")]),
     "okfx.bundle.reserved._LABEL": ("match", [rep("*", "**"), rep("_", "__"), rep("a", "**")]),
-    "okfx.bundle.reserved._FENCE": ("match", [rep("`"), rep("~", "   "), rep(" ")]),
     "okfx.bundle.reserved._SETEXT": ("match", [rep("="), rep("-", "", " x"), rep(" ", "==")]),
     # -- search over concept text
     "okfx.search.analyzer._PIECE_SEP": ("scan", [rep("a"), rep(" "), rep("a b")]),

@@ -11,8 +11,8 @@ from datetime import date
 from typing import NamedTuple
 
 from okfx.bundle.conventions import with_line
-from okfx.codeblocks import without_comments
-from okfx.model import IndexEntry, IndexSection, LogEntry
+from okfx.codeblocks import FENCE, without_comments
+from okfx.model import IndexEntry, IndexFile, IndexSection, LogEntry, LogFile
 
 __all__ = [
     "HEADING",
@@ -20,6 +20,7 @@ __all__ = [
     "heading_text",
     "leading_date",
     "outside_sections",
+    "page_heading",
     "parse_index",
     "parse_log",
     "table_links",
@@ -44,7 +45,6 @@ _LABEL = re.compile(r"^(?:\*\*[^*\n]{1,80}\*\*|__[^_\n]{1,80}__):?$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 # A time of day right after a date (``T13:14:12.015Z``, `` 09:30``).
 _TIME = re.compile(r"[T ]\d\d:\d\d")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _TEXT, _CODE, _COMMENT = "text", "code", "comment"
 
 Resolve = Callable[[str], "str | None"]
@@ -63,14 +63,14 @@ def _lines(body: str) -> Iterator[tuple[str, str]]:
     in_comment = False
     for line in body.split("\n"):
         if fence:
-            match = _FENCE.match(line)
+            match = FENCE.match(line)
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
                 fence = "" if not match.group(2).strip() else fence
             yield line, _CODE
         elif in_comment:
             in_comment = "-->" not in line
             yield line, _COMMENT
-        elif (match := _FENCE.match(line)) and not (
+        elif (match := FENCE.match(line)) and not (
             match.group(1)[0] == "`" and "`" in match.group(2)
         ):
             fence = match.group(1)
@@ -138,6 +138,14 @@ def parse_index(
     if entries or title:
         sections.append(IndexSection(title, tuple(entries)))
     return tuple(sections)
+
+
+def page_heading(doc: IndexFile | LogFile) -> str:
+    """What a reader calls a reserved file's page: an index's first section heading, a
+    log's title; "" when it has none."""
+    if isinstance(doc, IndexFile):
+        return next((section.title for section in doc.sections if section.title), "")
+    return doc.title
 
 
 def table_links(body: str) -> tuple[int, int | None]:
