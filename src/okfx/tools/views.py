@@ -16,7 +16,7 @@ from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import lines_outside_code
 from okfx.bundle.paths import open_error
-from okfx.bundle.reserved import heading_text
+from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
@@ -424,10 +424,7 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
             }
         if isinstance(found, IndexFile | LogFile):
             # Its first heading (a log's title), as a reader knows the page; else its name.
-            if isinstance(found, IndexFile):
-                heading = next((x.title for x in found.sections if x.title), "")
-            else:
-                heading = found.title
+            heading = page_heading(found)
             # No heading: its folder and name ("cli-guide/index.md"), which tell apart the
             # index files a root index links.
             named = found.path.lstrip("/").rsplit("/", 2)[-2:]

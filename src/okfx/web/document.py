@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from okfx.bundle.fields import source_places
 from okfx.bundle.paths import normalize, parent_dir
+from okfx.bundle.reserved import page_heading
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
 from okfx.tools.payloads import concept_header
@@ -57,11 +58,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
     else:
         kind = "index" if isinstance(doc, IndexFile) else "log"
         # Its first heading (a log's title), as a reader knows the page; else its path.
-        if isinstance(doc, IndexFile):
-            heading = next((section.title for section in doc.sections if section.title), "")
-        else:
-            heading = doc.title
-        context.update({"kind": kind, "title": f"{heading or doc.path} ({kind})"})
+        context.update({"kind": kind, "title": f"{page_heading(doc) or doc.path} ({kind})"})
         if isinstance(doc, LogFile):
             context["log"] = urls.log(b.name)
     return context
@@ -81,7 +78,9 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
         return view.url_of(target) if target else None
 
     sources = header["sources"]
-    places = source_places(c.frontmatter.get("sources"))  # links name them as written
+    # Links name sources by their place as written (only read when there are sources:
+    # the frontmatter of a stored concept is read from its file).
+    places = source_places(c.frontmatter.get("sources")) if sources else []
     for i, source in enumerate(sources):
         place = places[i] if i < len(places) else i
         url = where(source.get("resource"), f"sources[{place}].resource")
