@@ -25,6 +25,7 @@ from okfx.codeblocks import without_comments, without_fence_info
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import (
     STOPWORDS,
+    VARIANT_WEIGHT,
     QueryTerm,
     analyze_chunk,
     analyze_query,
@@ -680,16 +681,21 @@ class _Needles:
             if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
                 self.typed.append((word, 1.0, -1 - len(self.typed)))  # a group of its own
         # Per term, each form's slice of the postings, its name (a snippet word unless
-        # one character long) and idf. Finished first, so reading the slices is safe.
+        # one character long) and its weight in a snippet: what the word as typed weighs
+        # (its idf), a form not typed a little less, as in ranking (a rarer form must not
+        # make its line the best). Finished first, so reading the slices is safe.
         postings.prepare(tid for _, group in self.terms for tid, _ in group)
         starts, idfs = postings.starts, postings.idfs
-        self.slices = [
-            (
-                text,
-                [(starts[tid], starts[tid + 1], self.names[tid], idfs[tid]) for tid, _ in group],
-            )
-            for text, group in self.terms
-        ]
+        self.slices: list[tuple[str, list[tuple[int, int, str, float]]]] = []
+        for text, group in self.terms:
+            named = [(tid, self.names[tid]) for tid, _ in group]
+            typed = max((idfs[tid] for tid, name in named if name == text), default=0.0)
+            typed = typed or max(idfs[tid] for tid, _ in named)
+            forms = []
+            for tid, name in named:
+                weight = typed if name == text else VARIANT_WEIGHT * typed
+                forms.append((starts[tid], starts[tid + 1], name, weight))
+            self.slices.append((text, forms))
 
     @property
     def units(self) -> Sequence[Sequence[int]]:
@@ -707,16 +713,12 @@ class _Needles:
         words: list[tuple[str, float, int]] = []
         for term, (text, forms) in enumerate(self.slices):
             found = False
-            # A form weighs what the word as typed does, a form not typed a little less
-            # (as in ranking): a rarer form must not make its line the best.
-            typed = max((w for _, _, name, w in forms if name == text), default=0.0)
-            typed = typed or max(w for _, _, _, w in forms)
-            for start, end, name, _ in forms:
+            for start, end, name, weight in forms:
                 i = bisect_left(docs, doc, start, end)
                 if i < end and docs[i] == doc and impacts[i] > 0.0:
                     found = True
                     if len(name) > 1:
-                        words.append((name, typed if name == text else 0.95 * typed, term))
+                        words.append((name, weight, term))
             if found:
                 matched.append(text)
         return tuple(matched), words + self.typed

@@ -80,8 +80,6 @@ NAME_WEIGHT = 0.2
 NAME_POSTINGS = 4096
 #: A hit's ``confidence`` from which the bundle probably answers the query.
 CONFIDENT = 0.5
-
-
 # Cosine similarities (the default model's scale) mapped to confidence 0 and 1: on the
 # tuning set, 90% of answerable queries' best concept is above 0.33.
 _COSINE_NONE, _COSINE_SURE = 0.25, 0.6
@@ -421,7 +419,7 @@ def confidence(
     units = [u for u in units if len(u) > 1 or terms[u[0]].text not in QUESTION_VERBS]
     if units:
         found = set(matched)
-        held = sum(_unit_share([terms[i].text for i in unit], found) for unit in units)
+        held = sum(_holds_unit([terms[i].text for i in unit], found) for unit in units)
         lexical = held / len(units)
     if similarity is not None:
         scaled = (similarity - _COSINE_NONE) / (_COSINE_SURE - _COSINE_NONE)
@@ -429,11 +427,11 @@ def confidence(
     return round(lexical, 2)
 
 
-def _unit_share(texts: Sequence[str], found: set[str]) -> float:
+def _holds_unit(texts: Sequence[str], found: set[str]) -> bool:
     """Whether a concept holds one query word: one of its terms, but for an identifier
     (``S4U``: s, 4, u and the joined ``s4u``) not only parts of one or two characters,
     which say nothing alone (every page holds an s)."""
     if len(texts) == 1:
-        return 1.0 if texts[0] in found else 0.0
+        return texts[0] in found
     # (A CJK bigram or character is a word of its own: only Latin-script parts are short.)
-    return 1.0 if any(t in found and (len(t) > 2 or not t.isascii()) for t in texts) else 0.0
+    return any(t in found and (len(t) > 2 or not t.isascii()) for t in texts)
