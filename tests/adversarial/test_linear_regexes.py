@@ -91,9 +91,16 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     # -- markdown links
     "okfx.codeblocks.FENCE": (
         "match",
-        [rep("`", tail="`a"), rep("~", tail="x"), rep("`", "   "), rep(" ", "```", "`"),
-         rep("`"), rep("~", "   "), rep(" ")],
-    ),  # fmt: skip
+        [
+            rep("`", tail="`a"),
+            rep("~", tail="x"),
+            rep("`", "   "),
+            rep(" ", "```", "`"),
+            rep("`"),
+            rep("~", "   "),
+            rep(" "),
+        ],
+    ),
     "okfx.codeblocks._LIST_ITEM": ("match", [rep("1"), rep(" "), rep("1", tail="x")]),
     "okfx.bundle.links._INLINE": (
         "scan",
