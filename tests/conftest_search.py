@@ -26,6 +26,7 @@ class FakeConcept:
     description: str = ""
     body: str = ""
     tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
     type: str = "Reference"
     status: str = "stable"
     trust_tier: str = "unverified"

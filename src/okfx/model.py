@@ -160,6 +160,7 @@ class Concept:
         "description",
         "resource",
         "tags",
+        "aliases",
         "status",
         "stale_after",
         "sources",
@@ -183,6 +184,7 @@ class Concept:
     description: str
     resource: str | None
     tags: tuple[str, ...]
+    aliases: tuple[str, ...]  # other names (the producer key ``aliases``), searched as title
     status: str
     stale_after: datetime | None
     sources: tuple[Source, ...]

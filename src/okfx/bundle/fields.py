@@ -115,6 +115,29 @@ def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
     return tuple(tags)
 
 
+#: Most aliases of one concept read; the rest are left in the frontmatter.
+MAX_ALIASES = 32
+
+
+def _aliases(value: Any) -> tuple[str, ...]:
+    """The other names a concept goes by (``aliases``, as Obsidian and several OKF
+    producers write it): a list of strings, or one string of names separated by ``;``
+    (or ``,``). Not a field of the spec, so nothing is reported: an entry that is not a
+    scalar is skipped, and the key stays in the frontmatter as written."""
+    if isinstance(value, str):
+        items: list[Any] = value.split(";" if ";" in value else ",")
+    elif isinstance(value, list):
+        items = value
+    else:
+        return ()
+    names: dict[str, str] = {}
+    for item in items:
+        text = _text(item)
+        if text and len(names) < MAX_ALIASES:
+            names.setdefault(text.casefold(), text)
+    return tuple(names.values())
+
+
 def _bare_resource(value: str, name: str, section: str, report: FieldReport) -> str:
     """A bare URL or path written where a ``{resource: ...}`` mapping belongs (a source,
     an executor, an attester): what it names is plain, so it is read as that resource
@@ -462,6 +485,7 @@ def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any]
         "description": _text(fm.get("description")) or "",
         "resource": _path_field(resource, "resource", report),
         "tags": _tags(fm["tags"], report) if fm.get("tags") is not None else (),
+        "aliases": _aliases(fm.get("aliases")),
         "status": status,
         "stale_after": _instant(stale, "stale_after", report) if stale is not None else None,
         "sources": _sources(fm, report) if fm.get("sources") is not None else (),

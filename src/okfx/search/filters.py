@@ -23,6 +23,7 @@ __all__ = [
     "TRUST_TIERS",
     "ConceptFilter",
     "ConceptLike",
+    "aliases_of",
     "clamp_limit",
     "hidden_notice",
     "normalize_directory",
@@ -47,7 +48,9 @@ FILTER_ORDER = (
 
 
 class ConceptLike(Protocol):
-    """What search, grep and the filter read from a concept (``okfx.model.Concept``)."""
+    """What search, grep and the filter read from a concept (``okfx.model.Concept``).
+    Search also reads ``aliases`` (a tuple of strings) when the object has it
+    (:func:`aliases_of`)."""
 
     @property
     def path(self) -> str: ...
@@ -68,6 +71,12 @@ class ConceptLike(Protocol):
     @property
     def body(self) -> str: ...
     def is_stale(self, now: datetime | None = None) -> bool: ...
+
+
+def aliases_of(concept: ConceptLike) -> tuple[str, ...]:
+    """A concept's ``aliases`` (:attr:`okfx.model.Concept.aliases`); () for an object
+    without them (a concept type of the caller's own, written before they were read)."""
+    return getattr(concept, "aliases", ())
 
 
 def normalize_directory(directory: object) -> str | None:

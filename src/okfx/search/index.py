@@ -34,7 +34,13 @@ from okfx.search.analyzer import (
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
-from okfx.search.filters import ConceptFilter, ConceptLike, clamp_limit, hidden_notice
+from okfx.search.filters import (
+    ConceptFilter,
+    ConceptLike,
+    aliases_of,
+    clamp_limit,
+    hidden_notice,
+)
 from okfx.search.hits import (
     FOUND,
     HIT_KEYS,
@@ -51,6 +57,7 @@ from okfx.search.scoring import (
     NamedTitles,
     confidence,
     file_name_words,
+    new_names,
     query_units,
     query_words,
 )
@@ -126,8 +133,12 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
     folder, _, name = concept.path.rpartition("/")
     stem = name.removesuffix(".md")
     initials = title_initialisms(query_words(without_parentheses(concept.title)))
+    names = [concept.title, stem, *initials]
+    aliases = aliases_of(concept)
+    if aliases:
+        names += new_names(aliases, names)
     return {
-        "title": " ".join((concept.title, stem, *initials)),
+        "title": " ".join(names),
         "tags": " ".join(concept.tags),
         "description": concept.description,
         "body": without_footnote_labels(without_fence_info(without_comments(concept.body))),

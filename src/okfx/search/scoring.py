@@ -39,6 +39,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from itertools import pairwise
 from typing import Any, overload
 
 from okfx.search.analyzer import (
@@ -47,6 +48,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    plural_variants,
     split_chunks,
 )
 from okfx.search.bm25f import Postings
@@ -64,6 +66,7 @@ __all__ = [
     "TITLE_WEIGHT",
     "confidence",
     "file_name_words",
+    "new_names",
     "query_units",
     "query_words",
 ]
@@ -92,6 +95,26 @@ def query_words(text: str) -> list[str]:
     """The words of ``text`` in order, lowercase, identifier parts split
     ("retrieval-augmented" -> retrieval, augmented): what initialisms are spelled from."""
     return _WORDS.findall(text.casefold())
+
+
+def new_names(aliases: Sequence[str], names: Sequence[str]) -> list[str]:
+    """The ``aliases`` that hold a word ``names`` (a title, a file name) do not: an
+    alias that only spells a name again ("mlflow-safety-scorer" beside "MLflow safety
+    scorer", "Pods" beside "Pod", "VirtualHost" beside "Virtual host") would count its
+    words twice. A word counts as held in its singular or plural form, and two adjacent
+    words of a name as held written together."""
+    if not aliases:
+        return []
+    words = [query_words(name) for name in names]
+    seen = {word for part in words for word in part}
+    seen.update(left + right for part in words for left, right in pairwise(part))
+    kept: list[str] = []
+    for alias in aliases:
+        own = query_words(alias)
+        if any(word not in seen and seen.isdisjoint(plural_variants(word)) for word in own):
+            kept.append(alias)
+            seen.update(own)
+    return kept
 
 
 def query_units(query: str, terms: Sequence[QueryTerm]) -> list[list[int]]:

@@ -32,8 +32,9 @@ from typing import Any
 from okfx.codeblocks import without_comments
 from okfx.errors import SemanticUnavailable
 from okfx.search.embedder import Embedder, normalized, require
-from okfx.search.filters import ConceptLike
+from okfx.search.filters import ConceptLike, aliases_of
 from okfx.search.parallel import alongside
+from okfx.search.scoring import new_names
 from okfx.statecache import StateCache, resolve
 from okfx.statefile import StateFormatError, StateWriter, native_order
 
@@ -143,10 +144,11 @@ class VectorStore:
 
 
 def concept_texts(concept: ConceptLike) -> list[str]:
-    """What the model reads of a concept: its head (title, type, tags, description and
-    the start of its body, :data:`HEAD_BODY_CHARS`), then up to :data:`MAX_CHUNKS` more
-    chunks of the body (about :data:`CHUNK_CHARS` each, cut at words), each led by the
-    title (:meth:`VectorIndex.similarities` says how a concept is scored from them).
+    """What the model reads of a concept: its head (title, with the aliases that add a
+    word to it, type, tags, description and the start of its body,
+    :data:`HEAD_BODY_CHARS`), then up to :data:`MAX_CHUNKS` more chunks of the body
+    (about :data:`CHUNK_CHARS` each, cut at words), each led by the title
+    (:meth:`VectorIndex.similarities` says how a concept is scored from them).
 
     The budget bounds the cost: a concept is at most ``1 + MAX_CHUNKS`` texts of at most
     256 word pieces each, however long its body."""
@@ -159,7 +161,9 @@ def concept_texts(concept: ConceptLike) -> list[str]:
         head_words.append(word)
         size += len(word) + 1
     tags = ", ".join(concept.tags)
-    head = f"{title}. {concept.type}. {tags}. {concept.description}\n{' '.join(head_words)}"
+    aliases = new_names(aliases_of(concept), (title,))
+    named = f"{title} ({', '.join(aliases)})" if aliases else title  # "Virtual host (vhost)"
+    head = f"{named}. {concept.type}. {tags}. {concept.description}\n{' '.join(head_words)}"
     texts = [head]
     chunk: list[str] = []
     size = 0
