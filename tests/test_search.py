@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
+from okfx.codeblocks import without_html_tags
 from okfx.errors import InvalidArgument
 from okfx.search import topk
 from okfx.search.analyzer import VARIANT_WEIGHT, analyze_query
@@ -326,6 +327,24 @@ def test_a_code_fences_label_is_not_words_of_the_concept():
     assert [hit.path for hit in search(index, "copy devsite")] == []
     assert [hit.path for hit in search(index, "clicks")] == ["/report.md"]
     assert [hit.path for hit in search(index, "itemscope")] == ["/breadcrumb.md"]
+
+
+def test_html_tags_are_not_words_of_the_concept_but_their_content_and_code_are():
+    """ScalarDB and Databricks pages lay text out in ``<table>``, ``<td>`` and ``<br/>``:
+    "table" (a kind word) and "class" matched pages for their markup. The text between
+    the tags stays, and so does a tag in a code block, which is code; a placeholder such
+    as ``<VERSION>`` is no HTML element and stays a word."""
+    body = (
+        '<table>\n<tr><td class="wide">Retention <b>days</b></td></tr>\n</table>\n<br/>\n'
+        'Set <VERSION> first.\n\n```html\n<span id="zebra">x</span>\n```\n'
+    )
+    index = SearchIndex.build(entries(FakeConcept("/page.md", title="Page", body=body)))
+    for markup in ("table", "td", "class", "wide", "br"):
+        assert list(search(index, markup)) == [], markup
+    for word in ("retention days", "version", "zebra", "span"):
+        assert [hit.path for hit in search(index, word)] == ["/page.md"], word
+    assert without_html_tags("a <td\nclass=x> b") == "a <td\nclass=x> b"  # no tag spans lines
+    assert without_html_tags("<p>a</p>\n<p>b</p>").count("\n") == 1
 
 
 def test_results_serialise_to_plain_json():

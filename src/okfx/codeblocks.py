@@ -18,6 +18,7 @@ __all__ = [
     "prose_segments",
     "without_comments",
     "without_fence_info",
+    "without_html_tags",
 ]
 
 # A fence line: its marker and what follows it (the info string of an opening fence).
@@ -29,6 +30,15 @@ _FENCE_LINE = re.compile(r"\n {0,3}(`{3,}|~{3,})([^\n]*)")
 # A line indented 4+ columns right after a blank line may open an indented code block.
 _INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\n(?: {4}| {0,3}\t)[ \t]*\S")
 _TILDES = re.compile(r"~+")
+# The tags of common HTML elements (``<td class="num">``, ``</table>``, ``<br/>``), words
+# a rendered page does not show; not a placeholder such as ``<VERSION>``. It never
+# matches a line break.
+_HTML_TAG = re.compile(
+    r"</?(?i:a|abbr|b|blockquote|br|caption|center|col|colgroup|dd|details|div|dl|dt|em"
+    r"|figcaption|figure|font|h[1-6]|hr|i|iframe|img|kbd|li|ol|p|picture|pre|small|source"
+    r"|span|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|tr|u|ul|video)"
+    r"(?![\w-])[^<>\n]*+>"
+)
 BACKTICKS = re.compile(r"`+")
 
 
@@ -208,5 +218,24 @@ def without_fence_info(body: str) -> str:
         if info.strip():
             pieces.append(body[pos : end - len(info)])
             pos = end
+    pieces.append(body[pos:])
+    return "".join(pieces)
+
+
+def without_html_tags(body: str) -> str:
+    """``body`` with the tags of common HTML elements outside code (:data:`_HTML_TAG`)
+    each made a blank: ``<td class="n">4</td>`` reads `` 4 ``, so "table" or "class"
+    are no words of a page that lays its text out in an HTML table. What search indexes
+    of a body; a tag in a code block is code, and stays. Every line break stays."""
+    if "<" not in body:
+        return body
+    pieces: list[str] = []
+    pos = 0
+    for start, end in prose_segments(body):
+        for match in _HTML_TAG.finditer(body, start, end):
+            pieces += (body[pos : match.start()], " ")
+            pos = match.end()
+    if not pieces:
+        return body
     pieces.append(body[pos:])
     return "".join(pieces)

@@ -144,6 +144,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep("a", "\n```"), rep("`", "\n"), rep("\n   `"), rep("\n ~~~")],
     ),
+    "okfx.codeblocks._HTML_TAG": (
+        "scan",
+        [rep("a", "<td "), rep("<td"), rep("<td "), rep("</"), rep("<a", tail=">"), rep("<p <")],
+    ),
     "okfx.codeblocks._INDENTED_AFTER_BLANK": (
         "scan",
         [rep(" ", "\n"), rep(" ", "\n\n"), rep("\n \n"), rep(" ", "\n\n", "\n"), rep("\n\t")],

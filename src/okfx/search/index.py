@@ -21,7 +21,7 @@ from itertools import groupby, repeat
 from operator import call, itemgetter
 from typing import Any, NamedTuple
 
-from okfx.codeblocks import without_comments, without_fence_info
+from okfx.codeblocks import without_comments, without_fence_info, without_html_tags
 from okfx.errors import InvalidArgument
 from okfx.search.analyzer import (
     STOPWORDS,
@@ -141,7 +141,9 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "title": " ".join(names),
         "tags": " ".join(concept.tags),
         "description": concept.description,
-        "body": without_footnote_labels(without_fence_info(without_comments(concept.body))),
+        "body": without_footnote_labels(
+            without_html_tags(without_fence_info(without_comments(concept.body)))
+        ),
         "kind": f"{concept.type} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
         "title_name": concept.title,
