@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from okfx.bundle.budget import LoadBudget
@@ -115,6 +115,40 @@ def _reserved_concept(path: str, type_: str) -> str:
         "in no index row, search or grep. Rename the file (for example log-page.md) to make "
         "it a concept"
     )
+
+
+#: Producer keys (not the spec's) that name related pages, compared case-folded without
+#: ``_`` and ``-`` (``see_also``, ``seeAlso``, ``superseded-by``): a value of one of them
+#: that is a path to a markdown file is an edge (:func:`producer_refs`).
+RELATION_KEYS = frozenset(
+    {
+        "related", "seealso", "prerequisites", "requires", "dependson", "dependencies",
+        "supersedes", "supersededby", "replaces", "replacedby", "parent", "children",
+        "next", "previous", "prev", "up",
+    }
+)  # fmt: skip
+
+
+@lru_cache(maxsize=1024)  # a bundle's concepts share a few dozen keys
+def _is_relation(key: str) -> bool:
+    return key.casefold().replace("_", "").replace("-", "") in RELATION_KEYS
+
+
+def producer_refs(data: dict[Any, Any]) -> list[tuple[str, str]]:
+    """``(key, path)`` of each value of a :data:`RELATION_KEYS` key that is a path to a
+    markdown file: a string, or a string of a list, with no blank, ending in ``.md``
+    (before any ``#fragment``), such as ``related: [../a.md]`` or ``superseded_by:
+    /orders.md``. Ids and slugs are no paths, and are not read."""
+    refs: list[tuple[str, str]] = []
+    for key, value in data.items():
+        if not (isinstance(key, str) and _is_relation(key)):
+            continue
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, str):
+                href = item.strip()
+                if href.partition("#")[0].endswith(".md") and not _WS.search(href):
+                    refs.append((key, href))
+    return refs
 
 
 def _looks_like_path(value: str) -> bool:
@@ -311,6 +345,30 @@ class DocumentParser:
                 links.append(link)
         return links
 
+    def _producer_links(
+        self, path: str, data: dict[Any, Any], text: str, body_line: int, linked: set[str]
+    ) -> list[Link]:
+        """The edges a producer's relation keys draw (:func:`producer_refs`), *beyond the
+        spec*, to targets no other link of the concept (``linked``) reaches, each with its
+        key as its field and text; one to a file the bundle lacks is a broken link, as a
+        body link's is. A value that leaves the bundle is no edge and no warning."""
+        refs = producer_refs(data)
+        if not refs:
+            return []
+        base = parent_dir(path)
+        keys = list(dict.fromkeys(key for key, _ in refs))
+        lines = dict(zip(keys, field_lines(text, body_line, keys), strict=True))
+        links = []
+        for key, href in refs:
+            try:
+                target = self.resolver.resolve(href, base, frontmatter=True)
+            except UnsafePath:
+                continue
+            if target is not None and target not in linked:
+                linked.add(target)
+                links.append(self._link(path, target, href, key, key, lines[key] or 0))
+        return links
+
     # -- documents -----------------------------------------------------------------------
     def concept(self, path: str, text: str) -> Concept | None:
         """The concept in ``text``, or None (with a warning) when it cannot be one."""
@@ -413,6 +471,8 @@ class DocumentParser:
         """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
         fields = self._field_links(path, values, text, parsed.body_line, parsed.data.get("sources"))
+        linked = {link.target for link in links} | {link.target for link in fields}
+        fields += self._producer_links(path, parsed.data, text, parsed.body_line, linked)
         left = self.budget.links_left()
         self.budget.keep_links(path, min(len(fields), left), len(fields) > left)
         links.extend(fields[:left])

@@ -1,0 +1,81 @@
+"""Edges a producer's relation keys draw (``related: [../a.md]``), beyond the spec: never
+twice to one target, broken like a body link when the file is missing."""
+
+from __future__ import annotations
+
+from conftest import concept
+from okfx import Bundle
+from okfx.bundle.parse import RELATION_KEYS, producer_refs
+
+
+def test_producer_refs_are_markdown_paths_of_relation_keys() -> None:
+    data = {
+        "type": "A",
+        "resource": "/x.md",  # the spec's own path-valued field: read as it always was
+        "related": ["../a.md", "b.md#usage", "c-slug", "/d.md", 3, {"path": "e.md"}],
+        "Superseded-By": " /f.md ",
+        "seeAlso": "https://example.com/g.md",
+        "source_file": "../docs/h.md",  # a file of the producer's repository
+        "note": "see g.md for more",
+        7: "h.md",
+    }
+    assert producer_refs(data) == [
+        ("related", "../a.md"),
+        ("related", "b.md#usage"),
+        ("related", "/d.md"),
+        ("Superseded-By", "/f.md"),
+        ("seeAlso", "https://example.com/g.md"),
+    ]
+    assert "related" in RELATION_KEYS and "source_file" not in RELATION_KEYS
+
+
+def test_a_related_list_draws_edges_to_the_files_it_names(make_bundle) -> None:
+    related = "\n  - ../metrics/rate.md\n  - floors.md\n  - /metrics/economy.md#formula"
+    root = make_bundle(
+        {
+            "methodology/floors.md": concept(
+                "Methodology", "See [the rate](../metrics/rate.md).\n", related=related
+            ),
+            "metrics/rate.md": concept("Metric", "Runs per ball.\n"),
+            "metrics/economy.md": concept("Metric", "Runs per over.\n"),
+        }
+    )
+    bundle = Bundle.load(root, state_cache=False)
+    links = bundle.concept("/methodology/floors.md").links
+    # The body's link stays the one edge to rate.md; floors.md is the page itself.
+    assert [(link.target, link.field, link.line) for link in links] == [
+        ("/metrics/rate.md", "body", 8),
+        ("/methodology/floors.md", "related", 3),
+        ("/metrics/economy.md", "related", 3),
+    ]
+    assert all(link.exists for link in links)
+    backlinks = bundle.neighbors("/metrics/economy.md").backlinks
+    assert [(link.source, link.field) for link in backlinks] == [
+        ("/methodology/floors.md", "related")
+    ]
+    assert bundle.warnings == []
+
+
+def test_a_value_that_leaves_the_bundle_is_no_edge_and_a_missing_file_a_broken_link(
+    make_bundle,
+) -> None:
+    values = "[missing.md, ../../outside.md, https://example.com/a.md, 'a b.md', slug]"
+    root = make_bundle({"a.md": concept("Note", "Body.\n", related=values, source_file="x.md")})
+    bundle = Bundle.load(root, state_cache=False)
+    (link,) = bundle.concept("/a.md").links
+    assert (link.target, link.field, link.exists) == ("/missing.md", "related", False)
+    assert [(w.code, w.path) for w in bundle.warnings] == [("broken_link", "/a.md")]
+    assert "related" in bundle.warnings[0].message
+    assert bundle.concept("/a.md").frontmatter["source_file"] == "x.md"  # no relation key
+
+
+def test_a_reload_draws_the_edge_once_the_file_it_names_appears(make_bundle) -> None:
+    root = make_bundle({"a.md": concept("Note", "Body.\n", related="[later.md]")})
+    bundle = Bundle.load(root, state_cache=False)
+    assert [link.exists for link in bundle.concept("/a.md").links] == [False]
+    (root / "later.md").write_text(concept("Note", "Now here.\n"))
+    reloaded = bundle.reload()
+    assert [(link.target, link.exists) for link in reloaded.concept("/a.md").links] == [
+        ("/later.md", True)
+    ]
+    assert reloaded.warnings == []
