@@ -230,6 +230,30 @@ def test_an_ordered_list_of_links_in_an_index_is_a_list_of_entries(
     assert validate(bundle).conformant
 
 
+def test_a_bullet_of_several_links_in_an_index_is_one_entry_per_link(
+    make_bundle: MakeBundle,
+) -> None:
+    """EU5-OKF's root index lists its topic folders as ``* [Events](events/) · [Maps](maps/)``:
+    the bullet gave no entry at all. Each link of a bullet that holds only links and
+    separators is an entry (no description); a bullet with words between its links is
+    none, as before."""
+    index = (
+        "# Kb\n\n## Topics\n\n* [A](a.md) \u00b7 [B](b.md) | [Sub](sub/), [C](c.md)\n"
+        "* [A](a.md) and [B](b.md)\n* [C](c.md) - the c\n"
+    )
+    files = {"a.md": concept(), "b.md": concept(), "c.md": concept(), "index.md": index}
+    files["sub/d.md"] = concept()
+    bundle = Bundle.load(make_bundle(files))
+    (_, topics) = bundle.indexes["/"].sections
+    assert [(e.title, e.target, e.description) for e in topics.entries] == [
+        ("A", "/a.md", ""),
+        ("B", "/b.md", ""),
+        ("Sub", "/sub", ""),
+        ("C", "/c.md", ""),
+        ("C", "/c.md", "the c"),
+    ]
+
+
 def test_an_index_that_lists_its_links_in_a_table_is_told_the_entry_form(
     make_bundle: MakeBundle,
 ) -> None:

@@ -255,6 +255,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
             rep("[\\]", "* ["),
         ],
     ),
+    "okfx.bundle.reserved._LINK": (
+        "scan",
+        [rep("a", "["), rep(" ", "[a](", "x"), rep("[a](b) "), rep("\\a", "["), rep("[[a]")],
+    ),
     "okfx.bundle.reserved._ITEM": ("match", [rep(" ", "* "), rep(" ")]),
     "okfx.bundle.reserved._ISO_DATE": ("match", [rep("1")]),
     "okfx.bundle.reserved._TIME": ("match", [rep("T"), rep("1", "T")]),

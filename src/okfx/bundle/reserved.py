@@ -40,6 +40,14 @@ _ENTRY = re.compile(
     r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:\([^()\n]{1,40}\)[ \t]*)?(?:[-\u2013\u2014:][ \t]*(.*))?$"
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
+# One link of a list item that holds several (``* [Events](events/) · [Maps](maps/)``),
+# with an entry's groups: text, href, and a description group that never matches.
+_LINK = re.compile(
+    r"\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
+    r"\(\s*+(<[^<>\n]*>|[^\s()]*)(?:\s++\"[^\"]*\")?\s*+\)(?:(?!)(.))?"
+)
+# What may stand between the links of such an item.
+_LINK_SEPARATORS = " \t\u00b7\u2022|,;/"
 # A paragraph that is only a bold label (``**Added**``, ``__Removed:__``).
 _LABEL = re.compile(r"^(?:\*\*[^*\n]{1,80}\*\*|__[^_\n]{1,80}__):?$")
 _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
@@ -101,8 +109,25 @@ def _index_lines(body: str) -> Iterator[tuple[int, str | None, re.Match[str] | N
         elif entry := _ENTRY.match(line):
             yield number, None, entry
             previous = ""
+        elif (item := _ITEM.match(line)) and (links := _link_list(item.group(1))):
+            for link in links:
+                yield number, None, link
+            previous = ""
         else:
-            previous = "" if _ITEM.match(line) else line
+            previous = "" if item else line
+
+
+def _link_list(text: str) -> list[re.Match[str]]:
+    """The links of a list item that is only links and separators (``·``, ``•``, ``|``,
+    ``,``, ``;``, ``/``), two or more: each is an entry; [] for any other item."""
+    if "](" not in text:
+        return []
+    links = list(_LINK.finditer(text))
+    if len(links) < 2:
+        return []
+    ends = [0, *(end for link in links for end in link.span()), len(text)]
+    between = (text[ends[i] : ends[i + 1]] for i in range(0, len(ends), 2))
+    return links if all(not part.strip(_LINK_SEPARATORS) for part in between) else []
 
 
 def parse_index(
