@@ -845,6 +845,20 @@ def test_a_sources_own_keys_show_in_its_row_and_empty_columns_do_not(
     assert "sources[0].note" not in folded
 
 
+def test_a_concepts_aliases_show_under_its_title_as_text(make_bundle: MakeBundle) -> None:
+    """The explorer's glossary and the proof-of-concept's runbooks name their concepts'
+    other names in ``aliases``: shown under the title (escaped, as bundle text always is),
+    and nothing for a concept without them."""
+    files = {
+        "vhost.md": concept("Term", "Body.\n", title="Virtual host", aliases="[vhost, '<b>x</b>']"),
+        "plain.md": concept("Term", "Body.\n"),
+    }
+    client = TestClient(create_app(Bundle.load(make_bundle(files), "b")), base_url=LOCAL)
+    html = client.get("/b/b/c/vhost.md").text
+    assert '<p class="aka">Also called vhost, &lt;b&gt;x&lt;/b&gt;</p>' in html
+    assert 'class="aka"' not in client.get("/b/b/c/plain.md").text
+
+
 def test_a_bundles_home_shows_that_bundles_links_in_the_top_bar(make_bundle: MakeBundle) -> None:
     """With several bundles served, a bundle's home page showed only Overview (marked
     current) and Search: no way on to its browse, graph, problems or log."""

@@ -108,6 +108,7 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
     return {
         "kind": "concept",
         "title": c.title,
+        "aliases": c.aliases,  # other names the producer gives (docs/okf.md), searched too
         "concept": header,
         "resource_url": where(c.resource, "resource"),
         "tag_urls": [(t, urls.browse(b.name, tag=t)) for t in c.tags],
