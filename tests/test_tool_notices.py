@@ -133,6 +133,33 @@ def test_a_search_that_finds_nothing_names_concepts_with_a_close_name(
     # one bundle named: its concepts only
     only = box.search_concepts(query="custommer", bundle="shop")["did_you_mean"]
     assert [c["path"] for c in only] == ["/tables/customers.md"]
+    # a misspelt name among other misspelt words: looked up word by word (helper QA:
+    # "custmer email adress" named nothing where "custmer adress" named Customers)
+    words = box.search_concepts(query="custmer email adress", bundle="shop")
+    assert words["hits"] == [] and words["did_you_mean"][0]["path"] == "/tables/customers.md"
     # nothing close: none named; a filter that narrowed the search: none looked for
     assert box.search_concepts(query="xyzzy qwerty")["did_you_mean"] == []
     assert "did_you_mean" not in box.search_concepts(query="custommer", type="Metric")
+
+
+def test_neighbors_of_a_folder_without_an_index_names_its_concepts(
+    make_bundle: MakeBundle,
+) -> None:
+    """Helper QA: ``get_neighbors(path="tables/")`` on a folder with no index.md answered
+    not_found with five unrelated concepts, while its path parameter, shared with
+    read_concept, promised a listing. It now says the folder has no links of its own and
+    names the concepts in it; a folder with an index.md gives that index's links."""
+    files: dict[str, str | bytes] = {
+        "tables/orders.md": concept(body="See [customers](customers.md).\n"),
+        "tables/customers.md": concept(),
+        "docs/index.md": "# Docs\n\n* [Orders](../tables/orders.md)\n",
+        "other.md": concept(),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files), "shop"))
+    error = box.get_neighbors(path="tables/")["error"]
+    assert error["code"] == "not_found"
+    assert "no links of its own" in error["message"] and "read_concept" in error["message"]
+    assert error["did_you_mean"] == ["/tables/customers.md", "/tables/orders.md"]
+    listed = box.get_neighbors(path="docs/")
+    assert [edge["path"] for edge in listed["outbound"]] == ["/tables/orders.md"]
+    assert box.get_neighbors(path="nowhere/")["error"]["code"] == "not_found"

@@ -50,6 +50,13 @@ PathArg = Annotated[
         "folder when it has none."
     ),
 ]
+NeighborsPathArg = Annotated[
+    str,
+    Field(
+        description="Bundle-relative concept path, e.g. '/metrics/revenue.md' or "
+        "'metrics/revenue'; a folder path ('tables/') gives the links of its index.md."
+    ),
+]
 TypeArg = Annotated[
     Optional[str],  # noqa: UP045
     Field(description="Only concepts of this type (case-insensitive), e.g. 'Metric'."),
@@ -259,7 +266,7 @@ class Toolbox:
         return views.read(self, path, bundle, section, offset, max_chars)
 
     @_tool
-    def get_neighbors(self, path: PathArg, bundle: BundleArg = None) -> dict[str, Any]:
+    def get_neighbors(self, path: NeighborsPathArg, bundle: BundleArg = None) -> dict[str, Any]:
         """Show a concept's outbound links, backlinks and unresolved links, with titles."""
         return views.neighbors(self, path, bundle)
 

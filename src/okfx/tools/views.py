@@ -218,8 +218,9 @@ def search(
     if not payload["hits"]:
         close: list[dict[str, str]] = []
         if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
-            # Nothing matched and no filter narrowed it: perhaps a name, misspelt.
-            close = notices.close_names(scope, text)
+            # Nothing matched and no filter narrowed it: perhaps a name, misspelt, as the
+            # whole query ("custommer") or as one of its words ("custmer email adress").
+            close = notices.close_names(scope, text) or notices.close_names_of(scope, missing)
             payload["did_you_mean"] = close
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
     elif missing:
@@ -407,7 +408,11 @@ def read(
 
 def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
     b = _bundle(box, bundle)
-    doc = b.document(_text(path, "path"))
+    text = _text(path, "path") or ""
+    folder = notices.folder_no_links(b, text)
+    if folder is not None:
+        raise folder
+    doc = b.document(text)
     _event(path=doc.path)
     around = b.neighbors(doc.path)
     now = box.now()
