@@ -12,7 +12,7 @@ from okfx.errors import InvalidArgument
 from okfx.search import topk
 from okfx.search.analyzer import VARIANT_WEIGHT, analyze_query
 from okfx.search.index import HIT_KEYS, MAX_LIMIT, SearchIndex
-from okfx.search.snippets import best_line
+from okfx.search.snippets import best_line, without_title_heading
 from okfx.search.topk import top_k
 
 
@@ -345,6 +345,21 @@ def test_html_tags_are_not_words_of_the_concept_but_their_content_and_code_are()
         assert [hit.path for hit in search(index, word)] == ["/page.md"], word
     assert without_html_tags("a <td\nclass=x> b") == "a <td\nclass=x> b"  # no tag spans lines
     assert without_html_tags("<p>a</p>\n<p>b</p>").count("\n") == 1
+
+
+def test_a_snippet_is_not_the_heading_that_repeats_the_title():
+    """Helper QA: 39 of 216 hits over three bundles had their page's first heading,
+    ``# Snake Plant``, as their snippet: the title again, which told an agent nothing."""
+    body = "\n# Snake Plant\n\nTolerant of neglect.\n\n* Water: let it dry down.\n"
+    index = SearchIndex.build(entries(FakeConcept("/snake.md", title="Snake plant", body=body)))
+    (hit,) = search(index, "snake plant")
+    assert hit.snippet == "Tolerant of neglect."
+    (hit,) = search(index, "water snake plant")
+    assert hit.snippet == "* Water: let it dry down."
+    assert without_title_heading(body, "snake plant").startswith("\n\n\nTolerant")
+    # a heading that is not the title, or a title heading below prose, stays
+    for kept in ("# Snake plants indoors\nText.\n", "Intro.\n# Snake Plant\n"):
+        assert without_title_heading(kept, "Snake plant") == kept
 
 
 def test_results_serialise_to_plain_json():

@@ -61,7 +61,7 @@ from okfx.search.scoring import (
     query_units,
     query_words,
 )
-from okfx.search.snippets import best_line, without_footnote_labels
+from okfx.search.snippets import best_line, without_footnote_labels, without_title_heading
 from okfx.search.topk import Ranked, Scored, top_k
 from okfx.search.wordforms import (
     initialism_runs,
@@ -643,7 +643,9 @@ class SearchIndex:
             concept.is_stale(now),
             score,
             matched,
-            best_line(without_comments(snippet_body(concept)), words),
+            best_line(
+                without_title_heading(without_comments(snippet_body(concept)), concept.title), words
+            ),
             found,
             sure,
         )

@@ -10,7 +10,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["EXCERPT_CHARS", "best_line", "cut_line", "without_footnote_labels"]
+__all__ = [
+    "EXCERPT_CHARS",
+    "best_line",
+    "cut_line",
+    "without_footnote_labels",
+    "without_title_heading",
+]
 
 #: The longest excerpt returned, ellipses included.
 EXCERPT_CHARS = 200
@@ -72,6 +78,23 @@ def _first_prose_line(body: str, width: int) -> str:
             fallback = fallback or cut_line(line, width=width)
         start = end + 1
     return fallback
+
+
+def without_title_heading(body: str, title: str) -> str:
+    """``body`` with its first line blanked when that line (after blank ones) is a
+    heading that only repeats ``title`` (``# Snake Plant``): a hit shows its title
+    already, and a snippet that repeats it tells an agent nothing (helper QA: 39 of 216
+    hits over three bundles). The line's break stays, so later lines keep their place."""
+    start = len(body) - len(body.lstrip("\n"))
+    end = body.find("\n", start)
+    end = len(body) if end < 0 else end
+    line = body[start:end].strip()
+    if not line.startswith("#"):
+        return body
+    text = line.strip("#").strip()
+    if text.casefold() != title.strip().casefold():
+        return body
+    return body[:start] + body[end:]
 
 
 def _line(text: str, start: int) -> str:
