@@ -28,7 +28,16 @@ def test_the_words_no_concept_holds_are_named(make_bundle: MakeBundle) -> None:
 
 def test_forms_stopwords_and_acronyms_are_not_missing(make_bundle: MakeBundle) -> None:
     box = Toolbox(Bundle.load(make_bundle(FILES)))
-    for query in ("bikes in the fleet", "the bike", "MAU", "which docks"):
+    queries = (
+        "bikes in the fleet",
+        "the bike",
+        "MAU",
+        "which docks",
+        "how many bikes per dock",  # quantifiers and prepositions of questions
+        "each bike since the fleet",
+        "bikes among docks",
+    )
+    for query in queries:
         found = search(box, query)
         assert found["missing_words"] == [], query
         assert found["notice"] == "", query

@@ -69,6 +69,10 @@ STOPWORDS = frozenset(
     # for a count, and "often" is a word many bodies hold.
     + "generally normally often sometimes typically usually".split()
     + ["so"]
+    # Quantifiers and prepositions of questions (session 52's helper QA): "how many
+    # adults take insulin" named "many" a missing word, with a spelling notice, and
+    # "smoking rate among adults" read "among" as a word the answer held.
+    + "among each many per since".split()
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
