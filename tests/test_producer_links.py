@@ -64,6 +64,7 @@ def test_a_value_that_leaves_the_bundle_is_no_edge_and_a_missing_file_a_broken_l
     bundle = Bundle.load(root, state_cache=False)
     (link,) = bundle.concept("/a.md").links
     assert (link.target, link.field, link.exists) == ("/missing.md", "related", False)
+    assert link.text == "missing.md"  # the path as written names it where it is shown
     assert [(w.code, w.path) for w in bundle.warnings] == [("broken_link", "/a.md")]
     assert "related" in bundle.warnings[0].message
     assert bundle.concept("/a.md").frontmatter["source_file"] == "x.md"  # no relation key

@@ -97,6 +97,17 @@ def build(root: Path) -> Path:
             "evil-concept.md": CONCEPT,
             "friend.md": FRIEND,
             "big.md": big,
+            # A body table wider than a phone: long unbroken cells, many columns.
+            "wide.md": "---\ntype: Reference\ntitle: Wide\n---\n"
+            + "| "
+            + " | ".join(f"column_{i}_" + "x" * 40 for i in range(8))
+            + " |\n"
+            + "|"
+            + "---|" * 8
+            + "\n"
+            + "| "
+            + " | ".join("value_" + "y" * 60 for _ in range(8))
+            + " |\n",
             "log.md": LOG,
             "evil.html": EVIL_HTML,
             "evil.svg": EVIL_SVG,

@@ -397,3 +397,19 @@ def test_no_page_is_wider_than_a_phone(browser: Any, site: str) -> None:
         assert width <= 390, f"{path} is {width}px wide"
     watched.clean()
     watched.context.close()
+
+
+def test_a_wide_table_in_a_body_scrolls_in_its_own_box(browser: Any, hostile_site: str) -> None:
+    """Walk QA: EU5's and cricketstudio's body tables made their pages 1,096 and 408 px
+    wide at 390 px: only the viewer's own tables scrolled in a box of their own."""
+    watched = Watched(browser, hostile_site)
+    watched.page.set_viewport_size({"width": 390, "height": 800})
+    watched.go("/b/hostile/c/wide.md")
+    width = watched.page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width}px wide"
+    box = watched.page.evaluate(
+        "() => { const t = document.querySelector('.markdown table');"
+        " return [t.clientWidth, t.scrollWidth]; }"
+    )
+    assert box[0] <= 390 < box[1]  # the table scrolls inside its box
+    watched.context.close()

@@ -848,15 +848,35 @@ def test_a_sources_own_keys_show_in_its_row_and_empty_columns_do_not(
 def test_a_concepts_aliases_show_under_its_title_as_text(make_bundle: MakeBundle) -> None:
     """The explorer's glossary and the proof-of-concept's runbooks name their concepts'
     other names in ``aliases``: shown under the title (escaped, as bundle text always is),
-    and nothing for a concept without them."""
+    but not one that only spells the title again (the explorer lists each title among its
+    aliases), and nothing for a concept without them."""
     files = {
-        "vhost.md": concept("Term", "Body.\n", title="Virtual host", aliases="[vhost, '<b>x</b>']"),
+        "vhost.md": concept(
+            "Term", "Body.\n", title="Virtual host", aliases="[virtual host, vhost, '<b>x</b>']"
+        ),
         "plain.md": concept("Term", "Body.\n"),
     }
     client = TestClient(create_app(Bundle.load(make_bundle(files), "b")), base_url=LOCAL)
     html = client.get("/b/b/c/vhost.md").text
     assert '<p class="aka">Also called vhost, &lt;b&gt;x&lt;/b&gt;</p>' in html
     assert 'class="aka"' not in client.get("/b/b/c/plain.md").text
+
+
+def test_grep_says_how_many_concepts_its_lines_come_from_and_a_log_names_its_path_once(
+    make_bundle: MakeBundle,
+) -> None:
+    """Walk QA: the grep page read "200 matching lines in 796 concepts" when its 200
+    lines came from fewer concepts than matched; a log without a title showed its path
+    twice as its heading."""
+    files: dict[str, str | bytes] = {f"c{i}.md": concept(body="powerplay\n" * 3) for i in range(80)}
+    files["sub/log.md"] = "## 2026-05-01\n* Added [c1](../c1.md).\n"
+    client = TestClient(create_app(Bundle.load(make_bundle(files), "b")), base_url=LOCAL)
+    figures = re.search(r'<p class="figures">(.*?)</p>', client.get("/grep?pattern=powerplay").text)
+    assert figures
+    text = re.sub(r"<[^>]+>", "", figures.group(1))
+    assert text == "200 matching lines from 67 concepts, of the 80 concepts that match"
+    heading = re.search(r'<h2 id="log-1">(.*?)</h2>', client.get("/b/b/log").text, re.S)
+    assert heading and re.sub(r"<[^>]+>", "", heading.group(1)).strip() == "/sub/log.md"
 
 
 def test_a_bundles_home_shows_that_bundles_links_in_the_top_bar(make_bundle: MakeBundle) -> None:

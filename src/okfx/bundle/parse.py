@@ -350,7 +350,8 @@ class DocumentParser:
     ) -> list[Link]:
         """The edges a producer's relation keys draw (:func:`producer_refs`), *beyond the
         spec*, to targets no other link of the concept (``linked``) reaches, each with its
-        key as its field and text; one to a file the bundle lacks is a broken link, as a
+        key as its field and its value as its text (a broken one reads as the path the
+        producer wrote); one to a file the bundle lacks is a broken link, as a
         body link's is. A value that leaves the bundle is no edge and no warning."""
         refs = producer_refs(data)
         if not refs:
@@ -366,7 +367,7 @@ class DocumentParser:
                 continue
             if target is not None and target not in linked:
                 linked.add(target)
-                links.append(self._link(path, target, href, key, key, lines[key] or 0))
+                links.append(self._link(path, target, href, href, key, lines[key] or 0))
         return links
 
     # -- documents -----------------------------------------------------------------------

@@ -15,6 +15,7 @@ from okfx.bundle.paths import normalize, parent_dir
 from okfx.bundle.reserved import page_heading
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
+from okfx.search.scoring import new_names
 from okfx.tools.payloads import concept_header
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -108,7 +109,9 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
     return {
         "kind": "concept",
         "title": c.title,
-        "aliases": c.aliases,  # other names the producer gives (docs/okf.md), searched too
+        # Other names the producer gives (docs/okf.md), as search reads them: not the
+        # ones that only spell the title again (the explorer lists its titles as aliases).
+        "aliases": new_names(c.aliases, (c.title,)),
         "concept": header,
         "resource_url": where(c.resource, "resource"),
         "tag_urls": [(t, urls.browse(b.name, tag=t)) for t in c.tags],

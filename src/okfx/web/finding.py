@@ -111,8 +111,15 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     for match in _placed(box, payload["matches"]):
         match["pieces"] = _pieces(match["text"], finder)
     notice = reworded(payload.get("notice", ""), _VIEWER_WORDS)
+    matches = payload["matches"]
     context.update(
-        {"matches": payload["matches"], "notice": notice, "concepts": payload.get("concepts", 0)}
+        {
+            "matches": matches,
+            "notice": notice,
+            "concepts": payload.get("concepts", 0),
+            # the concepts the lines shown come from (fewer when the lines were cut)
+            "shown_concepts": len({(m["bundle"], m["path"]) for m in matches}),
+        }
     )
     return context
 
