@@ -616,6 +616,36 @@ def test_a_status_the_spec_does_not_define_is_said_as_written(make_bundle: MakeB
     assert not any(n.startswith("STATUS") for p in "bc" for n in said[p]["notices"])
 
 
+def test_a_trust_or_freshness_field_okfx_cannot_read_is_said_as_written(
+    make_bundle: MakeBundle,
+) -> None:
+    """Walk QA: the explorer writes ``verified: "yes"``; the page and the payload said
+    only "UNVERIFIED", and the author's claim was nowhere (it is no extension: the key is
+    the spec's). Each of verified, stale_after and generated written but unreadable now
+    has a notice; read ones, and absent ones, have none."""
+    files = {
+        "a.md": concept(verified="'yes'", stale_after="soon", generated="{by: not an actor}"),
+        "b.md": concept(
+            verified="[{by: 'human:ada', at: '2026-01-01T00:00:00Z'}]",
+            stale_after="2027-01-01T00:00:00Z",
+            generated="{by: 'process:etl', at: '2026-01-01T00:00:00Z'}",
+        ),
+        "c.md": concept(),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    said = box.read_concept(path="a")["notices"]
+    assert [n.split(":")[0] for n in said] == ["UNVERIFIED", "VERIFIED", "STALE_AFTER", "GENERATED"]
+    assert said[1] == (
+        "VERIFIED: written 'yes', which okfx cannot read (spec §5); ignored, so the concept "
+        "counts as unverified. okfx validate says why."
+    )
+    assert "never stale" in said[2] and "'soon'" in said[2]
+    assert box.read_concept(path="b")["notices"] == []
+    assert box.read_concept(path="c")["notices"] == [
+        "UNVERIFIED: no one has confirmed this content."
+    ]
+
+
 def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:
     """mmdc-okf keeps a log.md in each department folder: no listing or search leads to
     it, so the folder's index, as read_concept gives it, names it."""

@@ -251,7 +251,9 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
             "computation": None
             if concept.computation is None
             else _computation(concept.computation, cut),
-            "notices": notices(concept, stale) + _status_as_written(concept, frontmatter),
+            "notices": notices(concept, stale)
+            + _status_as_written(concept, frontmatter)
+            + _unread_as_written(concept, frontmatter),
             "extensions": _extensions(frontmatter, cut),
         }
     )
@@ -269,6 +271,27 @@ def _status_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[st
     return [
         f"STATUS: written {clip(written.strip(), VALUE_CHARS)!r}, which spec §5.4 does not "
         f"define (draft, stable, deprecated); read as {concept.status}."
+    ]
+
+
+def _unread_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[str]:
+    """A notice for each trust or freshness field the producer wrote that okfx could not
+    read (``verified: yes``, ``stale_after: soon``): the header then shows none, and a
+    reader would take the concept for never verified or never stale without knowing an
+    author meant otherwise (walk QA: ``verified: "yes"`` vanished from a concept's page)."""
+    unread = [
+        (key, what)
+        for key, read, what in (
+            ("verified", concept.verified, "so the concept counts as unverified"),
+            ("stale_after", concept.stale_after, "so the concept is never stale"),
+            ("generated", concept.generated, "so who or what generated it is not known"),
+        )
+        if frontmatter.get(key) not in (None, "", [], {}) and not read
+    ]
+    return [
+        f"{key.upper()}: written {clip(repr(frontmatter[key]), VALUE_CHARS)}, which okfx "
+        f"cannot read (spec §5); ignored, {what}. okfx validate says why."
+        for key, what in unread
     ]
 
 
