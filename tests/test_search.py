@@ -362,6 +362,21 @@ def test_a_snippet_is_not_the_heading_that_repeats_the_title():
         assert without_title_heading(kept, "Snake plant") == kept
 
 
+def test_a_snippet_finds_a_dotted_abbreviation_whole_and_cuts_between_words():
+    """Helper QA over a health-survey bundle: "US adults" showed a line where "us" is
+    inside "public-use", not the one that says "U.S. adults" (read as ``us``); and long
+    lines were cut inside words ("…ants limited access")."""
+    body = "- Checked against the public-use file.\n**Prevalence among U.S. adults: 9.8%**\n"
+    assert best_line(body, [("us", 2.0)]) == "**Prevalence among U.S. adults: 9.8%**"
+    assert best_line(body, [("us", 2.0), ("adults", 1.0)]).startswith("**Prevalence")
+    assert best_line("the bus\nus here\n", [("us", 1.0)]) == "us here"  # whole first
+    words = " ".join(f"word{i}" for i in range(60))
+    cut = best_line(words, [("word30", 1.0)], width=60)
+    inner = cut.strip("\u2026").split(" ")
+    assert cut.startswith("\u2026") and cut.endswith("\u2026") and "word30" in inner
+    assert all(part in words.split(" ") for part in inner)  # no word cut in two
+
+
 def test_results_serialise_to_plain_json():
     index = SearchIndex.build(entries(twin("/a.md"), twin("/b.md", status="deprecated")))
     data = search(index, "revenue").to_dict()

@@ -52,10 +52,35 @@ def cut_line(line: str, start: int = 0, end: int = 0, width: int = EXCERPT_CHARS
     end = max(start, min(end - indent, len(text)))
     left = start - max(0, (width - 2 - (end - start)) // 2)
     if left <= 0:
-        return text[: width - 1] + _ELLIPSIS
+        return text[: _word_end(text, width - 1, end)].rstrip() + _ELLIPSIS
     if left + width - 1 >= len(text):
-        return _ELLIPSIS + text[len(text) - (width - 1) :]
-    return _ELLIPSIS + text[left : left + width - 2] + _ELLIPSIS
+        return _ELLIPSIS + text[_word_start(text, len(text) - (width - 1), start) :].lstrip()
+    cut = text[_word_start(text, left, start) : _word_end(text, left + width - 2, end)]
+    return _ELLIPSIS + cut.strip() + _ELLIPSIS
+
+
+#: How far a cut moves to fall between words rather than inside one.
+_WORD_SLACK = 20
+
+
+def _word_start(text: str, at: int, keep: int) -> int:
+    """``at`` moved forward to the start of the next word when a cut there would split
+    one ("…ants limited" for "…grants limited"), by at most :data:`_WORD_SLACK` characters
+    and never past ``keep`` (the match's start)."""
+    if at <= 0 or at >= len(text) or not (text[at - 1].isalnum() and text[at].isalnum()):
+        return at
+    blank = text.find(" ", at, min(at + _WORD_SLACK, keep))
+    return at if blank < 0 else blank + 1
+
+
+def _word_end(text: str, at: int, keep: int) -> int:
+    """``at`` moved back to the end of the previous word when a cut there would split
+    one, by at most :data:`_WORD_SLACK` characters and never before ``keep`` (the match's
+    end)."""
+    if at <= 0 or at >= len(text) or not (text[at - 1].isalnum() and text[at].isalnum()):
+        return at
+    blank = text.rfind(" ", max(at - _WORD_SLACK, keep), at)
+    return at if blank < 0 else blank
 
 
 def _fold(text: str) -> str:
@@ -138,6 +163,11 @@ def best_line(
             pos = -1 if newline < 0 else low.find(needle, newline + 1)
             if pos < 0:
                 break
+        dotted = low.find(".".join(needle)) if 2 <= len(needle) <= 4 else -1
+        if dotted >= 0:  # "U.S." where the needle is "us": whole, before a part of a word
+            start = low.rfind("\n", 0, dotted) + 1
+            if _Line(body, low, start).holds(needle) == 1.0:
+                return _shown(body, low, start, dotted, width)
         if part is not None:
             return _shown(body, low, part[0], part[1], width)
         return _first_prose_line(body, width)
@@ -188,7 +218,7 @@ class _Line:
         text = self.text
         pos = text.find(needle)
         if pos < 0:
-            return 0.0
+            return 1.0 if _holds_dotted(text, needle) else 0.0
         cased = self._cased
         if cased is None:
             cased = text
@@ -202,7 +232,25 @@ class _Line:
             pos = text.find(needle, pos + 1)
             if pos < 0:
                 break
-        return _PART
+        return 1.0 if _holds_dotted(text, needle) else _PART
+
+
+def _holds_dotted(text: str, needle: str) -> bool:
+    """Whether ``text`` spells a short word with a dot after each letter, as the analyzer
+    reads "U.S." as ``us``: the line that says "U.S. adults" holds "us" whole, not the
+    one where it is inside "public-use" (helper QA)."""
+    if not (2 <= len(needle) <= 4 and needle.isalpha()):
+        return False
+    dotted = ".".join(needle)
+    pos = text.find(dotted)
+    while pos >= 0:
+        if (
+            _word_step(text, pos)
+            and not text[pos + len(dotted) + 1 : pos + len(dotted) + 2].isalnum()
+        ):
+            return True
+        pos = text.find(dotted, pos + 1)
+    return False
 
 
 def _word_step(text: str, i: int) -> bool:
