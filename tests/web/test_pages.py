@@ -662,6 +662,16 @@ def test_search_marks_a_chinese_term_wherever_it_is(make_bundle: MakeBundle) -> 
             "…cannot access [Windows network](https://learn.micro…",
             "…cannot access Windows network…",
         ),
+        # the walk over the explorer's glossary: a cut inside a link's text, at either
+        # end; single-star emphasis; a blockquote's mark
+        ("…unlike a [bearer to…", "…unlike a bearer to…"),
+        ("…RFC 9700](oauth-2-0-security-bcp.md), PKCE…", "…RFC 9700, PKCE…"),
+        (
+            "decouples policy *decisions* from *enforcement*.",
+            "decouples policy decisions from enforcement.",
+        ),
+        ("> How does Kolkata bat?", "How does Kolkata bat?"),
+        ("glob *.md and 2*3*4", "glob *.md and 2*3*4"),
     ],
 )
 def test_a_snippet_reads_as_text_on_the_search_page(line: str, shown: str) -> None:

@@ -132,8 +132,14 @@ def plain(line: str) -> str:
     head = text.lstrip("#")
     if head != text and head[:1] in (" ", "\t"):
         text = head.strip()
-    if text[:2] in ("- ", "* ", "+ "):
+    if text[:2] in ("- ", "* ", "+ ", "> "):
         text = text[2:]
+    if text.startswith(_CUT):
+        # A cut that starts inside a link's text leaves its end (``…RFC 9700](x.md), …``).
+        closed, opened = text.find("]("), text.find("[")
+        end = text.find(")", closed) if closed >= 0 else -1
+        if end >= 0 and (opened < 0 or opened > closed):
+            text = text[:closed] + text[end + 1 :]
     out: list[str] = []
     at = 0
     while (opened := text.find("[", at)) >= 0:
@@ -142,6 +148,11 @@ def plain(line: str) -> str:
         if closed >= 0 and end < 0 and "[" not in text[opened + 1 : closed]:
             # A link the snippet's cut ends inside (``[text](https://learn.micro…``).
             out += (text[at:opened], text[opened + 1 : closed], "…")
+            at = len(text)
+            break
+        if closed < 0 and text.endswith(_CUT) and "]" not in text[opened:]:
+            # A cut that ends inside a link's text (``… unlike a [bearer to…``).
+            out += (text[at:opened], text[opened + 1 :])
             at = len(text)
             break
         if closed < 0 or end < 0 or "[" in text[opened + 1 : closed]:
@@ -153,9 +164,39 @@ def plain(line: str) -> str:
     text = "".join(out) + text[at:]
     for mark in ("**", "__", "`"):
         text = text.replace(mark, "")
+    text = _without_emphasis(text)
     if text.startswith("|") or " | " in text:
         text = " · ".join(cell.strip() for cell in text.strip("|").split("|") if cell.strip())
     return text
+
+
+_CUT = "\u2026"  # where a snippet's line was cut
+
+
+def _without_emphasis(text: str) -> str:
+    """``text`` without the single ``*`` of ``*emphasis*``: an opening one before a
+    character that is no blank, at the start or after a blank or an opening bracket, and
+    its closing one after a character that is no blank, at the end or before a blank or
+    punctuation. A lone ``*`` (``3 * 4``, ``*.md``) stays."""
+    out: list[str] = []
+    at = 0
+    while (opened := text.find("*", at)) >= 0:
+        before = text[opened - 1] if opened else " "
+        after = text[opened + 1 : opened + 2]
+        closed = text.find("*", opened + 1)
+        if (
+            closed > opened + 1
+            and (before.isspace() or before in "([")
+            and after.strip()
+            and text[closed - 1].strip()
+            and not text[closed + 1 : closed + 2].isalnum()
+        ):
+            out += (text[at:opened], text[opened + 1 : closed])
+            at = closed + 1
+        else:
+            out.append(text[at : opened + 1])
+            at = opened + 1
+    return "".join(out) + text[at:]
 
 
 def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
