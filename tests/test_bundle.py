@@ -705,3 +705,19 @@ def test_a_source_link_is_named_by_its_place_as_written(make_bundle: MakeBundle)
     messages = sorted(w.message for w in bundle.warnings)
     assert messages[0].startswith("sources[0] is a number")
     assert messages[1].startswith("sources[1].resource link to /missing.md does not exist")
+
+
+def test_a_bundle_in_a_hidden_folder_is_named_after_the_folder_holding_it(
+    tmp_path: Path,
+) -> None:
+    """okf-gem and nhis-okf-compiler keep their bundles in ``.okf`` beside their code: every
+    payload named the bundle ``.okf``. An explicit name still wins."""
+    root = tmp_path / "okf-pro" / ".okf"
+    root.mkdir(parents=True)
+    (root / "a.md").write_text(concept(), encoding="utf-8")
+    assert Bundle.load(root, state_cache=False).name == "okf-pro"
+    assert Bundle.load(root, name="gem", state_cache=False).name == "gem"
+    plain = tmp_path / "kb"
+    plain.mkdir()
+    (plain / "a.md").write_text(concept(), encoding="utf-8")
+    assert Bundle.load(plain, state_cache=False).name == "kb"

@@ -170,6 +170,16 @@ class _Reader:
             return None
 
 
+def folder_name(folder: Path) -> str:
+    """A bundle's default name: its folder's, or for a hidden folder (``.okf``, as two
+    producers keep a bundle beside their code) the name of the folder holding it
+    (``okf-pro`` for ``gems/okf-pro/.okf``), which says more to an agent than ``.okf``."""
+    name = folder.name
+    if name.startswith(".") and folder.parent.name:
+        return folder.parent.name
+    return name or "bundle"
+
+
 class Bundle:
     """A loaded, read-only OKF bundle. Safe to share between threads."""
 
@@ -184,7 +194,7 @@ class Bundle:
     ) -> None:
         absolute = Path(os.path.abspath(root))
         self.root: Path = absolute
-        self.name: str = name or absolute.name or "bundle"
+        self.name: str = name or folder_name(absolute)
         self.limits: Limits = limits or Limits()
         # okfx extensions beyond the spec (docs/okf.md): exclude patterns, [[wikilinks]].
         self.exclude: tuple[str, ...] = tuple(exclude)
