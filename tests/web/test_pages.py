@@ -872,6 +872,21 @@ def test_a_concepts_aliases_show_under_its_title_as_text(make_bundle: MakeBundle
     assert 'class="aka"' not in client.get("/b/b/c/plain.md").text
 
 
+def test_a_concept_page_shows_its_title_once(make_bundle: MakeBundle) -> None:
+    """Walk QA: every page showed its title twice, as the page's heading and as the
+    body's own opening ``# Title``; a body whose first heading says something else
+    keeps it."""
+    files = {
+        "a.md": concept("Term", "# Snake Plant\n\nTolerant.\n", title="Snake plant"),
+        "b.md": concept("Term", "# Care guide\n\nWater.\n", title="Snake plant"),
+    }
+    client = TestClient(create_app(Bundle.load(make_bundle(files), "b")), base_url=LOCAL)
+    page = client.get("/b/b/c/a.md").text
+    assert len(re.findall(r"<h[1-6][^>]*>\s*Snake [Pp]lant\s*</h[1-6]>", page)) == 1
+    assert "Tolerant." in page
+    assert re.search(r"<h[1-6][^>]*>\s*Care guide", client.get("/b/b/c/b.md").text)
+
+
 def test_grep_says_how_many_concepts_its_lines_come_from_and_a_log_names_its_path_once(
     make_bundle: MakeBundle,
 ) -> None:

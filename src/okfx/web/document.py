@@ -16,6 +16,7 @@ from okfx.bundle.reserved import page_heading
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
 from okfx.search.scoring import new_names
+from okfx.search.snippets import without_title_heading
 from okfx.tools.payloads import concept_header
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -38,7 +39,10 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         if canon in b.files:  # an attached file: its own page
             raise Redirect(urls.file(b.name, canon))
         raise PageError(404, f"no concept at {canon} in bundle {b.name!r}", b.suggest(canon))
-    body = render(doc.body, view.rewrite(doc.directory), wikilink=view.wikilink(doc.directory))
+    text = doc.body
+    if isinstance(doc, Concept):  # its opening heading, when only the title again, is the h1
+        text = without_title_heading(text, doc.title)
+    body = render(text, view.rewrite(doc.directory), wikilink=view.wikilink(doc.directory))
     context: dict[str, Any] = {
         "bundle": b.name,
         "path": doc.path,
