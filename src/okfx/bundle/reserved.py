@@ -41,9 +41,11 @@ _ENTRY = re.compile(
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
 # One link of a list item that holds several (``* [Events](events/) · [Maps](maps/)``),
-# with an entry's groups: text, href, and a description group that never matches.
+# with an entry's groups: text, href, and a description group that never matches. An
+# escaped ``\[`` starts none: each try then ends at the next bracket that is not escaped,
+# where a search from every ``[`` of a run of ``\[`` read it all again (quadratic).
 _LINK = re.compile(
-    r"\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
+    r"(?<!\\)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
     r"\(\s*+(<[^<>\n]*>|[^\s()]*)(?:\s++\"[^\"]*\")?\s*+\)(?:(?!)(.))?"
 )
 # What may stand between the links of such an item.
