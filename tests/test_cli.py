@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -274,6 +275,19 @@ def test_okfx_search_runs_as_a_real_subprocess() -> None:
     assert proc.stderr == ""
     paths = [hit["path"] for hit in json.loads(proc.stdout)["hits"]]
     assert DOCK in paths
+
+
+def test_okfx_search_shows_each_hits_confidence_and_flags_a_weak_match() -> None:
+    """Helper QA: the human-readable search printed no confidence (only --json had it),
+    so a person could not tell a hit holding one of the query's words from an answer."""
+    sure = run("search", EXAMPLE, "dock availability", "--limit", "1")
+    assert sure.exit_code == 0, sure.output
+    assert "confidence 1.00)" in sure.output and "[weak match]" not in sure.output
+    weak = run("search", EXAMPLE, "dock weather forecast tomorrow", "--limit", "1")
+    assert weak.exit_code == 0, weak.output
+    first = weak.output.splitlines()[0]
+    assert first.endswith("[weak match]"), weak.output
+    assert re.search(r"confidence 0\.[0-4]\d\)", weak.output)
 
 
 def test_serve_freezes_the_loaded_bundles_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:

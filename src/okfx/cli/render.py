@@ -18,6 +18,7 @@ import re2
 from okfx.bundle.problems import problem_line
 from okfx.cli import target
 from okfx.cli.terminal import columns, cut_columns, visible
+from okfx.search.scoring import CONFIDENT
 from okfx.search.snippets import cut_line
 from okfx.tools.display import quoted
 from okfx.tools.notices import reworded
@@ -212,10 +213,16 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
     several = _several_bundles(hits, several)
     for rank, hit in enumerate(hits, 1):
         title = click.style(str(hit.get("title")), bold=True)
-        lines.append(f"{rank:>2}. {title}  {badges(hit)}".rstrip())
+        sure = hit.get("confidence")
+        weak = isinstance(sure, int | float) and sure < CONFIDENT
+        # A page holding few of the query's words: said, as the viewer's badge says it.
+        flags = badges(hit) + (" " + click.style("[weak match]", fg="yellow") if weak else "")
+        lines.append(f"{rank:>2}. {title}  {flags}".rstrip())
         score = hit.get("score")
         where = f"{hit.get('path')}  ({hit.get('type')}"
-        where += f", score {score:.2f})" if isinstance(score, int | float) else ")"
+        if isinstance(score, int | float):
+            where += f", score {score:.2f}"
+        where += f", confidence {sure:.2f})" if isinstance(sure, int | float) else ")"
         if several:
             where = target.shown(hit.get("bundle"), where)
         lines.append("    " + _dim(where))
