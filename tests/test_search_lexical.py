@@ -488,6 +488,11 @@ def test_a_spelling_variant_counts_almost_as_typed():
         ("verifying", "verified"),
         ("querying", "queried"),
         ("applied", "apply"),
+        # periods and their adjectives (helper QA: "users each week", "weekly active users")
+        ("week", "weekly"),
+        ("monthly", "month"),
+        ("day", "daily"),
+        ("yearly", "year"),
     ],
 )
 def test_derived_and_irregular_word_forms(word, form):

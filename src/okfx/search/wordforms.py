@@ -88,9 +88,14 @@ wears wearing wore worn; withdraw withdraws withdrawing withdrew withdrawn; figh
 fighting fought; hear hears hearing heard; undergo undergoes undergoing underwent undergone;
 forgive forgives forgiving forgave forgiven
 """
+# Periods and their adjectives, which the regular endings do not reach (words of four
+# letters get none, and -ly is no ending of theirs): "users each week" meets "weekly
+# active users" (helper QA), "monthly revenue" a page about revenue per month.
+_PERIODS = "hour hours hourly; day days daily; week weeks weekly; month months monthly; "
+_PERIODS += "quarter quarters quarterly; year years yearly"
 _IRREGULAR_FORMS: dict[str, tuple[str, ...]] = {
     form: tuple(forms.split())
-    for forms in _IRREGULAR.replace("\n", " ").split(";")
+    for forms in (_IRREGULAR.replace("\n", " ") + ";" + _PERIODS).split(";")
     for form in forms.split()
 }
 # Derivations: (ending of the word, ending of the derived form), both ways.
