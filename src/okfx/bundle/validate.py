@@ -160,6 +160,12 @@ _NOT_CONCEPTS = ("missing_type", "no_frontmatter")
 _CLUSTER = 10
 
 
+def _most(counts: dict[str, int]) -> tuple[str, int]:
+    """The key counted most, and its count; of equal counts, the first key in order (the
+    same note on every machine)."""
+    return max(sorted(counts.items()), key=lambda item: item[1])
+
+
 def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
     """``(folder, n, total)`` when at least 9 in 10 of the recorded files that are no
     concept (``missing_type``, ``no_frontmatter``), and :data:`_CLUSTER` or more, lie in
@@ -172,7 +178,7 @@ def clustered(problems: list[Problem]) -> tuple[str, int, int] | None:
             folders[top] = folders.get(top, 0) + 1
     if not folders:
         return None
-    top, n = max(sorted(folders.items()), key=lambda item: item[1])
+    top, n = _most(folders)
     return (top, n, len(paths)) if n >= _CLUSTER and n * 10 >= len(paths) * 9 else None
 
 
@@ -207,7 +213,7 @@ def link_roots(bundle: Bundle, broken: Sequence[Link]) -> tuple[str, int, int] |
             folder = folder.rsplit("/", 1)[0]
     if not found:
         return None
-    best, n = max(sorted(found.items()), key=lambda item: item[1])
+    best, n = _most(found)
     return best, n, len(broken)
 
 
@@ -258,7 +264,7 @@ def absent_folder(bundle: Bundle, broken: Sequence[Link]) -> str | None:
             folders[top] = folders.get(top, 0) + 1
     if not folders:
         return None
-    top, n = max(sorted(folders.items()), key=lambda item: item[1])
+    top, n = _most(folders)
     if n < 5 or n * 2 < len(broken):
         return None
     return (
