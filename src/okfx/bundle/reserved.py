@@ -31,23 +31,26 @@ __all__ = [
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 # A setext heading's underline (the text line above it is the heading).
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
-# Link text may hold brackets that pair up, one level deep, as CommonMark allows
+# A link as an index entry holds it, ``[text](destination "title")``, the text and the
+# destination captured: shared by an entry and by a link of a list of links (below). Link
+# text may hold brackets that pair up, one level deep, as CommonMark allows
 # (``[System name :global SYSname [/system identity get name];](x.md)``); each of the three
 # alternatives starts with its own character, so no text is matched two ways.
+_LINK_TEXT = (
+    r"\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
+    r"\(\s*+(<[^<>\n]*>|[^\s()]*)(?:\s++\"[^\"]*\")?\s*+\)"
+)
 _ENTRY = re.compile(
-    r"^\s{0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
-    r"\(\s*+(<[^<>\n]*>|[^\s()]*)"
-    r"(?:\s++\"[^\"]*\")?\s*+\)[ \t]*(?:\([^()\n]{1,40}\)[ \t]*)?(?:[-\u2013\u2014:][ \t]*(.*))?$"
+    r"^\s{0,3}(?:[*+-]|\d{1,9}[.)])[ \t]+"
+    + _LINK_TEXT
+    + r"[ \t]*(?:\([^()\n]{1,40}\)[ \t]*)?(?:[-\u2013\u2014:][ \t]*(.*))?$"
 )
 _ITEM = re.compile(r"^\s{0,3}[*+-][ \t]+(.*)$")
 # One link of a list item that holds several (``* [Events](events/) · [Maps](maps/)``),
 # with an entry's groups: text, href, and a description group that never matches. An
 # escaped ``\[`` starts none: each try then ends at the next bracket that is not escaped,
 # where a search from every ``[`` of a run of ``\[`` read it all again (quadratic).
-_LINK = re.compile(
-    r"(?<!\\)\[((?:[^\[\]\\]|\\.|\[(?:[^\[\]\\]|\\.)*+\]){1,500})\]"
-    r"\(\s*+(<[^<>\n]*>|[^\s()]*)(?:\s++\"[^\"]*\")?\s*+\)(?:(?!)(.))?"
-)
+_LINK = re.compile(r"(?<!\\)" + _LINK_TEXT + r"(?:(?!)(.))?")
 # What may stand between the links of such an item.
 _LINK_SEPARATORS = " \t\u00b7\u2022|,;/"
 # A paragraph that is only a bold label (``**Added**``, ``__Removed:__``).
