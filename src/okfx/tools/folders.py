@@ -13,9 +13,11 @@ from typing import Any
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import normalize
+from okfx.errors import NotFound
+from okfx.tools.notices import FOLDER_FILES
 from okfx.tools.payloads import UNTRUSTED, concept_row
 
-__all__ = ["MAX_LISTING", "folder_listing"]
+__all__ = ["MAX_LISTING", "folder_listing", "folder_no_links"]
 
 #: Concepts (and subfolders) a folder listing shows, as one ``list_concepts`` page.
 MAX_LISTING = 50
@@ -24,8 +26,8 @@ MAX_LISTING = 50
 def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] | None:
     """The listing of the folder at ``path`` when it is a folder without an ``index.md``
     (None otherwise: then ``path`` is a document, or nothing)."""
-    canon = normalize(path)
-    if canon not in bundle.directories or bundle.get(path) is not None:
+    canon = _bare_folder(bundle, path)
+    if canon is None:
         return None
     prefix = "/" if canon == "/" else canon + "/"
     direct = [c for c in bundle if c.directory == canon]
@@ -59,3 +61,26 @@ def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] |
         "notice": notice,
         UNTRUSTED: True,
     }
+
+
+def folder_no_links(bundle: Bundle, path: str) -> NotFound | None:
+    """The error for ``get_neighbors`` on a folder without an ``index.md``: no document
+    there has links; it names the concepts directly in it, whose links are; ``None`` when
+    ``path`` is no such folder."""
+    name = _bare_folder(bundle, path)
+    if name is None:
+        return None
+    inside = [c.path for c in bundle if c.directory == name]
+    message = (
+        f"{name} is a folder without an index.md: it has no links of its own. "
+        "read_concept lists what it holds"
+    )
+    if inside:
+        message += f"; get_neighbors of one of its {len(inside)} concepts gives that one's links"
+    return NotFound(message + ".", path=name, suggestions=inside[:FOLDER_FILES])
+
+
+def _bare_folder(bundle: Bundle, path: str) -> str | None:
+    """``path`` as the bundle names it, when it is a folder without an ``index.md``."""
+    canon = normalize(path)
+    return canon if canon in bundle.directories and bundle.get(path) is None else None

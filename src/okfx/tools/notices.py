@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.paths import normalize
 from okfx.errors import NotFound
 from okfx.model import Concept
 from okfx.tools.display import quoted
@@ -17,7 +16,6 @@ __all__ = [
     "TYPO_CUTOFF",
     "close_names",
     "close_names_of",
-    "folder_no_links",
     "folder_not_file",
     "missing_words",
     "no_hits",
@@ -146,23 +144,6 @@ def folder_not_file(bundle: Bundle, folder: str) -> NotFound | None:
     if concepts:
         message += f" ({len(concepts)} concepts in it are read with read_concept)"
     return NotFound(message + ".", path=folder, suggestions=readable[:FOLDER_FILES])
-
-
-def folder_no_links(bundle: Bundle, path: str) -> NotFound | None:
-    """The error for ``get_neighbors`` on a folder without an ``index.md``: no document
-    there has links; it names the concepts directly in it, whose links are; ``None`` when
-    ``path`` is no such folder."""
-    name = normalize(path)
-    if name not in bundle.directories or bundle.get(path) is not None:
-        return None
-    inside = [c.path for c in bundle if c.directory == name]
-    message = (
-        f"{name} is a folder without an index.md: it has no links of its own. "
-        "read_concept lists what it holds"
-    )
-    if inside:
-        message += f"; get_neighbors of one of its {len(inside)} concepts gives that one's links"
-    return NotFound(message + ".", path=name, suggestions=inside[:FOLDER_FILES])
 
 
 def reworded(text: str, words: dict[str, str]) -> str:

@@ -34,7 +34,7 @@ from okfx.tools.caps import (
     leave_out,
     note,
 )
-from okfx.tools.folders import folder_listing
+from okfx.tools.folders import folder_listing, folder_no_links
 from okfx.tools.payloads import (
     UNTRUSTED,
     concept_header,
@@ -409,7 +409,7 @@ def read(
 def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
     b = _bundle(box, bundle)
     text = _text(path, "path") or ""
-    folder = notices.folder_no_links(b, text)
+    folder = folder_no_links(b, text)
     if folder is not None:
         raise folder
     doc = b.document(text)
