@@ -370,6 +370,10 @@ def test_a_snippet_finds_a_dotted_abbreviation_whole_and_cuts_between_words():
     assert best_line(body, [("us", 2.0)]) == "**Prevalence among U.S. adults: 9.8%**"
     assert best_line(body, [("us", 2.0), ("adults", 1.0)]).startswith("**Prevalence")
     assert best_line("the bus\nus here\n", [("us", 1.0)]) == "us here"  # whole first
+    # the last dot is optional, and a dotted run that goes on is another word (U.S.A.)
+    assert best_line("public-use\nthe U.S adults\n", [("us", 1.0)]) == "the U.S adults"
+    assert best_line("public-use\nthe U.S.A.\n", [("us", 1.0)]) == "public-use"
+    assert best_line("public-use\nthe u.sa\n", [("us", 1.0)]) == "public-use"
     words = " ".join(f"word{i}" for i in range(60))
     cut = best_line(words, [("word30", 1.0)], width=60)
     inner = cut.strip("\u2026").split(" ")

@@ -163,7 +163,8 @@ def best_line(
             pos = -1 if newline < 0 else low.find(needle, newline + 1)
             if pos < 0:
                 break
-        dotted = low.find(".".join(needle)) if 2 <= len(needle) <= 4 else -1
+        form = _dotted(needle)
+        dotted = -1 if form is None else low.find(form)
         if dotted >= 0:  # "U.S." where the needle is "us": whole, before a part of a word
             start = low.rfind("\n", 0, dotted) + 1
             if _Line(body, low, start).holds(needle) == 1.0:
@@ -235,19 +236,24 @@ class _Line:
         return 1.0 if _holds_dotted(text, needle) else _PART
 
 
+def _dotted(needle: str) -> str | None:
+    """A short word spelt with a dot after each letter, as the analyzer reads "U.S." as
+    ``us``: ``u.s`` (the last dot optional); None for a needle no such spelling reads."""
+    return ".".join(needle) if 2 <= len(needle) <= 4 and needle.isalpha() else None
+
+
 def _holds_dotted(text: str, needle: str) -> bool:
-    """Whether ``text`` spells a short word with a dot after each letter, as the analyzer
-    reads "U.S." as ``us``: the line that says "U.S. adults" holds "us" whole, not the
-    one where it is inside "public-use" (helper QA)."""
-    if not (2 <= len(needle) <= 4 and needle.isalpha()):
+    """Whether ``text`` spells ``needle`` dotted (:func:`_dotted`) as a word of its own:
+    the line that says "U.S. adults" holds "us" whole, not the one where it is inside
+    "public-use" (helper QA)."""
+    dotted = _dotted(needle)
+    if dotted is None:
         return False
-    dotted = ".".join(needle)
     pos = text.find(dotted)
     while pos >= 0:
-        if (
-            _word_step(text, pos)
-            and not text[pos + len(dotted) + 1 : pos + len(dotted) + 2].isalnum()
-        ):
+        end = pos + len(dotted)
+        end += text[end : end + 1] == "."
+        if _word_step(text, pos) and not text[end : end + 1].isalnum():
             return True
         pos = text.find(dotted, pos + 1)
     return False
