@@ -346,16 +346,22 @@ class DocumentParser:
         return links
 
     def _producer_links(
-        self, path: str, data: dict[Any, Any], text: str, body_line: int, linked: set[str]
+        self,
+        path: str,
+        data: dict[Any, Any],
+        text: str,
+        body_line: int,
+        others: tuple[list[Link], ...],
     ) -> list[Link]:
         """The edges a producer's relation keys draw (:func:`producer_refs`), *beyond the
-        spec*, to targets no other link of the concept (``linked``) reaches, each with its
+        spec*, to targets no other link of the concept (``others``) reaches, each with its
         key as its field and its value as its text (a broken one reads as the path the
         producer wrote); one to a file the bundle lacks is a broken link, as a
         body link's is. A value that leaves the bundle is no edge and no warning."""
         refs = producer_refs(data)
         if not refs:
-            return []
+            return []  # the common case: no set of the concept's targets is built
+        linked = {link.target for links in others for link in links}
         base = parent_dir(path)
         keys = list(dict.fromkeys(key for key, _ in refs))
         lines = dict(zip(keys, field_lines(text, body_line, keys), strict=True))
@@ -472,8 +478,7 @@ class DocumentParser:
         """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
         fields = self._field_links(path, values, text, parsed.body_line, parsed.data.get("sources"))
-        linked = {link.target for link in links} | {link.target for link in fields}
-        fields += self._producer_links(path, parsed.data, text, parsed.body_line, linked)
+        fields += self._producer_links(path, parsed.data, text, parsed.body_line, (links, fields))
         left = self.budget.links_left()
         self.budget.keep_links(path, min(len(fields), left), len(fields) > left)
         links.extend(fields[:left])
