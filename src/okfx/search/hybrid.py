@@ -26,6 +26,9 @@ and breaks near-ties. A query that names identifiers among other words ("what is
 user_ltv.revenue and which currency is it in") takes at least :data:`ALPHA_NAMED` when the
 best BM25F hit holds each of them whole: the embedding reads the other words ("revenue",
 "currency") and would lift the concepts about those above the one that holds the name.
+The model reads the query with the bundle's definitions of its acronyms
+(:mod:`okfx.search.acronyms`: "CMK (customer managed key) encryption"); the lexical side
+and the hits read it as typed.
 Hits are built by the index's hit builder whichever side found them (snippet, matched
 terms, ``stale``, ``trust_tier``) and say how they were found (``lexical``, ``semantic``,
 ``both``). Until the vectors are ready (``okfx serve`` builds them in the background) a
@@ -42,6 +45,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from okfx.search.acronyms import Definitions
 from okfx.search.analyzer import analyze_query, tokenize
 from okfx.search.cjk import has_cjk
 from okfx.search.embedder import Embedder, QueryVectors, require
@@ -236,6 +240,12 @@ class HybridRanker:
         ranker._parts = (_Part(index.base, base, index.dropped), _Part(index.delta, delta))
         return ranker
 
+    @cached_property
+    def definitions(self) -> Definitions:
+        """The bundle's definitions of acronyms (:mod:`okfx.search.acronyms`), over the
+        current concepts."""
+        return Definitions([(part.index, part.dropped) for part in self._parts])
+
     @property
     def states(self) -> tuple[SemanticState, ...]:
         return tuple(part.state for part in self._parts)
@@ -278,13 +288,15 @@ class HybridRanker:
 
         # The BM25F side runs on a helper thread beside the embedding's product over a
         # kept query vector, or beside the query's encode (when the embedder can do that).
-        vector = self.query_vectors.kept(query)
+        # The model reads the query with the bundle's definitions of its acronyms.
+        read = self.definitions.expand(query)
+        vector = self.query_vectors.kept(read)
         if vector is not None:
             (found, analysed), embedding_side = alongside(
                 lexical_side, lambda: self._dense(vector, spec, split=False)
             )
         else:
-            vector, (found, analysed) = self.query_vectors.get_alongside(query, lexical_side)
+            vector, (found, analysed) = self.query_vectors.get_alongside(read, lexical_side)
             embedding_side = None
         # Per part, the query as its index analysed it (a plain index: the one part).
         known: dict[int, Analysed] = {} if analysed is None else {0: analysed}
