@@ -116,17 +116,20 @@ def test_expanding_only_adds_bracketed_definitions(query):
         assert out.replace(" (customer managed key)", "") == " ".join(query.split())
 
 
-def test_the_model_reads_the_definition_and_the_hits_the_query_as_typed(tmp_path):
+def test_the_model_reads_the_definition_and_the_hits_the_query_as_typed(tmp_path, monkeypatch):
     """The embedding gets "CMK (customer managed key) ..." and finds the page that spells
     the key out without the acronym; matched terms and lexical scores are the typed
-    query's."""
+    query's. (The blend weighs the query by its share of matched words alone, without the
+    floor for a query whose acronyms the best lexical hit holds.)"""
     pytest.importorskip("numpy", reason="hybrid search needs okfx[semantic] (numpy)")
+    from okfx.search import hybrid
     from okfx.search.hybrid import HybridRanker, SemanticState
     from okfx.search.vectors import VectorStore
     from test_search_hybrid import ToyEmbedder
 
     spelled = FakeConcept("/spelled.md", title="Managed keys", body="Customer managed key setup.")
     index = _index(KEY, spelled, FakeConcept("/plain.md", title="Plain", body="Setup steps."))
+    monkeypatch.setattr(hybrid, "ALPHA_ACRONYM", 0.0)
     embedder = ToyEmbedder()
     state = SemanticState(index, embedder, VectorStore(tmp_path))
     state.build()

@@ -566,3 +566,30 @@ def test_an_identifier_query_keeps_the_lexical_order(tmp_path, monkeypatch):
     # The same query weighed as words lets the embedding reorder it.
     monkeypatch.setattr(hybrid, "ALPHA_IDENTIFIER", hybrid.ALPHA_MAX)
     assert index.search("net_amount", now=NOW)[0].path == "/notes/ledger.md"
+
+
+# The first holds the acronym the query names; the second holds the query's other words
+# (the toy embedding finds it nearest).
+ACRONYM_AMONG_WORDS = [
+    FakeConcept(
+        "/tables/events.md",
+        title="LTV events",
+        type="Table",
+        body="One row per event: the page, the time, and the LTV of the user so far.",
+    ),
+    *NAMED_AMONG_WORDS[1:],
+]
+
+
+@pytest.mark.parametrize("query", ["what is LTV and which currency is it in", "LTVs by currency"])
+def test_a_query_naming_an_acronym_keeps_the_concept_holding_it_first(tmp_path, monkeypatch, query):
+    index = ranker(tmp_path, concepts=ACRONYM_AMONG_WORDS)
+    lexical = SearchIndex.build(entries(*ACRONYM_AMONG_WORDS)).search(query, now=NOW)
+    assert [hit.path for hit in lexical][0] == "/tables/events.md"
+    assert index.search(query, now=NOW)[0].path == "/tables/events.md"
+    # Weighed by its share of matched words alone, the embedding reorders it.
+    monkeypatch.setattr(hybrid, "ALPHA_ACRONYM", 0.0)
+    assert index.search(query, now=NOW)[0].path == "/metrics/takings.md"
+    # The same words with the acronym in lower case are words: no floor.
+    monkeypatch.setattr(hybrid, "ALPHA_ACRONYM", 1.0)
+    assert index.search(query.replace("LTV", "ltv"), now=NOW)[0].path == "/metrics/takings.md"

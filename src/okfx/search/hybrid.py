@@ -26,6 +26,9 @@ and breaks near-ties. A query that names identifiers among other words ("what is
 user_ltv.revenue and which currency is it in") takes at least :data:`ALPHA_NAMED` when the
 best BM25F hit holds each of them whole: the embedding reads the other words ("revenue",
 "currency") and would lift the concepts about those above the one that holds the name.
+A query that names acronyms ("FAQ pages", "FX conversion of non-USD orders") takes at
+least :data:`ALPHA_ACRONYM`, the share of a query matched whole, when the best BM25F hit
+holds each of them: an acronym is a name too, which the model reads poorly.
 The model reads the query with the bundle's definitions of its acronyms
 (:mod:`okfx.search.acronyms`: "CMK (customer managed key) encryption"); the lexical side
 and the hits read it as typed.
@@ -45,7 +48,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from okfx.search.acronyms import Definitions
+from okfx.search.acronyms import Definitions, query_acronyms
 from okfx.search.analyzer import analyze_query, tokenize
 from okfx.search.cjk import has_cjk
 from okfx.search.embedder import Embedder, QueryVectors, require
@@ -70,6 +73,7 @@ from okfx.search.vectors import (
 )
 
 __all__ = [
+    "ALPHA_ACRONYM",
     "ALPHA_IDENTIFIER",
     "ALPHA_MAX",
     "ALPHA_MIN",
@@ -98,6 +102,9 @@ ALPHA_IDENTIFIER = 0.98
 #: The BM25F share, at least, for a query that names code identifiers among other words,
 #: when the best BM25F hit holds each of them whole (see the module docstring).
 ALPHA_NAMED = 0.95
+#: The BM25F share, at least, for a query that names acronyms ("FAQ", "CMK") when the
+#: best BM25F hit holds each of them: the share of a query whose every term it holds.
+ALPHA_ACRONYM = ALPHA_MAX
 # A code identifier: words joined by ``_`` or ``.`` (``net_amount``, ``events_.user_id``),
 # or a camelCase name (``userPseudoId``).
 _IDENTIFIER = re.compile(
@@ -399,8 +406,9 @@ class HybridRanker:
         """The BM25F share: :data:`ALPHA_IDENTIFIER` for a query of code identifiers, else
         :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
         ``share`` being the part of the query's terms the best BM25F hit contains (the
-        first hit a lexical search shows: best score, then (bundle, path)), and at least
-        :data:`ALPHA_NAMED` when that hit holds every identifier the query names."""
+        first hit a lexical search shows: best score, then (bundle, path)), at least
+        :data:`ALPHA_NAMED` when that hit holds every identifier the query names, and at
+        least :data:`ALPHA_ACRONYM` when it holds every acronym the query names."""
         if identifier_query(query):
             return ALPHA_IDENTIFIER
         first = next(iter(known.values()), None)
@@ -421,6 +429,9 @@ class HybridRanker:
         named = [t for t in identifier_terms(query) if t in terms]
         if named and all(t in matched for t in named):
             alpha = max(alpha, ALPHA_NAMED)
+        acronyms = [tokenize(a) + tokenize(a + "s") for a in query_acronyms(query)]
+        if acronyms and all(matched.intersection(forms) for forms in acronyms):
+            alpha = max(alpha, ALPHA_ACRONYM)
         return alpha
 
 
