@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -131,11 +132,20 @@ class Watched:
         assert self.outside == [], self.outside
 
 
+@contextmanager
+def watching(browser: Any, base: str) -> Iterator[Watched]:
+    """A :class:`Watched` page on ``base``, its context closed afterwards."""
+    page = Watched(browser, base)
+    try:
+        yield page
+    finally:
+        page.context.close()
+
+
 @pytest.fixture
 def watched(browser: Any, site: str) -> Iterator[Watched]:
-    page = Watched(browser, site)
-    yield page
-    page.context.close()
+    with watching(browser, site) as page:
+        yield page
 
 
 def _titles(page: Any, selector: str) -> list[str]:
@@ -413,3 +423,68 @@ def test_a_wide_table_in_a_body_scrolls_in_its_own_box(browser: Any, hostile_sit
     )
     assert box[0] <= 390 < box[1]  # the table scrolls inside its box
     watched.context.close()
+
+
+@pytest.fixture(scope="module")
+def dense_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """60 concepts with long titles, each linking to the next eight: a whole-bundle graph
+    whose labels cannot all fit."""
+    root = tmp_path_factory.mktemp("dense") / "dense"
+    root.mkdir()
+    n = 60
+    for i in range(n):
+        links = " ".join(f"[next {k}](c{(i + k) % n}.md)" for k in range(1, 9))
+        (root / f"c{i}.md").write_text(
+            f"---\ntype: Note\ntitle: A fairly long concept title number {i}\n---\n{links}\n",
+            encoding="utf-8",
+        )
+    with running(["view", str(root), "--port", "0"], "Open: ") as url:
+        yield url.rstrip("/")
+
+
+_LABELS = """() => Array.from(document.querySelectorAll('svg#graph .node')).map(node => {
+  const text = node.querySelector('text');
+  const r = text.getBoundingClientRect();
+  return {quiet: node.classList.contains('quiet'),
+          shown: getComputedStyle(text).visibility === 'visible',
+          box: [r.left, r.top, r.right, r.bottom]};
+})"""
+
+
+def _overlapping(labels: list[dict[str, Any]]) -> int:
+    boxes = [label["box"] for label in labels if label["shown"]]
+    return sum(
+        1
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[0] < b[2] - 0.5 and b[0] < a[2] - 0.5 and a[1] < b[3] - 0.5 and b[1] < a[3] - 0.5
+    )
+
+
+def test_graph_labels_that_would_overlap_wait_for_a_zoom_or_the_pointer(
+    browser: Any, dense_site: str
+) -> None:
+    with watching(browser, dense_site) as watched:
+        page = watched.page
+        watched.go("/b/dense/graph")
+        page.wait_for_selector("svg#graph[data-ready='1']")
+        labels = page.evaluate(_LABELS)
+        quiet = sum(label["quiet"] for label in labels)
+        assert len(labels) == 60 and 0 < quiet < 60
+        assert _overlapping(labels) == 0
+        assert all(label["shown"] != label["quiet"] for label in labels)
+        # A hidden label shows while the pointer is on its node.
+        at = next(i for i, label in enumerate(labels) if label["quiet"])
+        page.locator("svg#graph .node").nth(at).locator("circle").hover(force=True)
+        text = f"document.querySelectorAll('svg#graph .node text')[{at}]"
+        assert page.evaluate(f"() => getComputedStyle({text}).visibility") == "visible"
+        # Zooming in makes room: fewer labels wait, and the shown ones still never overlap.
+        box = page.locator("svg#graph").bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        for _ in range(6):
+            page.mouse.wheel(0, -100)
+        page.wait_for_timeout(100)
+        zoomed = page.evaluate(_LABELS)
+        assert sum(label["quiet"] for label in zoomed) < quiet
+        assert _overlapping(zoomed) == 0
+        watched.clean()

@@ -15,7 +15,7 @@ pytest.importorskip("httpx", reason="starlette's test client needs httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from conftest import PROJECT_ROOT, MakeBundle, concept  # noqa: E402
+from conftest import PROJECT_ROOT, MakeBundle, concept, write_tree  # noqa: E402
 from okfx import Bundle, KnowledgeManager, Toolbox  # noqa: E402
 from okfx.cli.webserve import viewer  # noqa: E402
 from okfx.web import create_app  # noqa: E402
@@ -921,3 +921,30 @@ def test_a_bundles_home_shows_that_bundles_links_in_the_top_bar(make_bundle: Mak
     assert all("two" in href for href, _, text in links if text in ("Browse", "Log"))
     home = re.search(r'<nav aria-label="Site">(.*?)</nav>', client.get("/").text, re.S)
     assert home and 'aria-current="page">Overview' in home.group(1)
+
+
+def test_a_graph_without_edges_says_why(tmp_path: Path, make_bundle: MakeBundle) -> None:
+    # Links written from the repository root (/kb/...) all break inside the bundle kb.
+    root = write_tree(
+        tmp_path / "repo" / "kb",
+        {
+            "a.md": concept(body="See [b](/kb/b.md) and [c](/kb/c.md).\n"),
+            "b.md": concept(body="Back to [a](/kb/a.md).\n"),
+            "c.md": concept(),
+        },
+    )
+    app = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    whole = app.get("/b/kb/graph").text
+    notice = re.search(r'<p class="notice" id="unlinked">(.*?)</p>', whole)
+    assert notice is not None
+    assert "No link between these 3 documents resolves: 3 of their links" in notice.group(1)
+    assert "written from the repository root" in notice.group(1)
+    assert 'href="/b/kb/problems?code=repository_root_links"' in notice.group(1)
+    one = app.get("/b/kb/graph?path=/c.md").text
+    assert "No link from or to this document resolves: it holds none" in one
+    # Unlinked concepts with no broken link; and a linked graph has no notice.
+    plain = make_bundle({"x.md": concept(), "y.md": concept()})
+    quiet = TestClient(create_app(Bundle.load(plain, "p")), base_url=LOCAL).get("/b/p/graph")
+    assert "they hold no links to each other" in quiet.text
+    linked = TestClient(create_app(Bundle.load(EXAMPLE)), base_url=LOCAL)
+    assert 'id="unlinked"' not in linked.get("/b/knowledge/graph").text

@@ -216,6 +216,7 @@ class Site:
             "path": doc.path if doc is not None else None,
             "depth": level,
             "graph": drawn,
+            "unlinked": _unlinked(view, drawn),
             "limit": WHOLE_LIMIT,
             "concepts": len(b),
             "depth_urls": [(d, urls.graph(b.name, doc.path, d)) for d in (1, 2)] if doc else [],
@@ -298,3 +299,24 @@ def _options(ranked: list[tuple[str, int]], chosen: list[str | None]) -> list[tu
     shown = ranked[:60]
     names = {name for name, _ in shown}
     return shown + [(value, 0) for value in chosen if value and value not in names]
+
+
+def _unlinked(view: BundleView, drawn: Graph | None) -> dict[str, Any] | None:
+    """Why a graph has no edge: how many links of the drawn
+    documents point nowhere, and where the Problems page explains them (the
+    ``repository_root_links`` warning when the bundle has it); None when it has edges."""
+    if drawn is None or drawn.edges or not drawn.nodes:
+        return None
+    b = view.bundle
+    broken = 0
+    for node in drawn.nodes:
+        doc = b.get(node.path)
+        if doc is not None:
+            broken += sum(1 for link in doc.links if not link.exists)
+    codes = {group.code for group in view.problems}
+    code = "repository_root_links" if "repository_root_links" in codes else "broken_link"
+    return {
+        "broken": broken,
+        "code": code if code in codes else None,
+        "url": urls.problems(b.name, code) if code in codes else None,
+    }

@@ -23,9 +23,11 @@
     relax(nodes, edges);
     draw(nodes, edges);
     fit(svg, nodes);
-    relabel(svg);
-    panZoom(svg);
-    window.addEventListener("resize", function () { relabel(svg); });
+    var order = labelOrder(nodes, edges);
+    var refresh = function () { relabel(svg); declutter(order); };
+    refresh();
+    panZoom(svg, refresh);
+    window.addEventListener("resize", refresh);
     svg.setAttribute("data-ready", "1");
   }
 
@@ -37,6 +39,34 @@
     var width = svg.clientWidth || 1, height = svg.clientHeight || 1;
     var scale = Math.max(v[2] / width, v[3] / height);
     svg.style.setProperty("--label", (13 * scale).toFixed(2) + "px");
+  }
+
+  // Which labels to show first when they would overlap: the graph's root, then the
+  // best linked nodes, then page order.
+  function labelOrder(nodes, edges) {
+    var degree = nodes.map(function () { return 0; });
+    var at = new Map(nodes.map(function (p, i) { return [p, i]; }));
+    edges.forEach(function (e) { degree[at.get(e.s)] += 1; degree[at.get(e.t)] += 1; });
+    return nodes.map(function (p, i) { return i; }).sort(function (a, b) {
+      return (nodes[b].fixed - nodes[a].fixed) || (degree[b] - degree[a]) || (a - b);
+    }).map(function (i) { return nodes[i]; });
+  }
+
+  // A label that would overlap one already shown is hidden ("quiet": it shows while the
+  // pointer or the keyboard focus is on its node); zooming in makes room for more.
+  function declutter(order) {
+    var shown = [];
+    order.forEach(function (p) {
+      var text = p.el.querySelector("text");
+      if (!text) { return; }
+      var b = text.getBBox();
+      var box = { x: p.x + b.x, y: p.y + b.y, w: b.width, h: b.height };
+      var clash = shown.some(function (o) {
+        return box.x < o.x + o.w && o.x < box.x + box.w && box.y < o.y + o.h && o.y < box.y + box.h;
+      });
+      p.el.classList.toggle("quiet", clash);
+      if (!clash) { shown.push(box); }
+    });
   }
 
   function relax(nodes, edges) {
@@ -97,7 +127,7 @@
     svg.setAttribute("viewBox", [minX - pad, minY - pad, maxX - minX + 2 * pad + 120, maxY - minY + 2 * pad].join(" "));
   }
 
-  function panZoom(svg) {
+  function panZoom(svg, zoomed) {
     var dragging = null;
     function box() { return svg.getAttribute("viewBox").split(" ").map(parseFloat); }
     svg.addEventListener("wheel", function (event) {
@@ -106,7 +136,7 @@
       var k = event.deltaY > 0 ? 1.15 : 1 / 1.15;
       var cx = v[0] + v[2] / 2, cy = v[1] + v[3] / 2;
       svg.setAttribute("viewBox", [cx - v[2] * k / 2, cy - v[3] * k / 2, v[2] * k, v[3] * k].join(" "));
-      relabel(svg);
+      zoomed();
     }, { passive: false });
     svg.addEventListener("pointerdown", function (event) {
       if (event.target.closest && event.target.closest(".node")) { return; }
