@@ -593,3 +593,38 @@ def test_a_query_naming_an_acronym_keeps_the_concept_holding_it_first(tmp_path, 
     # The same words with the acronym in lower case are words: no floor.
     monkeypatch.setattr(hybrid, "ALPHA_ACRONYM", 1.0)
     assert index.search(query.replace("LTV", "ltv"), now=NOW)[0].path == "/metrics/takings.md"
+
+
+# The first holds purchase_revenue_in_usd; the second most of the query's words as prose (the toy
+# embedding finds it nearest).
+SPELLED = [
+    FakeConcept(
+        "/tables/events.md",
+        title="Events",
+        type="Table",
+        body="Columns: event_name, purchase_revenue_in_usd, event_value_in_usd, user_id.",
+    ),
+    FakeConcept(
+        "/metrics/revenue.md",
+        title="Revenue",
+        type="Metric",
+        body="Purchase revenue: what a purchase brings in.",
+    ),
+]
+
+
+def test_a_query_spelling_an_identifier_as_words_keeps_the_concept_holding_it_first(
+    tmp_path, monkeypatch
+):
+    query = "purchase revenue in usd"
+    index = ranker(tmp_path, concepts=SPELLED)
+    lexical = SearchIndex.build(entries(*SPELLED)).search(query, now=NOW)
+    assert [hit.path for hit in lexical][0] == "/tables/events.md"
+    events = next(i for i, (_, c) in enumerate(index.entries) if c.path == "/tables/events.md")
+    assert hybrid._spells_identifier(query, index, events)
+    assert not hybrid._spells_identifier("revenue in usd", index, events)  # a part of it
+    assert not hybrid._spells_identifier(query, index, 1 - events)
+    assert index.search(query, now=NOW)[0].path == "/tables/events.md"
+    # Weighed by its share of matched words alone, the embedding reorders it.
+    monkeypatch.setattr(hybrid, "SPELLED_MIN", 99)
+    assert index.search(query, now=NOW)[0].path == "/metrics/revenue.md"

@@ -26,6 +26,8 @@ and breaks near-ties. A query that names identifiers among other words ("what is
 user_ltv.revenue and which currency is it in") takes at least :data:`ALPHA_NAMED` when the
 best BM25F hit holds each of them whole: the embedding reads the other words ("revenue",
 "currency") and would lift the concepts about those above the one that holds the name.
+So does a query that spells such a name of that hit as words, three to six in a row
+("purchase revenue in usd" for ``purchase_revenue_in_usd``: :func:`_spells_identifier`).
 A query that names acronyms ("FAQ pages", "FX conversion of non-USD orders") takes at
 least :data:`ALPHA_ACRONYM`, the share of a query matched whole, when the best BM25F hit
 holds each of them: an acronym is a name too, which the model reads poorly.
@@ -63,6 +65,7 @@ from okfx.search.index import (
 )
 from okfx.search.live import LiveIndex
 from okfx.search.parallel import alongside
+from okfx.search.scoring import query_words
 from okfx.search.topk import Scored
 from okfx.search.vectors import (
     DEFAULT_MAX_CONCEPTS,
@@ -102,6 +105,9 @@ ALPHA_IDENTIFIER = 0.98
 #: The BM25F share, at least, for a query that names code identifiers among other words,
 #: when the best BM25F hit holds each of them whole (see the module docstring).
 ALPHA_NAMED = 0.95
+#: The fewest and most words of a query, in a row, that may spell one identifier of the
+#: best BM25F hit ("purchase revenue in usd" -> purchase_revenue_in_usd).
+SPELLED_MIN, SPELLED_MAX = 3, 6
 #: The BM25F share, at least, for a query that names acronyms ("FAQ", "CMK") when the
 #: best BM25F hit holds each of them: the share of a query whose every term it holds.
 ALPHA_ACRONYM = ALPHA_MAX
@@ -407,8 +413,9 @@ class HybridRanker:
         :data:`ALPHA_MIN` plus ``(ALPHA_MAX - ALPHA_MIN) * share**ALPHA_POWER``,
         ``share`` being the part of the query's terms the best BM25F hit contains (the
         first hit a lexical search shows: best score, then (bundle, path)), at least
-        :data:`ALPHA_NAMED` when that hit holds every identifier the query names, and at
-        least :data:`ALPHA_ACRONYM` when it holds every acronym the query names."""
+        :data:`ALPHA_NAMED` when that hit holds every identifier the query names or one
+        it spells as words (:func:`_spells_identifier`), and at least
+        :data:`ALPHA_ACRONYM` when it holds every acronym the query names."""
         if identifier_query(query):
             return ALPHA_IDENTIFIER
         first = next(iter(known.values()), None)
@@ -429,6 +436,8 @@ class HybridRanker:
         named = [t for t in identifier_terms(query) if t in terms]
         if named and all(t in matched for t in named):
             alpha = max(alpha, ALPHA_NAMED)
+        elif alpha < ALPHA_NAMED and _spells_identifier(query, parts[at].index, doc):
+            alpha = ALPHA_NAMED
         acronyms = [tokenize(a) + tokenize(a + "s") for a in query_acronyms(query)]
         if acronyms and all(matched.intersection(forms) for forms in acronyms):
             alpha = max(alpha, ALPHA_ACRONYM)
@@ -458,6 +467,21 @@ _FILTERS = (
     "include_stale",
     "now",
 )
+
+
+def _spells_identifier(query: str, index: SearchIndex, doc: int) -> bool:
+    """Whether :data:`SPELLED_MIN` to :data:`SPELLED_MAX` words of ``query`` in a row,
+    written together, are a term document ``doc`` holds: the joined form under which an
+    identifier (``purchase_revenue_in_usd``) or a hyphenated name (``pay-per-token``) is
+    indexed, which the query spells as words ("purchase revenue in usd")."""
+    words = query_words(query)
+    postings = index.postings
+    for size in range(SPELLED_MIN, min(SPELLED_MAX, len(words)) + 1):
+        for start in range(len(words) - size + 1):
+            tid = postings.terms.get("".join(words[start : start + size]))
+            if tid is not None and postings.impact(tid, doc) > 0:
+                return True
+    return False
 
 
 def _unread(embedder: Embedder, query: str) -> str:
