@@ -948,3 +948,17 @@ def test_a_graph_without_edges_says_why(tmp_path: Path, make_bundle: MakeBundle)
     assert "they hold no links to each other" in quiet.text
     linked = TestClient(create_app(Bundle.load(EXAMPLE)), base_url=LOCAL)
     assert 'id="unlinked"' not in linked.get("/b/knowledge/graph").text
+
+
+def test_search_marks_the_word_forms_a_hit_matched(make_bundle: MakeBundle) -> None:
+    # "pushed" matched "push" (a word form): the snippet marks it, whole words only.
+    assert marked("Block: push protection, no pushover", ["pushed"], ["push", "pushing"]) == [
+        ("Block: ", False), ("push", True), (" protection, no pushover", False),
+    ]  # fmt: skip
+    root = make_bundle(
+        {"protect.md": concept(title="Protection", body="Block: push protection on main.\n")}
+    )
+    app = TestClient(create_app(Bundle.load(root, "p")), base_url=LOCAL)
+    html = app.get("/search?q=what+gets+pushed").text
+    snippet = re.search(r'<p class="snippet">(.*?)</p>', html)
+    assert snippet and re.findall(r"<mark>([^<]*)</mark>", snippet.group(1)) == ["push"]

@@ -4,11 +4,12 @@ sees the ranking an agent gets (hybrid when it is enabled), with the matches mar
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import re2
 
+from okfx.search.analyzer import analyze_query
 from okfx.search.cjk import has_cjk
 from okfx.search.scoring import CONFIDENT
 from okfx.tools.notices import reworded
@@ -61,8 +62,10 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
             **filters,
         )
     )
+    forms = {term.text: [form for form, _ in term.forms] for term in analyze_query(query)}
     for hit in _placed(box, payload["hits"]):
-        hit["pieces"] = marked(plain(hit["snippet"]), hit["matched"])
+        held = [form for term in hit["matched"] for form in forms.get(term, ())]
+        hit["pieces"] = marked(plain(hit["snippet"]), hit["matched"], held)
         # Under CONFIDENT the hit holds few of the query's words: say so, as agents read it.
         hit["weak"] = float(hit.get("confidence", 1.0)) < CONFIDENT
     close = [
@@ -199,10 +202,11 @@ def _without_emphasis(text: str) -> str:
     return "".join(out) + text[at:]
 
 
-def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
+def marked(text: str, terms: list[str], forms: Sequence[str] = ()) -> list[tuple[str, bool]]:
     """``text`` cut into ``(piece, is_match)`` where a word starts with a matched term,
-    or, for a Chinese, Japanese or Korean term (written without spaces between words),
-    wherever the term itself is."""
+    or is one of its word ``forms`` whole ("push" and "pushing" for "pushed"), or, for a
+    Chinese, Japanese or Korean term (written without spaces between words), wherever
+    the term itself is."""
     words = sorted({t for t in terms if t}, key=len, reverse=True)
     if not words:
         return [(text, False)]
@@ -214,6 +218,9 @@ def marked(text: str, terms: list[str]) -> list[tuple[str, bool]]:
         else r"\b" + re.escape(word) + (r"\b" if len(word) <= 2 else r"\w*")
         for word in words
     ]
+    # A word form only whole: "push" of "pushed" must not mark "pushover".
+    whole = sorted({f for f in forms if f and not has_cjk(f)} - set(words), key=len, reverse=True)
+    alternatives += [r"\b" + re.escape(form) + r"\b" for form in whole]
     return _pieces(text, re.compile("(?i)" + "|".join(alternatives)))
 
 
