@@ -28,6 +28,9 @@ from okfx.search.live import LiveIndex, updated
         ("CMK is used everywhere", "CMK", set()),
         ("x(CMKV) and ABCMK (net run rate)", "CMK", set()),
         ("XNRR (net run rate)", "NRR", set()),
+        # a definition cut at the window's start is not read from half a word
+        ("xx" + "customer" + " " * 140 + "managed key (CMK)", "CMK", set()),
+        ("xx " + "customer" + " " * 140 + "managed key (CMK)", "CMK", {"customer managed key"}),
     ],
 )
 def test_definitions_in_text(text, acronym, meanings):
@@ -39,6 +42,7 @@ def test_query_acronyms():
     assert query_acronyms("(AKS) deploy") == ["AKS"]
     assert query_acronyms("Cmk or cmk or A or ABCDEFGHI") == []  # not capitals, too short/long
     assert query_acronyms("HOW DO I ROTATE A CMK") == []  # a query in capitals throughout
+    assert query_acronyms("CMKs") == ["CMK"]  # but a query of one word is one acronym
 
 
 def _index(*concepts):

@@ -8,7 +8,7 @@ this way is followed by what it stands for: the model reads "CMK (customer-manag
 encryption at rest", while the lexical side reads the query as typed.
 
 - **An acronym of the query** is a word of 2 to 8 capital letters, an "s" after them
-  allowed ("LLMs"), in a query that is not written in capitals throughout.
+  allowed ("LLMs"), in a query that is one word or not written in capitals throughout.
 - **A definition** is the run of words right before ``(CMK)`` (or ``(CMKs)``) whose
   initials spell it, the shortest such run: every word's initial, every initial but
   those of small words ("Bureau of Labor Statistics (BLS)"), or the initials of the
@@ -56,9 +56,9 @@ _STOPS = ".;:!?()[]{}|"
 
 def query_acronyms(query: str) -> list[str]:
     """The acronyms of ``query`` as written, without a plural "s", in query order and
-    without repeats; none for a query in capitals throughout."""
+    without repeats; none for a query of several words in capitals throughout."""
     letters = [c for c in query if c.isalpha()]
-    if letters and all(c.isupper() for c in letters):
+    if len(query.split()) > 1 and letters and all(c.isupper() for c in letters):
         return []
     found: list[str] = []
     for word in query.split():
@@ -85,11 +85,14 @@ def _words(text: str) -> list[str]:
     return [w for w in words if w]
 
 
-def _before(text: str, acronym: str) -> str | None:
+def _before(text: str, acronym: str, cut: bool) -> str | None:
     """The shortest run of words at the end of ``text`` whose initials spell
-    ``acronym``, casefolded; None when there is none."""
-    start = max(text.rfind(c) for c in _STOPS) + 1
-    words = _words(text[start:])
+    ``acronym``, casefolded; None when there is none. ``cut``: ``text`` starts inside
+    the page's text, so its first word may be the end of a longer one."""
+    stop = max(text.rfind(c) for c in _STOPS)
+    words = _words(text[stop + 1 :])
+    if cut and stop < 0:
+        words = words[1:]
     letters = acronym.casefold()
     for n in range(1, min(len(words), len(acronym) + 4) + 1):
         tail = words[-n:]
@@ -125,7 +128,9 @@ def definitions_in(text: str, acronym: str) -> set[str]:
         end = at + len(opened)
         end += text.startswith("s", end)
         if text.startswith(")", end):
-            meaning = _before(text[max(0, at - _WINDOW) : at], acronym)
+            start = max(0, at - _WINDOW)
+            cut = start > 0 and not text[start - 1].isspace()
+            meaning = _before(text[start:at], acronym, cut)
             if meaning:
                 found.add(meaning)
         at = text.find(opened, end)

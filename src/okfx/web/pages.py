@@ -302,9 +302,9 @@ def _options(ranked: list[tuple[str, int]], chosen: list[str | None]) -> list[tu
 
 
 def _unlinked(view: BundleView, drawn: Graph | None) -> dict[str, Any] | None:
-    """Why a graph has no edge: how many links of the drawn
-    documents point nowhere, and where the Problems page explains them (the
-    ``repository_root_links`` warning when the bundle has it); None when it has edges."""
+    """Why a graph has no edge: how many links of the drawn documents point nowhere, and
+    where the Problems page explains them (the ``repository_root_links`` warning when the
+    bundle has it); None when it has edges."""
     if drawn is None or drawn.edges or not drawn.nodes:
         return None
     b = view.bundle
