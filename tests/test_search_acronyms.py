@@ -145,3 +145,12 @@ def test_the_model_reads_the_definition_and_the_hits_the_query_as_typed(tmp_path
     for hit in results:
         assert hit.matched == lexical.get(hit.path, hit.matched)
         assert "customer" not in hit.matched
+
+
+def test_the_lookups_kept_are_bounded(monkeypatch):
+    monkeypatch.setattr(acronyms, "_CACHE", 4)
+    definitions = Definitions([(_index(KEY), frozenset())])
+    for name in ["AA", "BB", "CC", "DD", "EE", "CMK"]:
+        definitions.meaning(name)
+    assert len(definitions._known) <= 4
+    assert definitions.meaning("CMK") == "customer managed key"

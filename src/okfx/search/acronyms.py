@@ -27,6 +27,7 @@ encryption at rest", while the lexical side reads the query as typed.
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -157,6 +158,7 @@ class Definitions:
     def __init__(self, parts: Sequence[tuple[Any, frozenset[int]]]) -> None:
         self._parts = parts
         self._known: dict[str, str | None] = {}
+        self._lock = threading.Lock()
 
     def expand(self, query: str) -> str:
         """``query`` with each acronym the bundle defines followed by its definition in
@@ -186,13 +188,15 @@ class Definitions:
     def meaning(self, acronym: str) -> str | None:
         """The bundle's definition of ``acronym``, or None."""
         known = self._known
-        if acronym in known:
-            return known[acronym]
-        meaning = self._look_up(acronym)
-        if len(known) >= _CACHE:
-            for key in list(known)[: _CACHE // 2]:
-                known.pop(key, None)
-        known[acronym] = meaning  # threads racing here store equal values
+        with self._lock:
+            if acronym in known:
+                return known[acronym]
+        meaning = self._look_up(acronym)  # threads racing here find equal values
+        with self._lock:
+            if len(known) >= _CACHE:
+                for key in list(known)[: _CACHE // 2]:
+                    del known[key]
+            known[acronym] = meaning
         return meaning
 
     def _holders(self, acronym: str) -> list[Any] | None:
