@@ -660,3 +660,28 @@ def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:
     assert box.read_concept(path="admissions/")["log"] == "/admissions/log.md"
     assert "log" not in box.read_concept(path="finance/")
     assert box.read_concept(path="/admissions/log.md")["kind"] == "log"
+
+
+def test_an_unresolved_link_names_the_concept_it_most_likely_meant(
+    make_bundle: MakeBundle,
+) -> None:
+    hrefs = [
+        "/kb/commits/atomic.md",
+        "/docs/models/cohere/index.md",
+        "history/interactive-rebsae.md",
+        "/models/openai/index.md",
+        "/wiki/unrelated-topic.md",
+    ]
+    files = {"start.md": concept(body=" ".join(f"[link]({href})" for href in hrefs))}
+    for path in ("commits/atomic.md", "history/interactive-rebase.md", "models/cohere.md"):
+        files[path] = concept()
+    root = make_bundle(files)
+    result = Toolbox(Bundle.load(root, "kb")).get_neighbors(path="start.md")
+    meant = {e["path"]: e.get("did_you_mean") for e in result["unresolved"]}
+    assert meant == {
+        "/kb/commits/atomic.md": "/commits/atomic.md",  # written from the repository root
+        "/docs/models/cohere/index.md": "/models/cohere.md",  # a folder's index for a page
+        "/history/interactive-rebsae.md": "/history/interactive-rebase.md",  # a typo
+        "/models/openai/index.md": None,  # the same folder, another file: not meant
+        "/wiki/unrelated-topic.md": None,
+    }

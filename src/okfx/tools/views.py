@@ -20,7 +20,7 @@ from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
-from okfx.search.suggest import closest
+from okfx.search.suggest import closest, similarity
 from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -68,6 +68,8 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+# What separates the words of a file name (``_``, ``-``, ``.``, blanks).
+_SEPARATED = re.compile(r"[\W_]+")
 
 
 def _event(**fields: Any) -> None:
@@ -455,7 +457,12 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 more = len({(lk.target if outbound else lk.source, lk.field) for lk in links})
                 cut.append(f"{name}: the first {EDGES} of {more} shown")
                 break
-            out.append(link_payload(link, meta(other), other))
+            entry = link_payload(link, meta(other), other)
+            if name == "unresolved":
+                meant = _meant(b, other)
+                if meant is not None:
+                    entry["did_you_mean"] = meant
+            out.append(entry)
         return out
 
     payload: dict[str, Any] = {"bundle": b.name, "path": doc.path}
@@ -481,6 +488,38 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         leave_out(payload, key, key, "read the concept for its links")
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload
+
+
+#: How close a broken link's file name and a concept's must be for the concept to be
+#: named as the one the link meant (the indel similarity of their words).
+MEANT_SIMILARITY = 0.85
+
+
+def _meant(b: Bundle, target: str) -> str | None:
+    """The concept a broken link to ``target`` most likely meant, for an agent to read
+    in one step: a typo, a moved file, a path written from the repository root
+    (``/oks/kb/commits/a.md`` for ``/commits/a.md``), a folder's ``index.md`` for a page
+    of the folder's name. The closest names by path and title (``Bundle.suggest``) count
+    only when their file name is that of the link (:data:`MEANT_SIMILARITY`): two paths
+    that share a long prefix are close whatever file they end in."""
+    head, _, name = target.rstrip("/").rpartition("/")
+    stem = name.removesuffix(".md")
+    if stem.casefold() in ("index", "readme") and head:
+        head, _, stem = head.rpartition("/")
+        target = f"{head}/{stem}.md"
+    wanted = _words_of(stem)
+    for path in b.suggest(target, 5):
+        if similarity(wanted, _words_of(path.rpartition("/")[2].removesuffix(".md"))) >= (
+            MEANT_SIMILARITY
+        ):
+            return path
+    return None
+
+
+def _words_of(name: str) -> str:
+    """A file name's words, casefolded, one blank apart (``Delta_Duplicate-Columns`` ->
+    ``delta duplicate columns``)."""
+    return " ".join(_SEPARATED.split(name.casefold())).strip()
 
 
 # -- L3 --------------------------------------------------------------------------------------
