@@ -453,3 +453,19 @@ def test_read_shows_the_producers_own_keys_briefly(make_bundle: MakeBundle) -> N
     lines = run("--no-state-cache", "read", str(root), "b").stdout.splitlines()
     assert "k7: v7" in lines and "k8: v8" not in lines
     assert "… and 2 more of the producer's keys (--json shows them)" in lines
+
+
+def test_neighbors_say_which_concept_a_broken_link_meant(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "a.md": concept(body="See [b](/kb/topics/b-page.md) and [x](/nowhere/else.md).\n"),
+            "topics/b-page.md": concept(),
+        }
+    )
+    lines = run("neighbors", str(root), "a").stdout.splitlines()
+    header = next(line for line in lines if "DID YOU MEAN" in line)
+    assert header.split() == ["PATH", "TITLE", "VIA", "DID", "YOU", "MEAN"]
+    meant = next(line for line in lines if "/kb/topics/b-page.md" in line)
+    assert meant.split()[-1] == "/topics/b-page.md"
+    other = next(line for line in lines if "/nowhere/else.md" in line)
+    assert other.split()[-1] == "body:4"  # no concept is close: nothing named

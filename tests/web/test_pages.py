@@ -962,3 +962,15 @@ def test_search_marks_the_word_forms_a_hit_matched(make_bundle: MakeBundle) -> N
     html = app.get("/search?q=what+gets+pushed").text
     snippet = re.search(r'<p class="snippet">(.*?)</p>', html)
     assert snippet and re.findall(r"<mark>([^<]*)</mark>", snippet.group(1)) == ["push"]
+
+
+def test_an_unresolved_link_links_the_concept_it_most_likely_meant(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle(
+        {"a.md": concept(body="See [b](/kb/topics/b-page.md).\n"), "topics/b-page.md": concept()}
+    )
+    html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get("/b/kb/c/a.md")
+    meant = re.search(r'<span class="meant">did you mean <a href="([^"]+)">([^<]+)</a>', html.text)
+    assert meant is not None
+    assert meant.groups() == ("/b/kb/c/topics/b-page.md", "/topics/b-page.md")

@@ -386,10 +386,12 @@ def neighbors(payload: dict[str, Any]) -> str:
         if not edges:
             lines.append(_dim("  none"))
             continue
+        meant = any(e.get("did_you_mean") for e in edges)  # unresolved links only
         body = table(
-            ["PATH", "TITLE", "VIA"],
+            ["PATH", "TITLE", "VIA"] + (["DID YOU MEAN"] if meant else []),
             [[str(e.get("path")), str(e.get("title") or e.get("text") or ""),
               f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
+             + ([str(e.get("did_you_mean") or "")] if meant else [])
              for e in edges],
             [badges(e) for e in edges],
         )  # fmt: skip

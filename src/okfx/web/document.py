@@ -154,6 +154,8 @@ def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
         payload[key] = edges = edges[:MAX_LISTED]
         for edge in edges:
             edge["url"] = view.url_of(edge["path"]) if key != "unresolved" else None
+            meant = edge.get("did_you_mean")
+            edge["meant_url"] = view.url_of(meant) if meant else None
     return payload
 
 
