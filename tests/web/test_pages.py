@@ -974,3 +974,18 @@ def test_an_unresolved_link_links_the_concept_it_most_likely_meant(
     meant = re.search(r'<span class="meant">did you mean <a href="([^"]+)">([^<]+)</a>', html.text)
     assert meant is not None
     assert meant.groups() == ("/b/kb/c/topics/b-page.md", "/topics/b-page.md")
+
+
+def test_the_graph_around_an_index_draws_the_folder_indexes_it_lists(client: TestClient) -> None:
+    html = client.get("/b/knowledge/graph?path=/index.md").text
+    drawn = dict(
+        re.findall(
+            r'<a href="/b/knowledge/c([^"]+)" class="node[^>]*>.*?<text[^>]*>([^<]*)</text>',
+            html,
+            re.S,
+        )
+    )
+    assert drawn["/index.md"] == "index"
+    assert drawn["/tables/index.md"] == "tables/" and drawn["/metrics/index.md"] == "metrics/"
+    deeper = client.get("/b/knowledge/graph?path=/index.md&depth=2").text
+    assert 'href="/b/knowledge/c/tables/trips.md" class="node' in deeper  # through tables/

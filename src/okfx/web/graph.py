@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 
-from okfx.model import Concept
+from okfx.model import Concept, IndexFile, LogFile
 from okfx.web import urls
 from okfx.web.site import BundleView
 
@@ -60,12 +60,13 @@ def colours(view: BundleView) -> dict[str, str]:
 
 
 def _adjacent(view: BundleView, path: str) -> list[str]:
-    """Concepts linked from or to ``path``, in a stable order (outbound first)."""
+    """Documents linked from or to ``path`` (concepts, and the index and log files a
+    root index lists its folders by), in a stable order (outbound first)."""
     b = view.bundle
     around = b.neighbors(path)
     out: dict[str, None] = {}
     for link in around.outbound:
-        if isinstance(b.get(link.target), Concept):
+        if isinstance(b.get(link.target), Concept | IndexFile | LogFile):
             out[link.target] = None
     for link in around.backlinks:
         out[link.source] = None
@@ -96,8 +97,7 @@ def _finish(
                 if other is not None and other != index[path] and len(edges) < MAX_EDGES:
                     edges.add((index[path], other))
         else:
-            name = path.rsplit("/", 1)[-1]
-            node = Node(path, name, "file", "", False, depth, "c-other",
+            node = Node(path, _label(path), _kind(doc), "", False, depth, "c-other",
                         urls.concept(b.name, path), x, y)  # fmt: skip
             if doc is not None:
                 for link in doc.links:
@@ -114,6 +114,22 @@ def _finish(
     pad = 90.0
     box = (min(xs) - pad, min(ys) - pad, max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad)
     return Graph(nodes, sorted(edges), truncated, legend, box)
+
+
+def _label(path: str) -> str:
+    """A reserved file's label: its folder for an index (``tables/``, the root's
+    ``index``), ``log`` after its folder for a log; a file's name otherwise."""
+    folder, _, name = path.rpartition("/")
+    if name in ("index.md", "log.md"):
+        where = folder.rsplit("/", 1)[-1]
+        if name == "index.md":
+            return f"{where}/" if where else "index"
+        return f"{where}/log" if where else "log"
+    return name
+
+
+def _kind(doc: object) -> str:
+    return "index" if isinstance(doc, IndexFile) else "log" if isinstance(doc, LogFile) else "file"
 
 
 def neighbourhood(view: BundleView, path: str, depth: int, now: datetime) -> Graph:
