@@ -141,6 +141,10 @@ def test_the_model_reads_the_definition_and_the_hits_the_query_as_typed(tmp_path
     lexical = {hit.path: hit.matched for hit in index.rank("CMK setup", now=NOW)}
     results = index.search("CMK setup", now=NOW)
     assert "CMK (customer managed key) setup" in embedder.texts
+    assert (
+        results.notice
+        == "The embedding read CMK as 'customer managed key', as the bundle defines it."
+    )
     assert results[0].path == "/spelled.md" and results[0].found == "both"
     for hit in results:
         assert hit.matched == lexical.get(hit.path, hit.matched)
@@ -154,3 +158,11 @@ def test_the_lookups_kept_are_bounded(monkeypatch):
         definitions.meaning(name)
     assert len(definitions._known) <= 4
     assert definitions.meaning("CMK") == "customer managed key"
+
+
+def test_the_reading_is_said_in_one_sentence():
+    assert acronyms.read_as({}) == ""
+    assert acronyms.read_as({"CMK": "customer managed key", "UC": "unity catalog"}) == (
+        "The embedding read CMK as 'customer managed key', UC as 'unity catalog', "
+        "as the bundle defines them."
+    )

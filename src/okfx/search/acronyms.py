@@ -35,7 +35,7 @@ from typing import Any
 from okfx.search.analyzer import tokenize
 from okfx.search.wordforms import INITIALISM_STOPWORDS
 
-__all__ = ["MAX_HOLDERS", "Definitions", "definitions_in", "query_acronyms"]
+__all__ = ["MAX_HOLDERS", "Definitions", "definitions_in", "query_acronyms", "read_as"]
 
 #: An acronym held by more concepts than this is not looked up (see the module docstring).
 MAX_HOLDERS = 2000
@@ -160,19 +160,25 @@ class Definitions:
         self._known: dict[str, str | None] = {}
         self._lock = threading.Lock()
 
-    def expand(self, query: str) -> str:
-        """``query`` with each acronym the bundle defines followed by its definition in
-        brackets, once (unless the query already holds each word of it); ``query``
-        itself when there is none."""
+    def meanings(self, query: str) -> dict[str, str]:
+        """``acronym -> definition`` for each acronym of ``query`` the bundle defines,
+        unless the query already holds each word of the definition."""
         acronyms = query_acronyms(query)
         if not acronyms:
-            return query
+            return {}
         words = set(_words(query.casefold()))
         meanings = {}
         for acronym in acronyms:
             meaning = self.meaning(acronym)
             if meaning is not None and not set(meaning.split()) <= words:
                 meanings[acronym] = meaning
+        return meanings
+
+    def expand(self, query: str, meanings: dict[str, str] | None = None) -> str:
+        """``query`` with each acronym the bundle defines followed by its definition in
+        brackets, once (:meth:`meanings`, or the ``meanings`` given); ``query`` itself
+        when there is none."""
+        meanings = dict(self.meanings(query) if meanings is None else meanings)
         if not meanings:
             return query
         out = []
@@ -235,3 +241,14 @@ def _given(concept: Any, acronym: str) -> Iterable[str]:
         if acronym in text:
             found |= definitions_in(text, acronym)
     return found
+
+
+def read_as(meanings: dict[str, str]) -> str:
+    """The sentence a hybrid search adds when its model read definitions: "The
+    embedding read CMK as 'customer managed key', as the bundle defines it." ("" for
+    none)."""
+    if not meanings:
+        return ""
+    said = ", ".join(f"{acronym} as '{meaning}'" for acronym, meaning in meanings.items())
+    defines = "defines it" if len(meanings) == 1 else "defines them"
+    return f"The embedding read {said}, as the bundle {defines}."

@@ -50,7 +50,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from okfx.search.acronyms import Definitions, query_acronyms
+from okfx.search.acronyms import Definitions, query_acronyms, read_as
 from okfx.search.analyzer import analyze_query, tokenize
 from okfx.search.cjk import has_cjk
 from okfx.search.embedder import Embedder, QueryVectors, require
@@ -302,7 +302,8 @@ class HybridRanker:
         # The BM25F side runs on a helper thread beside the embedding's product over a
         # kept query vector, or beside the query's encode (when the embedder can do that).
         # The model reads the query with the bundle's definitions of its acronyms.
-        read = self.definitions.expand(query)
+        meanings = self.definitions.meanings(query)
+        read = self.definitions.expand(query, meanings)
         vector = self.query_vectors.kept(read)
         if vector is not None:
             (found, analysed), embedding_side = alongside(
@@ -346,7 +347,8 @@ class HybridRanker:
                 counted[verdict] = counted.get(verdict, 0) + 1
         for verdict, n in counted.items():
             hidden[verdict] = max(hidden.get(verdict, 0), n)
-        return SearchResults(query, hits, hidden, hidden_notice(hidden), "hybrid")
+        notice = f"{hidden_notice(hidden)} {read_as(meanings)}".strip()
+        return SearchResults(query, hits, hidden, notice, "hybrid")
 
     def _dense(
         self, vector: Any, spec: ConceptFilter, *, split: bool = True
