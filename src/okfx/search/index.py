@@ -29,6 +29,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    plural_variants,
     split_chunks,
 )
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
@@ -69,6 +70,7 @@ from okfx.search.wordforms import (
     joined_pair_parts,
     joined_pairs,
     title_initialisms,
+    word_forms,
 )
 
 __all__ = [
@@ -444,6 +446,12 @@ class SearchIndex:
         for left, right in joined_pair_parts(split_chunks(query)):
             if left + right in ids:
                 found.update((left, right))
+        # A verb in -s whose other forms the bundle holds ("generates": generated) is
+        # not missing, though the search reads only its plural variants.
+        for word in absent - found:
+            singular = [v for v in plural_variants(word) if not v.endswith("s")]
+            if any(form in ids for v in singular for form in word_forms(v)):
+                found.add(word)
         missing = [
             c
             for c in chunks
