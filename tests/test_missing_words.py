@@ -154,3 +154,16 @@ def test_a_verb_in_s_whose_other_forms_the_bundle_holds_is_not_missing(
     box = Toolbox(Bundle.load(make_bundle(files)))
     assert search(box, "what setup generates")["missing_words"] == []
     assert search(box, "what setup generatez")["missing_words"] == ["generatez"]
+
+
+def test_missing_words_misspelling_a_name_of_several_words_name_it(
+    make_bundle: MakeBundle,
+) -> None:
+    files: dict[str, str | bytes] = {
+        "features/command-palette.md": concept(title="Command Palette", body="Press Ctrl+K."),
+        "keys.md": concept(title="Keys", body="Every shortcut of the app."),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "comand palete shortcut")  # hits: the shortcut page
+    assert found["missing_words"] == ["comand", "palete"]
+    assert [d["path"] for d in found["did_you_mean"]] == ["/features/command-palette.md"]  # type: ignore[union-attr]

@@ -81,9 +81,13 @@ def close_names_of(bundles: list[Bundle], words: Sequence[str]) -> list[dict[str
     :data:`CLOSE_NAMES` in all. Such a word is as often a real word the bundle does not
     use ("server", "came") as a misspelling, so only words of five letters or more are
     looked up, and only names at least :data:`TYPO_CUTOFF` alike are named ("trpis" and
-    Trips are 0.8 alike, "server" and Reserves 0.71)."""
+    Trips are 0.8 alike, "server" and Reserves 0.71). Several such words are first looked
+    up together, as a name of several words misspelt ("comand palete" for Command
+    Palette, which neither word is 0.8 alike alone)."""
     found: list[dict[str, str]] = []
-    for word in [w for w in words if len(w) >= 5][:CLOSE_NAMES]:
+    long = [w for w in words if len(w) >= 5][:CLOSE_NAMES]
+    probes = ([" ".join(words[:CLOSE_NAMES])] if len(words) > 1 else []) + long
+    for word in probes:
         for item in close_names(bundles, word, TYPO_CUTOFF):
             if item not in found and len(found) < CLOSE_NAMES:
                 found.append(item)
