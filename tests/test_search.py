@@ -291,10 +291,10 @@ def test_a_snippet_shows_the_line_where_the_word_is_whole():
     assert best_line(body, [("lang", 1.0)]) == "Argument **`lang`** picks one."
     assert best_line(body, [("lang", 1.0), ("code", 0.5)]) == "Argument **`lang`** picks one."
     # camelCase and letter/digit steps are word steps, as the analyzer splits them
-    assert best_line("profile\nuserProfileId here\n", [("id", 1.0)]) == "userProfileId here"
-    assert best_line("idle\nBIP30 rule\n", [("30", 1.0)]) == "BIP30 rule"
+    assert best_line("profile\n\nuserProfileId here\n", [("id", 1.0)]) == "userProfileId here"
+    assert best_line("idle\n\nBIP30 rule\n", [("30", 1.0)]) == "BIP30 rule"
     # only inside a word: that line still beats the first prose line
-    assert best_line("intro\nthe languages\n", [("lang", 1.0)]) == "the languages"
+    assert best_line("intro\n\nthe languages\n", [("lang", 1.0)]) == "the languages"
 
 
 def test_a_snippet_counts_a_word_once_however_many_of_its_forms_a_line_holds():
@@ -369,11 +369,11 @@ def test_a_snippet_finds_a_dotted_abbreviation_whole_and_cuts_between_words():
     body = "- Checked against the public-use file.\n**Prevalence among U.S. adults: 9.8%**\n"
     assert best_line(body, [("us", 2.0)]) == "**Prevalence among U.S. adults: 9.8%**"
     assert best_line(body, [("us", 2.0), ("adults", 1.0)]).startswith("**Prevalence")
-    assert best_line("the bus\nus here\n", [("us", 1.0)]) == "us here"  # whole first
+    assert best_line("the bus\n\nus here\n", [("us", 1.0)]) == "us here"  # whole first
     # the last dot is optional, and a dotted run that goes on is another word (U.S.A.)
-    assert best_line("public-use\nthe U.S adults\n", [("us", 1.0)]) == "the U.S adults"
-    assert best_line("public-use\nthe U.S.A.\n", [("us", 1.0)]) == "public-use"
-    assert best_line("public-use\nthe u.sa\n", [("us", 1.0)]) == "public-use"
+    assert best_line("public-use\n\nthe U.S adults\n", [("us", 1.0)]) == "the U.S adults"
+    assert best_line("public-use\n\nthe U.S.A.\n", [("us", 1.0)]) == "public-use"
+    assert best_line("public-use\n\nthe u.sa\n", [("us", 1.0)]) == "public-use"
     words = " ".join(f"word{i}" for i in range(60))
     cut = best_line(words, [("word30", 1.0)], width=60)
     inner = cut.strip("\u2026").split(" ")
@@ -487,3 +487,41 @@ def test_a_hit_carries_each_value_of_its_concept_in_its_own_field():
         "confidence": 1.0,
     }
     assert hit.score > 0
+
+
+def test_a_snippet_reads_a_hard_wrapped_sentence_whole():
+    """Helper QA over a gem's bundle wrapped at 80 columns: every snippet was one
+    physical line, a fragment cut mid-sentence ("instructions tell them to merge into. An
+    upgrade that rewrote them would destroy")."""
+    body = (
+        "# Ownership\n\n"
+        "An upgrade never touches the files the\n"
+        "instructions tell them to merge into. An upgrade that rewrote them would destroy\n"
+        "the local edits an owner made.\n"
+        "A new sentence on its own line.\n\n"
+        "- a list item that goes\n"
+        "  on over an indented line\n"
+        "Not the item's: a paragraph of its own.\n"
+        "| a table | row |\n"
+    )
+    assert best_line(body, [("rewrote", 1.0)]) == (
+        "An upgrade never touches the files the instructions tell them to merge into. "
+        "An upgrade that rewrote them would destroy the local edits an owner made."
+    )
+    assert best_line(body, [("sentence", 1.0)]) == "A new sentence on its own line."
+    assert best_line(body, [("indented", 1.0)]) == (
+        "- a list item that goes on over an indented line"
+    )
+    assert best_line(body, [("paragraph", 1.0)]) == "Not the item's: a paragraph of its own."
+    assert best_line(body, [("table", 1.0)]) == "| a table | row |"
+    # cut around the match as before when the sentence is long
+    long = "\n".join(["word " * 12] * 3) + "match here and more words follow\n"
+    cut = best_line(long, [("match", 1.0)], width=60)
+    assert "match" in cut and len(cut) <= 60 and cut.startswith("\u2026")
+
+
+@given(st.text(alphabet="ab .:-*#|\n\t", max_size=300), st.sampled_from(["a", "b", "ab"]))
+def test_a_snippet_is_one_bounded_line_whatever_the_body(body, needle):
+    shown = best_line(body, [(needle, 1.0)], width=80)
+    assert len(shown) <= 80
+    assert "\n" not in shown

@@ -290,9 +290,94 @@ def without_footnote_labels(text: str) -> str:
 
 def _shown(body: str, low: str, start: int, pos: int, width: int) -> str:
     """The body line that starts at ``start`` in ``low`` (the folded body), cut around the
-    match at ``pos`` there."""
+    match at ``pos`` there; a line of a paragraph wrapped over several lines is read with
+    its neighbours (:func:`_paragraph`), so the snippet is the sentence, not a fragment."""
     if len(low) == len(body):
-        hit = pos - start
-        return cut_line(_line(body, start), hit, hit + 1, width)
+        text, at = _paragraph(body, start)
+        hit = at + pos - start
+        return cut_line(text, hit, hit + 1, width)
     number = low.count("\n", 0, start)
     return cut_line(body.split("\n")[number], width=width)
+
+
+#: Lines of a wrapped paragraph read on each side of the matching one, at most.
+_WRAPPED_LINES = 3
+#: A line longer than this is not a wrapped one (an editor wraps prose well before).
+_WRAPPED_CHARS = 300
+# How a line that starts a block of its own begins (after its indentation): a heading, a
+# table row, a fence, a rule, a quote, a list item. Such a line continues no paragraph.
+_BLOCK = re.compile(r"(?:#|\||```|~~~|---|>|[-*+] |\d{1,9}[.)] )")
+# How a list item's line begins (after its indentation): its text may go on below.
+_ITEM = re.compile(r"(?:[-*+] |\d{1,9}[.)] )")
+
+
+def _paragraph(body: str, start: int) -> tuple[str, int]:
+    """The line that starts at ``start`` with the lines its sentences are wrapped over (a
+    hard-wrapped paragraph or list item), at most :data:`_WRAPPED_LINES` each side,
+    joined by blanks; and where the line starts in that text. A neighbour belongs when it
+    is not blank, starts no block of its own, no sentence ends between them, and it is
+    indented as the line's block is (a list item goes on over indented lines; a
+    paragraph over lines that are not). A line that is markup (a heading, a table row) or
+    longer than :data:`_WRAPPED_CHARS` stands alone."""
+    line = _line(body, start)
+    if len(line) > _WRAPPED_CHARS or not line.strip():
+        return line, 0
+    if _BLOCK.match(line.lstrip()) and not _item(line):
+        return line, 0
+    before: list[str] = []
+    at, current = start, line
+    while len(before) < _WRAPPED_LINES and at > 0 and not _item(current):
+        previous = body.rfind("\n", 0, at - 1) + 1
+        text = _line(body, previous)
+        if not _wrapped(text) or _ends_sentence(text):
+            break
+        if _item(text) and not _indented(current):
+            break  # a list item goes on over indented lines only
+        if not _item(text) and _indented(text) != _indented(current):
+            break
+        before.append(text.strip())
+        at, current = previous, text
+    # The block the line is part of: a list item (its first line found above, or the
+    # line itself) goes on over indented lines; a paragraph over lines that are not.
+    in_item = _item(current) or (_indented(line) and bool(before))
+    after: list[str] = []
+    end = start + len(line)
+    last = line
+    while len(after) < _WRAPPED_LINES and end < len(body) and not _ends_sentence(last):
+        text = _line(body, end + 1)
+        if not _wrapped(text) or _item(text) or _indented(text) != (in_item or _indented(line)):
+            break
+        after.append(text.strip())
+        end += 1 + len(text)
+        last = text
+    if not before and not after:
+        return line, 0
+    head = " ".join(reversed(before))
+    shown = " ".join([*reversed(before), line.strip(), *after])
+    indent = len(line) - len(line.lstrip())
+    return shown, (len(head) + 1 if head else 0) - indent
+
+
+def _wrapped(line: str) -> bool:
+    """Whether ``line`` may be a wrapped part of a neighbour's sentence: not blank, not
+    too long, and opening no block other than a list item."""
+    if len(line) > _WRAPPED_CHARS or not line.strip():
+        return False
+    return _BLOCK.match(line.lstrip()) is None or _item(line)
+
+
+def _indented(line: str) -> bool:
+    return line[:1] in (" ", "\t")
+
+
+def _ends_sentence(line: str) -> bool:
+    """Whether ``line`` ends a sentence (or a label: ``:``; a footnote label after it
+    does not count), so the next line starts another: a snippet joins wrapped lines only
+    within the sentence it shows."""
+    text = without_footnote_labels(line).rstrip()
+    return text.endswith((".", "!", "?", ":", "。", "！", "？"))
+
+
+def _item(line: str) -> bool:
+    """Whether ``line`` starts a list item (its text may go on over the next lines)."""
+    return _ITEM.match(line.lstrip()) is not None
