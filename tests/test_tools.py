@@ -130,6 +130,11 @@ def test_reserved_files_are_readable(box: Toolbox) -> None:
     assert box.read_concept(path="index.md")["kind"] == "index"
     assert box.read_concept(path="tables/")["path"] == "/tables/index.md"
     assert box.read_concept(path="log.md")["kind"] == "log"
+    # titled as get_neighbors names them: the first heading, else folder and file name
+    tables = box.read_concept(path="tables/")
+    listed = {e["path"]: e["title"] for e in box.get_neighbors(path="index.md")["outbound"]}
+    assert tables["title"] == listed["/tables/index.md"]
+    assert box.read_concept(path="index.md")["title"] == "Start here"
 
 
 def test_stale_deprecated_and_draft_concepts_carry_notices(box: Toolbox) -> None:

@@ -370,6 +370,7 @@ def read(
         payload = {
             "bundle": b.name,
             "path": doc.path,
+            "title": _page_title(doc),  # as get_neighbors names the page
             "kind": "index" if isinstance(doc, IndexFile) else "log",
         }
         log = b.logs.get(doc.directory) if isinstance(doc, IndexFile) else None
@@ -430,13 +431,8 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 "stale": found.is_stale(now),
             }
         if isinstance(found, IndexFile | LogFile):
-            # Its first heading (a log's title), as a reader knows the page; else its name.
-            heading = page_heading(found)
-            # No heading: its folder and name ("cli-guide/index.md"), which tell apart the
-            # index files a root index links.
-            named = found.path.lstrip("/").rsplit("/", 2)[-2:]
             return {
-                "title": clip(heading, TITLE_CHARS) or "/".join(named),
+                "title": _page_title(found),
                 "type": "index" if isinstance(found, IndexFile) else "log",
             }
         if target in b.directories:  # a folder without index.md
@@ -488,6 +484,14 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         leave_out(payload, key, key, "read the concept for its links")
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload
+
+
+def _page_title(page: IndexFile | LogFile) -> str:
+    """How the tools name an index or log page: its first heading (a log's title), as a
+    reader knows the page; without one, its folder and name (``cli-guide/index.md``),
+    which tell apart the index files a root index links."""
+    named = page.path.lstrip("/").rsplit("/", 2)[-2:]
+    return clip(page_heading(page), TITLE_CHARS) or "/".join(named)
 
 
 #: How close a broken link's file name and a concept's must be for the concept to be
