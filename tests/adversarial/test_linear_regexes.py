@@ -296,7 +296,6 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     "okfx.search.snippets._BLOCK": ("match", [rep("1"), rep("-"), rep("#")]),
     "okfx.search.snippets._ITEM": ("match", [rep("1"), rep("-")]),
-    "okfx.tools.views._SEPARATED": ("scan", [rep("_"), rep("a_"), rep(" ")]),
     "okfx.search.acronyms._ACRONYM": ("fullmatch", [rep("A", tail="s!"), rep("As")]),
     "okfx.search.suggest._SEPARATORS": ("scan", [rep("_"), rep("a_"), rep(" "), rep("a")]),
     "okfx.cli.commands._NAMED": ("fullmatch", [rep("a", tail="="), rep("a="), rep("=", "a")]),

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import chain
 
-__all__ = ["BUDGET", "CUTOFF", "NameIndex", "closest", "similarity"]
+__all__ = ["BUDGET", "CUTOFF", "NameIndex", "closest", "fold", "similarity"]
 
 #: A name must score at least this to be suggested (difflib's default cutoff).
 CUTOFF = 0.6
@@ -42,7 +42,7 @@ _MAX_PROBE = 512
 _SEPARATORS = re.compile(r"[\W_]+")
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Casefolded words separated by one space: ``dock_Availability`` -> ``dock availability``."""
     return _SEPARATORS.sub(" ", text.casefold()).strip()
 
@@ -138,7 +138,7 @@ class NameIndex:
             self._entries.append((path, title))
             folder, _, leaf = _key(path).rpartition("/")
             # a folder's key ends in "/", which no trigram of folded text holds
-            for gram in _grams(_fold(leaf)) | _grams(_fold(title)) | {f"{folder}/"}:
+            for gram in _grams(fold(leaf)) | _grams(fold(title)) | {f"{folder}/"}:
                 held = postings.get(gram)
                 if held is None:
                     postings[gram] = [at]
@@ -149,7 +149,7 @@ class NameIndex:
         self._folders = sorted(gram[:-1] for gram in self._postings if gram.endswith("/"))
         by_gram: dict[str, list[int]] = {}
         for at, folder in enumerate(self._folders):
-            for gram in _grams(_fold(folder)):
+            for gram in _grams(fold(folder)):
                 by_gram.setdefault(gram, []).append(at)
         self._folder_grams = {gram: array("i", held) for gram, held in by_gram.items()}
 
@@ -171,7 +171,7 @@ class NameIndex:
         folder, _, leaf = key.rpartition("/")
         if not leaf:
             return []
-        wanted = _grams(_fold(leaf)) | {f"{self._folder(folder)}/"}
+        wanted = _grams(fold(leaf)) | {f"{self._folder(folder)}/"}
         whole, file_name = _Probe(key), _Probe(leaf)
         best: dict[str, tuple[float, int]] = {}  # path -> (score, -kind)
         for at in _shortlist(self._postings, wanted, _SCORED):

@@ -20,7 +20,7 @@ from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
-from okfx.search.suggest import closest, similarity
+from okfx.search.suggest import closest, fold, similarity
 from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -68,8 +68,6 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
-# What separates the words of a file name (``_``, ``-``, ``.``, blanks).
-_SEPARATED = re.compile(r"[\W_]+")
 
 
 def _event(**fields: Any) -> None:
@@ -511,19 +509,13 @@ def _meant(b: Bundle, target: str) -> str | None:
     if stem.casefold() in ("index", "readme") and head:
         head, _, stem = head.rpartition("/")
         target = f"{head}/{stem}.md"
-    wanted = _words_of(stem)
+    wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
     for path in b.suggest(target, 5):
-        if similarity(wanted, _words_of(path.rpartition("/")[2].removesuffix(".md"))) >= (
+        if similarity(wanted, fold(path.rpartition("/")[2].removesuffix(".md"))) >= (
             MEANT_SIMILARITY
         ):
             return path
     return None
-
-
-def _words_of(name: str) -> str:
-    """A file name's words, casefolded, one blank apart (``Delta_Duplicate-Columns`` ->
-    ``delta duplicate columns``)."""
-    return " ".join(_SEPARATED.split(name.casefold())).strip()
 
 
 # -- L3 --------------------------------------------------------------------------------------
