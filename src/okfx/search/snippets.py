@@ -320,9 +320,7 @@ def _paragraph(body: str, start: int) -> tuple[str, int]:
     paragraph over lines that are not). A line that is markup (a heading, a table row) or
     longer than :data:`_WRAPPED_CHARS` stands alone."""
     line = _line(body, start)
-    if len(line) > _WRAPPED_CHARS or not line.strip():
-        return line, 0
-    if _BLOCK.match(line.lstrip()) and not _item(line):
+    if not _wrapped(line):
         return line, 0
     before: list[str] = []
     at, current = start, line
@@ -339,13 +337,13 @@ def _paragraph(body: str, start: int) -> tuple[str, int]:
         at, current = previous, text
     # The block the line is part of: a list item (its first line found above, or the
     # line itself) goes on over indented lines; a paragraph over lines that are not.
-    in_item = _item(current) or (_indented(line) and bool(before))
+    indented = _item(current) or _indented(line)
     after: list[str] = []
     end = start + len(line)
     last = line
     while len(after) < _WRAPPED_LINES and end < len(body) and not _ends_sentence(last):
         text = _line(body, end + 1)
-        if not _wrapped(text) or _item(text) or _indented(text) != (in_item or _indented(line)):
+        if not _wrapped(text) or _item(text) or _indented(text) != indented:
             break
         after.append(text.strip())
         end += 1 + len(text)
