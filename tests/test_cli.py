@@ -455,6 +455,17 @@ def test_read_shows_the_producers_own_keys_briefly(make_bundle: MakeBundle) -> N
     assert "… and 2 more of the producer's keys (--json shows them)" in lines
 
 
+def test_neighbors_list_the_links_that_leave_the_bundle(make_bundle: MakeBundle) -> None:
+    body = "See [up](../../docs/x.md) and [odd](../\x1b[31m.md).\n"
+    root = make_bundle({"deep/a.md": concept(body=body), "deep/b.md": concept()})
+    lines = run("neighbors", str(root), "deep/a").stdout.splitlines()
+    at = lines.index("Leaves the bundle, not followed (2)")
+    assert lines[at + 1].split() == ["HREF", "TEXT", "VIA"]
+    assert lines[at + 2].split() == ["../../docs/x.md", "up", "body:4"]
+    assert lines[at + 3].split() == ["../^[[31m.md", "odd", "body:4"]  # shown, not obeyed
+    assert "Leaves the bundle" not in run("neighbors", str(root), "deep/b").stdout
+
+
 def test_neighbors_say_which_concept_a_broken_link_meant(make_bundle: MakeBundle) -> None:
     root = make_bundle(
         {

@@ -667,6 +667,31 @@ def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:
     assert box.read_concept(path="/admissions/log.md")["kind"] == "log"
 
 
+def test_links_that_leave_the_bundle_are_listed_not_followed(make_bundle: MakeBundle) -> None:
+    """Skupper's generated pages link docs above the bundle's root: the load keeps no edge
+    for them (unsafe_link), and get_neighbors listed nothing, so an agent could not tell
+    the page links the troubleshooting guide at all."""
+    body = (
+        "Intro.\n\nSee [the guide](../../human/docs/guide.md) and [b](b.md).\n"
+        "Also [esc](..\\..\\up.md), [top](/../up.md) and `[code](../../no.md)`.\n"
+    )
+    root = make_bundle({"deep/a.md": concept(body=body), "deep/b.md": concept()})
+    box = Toolbox(Bundle.load(root))
+    result = box.get_neighbors(path="deep/a.md")
+    assert [e["path"] for e in result["outbound"]] == ["/deep/b.md"]
+    assert result["unresolved"] == []
+    first_body_line = concept(body=body).split("\n---\n", 1)[0].count("\n") + 3
+    assert result["leaves_bundle"] == [
+        {"href": "../../human/docs/guide.md", "field": "body", "text": "the guide",
+         "line": first_body_line + 2},
+        {"href": "..\\..\\up.md", "field": "body", "text": "esc", "line": first_body_line + 3},
+        {"href": "/../up.md", "field": "body", "text": "top", "line": first_body_line + 3},
+    ]  # fmt: skip
+    warned = [w for w in Bundle.load(root).warnings if w.code == "unsafe_link"]
+    assert len(warned) == len(result["leaves_bundle"])  # the same links the load reports
+    assert "leaves_bundle" not in box.get_neighbors(path="deep/b.md")  # none: no key
+
+
 def test_an_unresolved_link_names_the_concept_it_most_likely_meant(
     make_bundle: MakeBundle,
 ) -> None:

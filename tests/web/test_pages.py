@@ -964,6 +964,24 @@ def test_search_marks_the_word_forms_a_hit_matched(make_bundle: MakeBundle) -> N
     assert snippet and re.findall(r"<mark>([^<]*)</mark>", snippet.group(1)) == ["push"]
 
 
+def test_links_that_leave_the_bundle_are_listed_without_a_link(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"d/a.md": concept(body="See [the guide](../../docs/guide.md).\n")})
+    app = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    html = app.get("/b/kb/c/d/a.md").text
+    side = html[html.index('id="links-leaving"') :]
+    assert re.search(r'<span class="n">(\d+)</span>', side).group(1) == "1"  # type: ignore[union-attr]
+    item = re.search(r"<li>(.*?)</li>", side, re.S)
+    assert item is not None and "<a " not in item.group(1)
+    assert "<code>../../docs/guide.md</code>" in item.group(1) and "the guide" in item.group(1)
+    plain = make_bundle({"a.md": concept(body="No links.\n")})
+    assert (
+        "links-leaving"
+        not in TestClient(create_app(Bundle.load(plain, "p")), base_url=LOCAL)
+        .get("/b/p/c/a.md")
+        .text
+    )
+
+
 def test_an_unresolved_link_links_the_concept_it_most_likely_meant(
     make_bundle: MakeBundle,
 ) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "Resolver",
     "footnote_definitions",
     "footnote_offsets",
+    "leaving_links",
     "lines_outside_code",
     "matches_outside_code",
     "nfc_index",
@@ -400,3 +401,25 @@ class Resolver:
         except UnsafePath:
             return first
         return second if self._exists(second) else first
+
+
+#: Resolves nothing that exists: whether an href climbs above the root depends on the
+#: href and the linking page's folder alone (:meth:`Resolver.resolve` raises before it
+#: looks at a file).
+_NO_FILES = Resolver(set(), set())
+
+
+def leaving_links(body: str, base_dir: str, limit: int) -> list[RawLink]:
+    """The body links of a page in ``base_dir`` that okfx never follows because their
+    href leaves the bundle: it climbs above the root (``../../docs/x.md`` two folders
+    deep, ``/../x.md``) or holds a backslash or a control character. These are the links
+    a load reports as ``unsafe_link`` and keeps no edge for. At most ``limit``, in order;
+    nothing is resolved against the files or read."""
+    raw, _ = scan_markdown(body, limit)
+    found: list[RawLink] = []
+    for link in raw:
+        try:
+            _NO_FILES.resolve(link[0], base_dir)
+        except UnsafePath:
+            found.append(link)
+    return found

@@ -396,6 +396,16 @@ def neighbors(payload: dict[str, Any]) -> str:
             [badges(e) for e in edges],
         )  # fmt: skip
         lines.extend("  " + line for line in body.splitlines())
+    leaving = payload.get("leaves_bundle") or []
+    if leaving:  # links above the root, never followed: shown only when there are any
+        lines += ["", click.style(f"Leaves the bundle, not followed ({len(leaving)})", bold=True)]
+        body = table(
+            ["HREF", "TEXT", "VIA"],
+            [[str(e.get("href")), str(e.get("text") or ""),
+              f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
+             for e in leaving],
+        )  # fmt: skip
+        lines.extend("  " + line for line in body.splitlines())
     return "\n".join(lines)
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.links import lines_outside_code
-from okfx.bundle.paths import open_error
+from okfx.bundle.links import leaving_links, lines_outside_code
+from okfx.bundle.paths import open_error, parent_dir
 from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
@@ -25,6 +25,7 @@ from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
     EDGES,
+    LABEL_CHARS,
     RESULT_CHARS,
     TITLE_CHARS,
     TYPE_CHARS,
@@ -473,15 +474,43 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
             "outbound": edges(around.outbound, True, "outbound"),
             "backlinks": edges(around.backlinks, False, "backlinks"),
             "unresolved": edges(around.unresolved, True, "unresolved"),
-            UNTRUSTED: True,
         }
     )
+    leaving = _leaving(b, doc, cut)
+    if leaving:
+        payload["leaves_bundle"] = leaving
+    payload[UNTRUSTED] = True
     for text in cut:
         note(payload, text)
-    for key in ("backlinks", "unresolved", "outbound"):  # the least wanted go first
+    keys = ("leaves_bundle", "backlinks", "unresolved", "outbound")  # the least wanted first
+    for key in keys if leaving else keys[1:]:
         leave_out(payload, key, key, "read the concept for its links")
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload
+
+
+def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> list[Any]:
+    """The body links of ``doc`` that leave the bundle (``unsafe_link`` warnings), which
+    have no edge: their hrefs as written, so an agent knows they exist and that okfx
+    cannot follow them. Found again from the body, only when asked for."""
+    links = leaving_links(doc.body, parent_dir(doc.path), b.limits.max_links_per_concept)
+    if not links:
+        return []
+    body_line = doc.body_line if isinstance(doc, Concept) else None
+    out = []
+    for href, text, offset in links[:EDGES]:
+        line = None if body_line is None else body_line + doc.body.count("\n", 0, offset)
+        out.append(
+            {
+                "href": clip(href, VALUE_CHARS),
+                "field": "body",
+                "text": clip(" ".join(text.split()), LABEL_CHARS),
+                "line": line,
+            }
+        )
+    if len(links) > EDGES:
+        cut.append(f"leaves_bundle: the first {EDGES} of {len(links)} shown")
+    return out
 
 
 def _page_title(page: IndexFile | LogFile) -> str:
