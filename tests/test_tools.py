@@ -667,6 +667,16 @@ def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:
     assert box.read_concept(path="/admissions/log.md")["kind"] == "log"
 
 
+def test_a_broken_link_never_names_its_own_page_as_meant(make_bundle: MakeBundle) -> None:
+    """m3e's /components/button.md links /implementations/m3e-web/components/button, a
+    card the bundle does not hold: get_neighbors said the link meant the page itself."""
+    body = "Web: [card](/implementations/web/components/button) and [x](/old/buton.md).\n"
+    root = make_bundle({"components/button.md": concept(body=body)})
+    result = Toolbox(Bundle.load(root)).get_neighbors(path="components/button.md")
+    meant = {e["path"]: e.get("did_you_mean") for e in result["unresolved"]}
+    assert meant == {"/implementations/web/components/button": None, "/old/buton.md": None}
+
+
 def test_links_that_leave_the_bundle_are_listed_not_followed(make_bundle: MakeBundle) -> None:
     """Skupper's generated pages link docs above the bundle's root: the load keeps no edge
     for them (unsafe_link), and get_neighbors listed nothing, so an agent could not tell

@@ -454,7 +454,7 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 break
             entry = link_payload(link, meta(other), other)
             if name == "unresolved":
-                meant = _meant(b, other)
+                meant = _meant(b, other, link.source)
                 if meant is not None:
                     entry["did_you_mean"] = meant
             out.append(entry)
@@ -526,13 +526,16 @@ def _page_title(page: IndexFile | LogFile) -> str:
 MEANT_SIMILARITY = 0.85
 
 
-def _meant(b: Bundle, target: str) -> str | None:
+def _meant(b: Bundle, target: str, source: str) -> str | None:
     """The concept a broken link to ``target`` most likely meant, for an agent to read
     in one step: a typo, a moved file, a path written from the repository root
     (``/oks/kb/commits/a.md`` for ``/commits/a.md``), a folder's ``index.md`` for a page
     of the folder's name. The closest names by path and title (``Bundle.suggest``) count
     only when their file name is that of the link (:data:`MEANT_SIMILARITY`): two paths
-    that share a long prefix are close whatever file they end in."""
+    that share a long prefix are close whatever file they end in. Never ``source``, the
+    page that holds the link: m3e's ``/components/button.md`` links
+    ``/implementations/m3e-web/components/button``, a card outside the bundle, and was
+    told it meant itself."""
     head, _, name = target.rstrip("/").rpartition("/")
     stem = name.removesuffix(".md")
     if stem.casefold() in ("index", "readme") and head:
@@ -540,9 +543,8 @@ def _meant(b: Bundle, target: str) -> str | None:
         target = f"{head}/{stem}.md"
     wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
     for path in b.suggest(target, 5):
-        if similarity(wanted, fold(path.rpartition("/")[2].removesuffix(".md"))) >= (
-            MEANT_SIMILARITY
-        ):
+        name = fold(path.rpartition("/")[2].removesuffix(".md"))
+        if path != source and similarity(wanted, name) >= MEANT_SIMILARITY:
             return path
     return None
 
