@@ -514,6 +514,8 @@ def test_a_snippet_reads_a_hard_wrapped_sentence_whole():
     )
     assert best_line(body, [("paragraph", 1.0)]) == "Not the item's: a paragraph of its own."
     assert best_line(body, [("table", 1.0)]) == "| a table | row |"
+    # a hit with no word in the body (found by meaning) reads its first line whole too
+    assert best_line(body, []) == best_line(body, [("rewrote", 1.0)])
     # cut around the match as before when the sentence is long
     long = "\n".join(["word " * 12] * 3) + "match here and more words follow\n"
     cut = best_line(long, [("match", 1.0)], width=60)
