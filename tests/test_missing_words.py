@@ -167,3 +167,53 @@ def test_missing_words_misspelling_a_name_of_several_words_name_it(
     found = search(box, "comand palete shortcut")  # hits: the shortcut page
     assert found["missing_words"] == ["comand", "palete"]
     assert [d["path"] for d in found["did_you_mean"]] == ["/features/command-palette.md"]  # type: ignore[union-attr]
+
+
+def test_a_missing_word_of_a_longer_name_is_respelt_with_the_bundles_words(
+    make_bundle: MakeBundle,
+) -> None:
+    """flutter-okf QA: "instrinsic hieght" named Intrinsic Sizing, but "instrinsic hieght
+    widget" (one right word more) gave stateless_widget and no way forward: no title is
+    0.8 alike to "instrinsic hieght". A word of a title is: the query is respelt with it
+    and its best hits are named."""
+    files: dict[str, str | bytes] = {
+        "intrinsic_sizing.md": concept(title="Intrinsic Sizing", body="Ask a child widget."),
+        "stateless_widget.md": concept(title="Stateless widget", body="A widget, a widget."),
+        "env.md": concept(title="EnvironmentConfig", body="Shared values."),
+        "apply.md": concept(title="Apply changes", body="Apply them."),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "instrinsic hieght widget")
+    assert found["hits"][0]["path"] == "/stateless_widget.md"  # type: ignore[index]
+    assert found["missing_words"] == ["instrinsic", "hieght"]
+    assert found["respelled_query"] == "intrinsic hieght widget"  # "height": in no name
+    assert [d["path"] for d in found["did_you_mean"]][0] == "/intrinsic_sizing.md"  # type: ignore[union-attr]
+    assert str(found["notice"]).endswith(
+        "Spelt with the bundle's words, the query reads 'intrinsic hieght widget': its best "
+        "hits are in did_you_mean."
+    )
+    # a camelCase title's words count; the case of the query is kept around them
+    assert search(box, "Enviroment values")["respelled_query"] == "environment values"
+    # a word one letter away from a short one is as often another word: not respelt
+    assert "respelled_query" not in search(box, "apple widget")
+    # nor is another form of a word ("secretly": tuning_corpus's one respelling of 323)
+    assert "respelled_query" not in search(box, "widgetry sizings")
+    # a name close to the missing word is named as before, without respelling
+    found = search(box, "enviromentconfig values")
+    assert "respelled_query" not in found
+    assert [d["path"] for d in found["did_you_mean"]] == ["/env.md"]  # type: ignore[union-attr]
+
+
+def test_a_name_word_index_finds_the_closest_word() -> None:
+    from okfx.search.suggest import WordIndex, name_words
+
+    assert name_words("EnvironmentConfig v2: HTTPServer café 树莓派") == [
+        "environmentconfig", "environment", "config", "httpserver", "http", "server",
+        "café", "树莓派",
+    ]  # fmt: skip
+    words = WordIndex(["intrinsic", "interest", "environment", "button", "buttons"])
+    assert words.closest("instrinsic", 0.85) == "intrinsic"
+    assert words.closest("enviroment", 0.85) == "environment"
+    assert words.closest("buton", 0.85) == "button"  # of two, the closer
+    assert words.closest("zebra", 0.85) is None
+    assert len(words) == 5

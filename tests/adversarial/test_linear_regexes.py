@@ -298,6 +298,9 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.snippets._ITEM": ("match", [rep("1"), rep("-")]),
     "okfx.search.acronyms._ACRONYM": ("fullmatch", [rep("A", tail="s!"), rep("As")]),
     "okfx.search.suggest._SEPARATORS": ("scan", [rep("_"), rep("a_"), rep(" "), rep("a")]),
+    "okfx.search.suggest._LETTERS": ("scan", [rep("a"), rep("a1"), rep("é_")]),
+    "okfx.search.suggest._CAMEL_PARTS": ("scan", [rep("A"), rep("Ab"), rep("a"), rep("AB", "c")]),
+    "okfx.tools.notices._LETTERS": ("scan", [rep("a"), rep("a "), rep("1a")]),
     "okfx.cli.commands._NAMED": ("fullmatch", [rep("a", tail="="), rep("a="), rep("=", "a")]),
     # -- the viewer's markdown
     "okfx.web.markdown._INVISIBLE": ("scan", [rep(" "), rep("a "), rep("\x00a")]),

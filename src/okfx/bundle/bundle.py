@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from okfx.search.grep import GrepResults
     from okfx.search.index import SearchResults
     from okfx.search.live import Index
-    from okfx.search.suggest import NameIndex
+    from okfx.search.suggest import NameIndex, WordIndex
     from okfx.sources import GitSource, SourceLimits
 
 __all__ = ["Bundle", "Document", "Neighbors"]
@@ -221,6 +221,7 @@ class Bundle:
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
         self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
+        self._name_words: WordIndex | None = None  # built on first use
         self._skip: frozenset[str] = frozenset()  # excluded .md files: files, not concepts
         self._walk_overflow: dict[str, int] = {}
         #: What :meth:`load` was given (a folder, git URL, GitSource or archive).
@@ -906,6 +907,24 @@ class Bundle:
                     found = NameIndex((c.path, c.title) for c in self)
                 self._names[files] = found
             return found
+        finally:
+            self._names_lock.release()
+
+    def name_words(self) -> WordIndex:
+        """The words of the concepts' titles and file names (``EnvironmentConfig`` ->
+        environment, config, environmentconfig), for respelling a query word no concept
+        holds ("instrinsic" -> intrinsic). Built on first use."""
+        found = self._name_words
+        if found is not None:
+            return found
+        acquire(self._names_lock, "the name index, which is being built")
+        try:
+            if self._name_words is None:
+                from okfx.search.suggest import WordIndex, name_words
+
+                names = (f"{c.title} {c.path.rpartition('/')[2].rsplit('.', 1)[0]}" for c in self)
+                self._name_words = WordIndex(word for name in names for word in name_words(name))
+            return self._name_words
         finally:
             self._names_lock.release()
 

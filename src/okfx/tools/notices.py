@@ -4,6 +4,7 @@ folder."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from okfx.bundle.bundle import Bundle
@@ -13,6 +14,7 @@ from okfx.tools.display import quoted
 
 __all__ = [
     "MISSING_WORDS",
+    "RESPELL_CUTOFF",
     "TYPO_CUTOFF",
     "close_names",
     "close_names_of",
@@ -21,6 +23,7 @@ __all__ = [
     "no_hits",
     "past_end",
     "past_last_row",
+    "respelled",
     "reworded",
 ]
 
@@ -30,14 +33,26 @@ FOLDER_FILES = 20
 CLOSE_NAMES = 3
 #: How alike a missing word and a concept's name must be to be named (1.0: the same).
 TYPO_CUTOFF = 0.8
+#: How alike a missing word and a word of a concept's name must be for the query to be
+#: respelt with it: a letter left out or doubled in a word of five letters or more
+#: ("buton", "instrinsic", "enviroment"), not one changed in a short word, which is as
+#: often another word ("apple" and apply are 0.8 alike).
+RESPELL_CUTOFF = 0.85
 #: Query words that no concept holds, named at most.
 MISSING_WORDS = 10
+# A run of letters: a query word as respelled() replaces it.
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def no_hits(query: str, hidden: str, close: list[dict[str, str]] | None = None) -> str:
-    """A search found nothing admissible: the concepts named close to the query, what to
-    try, then what the filters hid."""
-    advice = f"No concept matches {quoted(query)}." + _close_sentence(close)
+def no_hits(
+    query: str,
+    hidden: str,
+    close: list[dict[str, str]] | None = None,
+    respelt: str | None = None,
+) -> str:
+    """A search found nothing admissible: the concepts named close to the query (or the
+    query ``respelt`` with the bundle's words), what to try, then what the filters hid."""
+    advice = f"No concept matches {quoted(query)}." + _close_sentence(close, respelt)
     advice += (
         " Try fewer or other words, grep_concepts for an exact name or phrase, or "
         "list_concepts with a type or tag to browse."
@@ -50,6 +65,7 @@ def missing_words(
     hidden: str,
     hybrid: bool = False,
     close: list[dict[str, str]] | None = None,
+    respelt: str | None = None,
 ) -> str:
     """A search found hits, but some of the query's words are in no concept: say which,
     so that a misspelling or a word the bundle does not use is seen as such."""
@@ -64,12 +80,16 @@ def missing_words(
         f"No concept contains the word(s) {shown}{more}: {found}. Check the spelling, "
         "or use the bundle's own words for it."
     )
-    advice += _close_sentence(close)
+    advice += _close_sentence(close, respelt)
     return f"{advice} {hidden}" if hidden else advice
 
 
-def _close_sentence(close: list[dict[str, str]] | None) -> str:
-    """The sentence naming the concepts of ``did_you_mean`` (after a space), or ''."""
+def _close_sentence(close: list[dict[str, str]] | None, respelt: str | None = None) -> str:
+    """The sentence naming the concepts of ``did_you_mean`` (after a space), or ''; for
+    a query ``respelt`` with the bundle's words, the sentence saying so."""
+    if respelt is not None:
+        found = "its best hits are in did_you_mean" if close else "it finds nothing either"
+        return f" Spelt with the bundle's words, the query reads {quoted(respelt)}: {found}."
     if not close:
         return ""
     names = "; ".join(f"{quoted(c['title'])} ({c['path']})" for c in close)
@@ -92,6 +112,33 @@ def close_names_of(bundles: list[Bundle], words: Sequence[str]) -> list[dict[str
             if item not in found and len(found) < CLOSE_NAMES:
                 found.append(item)
     return found
+
+
+def respelled(bundles: list[Bundle], query: str, words: Sequence[str]) -> str | None:
+    """``query`` with each of ``words`` (words no concept holds, of five letters or more)
+    spelt as the closest word of a concept's name (:meth:`Bundle.name_words`, at least
+    :data:`RESPELL_CUTOFF` alike): "instrinsic hieght widget" -> "intrinsic hieght widget";
+    None when no word has such a spelling. A word replaced where the query has it as a
+    whole word, in any case."""
+    spelt: dict[str, str] = {}
+    for word in words:
+        if len(word) < 5 or not word.isalpha():
+            continue
+        for b in bundles:
+            found = b.name_words().closest(word, RESPELL_CUTOFF)
+            if found is not None and not _other_form(word, found):
+                spelt[word] = found
+                break
+    if not spelt:
+        return None
+    return _LETTERS.sub(lambda m: spelt.get(m.group().casefold(), m.group()), query)
+
+
+def _other_form(word: str, found: str) -> bool:
+    """Whether ``found`` is ``word`` or only adds or drops an ending of two letters or
+    more: another form of the word ("secretly" and secret), no misspelling of it."""
+    short, long = sorted((word, found), key=len)
+    return long.startswith(short) and len(long) - len(short) != 1
 
 
 def close_names(

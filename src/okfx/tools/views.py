@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
@@ -216,25 +217,63 @@ def search(
     )
     payload["missing_words"] = [clip(w, VALUE_CHARS) for w in missing[: notices.MISSING_WORDS]]
     scope = [named] if named is not None else list(box.manager.bundles.values())
+    filters = {
+        "type": type_,
+        "tags": tags,
+        "directory": directory,
+        "trust_tier": trust_tier,
+        "include_deprecated": include_deprecated,
+        "include_stale": include_stale,
+    }
+    respelt: str | None = None
     if not payload["hits"]:
         close: list[dict[str, str]] = []
         if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
             # Nothing matched and no filter narrowed it: perhaps a name, misspelt, as the
             # whole query ("custommer") or as one of its words ("custmer email adress").
             close = notices.close_names(scope, text) or notices.close_names_of(scope, missing)
+            if not close:
+                respelt, close = _respelled(box, scope, text, name, missing, filters)
             payload["did_you_mean"] = close
-        payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close)
+        payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close, respelt)
     elif missing:
-        # A word no concept holds: perhaps a name, misspelt ("custommer orders").
+        # A word no concept holds: perhaps a name, misspelt ("custommer orders"), or a
+        # word of one ("instrinsic hieght widget": the query spelt with the bundle's words).
         close = notices.close_names_of(scope, missing)
+        if not close:
+            respelt, close = _respelled(box, scope, text, name, missing, filters)
         payload["did_you_mean"] = close
         hybrid = payload.get("ranking") == "hybrid"
-        payload["notice"] = notices.missing_words(missing, payload.get("notice", ""), hybrid, close)
+        payload["notice"] = notices.missing_words(
+            missing, payload.get("notice", ""), hybrid, close, respelt
+        )
+    if respelt is not None:
+        payload["respelled_query"] = clip(respelt, VALUE_CHARS)
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
     _event(found=bool(kept), query=text, hits=kept)
     return payload
+
+
+def _respelled(
+    box: Toolbox,
+    scope: list[Bundle],
+    text: str,
+    bundle: str | None,
+    missing: Sequence[str],
+    filters: dict[str, Any],
+) -> tuple[str | None, list[dict[str, str]]]:
+    """The query spelt with the bundle's words (:func:`notices.respelled`) and the best
+    hits of that query, named as ``did_you_mean`` names concepts; ``(None, [])`` when no
+    missing word has a close spelling."""
+    respelt = notices.respelled(scope, text, missing)
+    if respelt is None:
+        return None, []
+    found = box.manager.search(
+        respelt, bundle=bundle, limit=notices.CLOSE_NAMES, now=box.now(), **filters
+    )
+    return respelt, [{"bundle": h.bundle, "path": h.path, "title": h.title} for h in found.hits]
 
 
 def grep(
