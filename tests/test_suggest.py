@@ -188,6 +188,24 @@ def test_read_resource_suggests_close_files(make_bundle: MakeBundle) -> None:
     )
 
 
+def test_read_resource_names_close_concepts_for_read_concept(make_bundle: MakeBundle) -> None:
+    """m3e QA: read_resource's did_you_mean led first to a concept, which read_resource
+    then refused; the files it reads now come first, and the concepts are named with the
+    tool that reads them."""
+    box = Toolbox(
+        Bundle.load(
+            make_bundle({"components/button.md": concept(), "components/button.ts": "export {}"})
+        )
+    )
+    error = box.read_resource(path="/implementations/web/components/button")["error"]
+    assert error["code"] == "not_found"
+    assert error["did_you_mean"] == ["/components/button.ts", "/components/button.md"]
+    assert error["message"].endswith(
+        "close paths that are concepts, for read_concept: /components/button.md"
+    )
+    assert box.read_resource(path=error["did_you_mean"][0])["text"] == "export {}"
+
+
 def test_a_missing_section_lists_the_closest_heading_first(make_bundle: MakeBundle) -> None:
     body = "# Overview\n\ntext\n\n## Schema\n\ncols\n\n## Sample queries\n\nq\n"
     box = Toolbox(Bundle.load(make_bundle({"tables/trips.md": concept(body=body)})))

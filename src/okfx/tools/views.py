@@ -614,10 +614,18 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         folder = notices.folder_not_file(b, canon)
         if folder is not None:
             raise folder
+        close = b.names(files=True).suggest(canon)
+        # read_resource reads the files that are no concept: those first; a concept
+        # among them is named for read_concept (m3e QA: a suggested concept path, tried
+        # next, answered invalid_argument)
+        concepts = [p for p in close if isinstance(b.get(p), Concept)]
+        message = f"no file at {canon} in bundle {b.name!r}"
+        if concepts:
+            message += f"; close paths that are concepts, for read_concept: {', '.join(concepts)}"
         raise NotFound(
-            f"no file at {canon} in bundle {b.name!r}",
+            message,
             path=canon,
-            suggestions=b.names(files=True).suggest(canon),
+            suggestions=[p for p in close if p not in concepts] + concepts,
         )
     if isinstance(b.get(canon), Concept):
         raise InvalidArgument(f"{canon} is a concept; use read_concept to read it")
