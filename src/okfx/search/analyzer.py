@@ -32,8 +32,10 @@ from okfx.search.wordforms import (
 
 __all__ = [
     "FORM_WEIGHT",
+    "LAST_WORD_IDIOMS",
     "LIGHT_VERB_WEIGHT",
     "MAX_QUERY_TERMS",
+    "PARTICLE_IDIOMS",
     "QUESTION_VERBS",
     "STOPWORDS",
     "VARIANT_WEIGHT",
@@ -43,6 +45,7 @@ __all__ = [
     "analyze_query",
     "count_terms",
     "folded_chunks",
+    "light_words",
     "plural_variants",
     "split_chunks",
     "tokenize",
@@ -327,6 +330,7 @@ class QueryTerm:
 
     text: str
     forms: tuple[tuple[str, float], ...]
+    light: bool = False  # a question's light verb here (:func:`light_words`)
 
 
 #: The light verbs of questions ("what can I use to fetch a country", "how do I get the
@@ -339,10 +343,40 @@ QUESTION_VERBS = frozenset(
     "make makes making made need needs want wants put puts go goes going tell tells "
     "find finds let lets".split()
 )
+#: Question idioms whose verb says nothing the answer must hold (a QA agent's "what does
+#: CMK stand for" put first a page about a stand-alone mode): the verb before the
+#: particle is read as a light verb there, and only there.
+PARTICLE_IDIOMS = frozenset(
+    {
+        ("stand", "for"),
+        ("stands", "for"),
+        ("figure", "out"),
+        ("come", "from"),
+        ("comes", "from"),
+        ("came", "from"),
+    }
+)
+#: Verbs that end a question after a form of "do" ("what does vote type 2 mean", "how
+#: does the retry queue work"), where they are light; elsewhere they keep their word
+#: ("mean session length", "work items").
+LAST_WORD_IDIOMS = frozenset({"mean", "means", "work", "works"})
+_DO = frozenset({"do", "does", "did"})
 #: What a question's light verb weighs in ranking, against a word (tuning sets: lexical
 #: 0.788 and hybrid 0.860 either way; questions 0.809 -> 0.813 lexical, 0.867 -> 0.870
 #: hybrid; paraphrases 0.569 -> 0.567 lexical).
 LIGHT_VERB_WEIGHT = 0.25
+
+
+def light_words(query: str) -> frozenset[str]:
+    """The words of ``query`` read as a question's light verbs: the
+    :data:`QUESTION_VERBS`, a verb of a :data:`PARTICLE_IDIOMS` pair followed by its
+    particle, and a :data:`LAST_WORD_IDIOMS` verb ending a question asked with "do"."""
+    words = [chunk.casefold() for chunk in split_chunks(query)]
+    light = {word for word in words if word in QUESTION_VERBS}
+    light.update(a for a, b in zip(words, words[1:], strict=False) if (a, b) in PARTICLE_IDIOMS)
+    if len(words) > 2 and words[-1] in LAST_WORD_IDIOMS and not _DO.isdisjoint(words[:-1]):
+        light.add(words[-1])
+    return frozenset(light)
 
 
 def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[QueryTerm]:
@@ -361,6 +395,7 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
                 seen.add(term)
                 typed.append(term)
     kept = [t for t in typed if t not in stopwords] or typed
+    light = light_words(query)
     terms: list[QueryTerm] = []
     owner: dict[str, int] = {}  # form -> index of the term that holds it
     for text in kept:
@@ -378,21 +413,21 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
         for other in synonyms(text):  # "kind" -> type, types
             for variant in (other, *plural_variants(other)):
                 forms.setdefault(variant, FORM_WEIGHT)
-        if text in QUESTION_VERBS:
+        if text in light:
             forms = {form: weight * LIGHT_VERB_WEIGHT for form, weight in forms.items()}
         merged = next((owner[f] for f in forms if f in owner), None)
         if merged is None:
             if len(terms) >= MAX_QUERY_TERMS:
                 continue
             owner.update(dict.fromkeys(forms, len(terms)))
-            terms.append(QueryTerm(text, tuple(forms.items())))
+            terms.append(QueryTerm(text, tuple(forms.items()), text in light))
             continue
         old = terms[merged]
         combined = dict(old.forms)
         for form, weight in forms.items():
             combined[form] = max(weight, combined.get(form, 0.0))
         owner.update(dict.fromkeys(forms, merged))
-        terms[merged] = QueryTerm(old.text, tuple(combined.items()))
+        terms[merged] = QueryTerm(old.text, tuple(combined.items()), old.light)
     _join_compounds(terms, typed, owner)
     return terms
 
@@ -410,4 +445,6 @@ def _join_compounds(terms: list[QueryTerm], typed: list[str], owner: dict[str, i
             continue
         word = words[0]
         for i in (a, b):
-            terms[i] = QueryTerm(terms[i].text, (*terms[i].forms, (word, COMPOUND_WEIGHT)))
+            terms[i] = QueryTerm(
+                terms[i].text, (*terms[i].forms, (word, COMPOUND_WEIGHT)), terms[i].light
+            )

@@ -29,6 +29,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    light_words,
     plural_variants,
     split_chunks,
 )
@@ -53,7 +54,6 @@ from okfx.search.hits import (
 from okfx.search.kinds import KindGroups
 from okfx.search.scoring import (
     COVERAGE_FLOOR,
-    QUESTION_VERBS,
     Factors,
     NamedTitles,
     confidence,
@@ -452,10 +452,9 @@ class SearchIndex:
             singular = [v for v in plural_variants(word) if not v.endswith("s")]
             if any(form in ids for v in singular for form in word_forms(v)):
                 found.add(word)
+        light = light_words(query)
         missing = [
-            c
-            for c in chunks
-            if c not in QUESTION_VERBS and not found.issuperset(query_words(c) or [c])
+            c for c in chunks if c not in light and not found.issuperset(query_words(c) or [c])
         ]
         return tuple(dict.fromkeys(missing))
 

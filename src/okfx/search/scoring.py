@@ -439,7 +439,7 @@ def confidence(
     the bundle probably does not answer the query."""
     lexical = 0.0
     # A question's light verb ("what can I use to ...") is no word the answer must hold.
-    units = [u for u in units if len(u) > 1 or terms[u[0]].text not in QUESTION_VERBS]
+    units = [u for u in units if len(u) > 1 or not terms[u[0]].light]
     if units:
         found = set(matched)
         held = sum(_holds_unit([terms[i].text for i in unit], found) for unit in units)
