@@ -527,3 +527,20 @@ def test_a_snippet_is_one_bounded_line_whatever_the_body(body, needle):
     shown = best_line(body, [(needle, 1.0)], width=80)
     assert len(shown) <= 80
     assert "\n" not in shown
+
+
+def test_a_hit_lists_no_one_letter_part_of_a_word_it_matched_whole():
+    """m3e QA: "m3e" listed matched ["m", "3", "e", "m3e"]; the letters tell an agent
+    nothing once the word they are parts of is matched. A one-letter word of its own
+    ("r programming") stays, and confidence still counts every term."""
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/m3e.md", title="M3E button", body="The m3e-button element."),
+            FakeConcept("/r.md", title="R programming", body="Programming in R."),
+        )
+    )
+    (hit,) = index.search("m3e", limit=1)
+    assert hit.matched == ("m3e",) and hit.confidence == 1.0
+    (hit,) = index.search("r programming", limit=1)
+    assert hit.path == "/r.md" and hit.matched == ("r", "programming")
+    assert index.matched("m3e", 0) == ("m", "3", "e", "m3e")  # what scoring reads

@@ -69,7 +69,14 @@ def reference(ranker: HybridRanker, query: str, limit: int, **filters):
     terms = [t.text for t in analyze_query(query)]
     alpha = hybrid.ALPHA_MIN
     if terms and len(lexical):
-        share = sum(t in lexical[0].matched for t in terms) / len(terms)
+        # every term the best hit matched (a hit lists no one-letter part of "w1")
+        held = next(
+            part.index.matched(query, doc)
+            for part in ranker._parts
+            for doc, (_, c) in enumerate(part.index.entries)
+            if c.path == lexical[0].path and doc not in part.dropped
+        )
+        share = sum(t in held for t in terms) / len(terms)
         alpha += (hybrid.ALPHA_MAX - hybrid.ALPHA_MIN) * share**hybrid.ALPHA_POWER
     embedder = ranker.state.embedder
     q = embedder.embed([query])[0].astype(np.float32)

@@ -649,7 +649,7 @@ class SearchIndex:
             concept.trust_tier,
             concept.is_stale(now),
             score,
-            matched,
+            needles.shown(matched),
             best_line(
                 without_title_heading(without_comments(snippet_body(concept)), concept.title), words
             ),
@@ -698,10 +698,19 @@ class _Needles:
         }
         # An identifier as typed ("n_day_active_users") finds its line best.
         self.typed: list[tuple[str, float, int]] = []
+        # One-letter parts of a chunk ("m3e": m, 3, e) and the chunk's longer terms: a
+        # hit that matched one of those does not list the letters (they tell nothing).
+        self.letters: dict[str, set[str]] = {}
         for chunk in split_chunks(query):
             word = chunk.strip("._-'").casefold()
             if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
                 self.typed.append((word, 1.0, -1 - len(self.typed)))  # a group of its own
+            parts = analyze_chunk(chunk, query=True)
+            if len(parts) > 1:
+                longer = {part for part in parts if len(part) > 1}
+                for part in parts:
+                    if len(part) == 1 and longer:
+                        self.letters.setdefault(part, set()).update(longer)
         # Per term, each form's slice of the postings, its name (a snippet word unless
         # one character long) and its weight in a snippet: what the word as typed weighs
         # (its idf), a form not typed a little less, as in ranking (a rarer form must not
@@ -744,3 +753,12 @@ class _Needles:
             if found:
                 matched.append(text)
         return tuple(matched), words + self.typed
+
+    def shown(self, matched: tuple[str, ...]) -> tuple[str, ...]:
+        """``matched`` as a hit lists it: without a one-letter part of a chunk when a
+        longer term of that chunk is matched ("m3e" lists m3e, not m, 3, e)."""
+        letters = self.letters
+        if not letters:
+            return matched
+        held = set(matched)
+        return tuple(t for t in matched if held.isdisjoint(letters.get(t, ())))
