@@ -464,6 +464,8 @@ def test_neighbors_list_the_links_that_leave_the_bundle(make_bundle: MakeBundle)
     assert lines[at + 2].split() == ["../../docs/x.md", "up", "body:4"]
     assert lines[at + 3].split() == ["../^[[31m.md", "odd", "body:4"]  # shown, not obeyed
     assert "Leaves the bundle" not in run("neighbors", str(root), "deep/b").stdout
+    (root / "deep" / "index.md").write_text("# Deep\n\n* [B](b.md) - b\n", encoding="utf-8")
+    assert "Listed in /deep/index.md" in run("neighbors", str(root), "deep/b").stdout
 
 
 def test_neighbors_say_which_concept_a_broken_link_meant(make_bundle: MakeBundle) -> None:

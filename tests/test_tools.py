@@ -667,6 +667,26 @@ def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:
     assert box.read_concept(path="/admissions/log.md")["kind"] == "log"
 
 
+def test_the_index_pages_that_list_a_concept_are_named(make_bundle: MakeBundle) -> None:
+    """m3e QA: backlinks hold concepts only, so a page its folder's index lists read as
+    an orphan ("backlinks": []). listed_in names the index and log pages that list it."""
+    files = {
+        "components/index.md": "# Components\n\n* [Button](button.md) - a button\n",
+        "log.md": "# Log\n\n## 2026-09-15\n* added [Button](/components/button.md)\n",
+        "components/button.md": concept(body="A button."),
+        "components/chip.md": concept(body="See [button](button.md)."),
+        "index.md": "# Root\n\n* [Components](components/index.md) - all\n",
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    result = box.get_neighbors(path="components/button.md")
+    assert [e["path"] for e in result["backlinks"]] == ["/components/chip.md"]
+    assert result["listed_in"] == [
+        {"path": "/components/index.md", "title": "Components", "type": "index"},
+        {"path": "/log.md", "title": "Log", "type": "log"},
+    ]
+    assert "listed_in" not in box.get_neighbors(path="components/chip.md")
+
+
 def test_a_broken_link_never_names_its_own_page_as_meant(make_bundle: MakeBundle) -> None:
     """m3e's /components/button.md links /implementations/m3e-web/components/button, a
     card the bundle does not hold: get_neighbors said the link meant the page itself."""

@@ -215,6 +215,7 @@ class Bundle:
         self._dirs: frozenset[str] = frozenset({"/"})
         self._backlinks: dict[str, list[Link]] | None = None  # built on first use
         self._backlinks_lock = threading.Lock()
+        self._listed: dict[str, list[str]] | None = None  # built on first use
         self._lock = threading.Lock()  # the search index's build
         self._names_lock = threading.Lock()
         self._search_index: Index | None = None
@@ -961,6 +962,24 @@ class Bundle:
                         backlinks.setdefault(link.target, []).append(link)
                 self._backlinks = backlinks
             return self._backlinks
+
+    def listed_in(self, path: str) -> list[str]:
+        """The ``index.md`` and ``log.md`` files that link ``path`` (not itself), sorted:
+        links the concept graph leaves out (a backlink is a concept's), which a reader
+        still follows to it. From a map built on first use."""
+        with self._backlinks_lock:
+            if self._listed is None:
+                listed: dict[str, set[str]] = {}
+                reserved: list[IndexFile | LogFile] = [
+                    *self._indexes.values(),
+                    *self._logs.values(),
+                ]
+                for file in reserved:
+                    for link in file.links:
+                        if link.exists and link.target != link.source:
+                            listed.setdefault(link.target, set()).add(link.source)
+                self._listed = {target: sorted(held) for target, held in listed.items()}
+            return list(self._listed.get(path, ()))
 
     def links(self) -> Iterator[Link]:
         """Every edge from a concept, in source path order."""

@@ -396,6 +396,9 @@ def neighbors(payload: dict[str, Any]) -> str:
             [badges(e) for e in edges],
         )  # fmt: skip
         lines.extend("  " + line for line in body.splitlines())
+    listed = payload.get("listed_in") or []
+    if listed:  # the index and log pages that list it, which are no backlinks
+        lines += ["", _dim("Listed in " + ", ".join(str(e.get("path")) for e in listed))]
     leaving = payload.get("leaves_bundle") or []
     if leaving:  # links above the root, never followed: shown only when there are any
         lines += ["", click.style(f"Leaves the bundle, not followed ({len(leaving)})", bold=True)]

@@ -515,14 +515,23 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
             "unresolved": edges(around.unresolved, True, "unresolved"),
         }
     )
+    listed = b.listed_in(doc.path)
+    if listed:  # index and log pages list it: no backlinks, but no orphan either
+        payload["listed_in"] = [
+            {"path": source, **(meta(source) or {})} for source in listed[:EDGES]
+        ]
+        if len(listed) > EDGES:
+            cut.append(f"listed_in: the first {EDGES} of {len(listed)} shown")
     leaving = _leaving(b, doc, cut)
     if leaving:
         payload["leaves_bundle"] = leaving
     payload[UNTRUSTED] = True
     for text in cut:
         note(payload, text)
-    keys = ("leaves_bundle", "backlinks", "unresolved", "outbound")  # the least wanted first
-    for key in keys if leaving else keys[1:]:
+    keys = ("leaves_bundle", "listed_in", "backlinks", "unresolved", "outbound")
+    for key in keys:  # the least wanted first
+        if key not in payload:
+            continue
         leave_out(payload, key, key, "read the concept for its links")
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload

@@ -132,18 +132,9 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
 
 
 def _listed_in(view: BundleView, path: str) -> list[tuple[str, str]]:
-    """The ``index.md`` and ``log.md`` files that link ``path``, with their pages: links
-    the concept graph leaves out (a backlink is a concept's), which a reader still
-    follows to it."""
+    """The ``index.md`` and ``log.md`` files that link ``path``, with their pages."""
     b = view.bundle
-    reserved: list[IndexFile | LogFile] = [*b.indexes.values(), *b.logs.values()]
-    found = {
-        link.source
-        for file in reserved
-        for link in file.links
-        if link.target == path and link.source != path
-    }
-    return [(source, urls.concept(b.name, source)) for source in sorted(found)]
+    return [(source, urls.concept(b.name, source)) for source in b.listed_in(path)]
 
 
 def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
