@@ -148,6 +148,12 @@ def test_messages_fit_where_the_problem_is(make_bundle: MakeBundle) -> None:
 
 
 def test_list_bundles_counts_every_problem(make_bundle: MakeBundle) -> None:
-    root = make_bundle({"a.md": concept(body=broken_links(12))})
+    root = make_bundle(
+        {
+            "a.md": concept(body=broken_links(12)),
+            "b.md": "---\ntitle: no type\n---\nSkipped.\n",  # a §11 error: missing_type
+        }
+    )
     box = Toolbox(Bundle.load(root, limits=Limits(max_warnings=5)))
-    assert box.list_bundles()["bundles"][0]["warnings"] == 12
+    row = box.list_bundles()["bundles"][0]
+    assert (row["errors"], row["warnings"]) == (1, 12)  # apart, as okfx validate counts
