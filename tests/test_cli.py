@@ -477,7 +477,7 @@ def test_neighbors_say_which_concept_a_broken_link_meant(make_bundle: MakeBundle
     )
     lines = run("neighbors", str(root), "a").stdout.splitlines()
     header = next(line for line in lines if "DID YOU MEAN" in line)
-    assert header.split() == ["PATH", "TITLE", "VIA", "DID", "YOU", "MEAN"]
+    assert header.split() == ["PATH", "TEXT", "VIA", "DID", "YOU", "MEAN"]  # the link's text
     meant = next(line for line in lines if "/kb/topics/b-page.md" in line)
     assert meant.split()[-1] == "/topics/b-page.md"
     other = next(line for line in lines if "/nowhere/else.md" in line)

@@ -59,6 +59,8 @@ def test_a_yaml_error_names_the_line_where_reading_began_and_type_in_words(
         "YAML error at frontmatter line 4: could not find expected ':' "
         "(while scanning a simple key at frontmatter line 3)"
     )
+    shown = CliRunner().invoke(cli, ["validate", str(root)]).output
+    assert "frontmatter line 3) (line 5 of the file)" in shown  # one place, said two ways
     assert by_path["/b.md"] == "'type' is a number; it must be a non-empty string (quote it)"
 
 

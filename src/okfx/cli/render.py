@@ -388,7 +388,9 @@ def neighbors(payload: dict[str, Any]) -> str:
             continue
         meant = any(e.get("did_you_mean") for e in edges)  # unresolved links only
         body = table(
-            ["PATH", "TITLE", "VIA"] + (["DID YOU MEAN"] if meant else []),
+            # an unresolved link has no page to title: its text is shown
+            ["PATH", "TEXT" if key == "unresolved" else "TITLE", "VIA"]
+            + (["DID YOU MEAN"] if meant else []),
             [[str(e.get("path")), str(e.get("title") or e.get("text") or ""),
               f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
              + ([str(e.get("did_you_mean") or "")] if meant else [])
@@ -500,7 +502,15 @@ def _file_line(problem: Problem) -> str:
     """`` (line N)``, the file's line, for a message that names it another way (YAML's
     ``frontmatter line 4`` is the file's line 5) or only inside."""
     line = problem_line(problem)
-    return "" if line is None or problem.message.endswith(f"(line {line})") else f" (line {line})"
+    if line is None or problem.message.endswith(f"(line {line})"):
+        return ""
+    # said as the file's line: beside YAML's "frontmatter line 4", a bare "(line 5)" read
+    # as a second, different place (flutter-okf QA)
+    return (
+        f" (line {line} of the file)"
+        if "frontmatter line" in problem.message
+        else f" (line {line})"
+    )
 
 
 def _workflow_data(text: str) -> str:
