@@ -116,8 +116,8 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 "name": b.name,
                 "concepts": len(b),
                 "okf_version": None if b.okf_version is None else clip(b.okf_version, VALUE_CHARS),
-                # §11 errors (a file skipped, a link broken) apart from the warnings: the
-                # one count said 194 for m3e, 2 of them errors (okfx validate lists them)
+                # §11 errors (a file skipped, a frontmatter not YAML) apart from the
+                # warnings: one count said 194 for m3e, 2 of them errors (QA)
                 "errors": errors,
                 "warnings": sum(counts.values()) - errors,
                 "index": index_summary(b, 600),
@@ -280,7 +280,10 @@ def _respelled(
     found = box.manager.search(
         respelt, bundle=bundle, limit=notices.CLOSE_NAMES, now=box.now(), **filters
     )
-    return respelt, [{"bundle": h.bundle, "path": h.path, "title": h.title} for h in found.hits]
+    hits = found.hits
+    return respelt, [
+        {"bundle": h.bundle, "path": h.path, "title": clip(h.title, TITLE_CHARS)} for h in hits
+    ]
 
 
 def grep(
@@ -598,8 +601,8 @@ def _meant(b: Bundle, target: str, source: str) -> str | None:
         target = f"{head}/{stem}.md"
     wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
     for path in b.suggest(target, 5):
-        name = fold(path.rpartition("/")[2].removesuffix(".md"))
-        if path != source and similarity(wanted, name) >= MEANT_SIMILARITY:
+        leaf = fold(path.rpartition("/")[2].removesuffix(".md"))
+        if path != source and similarity(wanted, leaf) >= MEANT_SIMILARITY:
             return path
     return None
 
