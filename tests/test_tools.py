@@ -92,6 +92,30 @@ def test_a_section_runs_past_comment_lines_in_its_code_blocks(make_bundle: MakeB
     assert box.read_concept(path="c", section="build")["error"]["code"] == "not_found"
 
 
+def test_a_section_comes_with_the_footnotes_it_cites(make_bundle: MakeBundle) -> None:
+    """crossplane QA: footnote definitions sit after the last heading, so its section
+    brought every footnote of the page and the others none of theirs."""
+    body = (
+        "# Overview\n\nGated.[^gate] Keys map.[^keys]\n\n"
+        "# Limitations\n\nErrors fall through.[^fall]\n\n"
+        "```md\n[^gate]: in a code block, not a definition\n```\n\n"
+        "[^gate]: The feature gate.\n"
+        "[^keys]: The key mapping,\n    over two lines.\n"
+        "[^fall]: The runtime fallthrough.\n"
+    )
+    box = Toolbox(Bundle.load(make_bundle({"c.md": concept("Function", body)})))
+    overview = box.read_concept(path="c", section="Overview")["body"]
+    assert overview == (
+        "# Overview\n\nGated.[^gate] Keys map.[^keys]\n\n"
+        "[^gate]: The feature gate.\n[^keys]: The key mapping,\n    over two lines.\n"
+    )
+    limits = box.read_concept(path="c", section="Limitations")["body"]
+    assert "[^fall]: The runtime fallthrough." in limits
+    assert "[^gate]: The feature gate." not in limits and "[^keys]:" not in limits
+    assert "in a code block" in limits  # code is the section's text, left as it is
+    assert box.read_concept(path="c")["body"] == body  # the whole page as written
+
+
 def test_every_section_is_reachable_by_its_text_or_its_github_id(
     make_bundle: MakeBundle,
 ) -> None:

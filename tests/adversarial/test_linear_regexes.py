@@ -311,6 +311,17 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     "okfx.search.grep._TEXT_ANCHORED": ("scan", [rep("\\"), rep("a", "(?")]),
     "okfx.tools.views._HEADING": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
+    "okfx.tools.views._CITED": ("scan", [rep("[^"), rep("[^a"), rep("[^a]:")]),
+    "okfx.bundle.links._FOOTNOTE_LINE": (
+        "scan",
+        [
+            rep("[^a]: x\n"),
+            rep("\n", "[^a]: x"),
+            rep("\n    x", "[^a]: x"),
+            rep(" \n", "[^a]: x", "    y"),
+            rep("[^"),
+        ],
+    ),
     "okfx.trust._ACTOR": (
         "match",
         [rep("a"), rep("b", "a:", " "), rep("a/", tail=" "), rep("a", tail=" ")],

@@ -25,6 +25,7 @@ __all__ = [
     "Resolver",
     "footnote_definitions",
     "footnote_offsets",
+    "footnote_spans",
     "leaving_links",
     "lines_outside_code",
     "matches_outside_code",
@@ -288,6 +289,21 @@ def footnote_definitions(body: str) -> set[str]:
     for start, end in prose_segments(body):
         found.update(m.group(1) for m in _FOOTNOTE_DEF.finditer(lines, start, end + 1))
     return found
+
+
+# A footnote definition's first line (at a line start, multiline) and the lines that go
+# on with it: indented, or blank before an indented one.
+_FOOTNOTE_LINE = re.compile(
+    r"^ {0,3}\[\^([^\]\s]{1,200})\]:[^\n]*+(?:\n(?:[ \t]*+\n)*+(?: {4}|\t)[^\n]*+)*+", re.MULTILINE
+)
+
+
+def footnote_spans(body: str) -> list[tuple[str, int, int]]:
+    """``(label, start, end)`` of each footnote definition in ``body`` outside code, in
+    order: its ``[^label]:`` line and the indented lines that continue it."""
+    if "[^" not in body:
+        return []
+    return [(m.group(1), m.start(), m.end()) for m in lines_outside_code(body, _FOOTNOTE_LINE)]
 
 
 class Resolver:

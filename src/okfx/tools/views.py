@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.links import leaving_links, lines_outside_code
+from okfx.bundle.links import (
+    footnote_spans,
+    leaving_links,
+    lines_outside_code,
+    matches_outside_code,
+)
 from okfx.bundle.paths import open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import heading_text, page_heading
@@ -71,6 +76,8 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+# A footnote cited (``[^label]``, not the ``[^label]:`` that defines it).
+_CITED = re.compile(r"\[\^([^\]\s]{1,200})\](?!:)")
 
 
 def _event(**fields: Any) -> None:
@@ -387,7 +394,31 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
             f"{len(twins)} sections are headed {clip(texts[picked], TITLE_CHARS)!r}; this is "
             f"the first: ask for section={', '.join(others)} ({which}"
         )
-    return body[match.start() : end], notice
+    return _with_footnotes(body, match.start(), end), notice
+
+
+def _with_footnotes(body: str, start: int, end: int) -> str:
+    """``body[start:end]``, a section, with the footnotes it cites: a definition written
+    elsewhere (most producers put them all at the end of the page) is added after it,
+    and one in it that it does not cite is left out. crossplane QA: the last section of a
+    page brought every footnote of the page, the others none of theirs."""
+    spans = footnote_spans(body)
+    if not spans:
+        return body[start:end]
+    cited = {m.group(1) for m in matches_outside_code(body[start:end], _CITED)}
+    kept, after, at = [], [], start
+    for label, first, last in spans:
+        if start <= first < end:
+            if label not in cited:  # not this section's: left out
+                kept.append(body[at:first])
+                at = min(last + 1, end)
+        elif label in cited:
+            after.append(body[first:last])
+    kept.append(body[at:end])
+    text = "".join(kept)
+    if after:
+        text = text.rstrip("\n") + "\n\n" + "\n".join(after) + "\n"
+    return text
 
 
 def read(
