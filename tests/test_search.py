@@ -544,3 +544,28 @@ def test_a_hit_lists_no_one_letter_part_of_a_word_it_matched_whole():
     (hit,) = index.search("r programming", limit=1)
     assert hit.path == "/r.md" and hit.matched == ("r", "programming")
     assert index.matched("m3e", 0) == ("m", "3", "e", "m3e")  # what scoring reads
+
+
+def test_a_snippet_shows_no_footnote_label_and_prefers_prose_to_a_citation():
+    """crossplane QA: snippets read "...still exists.^management-policies-..." (a label
+    cut at the snippet's end), "...removed.[^deletion-gating]", or a footnote definition
+    line whose citation title held the query's words."""
+    body = (
+        "The resource stays while a Usage still exists.[^usage-gate] Then it is removed."
+        "[^deletion-gating]\n\n"
+        "[^usage-gate]: Usage gate and namespace selector\n"
+        "[^deletion-gating]: Deletion gating\n"
+    )
+    assert best_line(body, [("usage", 1.0)]) == (
+        "The resource stays while a Usage still exists. Then it is removed."
+    )
+    assert best_line(body, [("usage", 1.0), ("removed", 1.0)]) == (
+        "The resource stays while a Usage still exists. Then it is removed."
+    )
+    # a citation's title holds the words the prose does not: shown, without its label
+    assert best_line(body, [("namespace", 1.0)]) == "Usage gate and namespace selector"
+    assert best_line(body, [("namespace", 1.0), ("selector", 1.0)]) == (
+        "Usage gate and namespace selector"
+    )
+    cut = best_line("x " * 60 + "a match.[^" + "l" * 100 + "]", [("match", 1.0)], width=60)
+    assert "[^" not in cut and "lll" not in cut and "match" in cut

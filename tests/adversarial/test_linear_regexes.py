@@ -269,6 +269,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
     "okfx.search.analyzer._RUNS": ("scan", [rep("a1"), rep("a")]),
     "okfx.search.snippets._ALNUM": ("scan", [rep("_"), rep(" ")]),
+    "okfx.search.snippets._DEFINITION": (
+        "scan",
+        [rep(" ", tail="[^a]: x"), rep("[^"), rep("\t", "[^", "]:"), rep("[^a]:\n")],
+    ),
     "okfx.search.snippets._LABEL": ("scan", [rep("[^"), rep("a", "[^"), rep("[^a")]),
     "okfx.search.snippets._ADDRESS": (
         "scan",

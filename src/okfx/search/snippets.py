@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 __all__ = [
+    "DEFINITION_WEIGHT",
     "EXCERPT_CHARS",
     "best_line",
     "cut_line",
@@ -39,6 +40,8 @@ _ADDRESS = re.compile(r"\]\([^()\n]*\)|<[a-z][a-z0-9+.-]*:[^<>\s]*>|https?://[^\
 # A footnote's label (``[^kb]``, ``[^composition-filter-compares-the-xr-gvk]``): the key
 # into ``sources`` (spec §5.1), not prose. Bounded, so a run of ``[^`` stays linear.
 _LABEL = re.compile(r"\[\^[^\]\s\[]{1,200}\]")
+# A footnote definition's label at the start of its line, with the colon and blanks after.
+_DEFINITION = re.compile(r"^[ \t]*+\[\^[^\]\s\[]{1,200}\]:[ \t]*+", re.MULTILINE)
 
 
 def cut_line(line: str, start: int = 0, end: int = 0, width: int = EXCERPT_CHARS) -> str:
@@ -155,12 +158,15 @@ def best_line(
         if pos < 0:
             return _first_prose_line(body, width)
         part: tuple[int, int] | None = None
+        cited: tuple[int, int] | None = None  # whole, in a footnote definition
         for _ in range(_MAX_OCCURRENCES):
             start = low.rfind("\n", 0, pos) + 1
             found = _Line(body, low, start).holds(needle)
             if found == 1.0:
-                return _shown(body, low, start, pos, width)
-            if found and part is None:
+                if not _is_definition(body, start):
+                    return _shown(body, low, start, pos, width)
+                cited = cited or (start, pos)
+            elif found and part is None:
                 part = (start, pos)
             newline = low.find("\n", pos)
             pos = -1 if newline < 0 else low.find(needle, newline + 1)
@@ -172,6 +178,8 @@ def best_line(
             start = low.rfind("\n", 0, dotted) + 1
             if _Line(body, low, start).holds(needle) == 1.0:
                 return _shown(body, low, start, dotted, width)
+        if cited is not None:
+            return _shown(body, low, *cited, width)
         if part is not None:
             return _shown(body, low, part[0], part[1], width)
         return _first_prose_line(body, width)
@@ -197,6 +205,8 @@ def best_line(
             if value > best.get(group, 0.0):
                 best[group] = value
         score = sum(best.values())
+        if _is_definition(body, start):
+            score *= DEFINITION_WEIGHT  # a citation's title: the prose around it first
         if score > best_score:
             best_start, best_score = start, score
     if best_start < 0:  # no needle, or only in links' addresses
@@ -298,18 +308,40 @@ def _shown(body: str, low: str, start: int, pos: int, width: int) -> str:
     if len(low) == len(body):
         text, at = _paragraph(body, start)
         hit = at + pos - start
+        if "[^" in text:  # as read: the labels out, the hit where it moved to
+            head, text = _unlabelled(text[:hit]), _unlabelled(text[hit:])
+            hit, text = len(head), head + text
         return cut_line(text, hit, hit + 1, width)
     number = low.count("\n", 0, start)
-    return cut_line(body.split("\n")[number], width=width)
+    return cut_line(_unlabelled(body.split("\n")[number]), width=width)
 
 
+def _is_definition(body: str, start: int) -> bool:
+    """Whether the line of ``body`` at ``start`` is a footnote definition."""
+    return "[^" in body[start : start + 8] and _DEFINITION.match(body, start) is not None
+
+
+def _unlabelled(text: str) -> str:
+    """``text`` without its footnote labels, as a snippet shows it: a definition's
+    ``[^label]:`` and each ``[^label]`` cited (crossplane QA: "...still exists.^management-
+    policies-..." was a label cut at the snippet's end)."""
+    if "[^" not in text:
+        return text
+    return _LABEL.sub("", _DEFINITION.sub("", text))
+
+
+#: What a footnote definition line's match weighs against a prose line's, in choosing
+#: the snippet: a citation's title ("[^x]: ExtraResources selector and namespace
+#: conversion") holds the query's words as often as the sentence that cites it.
+DEFINITION_WEIGHT = 0.5
 #: Lines of a wrapped paragraph read on each side of the matching one, at most.
 _WRAPPED_LINES = 3
 #: A line longer than this is not a wrapped one (an editor wraps prose well before).
 _WRAPPED_CHARS = 300
 # How a line that starts a block of its own begins (after its indentation): a heading, a
-# table row, a fence, a rule, a quote, a list item. Such a line continues no paragraph.
-_BLOCK = re.compile(r"(?:#|\||```|~~~|---|>|[-*+] |\d{1,9}[.)] )")
+# table row, a fence, a rule, a quote, a list item, a footnote definition. Such a line
+# continues no paragraph.
+_BLOCK = re.compile(r"(?:#|\||```|~~~|---|>|[-*+] |\d{1,9}[.)] |\[\^[^\]\s\[]{1,200}\]:)")
 # How a list item's line begins (after its indentation): its text may go on below.
 _ITEM = re.compile(r"(?:[-*+] |\d{1,9}[.)] )")
 
