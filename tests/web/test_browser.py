@@ -349,6 +349,16 @@ def deep_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "  - {id: s, resource: '/references/src.md#second-part'}\n"
             f"owl: {{see_also: [{iri}]}}\n---\n# Jurisdiction\n\nCanonical resource: <{iri}>\n"
         ),
+        "pinned.md": (
+            "---\ntype: Function\nsources:\n  - id: selector-and-namespace-conversion\n"
+            "    resource: 'https://github.com/crossplane-contrib/function-go-templating/blob/"
+            + "0123456789abcdef"
+            * 2
+            + "01234567/function/extraresources/selector_conversion.go#L10-L96'\n"
+            "    title: 'ExtraResources selector and namespace conversion'\n---\n"
+            "# Pinned\n\nText.[^selector-and-namespace-conversion]\n\n## Section\n\nA paragraph.\n\n"
+            "**Bold**\n\n### Sub\n\nMore.\n\n[^selector-and-namespace-conversion]: Conversion\n"
+        ),
         "references/src.md": (
             "---\ntype: Reference\n---\n# Sources\n\n"
             + "Filler.\n\n" * 80
@@ -383,6 +393,33 @@ def test_long_paths_stay_in_their_column_and_fragments_land(browser: Any, deep_s
         "() => document.getElementById('h-second-part').getBoundingClientRect().top"
     )
     assert 0 <= top < 820 and page.evaluate("() => window.scrollY") > 0  # in view
+    watched.clean()
+    watched.context.close()
+
+
+def test_a_pinned_source_address_wraps_and_headings_stand_apart(
+    browser: Any, deep_site: str
+) -> None:
+    """crossplane viewer QA: commit-pinned GitHub addresses made the Sources table 1444
+    px wide in a 905 px column, its titles out of view; and a body's ## and ### were the
+    size of its text and of a bold paragraph."""
+    watched = Watched(browser, deep_site)
+    page = watched.page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    watched.go("/b/deep/c/pinned.md")
+    client, scroll = page.evaluate(
+        "() => { const t = document.querySelector('table.sources');"
+        " return [t.clientWidth, t.scrollWidth]; }"
+    )
+    assert scroll <= client, f"the sources table scrolls: {scroll}px in {client}px"
+    title = page.locator("table.sources td").nth(1)
+    assert title.inner_text() == "ExtraResources selector and namespace conversion"
+    assert title.is_visible() and title.bounding_box()["x"] < 1280  # type: ignore[index]
+    size = "(s) => parseFloat(getComputedStyle(document.querySelector(s)).fontSize)"
+    text, h3, h4 = (
+        page.evaluate(size, sel) for sel in (".markdown p", ".markdown h3", ".markdown h4")
+    )
+    assert h3 > h4 > text  # "## Section", "### Sub", a paragraph (and a bold one)
     watched.clean()
     watched.context.close()
 

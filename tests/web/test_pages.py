@@ -1007,3 +1007,30 @@ def test_the_graph_around_an_index_draws_the_folder_indexes_it_lists(client: Tes
     assert drawn["/tables/index.md"] == "tables/" and drawn["/metrics/index.md"] == "metrics/"
     deeper = client.get("/b/knowledge/graph?path=/index.md&depth=2").text
     assert 'href="/b/knowledge/c/tables/trips.md" class="node' in deeper  # through tables/
+
+
+def test_a_page_lists_its_own_files_problems(make_bundle: MakeBundle) -> None:
+    """flutter viewer QA: a concept whose frontmatter other consumers reject (an
+    unquoted ': ') looked healthy; its error showed only on the Problems page, grouped by
+    code. A page now lists its file's problems, errors first and open."""
+    root = make_bundle(
+        {
+            "a.md": "---\ntype: Note\ndescription: Layout: three passes\n---\nBody [x](gone.md).\n",
+            "README.md": "# Not a concept\n",
+            "b.md": concept(body="Fine.\n"),
+        }
+    )
+    app = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    html = app.get("/b/kb/c/a.md").text
+    box = re.search(r'<details class="own-problems" open>(.*?)</details>', html, re.S)
+    assert box is not None
+    summary = re.sub(r"<[^>]+>", "", box.group(1).split("</summary>")[0]).split()
+    assert summary == ["1", "error", "2", "problems", "in", "this", "file"]
+    codes = re.findall(
+        r'class="badge (error|warning)" href="/b/kb/problems\?code=(\w+)"', box.group(1)
+    )
+    assert codes == [("error", "unquoted_colon"), ("warning", "broken_link")]
+    assert "(line 3 of the file)" in box.group(1)  # YAML's frontmatter line 2
+    readme = app.get("/b/kb/file/README.md").text
+    assert 'href="/b/kb/problems?code=no_frontmatter"' in readme
+    assert "own-problems" not in app.get("/b/kb/c/b.md").text

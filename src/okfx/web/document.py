@@ -12,6 +12,7 @@ from markupsafe import Markup
 
 from okfx.bundle.fields import source_places
 from okfx.bundle.paths import normalize, parent_dir
+from okfx.bundle.problems import ERROR_CODES, problem_line
 from okfx.bundle.reserved import page_heading
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
@@ -57,6 +58,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         ),
         "neighbors": _neighbors(view, box, doc.path),
         "listed_in": _listed_in(view, doc.path),
+        "problems": _own_problems(view, doc.path),
     }
     if isinstance(doc, Concept):
         context.update(_concept(view, doc, now))
@@ -131,6 +133,34 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
     }
 
 
+#: A file's own problems listed on its page at most (the Problems page has them all).
+OWN_PROBLEMS = 10
+
+
+def _own_problems(view: BundleView, path: str) -> dict[str, Any] | None:
+    """The problems the load reported for the file at ``path`` (errors first), for its
+    page: an author checking a bundle sees them where the file is, not only on the
+    Problems page grouped by code (flutter QA: a page whose frontmatter other consumers
+    reject looked healthy). None when it has none."""
+    b = view.bundle
+    own = [p for p in b.warnings if p.path == path]
+    if not own:
+        return None
+    own.sort(key=lambda p: p.code not in ERROR_CODES)  # stable: in file order otherwise
+    rows = [
+        {
+            "severity": "error" if p.code in ERROR_CODES else "warning",
+            "code": p.code,
+            "message": p.message,
+            "line": problem_line(p),
+            "url": urls.problems(b.name, p.code),
+        }
+        for p in own[:OWN_PROBLEMS]
+    ]
+    errors = sum(p.code in ERROR_CODES for p in own)
+    return {"rows": rows, "total": len(own), "errors": errors, "all": urls.problems(b.name)}
+
+
 def _listed_in(view: BundleView, path: str) -> list[tuple[str, str]]:
     """The ``index.md`` and ``log.md`` files that link ``path``, with their pages."""
     b = view.bundle
@@ -171,6 +201,7 @@ def file(view: BundleView, box: Toolbox, path: str, offset: int = 0) -> dict[str
         "image": bool(raster_type(canon)) and canon in b.files,
         "folder": (parent_dir(canon), urls.browse(b.name, dir=parent_dir(canon))),
         "backlinks": [(src, urls.concept(b.name, src)) for src in view.linking_to_file(canon)],
+        "problems": _own_problems(view, canon),
     }
     if context["image"]:
         return context
