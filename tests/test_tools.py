@@ -719,6 +719,17 @@ def test_a_broken_link_never_names_its_own_page_as_meant(make_bundle: MakeBundle
     result = Toolbox(Bundle.load(root)).get_neighbors(path="components/button.md")
     meant = {e["path"]: e.get("did_you_mean") for e in result["unresolved"]}
     assert meant == {"/implementations/web/components/button": None, "/old/buton.md": None}
+    # why they are broken: a folder the bundle does not have, the first on the way
+    folders = {e["path"]: e.get("missing_folder") for e in result["unresolved"]}
+    assert folders == {
+        "/implementations/web/components/button": "/implementations/",
+        "/old/buton.md": "/old/",
+    }
+    inside = Toolbox(Bundle.load(root)).get_neighbors(path="components/button.md")
+    assert inside["unresolved"][0]["line"] is not None
+    own = make_bundle({"components/a.md": concept(body="[b](b.md)"), "components/c.md": concept()})
+    (entry,) = Toolbox(Bundle.load(own)).get_neighbors(path="components/a.md")["unresolved"]
+    assert "missing_folder" not in entry  # its folder is there: only the file is missing
 
 
 def test_links_that_leave_the_bundle_are_listed_not_followed(make_bundle: MakeBundle) -> None:

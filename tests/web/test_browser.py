@@ -356,7 +356,8 @@ def deep_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             * 2
             + "01234567/function/extraresources/selector_conversion.go#L10-L96'\n"
             "    title: 'ExtraResources selector and namespace conversion'\n---\n"
-            "# Pinned\n\nText.[^selector-and-namespace-conversion]\n\n## Section\n\nA paragraph.\n\n"
+            "# Pinned\n\nText.[^selector-and-namespace-conversion]\n\n"
+            "## Section\n\nA paragraph.\n\n"
             "**Bold**\n\n### Sub\n\nMore.\n\n[^selector-and-namespace-conversion]: Conversion\n"
         ),
         "references/src.md": (

@@ -1009,6 +1009,23 @@ def test_the_graph_around_an_index_draws_the_folder_indexes_it_lists(client: Tes
     assert 'href="/b/knowledge/c/tables/trips.md" class="node' in deeper  # through tables/
 
 
+def test_an_unresolved_link_says_which_folder_is_missing_and_names_its_target_once(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e viewer QA: the Unresolved box printed the target twice (as the link's text and
+    as its path) and gave no reason for 47 links into a folder outside the bundle."""
+    body = "[/implementations/web/nav-bar](/implementations/web/nav-bar)\n"
+    root = make_bundle({"components/nav.md": concept(body=body)})
+    html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get(
+        "/b/kb/c/components/nav.md"
+    )
+    side = html.text[html.text.index('id="links-broken"') :]
+    item = re.search(r"<li>(.*?)</li>", side, re.S)
+    assert item is not None
+    assert item.group(1).count("/implementations/web/nav-bar") == 1
+    assert "no folder <code>/implementations/</code> in this bundle" in item.group(1)
+
+
 def test_a_page_lists_its_own_files_problems(make_bundle: MakeBundle) -> None:
     """flutter viewer QA: a concept whose frontmatter other consumers reject (an
     unquoted ': ') looked healthy; its error showed only on the Problems page, grouped by

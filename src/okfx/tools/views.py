@@ -534,6 +534,9 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 break
             entry = link_payload(link, meta(other), other)
             if name == "unresolved":
+                missing = _missing_folder(b, other)
+                if missing is not None:
+                    entry["missing_folder"] = missing
                 meant = _meant(b, other, link.source)
                 if meant is not None:
                     entry["did_you_mean"] = meant
@@ -608,6 +611,19 @@ def _page_title(page: IndexFile | LogFile) -> str:
     which tell apart the index files a root index links."""
     named = page.path.lstrip("/").rsplit("/", 2)[-2:]
     return clip(page_heading(page), TITLE_CHARS) or "/".join(named)
+
+
+def _missing_folder(b: Bundle, target: str) -> str | None:
+    """The first folder on the way to ``target`` that the bundle does not have
+    (``/implementations/`` for ``/implementations/web/button``), or None when the
+    target's folder is there and only its file is missing: m3e's 47 broken links all
+    lead into a folder beside the bundle, outside its root."""
+    parts = target.strip("/").split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        folder = "/" + "/".join(parts[:depth])
+        if folder not in b.directories:
+            return folder + "/"
+    return None
 
 
 #: How close a broken link's file name and a concept's must be for the concept to be
