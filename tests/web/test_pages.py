@@ -694,9 +694,11 @@ def test_the_location_line_names_the_bundle_the_folder_and_the_file(
 
     assert line("/b/loc/c/top.md") == "loc / top.md"
     assert line("/b/loc/file/notes.txt") == "loc / notes.txt"  # was "loc / /"
-    assert line("/b/loc/file/a/b/data.csv") == "loc / a/b / data.csv"
-    assert line("/b/loc/c/a/b/deep.md") == "loc / a/b / deep.md"
-    assert 'href="/b/loc/browse?dir=%2Fa%2Fb">a/b</a>' in client.get("/b/loc/c/a/b/deep.md").text
+    assert line("/b/loc/file/a/b/data.csv") == "loc / a / b / data.csv"
+    assert line("/b/loc/c/a/b/deep.md") == "loc / a / b / deep.md"
+    page = client.get("/b/loc/c/a/b/deep.md").text  # each folder its own step up
+    assert 'href="/b/loc/browse?dir=%2Fa">a</a>' in page
+    assert 'href="/b/loc/browse?dir=%2Fa%2Fb">b</a>' in page
 
 
 def test_a_folder_lists_its_other_files_so_attachments_are_reachable(
@@ -1051,3 +1053,31 @@ def test_a_page_lists_its_own_files_problems(make_bundle: MakeBundle) -> None:
     readme = app.get("/b/kb/file/README.md").text
     assert 'href="/b/kb/problems?code=no_frontmatter"' in readme
     assert "own-problems" not in app.get("/b/kb/c/b.md").text
+
+
+def test_browse_filters_count_the_folder_and_unknown_places_are_not_found(
+    make_bundle: MakeBundle,
+) -> None:
+    """m3e viewer QA: under /components the Type filter offered "pattern (8)", the
+    bundle's count, and gave 0 concepts; /browse?dir=/nope and /problems?code=bogus
+    answered 200 with an empty page."""
+    root = make_bundle(
+        {
+            "components/a.md": concept("Component"),
+            "components/b.md": concept("Component"),
+            "patterns/p.md": concept("Pattern"),
+            "bad.md": "---\ntype: Note\ndescription: a: b\n---\n",
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    html = client.get("/b/kb/browse?dir=/components").text
+    options = re.findall(r"<option[^>]*>([^<]+)</option>", html)
+    assert "Component (2)" in options and not any(o.startswith("Pattern") for o in options)
+    assert "Pattern (1)" in re.findall(
+        r"<option[^>]*>([^<]+)</option>", client.get("/b/kb/browse").text
+    )
+    missing = client.get("/b/kb/browse?dir=/component")
+    assert missing.status_code == 404 and "/components/" in missing.text  # the close one
+    assert client.get("/b/kb/problems?code=bogus").status_code == 404
+    problems = client.get("/b/kb/problems?code=unquoted_colon").text
+    assert "(line 3 of the file)" in problems  # YAML's "frontmatter line 2"

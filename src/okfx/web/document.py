@@ -56,6 +56,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
             doc.directory,
             urls.browse(b.name, dir=None if doc.directory == "/" else doc.directory),
         ),
+        "crumbs": _crumbs(b.name, doc.directory),
         "neighbors": _neighbors(view, box, doc.path),
         "listed_in": _listed_in(view, doc.path),
         "problems": _own_problems(view, doc.path),
@@ -133,6 +134,17 @@ def _concept(view: BundleView, c: Concept, now: datetime) -> dict[str, Any]:
     }
 
 
+def _crumbs(bundle: str, folder: str) -> list[tuple[str, str]]:
+    """Each folder on the way to ``folder`` (``/a/b``: a, then b), named and linked to
+    its listing, so a reader can go up one level at a time (viewer QA: one link for
+    ``functions/function-go-templating``)."""
+    parts = folder.strip("/").split("/") if folder.strip("/") else []
+    return [
+        (part, urls.browse(bundle, dir="/" + "/".join(parts[: at + 1])))
+        for at, part in enumerate(parts)
+    ]
+
+
 #: A file's own problems listed on its page at most (the Problems page has them all).
 OWN_PROBLEMS = 10
 
@@ -200,6 +212,7 @@ def file(view: BundleView, box: Toolbox, path: str, offset: int = 0) -> dict[str
         "raw": urls.raw(b.name, canon),
         "image": bool(raster_type(canon)) and canon in b.files,
         "folder": (parent_dir(canon), urls.browse(b.name, dir=parent_dir(canon))),
+        "crumbs": _crumbs(b.name, parent_dir(canon)),
         "backlinks": [(src, urls.concept(b.name, src)) for src in view.linking_to_file(canon)],
         "problems": _own_problems(view, canon),
     }

@@ -17,13 +17,16 @@ from markupsafe import Markup
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import parent_dir
+from okfx.bundle.problems import problem_line
 from okfx.bundle.reserved import heading_rest
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
+from okfx.model import Problem
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
+from okfx.search.suggest import closest
 from okfx.tools.payloads import concept_row
 from okfx.tools.toolbox import Toolbox
 from okfx.web import document, finding, urls
-from okfx.web.answers import MAX_LISTED, flag_arg, int_arg, page_error
+from okfx.web.answers import MAX_LISTED, PageError, flag_arg, int_arg, page_error
 from okfx.web.graph import WHOLE_LIMIT, Graph, neighbourhood, whole
 from okfx.web.markdown import render
 from okfx.web.site import BundleView, view_of
@@ -112,6 +115,10 @@ class Site:
             )
         except InvalidArgument as exc:
             raise page_error(exc) from None
+        current = (folder or "/").rstrip("/") or "/"
+        if current not in b.directories:  # a mistyped link: no empty listing of nothing
+            near = [f"{d}/" for d in closest(current, sorted(b.directories - {"/"}), 5)]
+            raise PageError(404, f"no folder {current}/ in bundle {b.name!r}", near)
         page = int_arg(params.get("page"), 1, 1, 10**9)
         chosen = b.facets().select(b.name, spec, (page - 1) * PER_PAGE, PER_PAGE)
         pages = max((chosen.total + PER_PAGE - 1) // PER_PAGE, 1)
@@ -121,7 +128,6 @@ class Site:
         rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
         for row in rows:
             row["url"] = urls.concept(b.name, row["path"])
-        current = (folder or "/").rstrip("/") or "/"
         crumbs = []
         walk = current
         while walk != "/":
@@ -169,8 +175,8 @@ class Site:
                 )
                 if (n := chosen.hidden.get(key, 0))
             ],
-            "types": _options(view.ranked["type"], [args["type"]]),
-            "tags": _options(view.ranked["tag"], tags),
+            "types": _options(view.ranked_in(current)["type"], [args["type"]]),
+            "tags": _options(view.ranked_in(current)["tag"], tags),
             "tiers": TRUST_TIERS,
             "statuses": sorted(counts["status"]),
             "stale_choices": STALE_CHOICES,
@@ -246,13 +252,20 @@ class Site:
                     "severity": group.severity,
                     "explanation": group.explanation,
                     "unlisted": group.unlisted,
-                    "problems": [(p, view.url_of(p.path)) for p in chunk],
+                    # with the file's line where the message names it another way
+                    # (YAML's "frontmatter line 4" is the file's line 5)
+                    "problems": [(p, view.url_of(p.path), _line_said(p)) for p in chunk],
                     "more": len(group.problems) - first - len(chunk),
                     "all": urls.problems(view.name, group.code),
                     "next": urls.problems(view.name, group.code, at + 1)
                     if code and first + size < len(group.problems)
                     else None,
                 }
+            )
+        if code and not shown:  # a mistyped link: no page of nothing
+            codes = ", ".join(group.code for group in groups) or "none"
+            raise PageError(
+                404, f"no problem with code {code!r} in bundle {view.name!r} (its codes: {codes})"
             )
         return {
             "title": f"Problems in {view.name}",
@@ -292,6 +305,12 @@ class Site:
                  "out_of_order": "log_order" in said}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
+
+
+def _line_said(problem: Problem) -> int | None:
+    """The file's line of ``problem`` when its message does not already end with it."""
+    line = problem_line(problem)
+    return None if line is None or problem.message.endswith(f"(line {line})") else line
 
 
 def _options(ranked: list[tuple[str, int]], chosen: list[str | None]) -> list[tuple[str, int]]:

@@ -14,6 +14,7 @@ import threading
 import weakref
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
@@ -52,38 +53,72 @@ def raster_type(path: str) -> str | None:
     return RASTER_TYPES.get(path[dot:].lower()) if dot > path.rfind("/") else None
 
 
+#: Folders whose filter counts a view keeps (a bundle's browse pages, one folder at a time).
+FOLDER_COUNTS = 32
+
+
+def _counts(concepts: Iterable[Concept]) -> dict[str, Counter[str]]:
+    """Concepts by ``type``, ``status``, ``tier`` and ``tag`` (a tag counted once per
+    concept, under its first spelling)."""
+    types: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()
+    tiers: Counter[str] = Counter()
+    tags: Counter[str] = Counter()
+    spelling: dict[str, str] = {}
+    for concept in concepts:
+        types[concept.type] += 1
+        statuses[concept.status] += 1
+        tiers[concept.trust_tier] += 1
+        for tag in {t.casefold(): t for t in concept.tags}.values():
+            tags[spelling.setdefault(tag.casefold(), tag)] += 1
+    return {"type": types, "status": statuses, "tier": tiers, "tag": tags}
+
+
+def _ranked(counts: dict[str, Counter[str]]) -> dict[str, list[tuple[str, int]]]:
+    """Each count, most common first (ties by name)."""
+    return {
+        kind: sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+        for kind, counter in counts.items()
+    }
+
+
 class BundleView:
     """Figures and look-ups of one bundle for the pages; each made on first use."""
 
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
         self.name = bundle.name
+        self._folder_ranked: dict[str, dict[str, list[tuple[str, int]]]] = {}
+        self._folder_lock = threading.Lock()
 
     # -- counts ----------------------------------------------------------------------------
     @cached_property
     def counts(self) -> dict[str, Counter[str]]:
         """Concepts by ``type``, ``status``, ``tier`` and ``tag`` (a tag counted once per
         concept, under its first spelling)."""
-        types: Counter[str] = Counter()
-        statuses: Counter[str] = Counter()
-        tiers: Counter[str] = Counter()
-        tags: Counter[str] = Counter()
-        spelling: dict[str, str] = {}
-        for concept in self.bundle:
-            types[concept.type] += 1
-            statuses[concept.status] += 1
-            tiers[concept.trust_tier] += 1
-            for tag in {t.casefold(): t for t in concept.tags}.values():
-                tags[spelling.setdefault(tag.casefold(), tag)] += 1
-        return {"type": types, "status": statuses, "tier": tiers, "tag": tags}
+        return _counts(self.bundle)
 
     @cached_property
     def ranked(self) -> dict[str, list[tuple[str, int]]]:
         """Each of :attr:`counts`, most common first (ties by name)."""
-        return {
-            kind: sorted(counter.items(), key=lambda item: (-item[1], item[0]))
-            for kind, counter in self.counts.items()
-        }
+        return _ranked(self.counts)
+
+    def ranked_in(self, folder: str) -> dict[str, list[tuple[str, int]]]:
+        """:attr:`ranked` of the concepts under ``folder`` (``/components``), for the
+        browse page's filters there: the bundle's counts offered "pattern (8)" under a
+        folder that holds none (viewer QA). The last few folders' are kept."""
+        if folder == "/":
+            return self.ranked
+        with self._folder_lock:
+            found = self._folder_ranked.get(folder)
+        if found is None:
+            prefix = folder.rstrip("/") + "/"
+            found = _ranked(_counts(c for c in self.bundle if c.path.startswith(prefix)))
+            with self._folder_lock:
+                self._folder_ranked[folder] = found
+                while len(self._folder_ranked) > FOLDER_COUNTS:
+                    del self._folder_ranked[next(iter(self._folder_ranked))]
+        return found
 
     @cached_property
     def problems(self) -> list[ProblemGroup]:
