@@ -1081,3 +1081,19 @@ def test_browse_filters_count_the_folder_and_unknown_places_are_not_found(
     assert client.get("/b/kb/problems?code=bogus").status_code == 404
     problems = client.get("/b/kb/problems?code=unquoted_colon").text
     assert "(line 3 of the file)" in problems  # YAML's "frontmatter line 2"
+
+
+def test_a_search_that_fills_its_page_says_there_may_be_more(make_bundle: MakeBundle) -> None:
+    """m3e viewer QA: a broad query showed exactly 20 hits, with no total and no way to
+    see more, though the tool takes up to 50."""
+    files: dict[str, str | bytes] = {
+        f"c{i:02d}.md": concept(body=f"Color contrast note {i}.\n") for i in range(30)
+    }
+    client = TestClient(create_app(Bundle.load(make_bundle(files), "kb")), base_url=LOCAL)
+    html = client.get("/search?q=color+contrast&type=Metric").text
+    assert len(re.findall(r'<li class="hit row', html)) == 20
+    more = re.search(r'The best 20 hits are shown; <a href="([^"]+)">show up to 50</a>', html)
+    assert more is not None
+    wider = client.get(more.group(1).replace("&amp;", "&")).text
+    assert len(re.findall(r'<li class="hit row', wider)) == 30  # every one, the filter kept
+    assert "more-hits" not in wider

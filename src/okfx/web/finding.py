@@ -53,10 +53,11 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     }
     if not query:
         return context
+    limit = int_arg(params.get("limit"), SHOWN, 1, MOST)
     payload = checked(
         box.search_concepts(
             query=query,
-            limit=int_arg(params.get("limit"), 20, 1, 50),
+            limit=limit,
             trust_tier=tier,
             include_stale=stale,
             **filters,
@@ -74,7 +75,16 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     ]
     notice = reworded(payload.get("notice", ""), _VIEWER_WORDS)
     context.update({"hits": payload["hits"], "notice": notice, "close": close})
+    if len(payload["hits"]) == limit < MOST:  # there may be more: say so, and how to see them
+        asked = {key: params.get(key) for key in ("q", "bundle", "type", "dir", "tier", "stale")}
+        asked.update(tag=params.get("tag") or None, deprecated=params.get("deprecated"))
+        context["more"] = (limit, urls.search(**asked, limit=MOST))
     return context
+
+
+#: Hits a search page shows, and at most (the search_concepts tool's own limit).
+SHOWN = 20
+MOST = 50
 
 
 #: The tools' notices name tools and their arguments; on a page they are the page's own
