@@ -1097,3 +1097,23 @@ def test_a_search_that_fills_its_page_says_there_may_be_more(make_bundle: MakeBu
     wider = client.get(more.group(1).replace("&amp;", "&")).text
     assert len(re.findall(r'<li class="hit row', wider)) == 30  # every one, the filter kept
     assert "more-hits" not in wider
+
+
+def test_a_day_written_without_a_time_is_shown_as_that_day(make_bundle: MakeBundle) -> None:
+    """flutter viewer QA: "timestamp: 2026-01-01" showed as the instant
+    2026-01-01T00:00:00Z, a time the author never wrote."""
+    root = make_bundle(
+        {
+            "a.md": concept(timestamp="2026-01-01"),
+            "b.md": concept(generated="{by: 'agent:x', at: 2026-02-03T04:05:06Z}"),
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    day = client.get("/b/kb/c/a.md").text
+    assert "<time>2026-01-01</time>" in day and "(a day: no time was written)" in day
+    assert "T00:00:00Z" not in day.split('id="prov"')[1].split("</dl>")[0]
+    instant = client.get("/b/kb/c/b.md").text
+    assert "at <time>2026-02-03T04:05:06Z</time>" in instant and "a day:" not in instant
+    box = Toolbox(Bundle.load(root))
+    assert box.read_concept(path="a")["generated"]["date_only"] is True
+    assert "date_only" not in box.read_concept(path="b")["generated"]

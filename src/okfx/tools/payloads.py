@@ -9,6 +9,7 @@ twice: ``extensions`` holds only the frontmatter keys the header does not show a
 from __future__ import annotations
 
 import math
+import re
 from datetime import date, datetime
 from typing import Any
 
@@ -39,6 +40,7 @@ __all__ = [
     "continuation_header",
     "error_payload",
     "internal_error",
+    "is_day",
     "iso",
     "jsonable",
     "link_payload",
@@ -46,6 +48,8 @@ __all__ = [
 ]
 
 UNTRUSTED = "content_is_untrusted_data"
+# A day written without a time (ISO 8601's calendar date).
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _MAX_DEPTH = 32
 #: Frontmatter keys the header shows in a field of its own (normalised): they are never
 #: repeated under ``extensions``.
@@ -149,15 +153,31 @@ def _source(source: Source) -> dict[str, Any]:
     return out
 
 
-def _generated(generated: Generated) -> dict[str, Any]:
-    """What is known of ``generated``: ``by`` and ``at`` only when they were readable."""
+def _generated(generated: Generated, frontmatter: dict[str, Any]) -> dict[str, Any]:
+    """What is known of ``generated``: ``by`` and ``at`` only when they were readable;
+    ``date_only`` when ``at`` was written as a day (``2026-01-01``), which okfx reads as
+    that day's start in UTC: no time was given, so none should be quoted as known."""
     out: dict[str, Any] = {}
     if generated.by is not None:
         out["by"] = clip(generated.by, VALUE_CHARS)
     if generated.at is not None:
         out["at"] = iso(generated.at)
+        written = frontmatter.get("generated")
+        at = written.get("at") if isinstance(written, dict) else None
+        if at is None and generated.legacy:
+            at = frontmatter.get("timestamp")
+        if is_day(at):
+            out["date_only"] = True
     out["legacy_timestamp"] = generated.legacy
     return out
+
+
+def is_day(value: Any) -> bool:
+    """Whether a frontmatter date was written as a day without a time: YAML's date, or
+    a string such as ``2026-01-01``."""
+    if isinstance(value, str):
+        return _DAY.fullmatch(value.strip()) is not None
+    return isinstance(value, date) and not isinstance(value, datetime)
 
 
 def _declared_value(value: Any) -> Any:
@@ -234,7 +254,7 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
         {
             "resource": _value(concept.resource),
             "stale_after": iso(concept.stale_after),
-            "generated": None if generated is None else _generated(generated),
+            "generated": None if generated is None else _generated(generated, frontmatter),
             "verified": [{"by": clip(v.by, VALUE_CHARS), "at": iso(v.at)} for v in verified],
             "last_verified": iso(concept.last_verified),
             "sources": [_source(s) for s in sources],
