@@ -443,6 +443,14 @@ def test_no_page_is_wider_than_a_phone(browser: Any, site: str) -> None:
         watched.go(path)
         width = watched.page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, f"{path} is {width}px wide"
+    # a listing's row stacks its cells: title, badges and path each as wide as the row
+    watched.go("/b/knowledge/browse")
+    cells = watched.page.evaluate(
+        "() => [...document.querySelectorAll('table.rows tbody tr:first-child td')]"
+        ".map(td => [td.getBoundingClientRect().left, td.getBoundingClientRect().width])"
+    )
+    assert len(cells) == 3 and len({round(left) for left, _ in cells}) == 1, cells
+    assert all(w > 300 for _, w in cells), cells
     watched.clean()
     watched.context.close()
 

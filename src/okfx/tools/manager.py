@@ -140,14 +140,15 @@ class KnowledgeManager:
             if len(self._bundles) == 1:
                 return next(iter(self._bundles.values()))
             raise NotFound(
-                f"{len(self._bundles)} bundles are loaded; pass bundle= one of {self.names}",
+                f"{len(self._bundles)} bundles are loaded; pass bundle= one of "
+                + ", ".join(map(repr, self.names)),
                 suggestions=self.names,
             )
         found = self._bundles.get(name)
         if found is None:
             near = closest(name, self.names)  # the closest first, then the others
             raise NotFound(
-                f"no bundle named {name!r}; loaded bundles: {self.names}",
+                f"no bundle named {name!r}; loaded bundles: " + ", ".join(map(repr, self.names)),
                 path=name,
                 suggestions=near + [other for other in self.names if other not in near],
             )
