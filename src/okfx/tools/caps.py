@@ -30,6 +30,7 @@ __all__ = [
     "fit_text",
     "json_chars",
     "leave_out",
+    "leave_out_each",
     "note",
     "room_for",
 ]
@@ -112,6 +113,17 @@ def leave_out(payload: dict[str, Any], key: str, what: str, more: str) -> int:
             f"{what} shown; {more}",
         )
     return kept
+
+
+def leave_out_each(payload: dict[str, Any], keys: tuple[str, ...], more: str) -> None:
+    """:func:`leave_out` of each of ``keys`` the payload has, in that order (the least
+    wanted first), each item named as its key; nothing is measured again when the whole
+    payload already fits (one JSON rendering, not one a key)."""
+    if json_chars(payload) <= RESULT_CHARS - _NOTE_ROOM:
+        return
+    for key in keys:
+        if key in payload:
+            leave_out(payload, key, key, more)
 
 
 def note(payload: dict[str, Any], text: str) -> None:

@@ -40,6 +40,7 @@ from okfx.tools.caps import (
     clip,
     fit_text,
     leave_out,
+    leave_out_each,
     note,
 )
 from okfx.tools.folders import folder_listing, folder_no_links
@@ -573,10 +574,7 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
     for text in cut:
         note(payload, text)
     keys = ("leaves_bundle", "listed_in", "backlinks", "unresolved", "outbound")
-    for key in keys:  # the least wanted first
-        if key not in payload:
-            continue
-        leave_out(payload, key, key, "read the concept for its links")
+    leave_out_each(payload, keys, "read the concept for its links")  # least wanted first
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload
 
@@ -585,6 +583,8 @@ def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> l
     """The body links of ``doc`` that leave the bundle (``unsafe_link`` warnings), which
     have no edge: their hrefs as written, so an agent knows they exist and that okfx
     cannot follow them. Found again from the body, only when asked for."""
+    if not b.problem_counts().get("unsafe_link"):
+        return []  # the load counted every one (past max_warnings too): no body to scan
     links = leaving_links(doc.body, parent_dir(doc.path), b.limits.max_links_per_concept)
     if not links:
         return []
