@@ -705,6 +705,8 @@ class _Needles:
             word = chunk.strip("._-'").casefold()
             if len(word) > 2 and word not in STOPWORDS and not word.isalnum():
                 self.typed.append((word, 1.0, -1 - len(self.typed)))  # a group of its own
+            if chunk.isalpha() and (chunk.islower() or not chunk.isascii()):
+                continue  # one part: no letter of it stands alone (the common case)
             parts = analyze_chunk(chunk, query=True)
             if len(parts) > 1:
                 longer = {part for part in parts if len(part) > 1}
