@@ -127,12 +127,13 @@ def test_failures_are_structured_results_not_exceptions(bundle: Bundle, framed: 
 
     connect(build_server(bundle), framed, scenario)
     missing = results["missing"]
-    assert missing.get("isError") is not True
+    assert missing.get("isError") is True  # a failed call, as MCP flags one; a result still
     assert missing["structuredContent"]["error"]["code"] == "not_found"
     assert "/metrics/nope.md" in missing["structuredContent"]["error"]["message"]
     assert results["escape"]["structuredContent"]["error"]["code"] == "unsafe_path"
     concept_as_file = results["concept_as_file"]["structuredContent"]["error"]
     assert concept_as_file["code"] == "invalid_argument"
+    assert all(result.get("isError") is True for result in results.values())
     # checked against the schema (limit >= 1) before the tool runs: an error result
     out_of_range = results["out_of_range"]["structuredContent"]["error"]
     assert out_of_range["code"] == "invalid_argument"
@@ -266,3 +267,15 @@ def test_a_failing_resource_renderer_returns_a_note_and_logs(
 def test_build_server_takes_paths_managers_and_toolboxes(bundle: Bundle) -> None:
     for source in (str(EXAMPLE), [EXAMPLE], KnowledgeManager([bundle]), Toolbox(bundle)):
         assert build_server(source).instructions.startswith("<knowledge>")
+
+
+def test_the_text_copy_escapes_what_would_reorder_bundle_text() -> None:
+    """MCP QA: a title with U+202E reached the tool result's text raw, so a host showing
+    it displayed "exe.png" reversed; the resources neutralised it, the tools did not."""
+    from okfx.adapters._mcp_sdk import compact_json
+
+    payload = {"title": "Refund \u202egnp.exe \x1b[31mRED", "ja": "判例", "mark": "a\u200fb"}
+    text = compact_json(payload)
+    assert "\u202e" not in text and "\u200f" not in text and "\x1b" not in text
+    assert "\\u202e" in text and "判例" in text  # other text stays as it is
+    assert json.loads(text) == payload  # the same JSON

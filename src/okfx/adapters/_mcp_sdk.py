@@ -21,6 +21,7 @@ import functools
 import importlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -83,8 +84,20 @@ def sdk() -> SDK:
 
 
 def compact_json(payload: dict[str, Any]) -> str:
-    """The text copy of a result: compact JSON (a third smaller than indented)."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+    """The text copy of a result: compact JSON (a third smaller than indented), with the
+    characters that reorder or hide text (bidi overrides and marks) written as ``\\u``
+    escapes: the same JSON, but a host that shows it cannot be made to show bundle text
+    reversed (``gnp.exe``). JSON escapes the C0 controls (ESC) itself."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.translate(_BIDI_ESCAPES) if _BIDI.search(text) else text
+
+
+# Bidi embeddings, overrides, isolates and marks, and the Arabic letter mark.
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BIDI_ESCAPES = {
+    code: f"\\u{code:04x}"
+    for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
 
 
 def _resource(types: Any, entry: Entry) -> Any:
@@ -131,9 +144,13 @@ def server_class() -> Any:
             if call is None:  # not ours: the SDK answers (unknown tool)
                 return await super().call_tool(name, arguments, *args, **kwargs)
             payload = await _run_tool(self.okfx.arguments, call, name, arguments or {})
+            # A failure is a tool result the model reads ({"error": {code, message}}),
+            # flagged as MCP flags a failed tool call, so a host sees it failed
+            # (session 54's MCP QA: every not_found read as a success).
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=compact_json(payload))],
                 structuredContent=payload,
+                isError="error" in payload,
             )
 
         # -- resources -------------------------------------------------------------------
