@@ -780,3 +780,27 @@ def test_an_unresolved_link_names_the_concept_it_most_likely_meant(
         "/models/openai/index.md": None,  # the same folder, another file: not meant
         "/wiki/unrelated-topic.md": None,
     }
+
+
+def test_a_hint_to_read_on_names_the_section_and_the_bundle_when_several_are_loaded(
+    make_bundle: MakeBundle,
+) -> None:
+    """MCP QA: with four bundles loaded, "call read_concept(path=..., offset=200)", called
+    as written, answered "pass bundle="; and a cut section read went on as the whole body."""
+    body = "# Setup\n\n" + "word " * 400 + "\n\n# Other\n\nmore\n"
+    index = "# Index\n\n## Concepts\n\n" + "* [A](a.md) - the setup page\n" * 40
+    files = {"a.md": concept(body=body), "big.sql": "select 1;\n" * 20_000, "index.md": index}
+    one, two = make_bundle(files), make_bundle({"b.md": concept()})
+    single = Toolbox(Bundle.load(one, "ops"))
+    cut = single.read_concept(path="a", section="Setup", max_chars=200)["truncation"]
+    assert "read_concept(path='/a.md', section='Setup', offset=200)" in cut
+    box = Toolbox(KnowledgeManager([Bundle.load(one, "ops"), Bundle.load(two, "av")]))
+    first = box.read_concept(path="a", bundle="ops", max_chars=200)
+    assert "read_concept(path='/a.md', bundle='ops', offset=200)" in first["truncation"]
+    again = box.read_concept(path="/a.md", bundle="ops", offset=200)  # as the hint says
+    assert "error" not in again and again["offset"] == 200
+    part = box.read_resource(path="big.sql", bundle="ops")["truncation"]
+    assert "read_resource(path='/big.sql', bundle='ops', offset=" in part
+    (row,) = [r for r in box.list_bundles()["bundles"] if r["name"] == "ops"]
+    assert "read_concept('/index.md', bundle='ops') for the rest" in row["index"]
+    assert "read_concept('/index.md') for the rest" in single.list_bundles()["bundles"][0]["index"]

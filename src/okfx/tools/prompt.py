@@ -64,8 +64,10 @@ def _synthesized_index(bundle: Bundle) -> str:
     return "\n".join(lines).strip()
 
 
-def index_summary(bundle: Bundle, budget: int) -> str:
-    """The root ``index.md`` body (or a synthesized one), cut at ``budget`` characters."""
+def index_summary(bundle: Bundle, budget: int, named: bool = False) -> str:
+    """The root ``index.md`` body (or a synthesized one), cut at ``budget`` characters;
+    ``named``: the call that reads the rest names the bundle (several are loaded, and a
+    call without ``bundle`` would fail)."""
     index = bundle.index
     text = (
         index.body.strip()
@@ -76,7 +78,8 @@ def index_summary(bundle: Bundle, budget: int) -> str:
         return text
     cut = text[:budget].rsplit("\n", 1)[0] if "\n" in text[:budget] else text[:budget]
     # The author's index holds an order and groups a listing does not: name where it is.
-    rest = "read_concept('/index.md') for the rest of it, " if index is not None else ""
+    which = f", bundle={bundle.name!r}" if named else ""
+    rest = f"read_concept('/index.md'{which}) for the rest of it, " if index is not None else ""
     return (
         f"{cut}\n[index cut: {len(text) - len(cut)} more characters; {rest}list_concepts to "
         "list every concept]"
@@ -96,7 +99,7 @@ def render_prompt(bundles: Iterable[Bundle], index_char_budget: int = 4000) -> s
         )
     for bundle in items:
         version = f' okf_version="{escape(bundle.okf_version)}"' if bundle.okf_version else ""
-        summary = escape(index_summary(bundle, index_char_budget))
+        summary = escape(index_summary(bundle, index_char_budget, named=len(items) > 1))
         parts.append(
             f'<bundle name="{escape(bundle.name)}" concepts="{len(bundle)}"{version}>\n'
             f"<index>\n{summary}\n</index>\n</bundle>"

@@ -128,7 +128,7 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 # warnings: one count said 194 for m3e, 2 of them errors (QA)
                 "errors": errors,
                 "warnings": sum(counts.values()) - errors,
-                "index": index_summary(b, 600),
+                "index": index_summary(b, 600, named=len(box.manager.bundles) > 1),
             }
         )
     failed = box.manager.reload_failures
@@ -480,8 +480,9 @@ def read(
     payload.update(truncated=rest > 0, next_offset=start + len(chunk) if rest else None)
     del payload["truncation"]
     if rest:
+        where = _where(box, b, section=heading)  # the section read goes on, in its bundle
         payload["truncation"] = (
-            f"[cut: {rest} more characters; call read_concept(path={doc.path!r}, "
+            f"[cut: {rest} more characters; call read_concept(path={doc.path!r}{where}, "
             f"offset={start + len(chunk)}) for the rest, or read one section]"
         )
     payload[UNTRUSTED] = True
@@ -603,6 +604,14 @@ def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> l
     if len(links) > EDGES:
         cut.append(f"leaves_bundle: the first {EDGES} of {len(links)} shown")
     return out
+
+
+def _where(box: Toolbox, b: Bundle, section: str | None = None) -> str:
+    """The arguments a "call ... for the rest" hint needs besides path and offset: the
+    section being read, and the bundle when several are loaded (MCP QA: the hint, called
+    as written, answered "pass bundle=")."""
+    said = f", section={section!r}" if section else ""
+    return said + (f", bundle={b.name!r}" if len(box.manager.bundles) > 1 else "")
 
 
 def _page_title(page: IndexFile | LogFile) -> str:
@@ -731,8 +740,8 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
     }
     if end < size:
         payload["truncation"] = (
-            f"[cut: {size - end} more bytes; call read_resource(path={canon!r}, "
-            f"offset={end}) for the rest]"
+            f"[cut: {size - end} more bytes; call read_resource(path={canon!r}"
+            f"{_where(box, b)}, offset={end}) for the rest]"
         )
     elif start and not text:
         payload["notice"] = (
