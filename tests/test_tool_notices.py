@@ -163,3 +163,24 @@ def test_neighbors_of_a_folder_without_an_index_names_its_concepts(
     listed = box.get_neighbors(path="docs/")
     assert [edge["path"] for edge in listed["outbound"]] == ["/tables/orders.md"]
     assert box.get_neighbors(path="nowhere/")["error"]["code"] == "not_found"
+
+
+def test_a_grep_that_finds_nothing_says_what_would_match(make_bundle: MakeBundle) -> None:
+    """MCP QA: grep "hpsov" found nothing with an empty notice in a bundle that writes
+    HPSOV, and "kubectl rollout \\w+" (a regular expression) nothing either: a model took
+    grep's silence for the text's absence."""
+    files = {"fuel.md": concept(body="The HPSOV opens. Run kubectl rollout undo.\n")}
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    assert box.grep_concepts(pattern="hpsov")["notice"] == (
+        "No match as written; 1 concept(s) match ignoring case (pass ignore_case=true)."
+    )
+    said = box.grep_concepts(pattern="kubectl rollout \\w+")["notice"]
+    assert (
+        said == "No match as written; 1 concept(s) match as a regular expression (pass regex=true)."
+    )
+    nothing = box.grep_concepts(pattern="axle nut torque")
+    assert nothing["matches"] == [] and nothing["notice"].startswith(
+        "No concept holds the exact text, in this case."
+    )
+    assert "search_concepts" in nothing["notice"]
+    assert box.grep_concepts(pattern="HPSOV")["notice"] == ""  # a match: nothing to say

@@ -317,6 +317,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.tools.views._HEADING": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
     "okfx.adapters._mcp_sdk._BIDI": ("scan", [rep("a"), rep("\u202e"), rep("a\u200f")]),
     "okfx.tools.payloads._DAY": ("fullmatch", [rep("1"), rep("1-"), rep("1", "2026-01-")]),
+    "okfx.tools.views._REGEX_LOOK": (
+        "scan",
+        [rep("\\"), rep("["), rep("(", tail="x"), rep("(a"), rep(".")],
+    ),
     "okfx.tools.views._CITED": ("scan", [rep("[^"), rep("[^a"), rep("[^a]:")]),
     "okfx.bundle.links._FOOTNOTE_LINE": (
         "scan",

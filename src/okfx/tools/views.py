@@ -314,19 +314,27 @@ def grep(
     from okfx.search.grep import grep as run_grep
     from okfx.tools.grepping import grep_set
 
-    result = run_grep(
-        grep_set(targets),
-        text,
-        regex=regex,
-        ignore_case=ignore_case,
-        type=type_,
-        tags=tags,
-        directory=directory,
-        include_deprecated=include_deprecated,
-        limit=_int(limit, "limit", 1, 200),
-        now=box.now(),
-    )
-    payload = result.to_dict()
+    def run(regex: Any, ignore_case: Any, limit: int) -> Any:
+        return run_grep(
+            grep_set(targets),
+            text,
+            regex=regex,
+            ignore_case=ignore_case,
+            type=type_,
+            tags=tags,
+            directory=directory,
+            include_deprecated=include_deprecated,
+            limit=limit,
+            now=box.now(),
+        )
+
+    result = run(regex, ignore_case, _int(limit, "limit", 1, 200))
+    payload: dict[str, Any] = result.to_dict()
+    if not payload["matches"]:
+        # Nothing as asked: say what would match (MCP QA: "hpsov" found nothing in a
+        # bundle that writes HPSOV, and a model took grep's silence for absence).
+        said = _grep_miss(text, regex, ignore_case, lambda r, i: run(r, i, 200))
+        payload["notice"] = " ".join(filter(None, [said, payload.get("notice", "")]))
     for match in payload["matches"]:
         match["text"] = clip(match["text"], VALUE_CHARS)
     payload["pattern"] = text
@@ -334,6 +342,44 @@ def grep(
     kept = leave_out(payload, "matches", "matches", "narrow the pattern or the filters")
     _event(found=bool(kept), query=text, hits=kept)
     return payload
+
+
+#: What in a pattern grep reads as text looks like a regular expression's syntax.
+_REGEX_LOOK = re.compile(r"\\[wdsbWDSB.]|\.[*+?]|\[[^\]]{1,40}\]|\([^)]{0,80}\|")
+
+
+def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
+    """Why a grep found nothing, and what would find something: the same text in another
+    case (``ignore_case=true``), or the pattern as a regular expression when it looks
+    like one (``regex=true``); else what grep matches and where else to look."""
+    from okfx.errors import OKFError
+
+    tries: list[tuple[str, bool, bool]] = []
+    if not ignore_case:
+        tries.append(("ignoring case (pass ignore_case=true)", bool(regex), True))
+    if not regex and _REGEX_LOOK.search(text):
+        tries.append(("as a regular expression (pass regex=true)", True, bool(ignore_case)))
+        if not ignore_case:
+            tries.append(
+                (
+                    "as a regular expression ignoring case (pass regex=true, ignore_case=true)",
+                    True,
+                    True,
+                )
+            )
+    for how, as_regex, no_case in tries:
+        try:
+            found = rerun(as_regex, no_case)
+        except OKFError:  # not a valid expression after all
+            continue
+        if found.concepts:
+            return f"No match as written; {found.concepts} concept(s) match {how}."
+    kind = "the regular expression" if regex else "the exact text"
+    case = "" if ignore_case else ", in this case"
+    return (
+        f"No concept holds {kind}{case}. grep matches text as written: try a shorter "
+        "piece, ignore_case=true, or search_concepts for the words."
+    )
 
 
 # -- L2 --------------------------------------------------------------------------------------
