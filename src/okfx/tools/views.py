@@ -314,19 +314,13 @@ def grep(
     from okfx.search.grep import grep as run_grep
     from okfx.tools.grepping import grep_set
 
+    # the filters every run keeps; a run that finds nothing is tried again another way
+    filters: dict[str, Any] = {"type": type_, "tags": tags, "directory": directory}
+    filters.update(include_deprecated=include_deprecated, now=box.now())
+
     def run(regex: Any, ignore_case: Any, limit: int) -> Any:
-        return run_grep(
-            grep_set(targets),
-            text,
-            regex=regex,
-            ignore_case=ignore_case,
-            type=type_,
-            tags=tags,
-            directory=directory,
-            include_deprecated=include_deprecated,
-            limit=limit,
-            now=box.now(),
-        )
+        found = grep_set(targets)
+        return run_grep(found, text, regex=regex, ignore_case=ignore_case, limit=limit, **filters)
 
     result = run(regex, ignore_case, _int(limit, "limit", 1, 200))
     payload: dict[str, Any] = result.to_dict()
