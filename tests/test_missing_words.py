@@ -217,3 +217,18 @@ def test_a_name_word_index_finds_the_closest_word() -> None:
     assert words.closest("buton", 0.85) == "button"  # of two, the closer
     assert words.closest("zebra", 0.85) is None
     assert len(words) == 5
+
+
+def test_a_query_of_common_words_only_says_so_and_is_confident_of_nothing(
+    make_bundle: MakeBundle,
+) -> None:
+    """MCP QA: "the and of" gave 10 hits at confidence 1.0, and "What does this do?" named
+    'what' and 'does' missing words to check the spelling of."""
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    found = search(box, "the and of")
+    assert found["hits"] and all(h["confidence"] == 0.0 for h in found["hits"])  # type: ignore[union-attr]
+    assert str(found["notice"]).startswith("'the and of' holds only common words")
+    vague = search(box, "What does this do?")
+    assert vague["missing_words"] == [] and "Check the spelling" not in str(vague["notice"])
+    assert search(box, "bike dock")["hits"][0]["confidence"] == 1.0  # type: ignore[index]
+    assert "common words" not in str(search(box, "the bike")["notice"])

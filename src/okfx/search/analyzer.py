@@ -46,6 +46,7 @@ __all__ = [
     "count_terms",
     "folded_chunks",
     "light_words",
+    "only_stopwords",
     "plural_variants",
     "split_chunks",
     "tokenize",
@@ -365,6 +366,13 @@ _DO = frozenset({"do", "does", "did"})
 #: 0.788 and hybrid 0.860 either way; questions 0.809 -> 0.813 lexical, 0.867 -> 0.870
 #: hybrid; paraphrases 0.569 -> 0.567 lexical).
 LIGHT_VERB_WEIGHT = 0.25
+
+
+def only_stopwords(query: str) -> bool:
+    """Whether ``query`` has words and every one is a stopword ("the and of", "what does
+    this do"): searched for want of anything else, they match a page whatever it is about."""
+    words = [chunk.casefold() for chunk in split_chunks(query)]
+    return bool(words) and all(word in STOPWORDS for word in words)
 
 
 def light_words(query: str) -> frozenset[str]:

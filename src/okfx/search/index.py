@@ -429,6 +429,8 @@ class SearchIndex:
         held = {t.text: bool(self._forms(t)) for t in terms}
         chunks: list[str] = []
         for chunk in split_chunks(query):
+            if chunk.casefold() in STOPWORDS:
+                continue  # no word here, even in a query of nothing else ("what does it do")
             parts = [t for t in analyze_chunk(chunk, query=True) if t in held]
             if parts and not any(held[t] for t in parts):
                 chunks.append(chunk.casefold())

@@ -438,8 +438,14 @@ def confidence(
     model's scale (0.25 -> 0, 0.6 -> 1) when that is higher. Under :data:`CONFIDENT`
     the bundle probably does not answer the query."""
     lexical = 0.0
-    # A question's light verb ("what can I use to ...") is no word the answer must hold.
-    units = [u for u in units if len(u) > 1 or not terms[u[0]].light]
+    # A question's light verb ("what can I use to ...") is no word the answer must hold,
+    # nor is a stopword: a query of stopwords alone ("the and of", searched for want of
+    # anything else) is matched by any page, which says nothing of it (MCP QA: 1.0).
+    units = [
+        u
+        for u in units
+        if (len(u) > 1 or not terms[u[0]].light) and not all(terms[i].text in STOPWORDS for i in u)
+    ]
     if units:
         found = set(matched)
         held = sum(_holds_unit([terms[i].text for i in unit], found) for unit in units)

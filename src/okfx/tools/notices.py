@@ -18,6 +18,7 @@ __all__ = [
     "TYPO_CUTOFF",
     "close_names",
     "close_names_of",
+    "common_words_only",
     "folder_not_file",
     "missing_words",
     "no_hits",
@@ -82,6 +83,15 @@ def missing_words(
     )
     advice += _close_sentence(close, respelt)
     return f"{advice} {hidden}" if hidden else advice
+
+
+def common_words_only(query: str) -> str:
+    """A search whose words are all common ones: its hits say nothing of the subject."""
+    return (
+        f"{quoted(query)} holds only common words (such as 'the', 'what', 'does'): a page "
+        "matches them whatever it is about, and no hit's confidence counts them. Ask with "
+        "the words of the subject."
+    )
 
 
 def _close_sentence(close: list[dict[str, str]] | None, respelt: str | None = None) -> str:

@@ -27,6 +27,7 @@ from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
+from okfx.search.analyzer import only_stopwords
 from okfx.search.suggest import closest, fold, similarity
 from okfx.tools import notices
 from okfx.tools.caps import (
@@ -264,6 +265,9 @@ def search(
         )
     if respelt is not None:
         payload["respelled_query"] = clip(respelt, VALUE_CHARS)
+    if payload["hits"] and only_stopwords(text):
+        said = notices.common_words_only(text)
+        payload["notice"] = " ".join(filter(None, [said, payload.get("notice", "")]))
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
