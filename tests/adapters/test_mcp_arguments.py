@@ -33,7 +33,7 @@ BAD_CALLS: list[tuple[str, dict[str, Any], list[str]]] = [
     ("list_concepts", {"limit": "ten"}, ["limit", "integer from 1 to 200", "'ten'"]),
     ("list_concepts", {"tags": "bikes"}, ["tags", "list of strings", "'bikes'"]),
     ("search_concepts", {"query": "dock", "tags": "bikes"}, ["tags", "list of strings"]),
-    ("list_concepts", {"limit": 100000}, ["limit", "integer from 1 to 200", "100000"]),
+    ("list_concepts", {"limit": True}, ["limit", "integer from 1 to 200", "true"]),
     ("search_concepts", {"query": "dock", "limit": 0}, ["limit", "integer from 1 to 50"]),
     ("read_concept", {"path": "tables/trips", "max_chars": 0}, ["max_chars", "at least 1"]),
     ("read_concept", {"path": "tables/trips", "offset": -5}, ["offset", "at least 0", "-5"]),
@@ -120,3 +120,20 @@ def test_lax_but_unambiguous_values_are_accepted_as_the_sdk_did() -> None:
     assert len(got["limit"]["structuredContent"]["concepts"]) == 3
     rows = got["tags"]["structuredContent"]["concepts"]
     assert rows and all("stations" in row["tags"] for row in rows)
+
+
+def test_a_limit_above_its_maximum_reads_as_the_maximum() -> None:
+    """MCP QA: over MCP "limit": 100000 was an error to retry, called from Python it read
+    as the maximum, and the two docs said the two things. It reads as the maximum."""
+    from okfx import Toolbox
+    from okfx.tools.arguments import ToolArguments
+
+    box = Toolbox(Bundle.load(EXAMPLE))
+    checked = ToolArguments({tool.__name__: tool for tool in box.tools()})
+    assert checked.check("list_concepts", {"limit": 100000}) == {"limit": 200}
+    assert checked.check("search_concepts", {"query": "dock", "limit": 51}) == {
+        "query": "dock",
+        "limit": 50,
+    }
+    result = checked.call("list_concepts", {"limit": 100000})
+    assert "error" not in result and len(result["concepts"]) == result["total"]  # every row

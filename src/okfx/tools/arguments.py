@@ -47,8 +47,18 @@ class ToolArguments:
         """
         schema = self._schemas[tool]
         given = {
-            name: _from_json_text(value, schema.get(name)) for name, value in arguments.items()
+            name: _within(_from_json_text(value, schema.get(name)), schema.get(name))
+            for name, value in arguments.items()
         }
+        flags = [name for name, value in given.items() if _flag_for_number(value, schema.get(name))]
+        if flags:  # JSON's true is no count, though Python's bool is an int
+            raise InvalidArgument(
+                f"{tool}: "
+                + " ".join(
+                    f"{name} must be {_form(schema[name])}, got {_shown(given[name])}."
+                    for name in flags
+                )
+            )
         try:
             checked = self._models[tool].model_validate(given)
         except ValidationError as exc:
@@ -163,6 +173,33 @@ def _shown(value: Any) -> str:
     """The value a model sent, short enough for a message."""
     text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+
+
+def _integer(schema: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """The integer branch of a property's schema, if it has one."""
+    if not schema:
+        return None
+    branches, _ = _branches(schema)
+    return next((b for b in branches if b.get("type") == "integer"), None)
+
+
+def _within(value: Any, schema: Mapping[str, Any] | None) -> Any:
+    """An integer above its property's maximum (``"limit": 100000``) as the maximum, as
+    the tools read it called from Python: a model asking for more gets all there is, not
+    an error to retry (MCP QA: the two paths disagreed)."""
+    branch = _integer(schema)
+    if branch is None or isinstance(value, bool) or not isinstance(value, int):
+        return value
+    high = branch.get("maximum")
+    return high if isinstance(high, int) and value > high else value
+
+
+def _flag_for_number(value: Any, schema: Mapping[str, Any] | None) -> bool:
+    """Whether a boolean was sent for an integer-only property (``"limit": true``)."""
+    if not isinstance(value, bool) or schema is None:
+        return False
+    branches, _ = _branches(schema)
+    return bool(branches) and all(b.get("type") == "integer" for b in branches)
 
 
 def _from_json_text(value: Any, schema: Mapping[str, Any] | None) -> Any:
