@@ -358,7 +358,7 @@ def test_two_bundles_with_one_name_need_name(make_bundle: MakeBundle, tmp_path: 
     manager = KnowledgeManager.from_paths({"first": one, "second": other})
     assert manager.names == ["first", "second"]
     box = Toolbox(manager)
-    assert box.read_concept(path="a.md")["error"]["code"] == "not_found"  # bundle= needed
+    assert box.read_concept(path="a.md")["error"]["code"] == "invalid_argument"  # bundle= needed
     assert box.read_concept(path="a.md", bundle="first")["bundle"] == "first"
     assert "bundle" in manager.prompt() and "2 bundles are loaded" in manager.prompt()
 

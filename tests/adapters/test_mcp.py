@@ -222,7 +222,7 @@ def test_several_named_bundles_get_their_own_resources_and_need_a_bundle_argumen
     connect(server, True, scenario)
     assert {"okf://ops/index", "okf://sales/index"} <= got["uris"]
     assert len(got["uris"]) == 2 * (29 + 1)  # 29 concepts and the index, per bundle
-    assert got["ambiguous"]["structuredContent"]["error"]["code"] == "not_found"
+    assert got["ambiguous"]["structuredContent"]["error"]["code"] == "invalid_argument"
     assert got["chosen"]["structuredContent"]["bundle"] == "sales"
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.reload import Changes, content_changes
 from okfx.deadline import acquire
-from okfx.errors import NotFound, OKFError
+from okfx.errors import InvalidArgument, NotFound, OKFError
 from okfx.search.suggest import closest
 from okfx.statecache import StateCache
 
@@ -139,10 +139,9 @@ class KnowledgeManager:
         if name is None or name == "":
             if len(self._bundles) == 1:
                 return next(iter(self._bundles.values()))
-            raise NotFound(
+            raise InvalidArgument(  # an argument missing: no bundle is missing
                 f"{len(self._bundles)} bundles are loaded; pass bundle= one of "
-                + ", ".join(map(repr, self.names)),
-                suggestions=self.names,
+                + ", ".join(map(repr, self.names))
             )
         found = self._bundles.get(name)
         if found is None:
