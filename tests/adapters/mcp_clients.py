@@ -60,8 +60,10 @@ class Session:
     async def prompts(self) -> list[dict[str, Any]]:
         return [wire(p) for p in (await self._client.list_prompts()).prompts]
 
-    async def prompt(self, name: str) -> dict[str, Any]:
-        return wire(await self._client.get_prompt(name))
+    async def prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        if arguments is None:
+            return wire(await self._client.get_prompt(name))
+        return wire(await self._client.get_prompt(name, arguments))
 
 
 @asynccontextmanager

@@ -208,6 +208,27 @@ def test_the_knowledge_prompt_and_the_instructions_are_the_manager_prompt(
         assert got["instructions"] == manager.prompt()
 
 
+@pytest.mark.parametrize("framed", FRAMINGS)
+def test_an_unknown_prompt_or_an_argument_to_it_is_an_error_that_says_so(
+    bundle: Bundle, framed: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """MCP QA: get_prompt("nope") and get_prompt("knowledge", {"x": "y"}) answered "Error
+    rendering prompt knowledge" and wrote 138 and 260 lines of traceback to stderr."""
+    errors: dict[str, str] = {}
+
+    async def scenario(session: Session) -> None:
+        for key, name, arguments in (("unknown", "nope", None), ("args", "knowledge", {"x": "y"})):
+            try:
+                await session.prompt(name, arguments)
+            except Exception as exc:  # each major's own error class
+                errors[key] = str(exc)
+
+    connect(build_server(bundle), framed, scenario)
+    assert "no prompt named 'nope'; this server has 'knowledge'" in errors["unknown"]
+    assert "the 'knowledge' prompt takes no arguments; got 'x'" in errors["args"]
+    assert not [r for r in caplog.records if r.exc_info]  # no traceback logged
+
+
 def test_several_named_bundles_get_their_own_resources_and_need_a_bundle_argument() -> None:
     server = build_server({"ops": EXAMPLE, "sales": EXAMPLE})
     got: dict[str, Any] = {}

@@ -57,6 +57,7 @@ class Handlers:
     calls: dict[str, Callable[..., Awaitable[dict[str, Any]]]]
     resources: Resources
     page_size: int
+    prompts: tuple[str, ...] = ()  # each takes no argument
 
 
 @functools.cache
@@ -152,6 +153,20 @@ def server_class() -> Any:
                 structuredContent=payload,
                 isError="error" in payload,
             )
+
+        # -- prompts ---------------------------------------------------------------------
+        async def get_prompt(self, name: str, arguments: Any = None, *args: Any, **kw: Any) -> Any:
+            """A prompt okfx does not have, or arguments to one that takes none, is an
+            invalid-params error that says so; the SDK had answered "Error rendering
+            prompt" and written a 260-line traceback to the server's stderr (MCP QA)."""
+            known = self.okfx.prompts
+            if known and name not in known:
+                offered = ", ".join(map(repr, known))
+                raise _invalid_params(f"no prompt named {name!r}; this server has {offered}")
+            if known and arguments:
+                given = ", ".join(map(repr, sorted(arguments)))
+                raise _invalid_params(f"the {name!r} prompt takes no arguments; got {given}")
+            return await super().get_prompt(name, arguments, *args, **kw)
 
         # -- resources -------------------------------------------------------------------
         async def list_resources(self) -> list[Any]:

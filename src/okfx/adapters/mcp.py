@@ -96,7 +96,9 @@ def build_server(source: Any, *, name: str = "okfx", policy: CallPolicy | None =
     manager = box.manager
     tools = {tool.__name__: guarded(tool) for tool in box.tools()}
     calls = {call.__name__: call for call in fair(list(tools.values()), policy or CallPolicy())}
-    handlers = Handlers(ToolArguments(tools), calls, Resources(manager), RESOURCE_PAGE)
+    handlers = Handlers(
+        ToolArguments(tools), calls, Resources(manager), RESOURCE_PAGE, prompts=(PROMPT_NAME,)
+    )
     # WARNING: the SDK logs every request at INFO, which floods a client's stderr pane.
     server = server_class()(
         name, instructions=manager.prompt(), log_level="WARNING", handlers=handlers
