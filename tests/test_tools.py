@@ -804,3 +804,25 @@ def test_a_hint_to_read_on_names_the_section_and_the_bundle_when_several_are_loa
     (row,) = [r for r in box.list_bundles()["bundles"] if r["name"] == "ops"]
     assert "read_concept('/index.md', bundle='ops') for the rest" in row["index"]
     assert "read_concept('/index.md') for the rest" in single.list_bundles()["bundles"][0]["index"]
+
+
+def test_the_mcp_servers_okf_addresses_and_a_bundle_name_in_another_case_are_read(
+    make_bundle: MakeBundle,
+) -> None:
+    """MCP QA: the tools refused the okf:// addresses the server gives its resources (a
+    model copies them), and "OPS" for the bundle ops was not_found."""
+    one = make_bundle(
+        {"runbooks/deploy.md": concept(body="Roll back with undo.\n"), "index.md": "# Ops\n"}
+    )
+    two = make_bundle({"a.md": concept()})
+    box = Toolbox(KnowledgeManager([Bundle.load(one, "ops"), Bundle.load(two, "av")]))
+    read = box.read_concept(path="okf://ops/runbooks/deploy.md")
+    assert (read["bundle"], read["path"]) == ("ops", "/runbooks/deploy.md")
+    assert box.read_concept(path="okf://ops/index")["path"] == "/index.md"
+    assert box.get_neighbors(path="okf://ops/runbooks/deploy.md")["path"] == "/runbooks/deploy.md"
+    assert box.read_concept(path="okf://ops/runbooks%2Fdeploy.md")["path"] == "/runbooks/deploy.md"
+    wrong = box.read_concept(path="okf://ops/runbooks/deploy.md", bundle="av")["error"]
+    assert wrong["code"] == "invalid_argument" and "'ops', not 'av'" in wrong["message"]
+    assert box.read_concept(path="okf://ops/../../etc/passwd")["error"]["code"] == "unsafe_path"
+    assert box.read_concept(path="runbooks/deploy", bundle="OPS")["bundle"] == "ops"
+    assert box.search_concepts(query="roll back", bundle="Ops")["hits"][0]["bundle"] == "ops"

@@ -144,6 +144,9 @@ class KnowledgeManager:
                 + ", ".join(map(repr, self.names))
             )
         found = self._bundles.get(name)
+        if found is None:  # "OPS" for ops: the one bundle of that name in any case
+            same = [b for key, b in self._bundles.items() if key.casefold() == name.casefold()]
+            found = same[0] if len(same) == 1 else None
         if found is None:
             near = closest(name, self.names)  # the closest first, then the others
             raise NotFound(

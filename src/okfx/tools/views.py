@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import unquote
 
 from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
@@ -105,6 +106,25 @@ def _int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
     if value < lo:
         raise InvalidArgument(f"{name} must be >= {lo}, got {value}")
     return value if hi is None else min(value, hi)
+
+
+#: The scheme of the addresses the MCP server gives its resources (``okf://ops/a/b.md``).
+OKF_SCHEME = "okf://"
+
+
+def _located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
+    """The bundle and the path a tool reads: ``path`` as given, or an ``okf://`` address
+    (the MCP server's own resource URIs, which a model copies) taken apart into its
+    bundle and path, ``okf://<bundle>/index`` being the root index (MCP QA: the tools
+    refused the addresses the server advertised). A bundle named in both must agree."""
+    raw = _text(path, "path")
+    if raw is None or not raw.startswith(OKF_SCHEME):
+        return _bundle(box, bundle), raw
+    named, _, inner = unquote(raw[len(OKF_SCHEME) :]).partition("/")
+    given = _text(bundle, "bundle", optional=True)
+    if given is not None and given != named:
+        raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
+    return _bundle(box, named), "/index.md" if inner == "index" else "/" + inner
 
 
 def _bundle(box: Toolbox, name: Any) -> Bundle:
@@ -469,8 +489,7 @@ def _with_footnotes(body: str, start: int, end: int) -> str:
 def read(
     box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
 ) -> dict[str, Any]:
-    b = _bundle(box, bundle)
-    raw = _text(path, "path")
+    b, raw = _located(box, path, bundle)
     listing = folder_listing(b, raw or "", box.now())
     if listing is not None:  # a folder without index.md
         _event(path=listing["path"], found=True)
@@ -535,8 +554,8 @@ def read(
 
 
 def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
-    b = _bundle(box, bundle)
-    text = _text(path, "path") or ""
+    b, located = _located(box, path, bundle)
+    text = located or ""
     folder = folder_no_links(b, text)
     if folder is not None:
         raise folder
@@ -721,8 +740,7 @@ def _continuation_bytes(data: bytes) -> int:
 
 
 def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str, Any]:
-    b = _bundle(box, bundle)
-    raw = _text(path, "path")
+    b, raw = _located(box, path, bundle)
     assert raw is not None
     start = _int(offset, "offset", 0)
     from okfx.bundle.paths import normalize
