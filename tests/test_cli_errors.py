@@ -99,3 +99,22 @@ def test_grep_regex_errors_speak_of_the_command_line() -> None:
     tool = json.loads(run("grep", EXAMPLE, "(a", "--regex", "--json").stdout)
     assert "(?m)" not in tool["error"]["message"]
     assert "pass regex=false" in tool["error"]["message"]  # the tool's own words, for a model
+
+
+def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path) -> None:
+    """MCP QA: AV-OKF/knowledge and okf-poc/knowledge stopped okfx serve before an MCP
+    client could connect (it saw "Connection closed"). Each is now named by its parent
+    folder too, and stderr says so; the same folder twice is still an error."""
+    for parent in ("AV-OKF", "okf+poc"):
+        folder = tmp_path / parent / "knowledge"
+        folder.mkdir(parents=True)
+        (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
+    first, second = str(tmp_path / "AV-OKF" / "knowledge"), str(tmp_path / "okf+poc" / "knowledge")
+    result = run("bundles", first, second, "--json")
+    assert result.exit_code == 0, result.output
+    names = [b["name"] for b in json.loads(result.stdout)["bundles"]]
+    assert names == ["AV-OKF-knowledge", "okf-poc-knowledge"]  # "+" is no name character
+    assert "two folders are named 'knowledge'; serving" in result.stderr
+    named = run("bundles", f"av={first}", second, "--json")  # one named: no clash left
+    assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["av", "knowledge"]
+    assert run("bundles", first, first).exit_code == 2  # the same folder: still an error

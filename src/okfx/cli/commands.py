@@ -25,7 +25,7 @@ from click.core import ParameterSource
 
 from okfx import blas
 from okfx.attest.lint import validate as validate_bundle
-from okfx.bundle.bundle import Bundle
+from okfx.bundle.bundle import Bundle, folder_name
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings
@@ -119,10 +119,53 @@ def _enable_semantic(target: Any, max_concepts: int, *, now: bool = False, **opt
         raise click.ClickException(str(exc)) from exc
 
 
+def _as_name(text: str) -> str:
+    """``text`` as a NAME of ``NAME=SOURCE`` takes it: other characters as ``-``, from
+    its first letter or digit, at most 64 characters."""
+    name = re.sub(r"[^A-Za-z0-9_.\-]", "-", text).lstrip("_.-")
+    return name[:64] or "bundle"
+
+
+def _told_apart(sources: Sequence[str]) -> list[str]:
+    """``sources`` with ``NAME=`` put before each plain folder whose default name another
+    plain folder shares (``AV-OKF/knowledge`` and ``okf-poc/knowledge``): named by its
+    parent folder too (``AV-OKF-knowledge``), and said on stderr. Before, such a pair
+    stopped ``okfx serve`` before an MCP client could connect, and the client saw only
+    "Connection closed" (MCP QA). The same folder twice, or names the parents do not
+    tell apart, stay as given (the error below names them)."""
+    plain: dict[str, list[Path]] = {}
+    for source in sources:
+        name, text = named_source(source)
+        if name is None and os.path.isdir(text):
+            folder = Path(text).resolve()
+            plain.setdefault(folder_name(folder), []).append(folder)
+    renamed: dict[Path, str] = {}
+    for name, folders in plain.items():
+        longer = [_as_name(f"{folder_name(f.parent)}-{name}") for f in folders]
+        if len(folders) > 1 and len(set(longer)) == len(folders):
+            renamed.update(zip(folders, longer, strict=True))
+    if not renamed:
+        return list(sources)
+    out = []
+    for source in sources:
+        name, text = named_source(source)
+        where = Path(text).resolve() if name is None and os.path.isdir(text) else None
+        if where is not None and where in renamed:
+            click.echo(
+                f"okfx: two folders are named {folder_name(where)!r}; serving {text} as "
+                f"{renamed[where]!r} (name bundles yourself with NAME=SOURCE)",
+                err=True,
+            )
+            out.append(f"{renamed[where]}={text}")
+        else:
+            out.append(source)
+    return out
+
+
 def _manager(sources: Sequence[str]) -> KnowledgeManager:
     manager = KnowledgeManager()
     given: dict[str, str] = {}
-    for source in sources:
+    for source in _told_apart(sources):
         bundle = _load(source)
         if bundle.name in given:  # two bundles with one name
             first = named_source(given[bundle.name])[1]

@@ -174,10 +174,10 @@ def _notice(payload: dict[str, Any]) -> list[str]:
 def bundles(payload: dict[str, Any]) -> str:
     rows = payload.get("bundles") or []
     body = table(
-        ["BUNDLE", "CONCEPTS", "OKF", "WARNINGS"],
+        ["BUNDLE", "CONCEPTS", "OKF", "ERRORS", "WARNINGS"],
         [
             [str(b.get("name")), str(b.get("concepts")), str(b.get("okf_version") or "-"),
-             str(b.get("warnings"))]
+             str(b.get("errors", 0)), str(b.get("warnings"))]
             for b in rows
         ],
     )  # fmt: skip
