@@ -56,6 +56,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # -- loading -----------------------------------------------------------------------------------
 _NAMED = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.\-]{0,63})=(.+)", re.DOTALL)
+# A character a NAME of NAME=SOURCE does not take.
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
 def named_source(text: str) -> tuple[str | None, str]:
@@ -122,7 +124,7 @@ def _enable_semantic(target: Any, max_concepts: int, *, now: bool = False, **opt
 def _as_name(text: str) -> str:
     """``text`` as a NAME of ``NAME=SOURCE`` takes it: other characters as ``-``, from
     its first letter or digit, at most 64 characters."""
-    name = re.sub(r"[^A-Za-z0-9_.\-]", "-", text).lstrip("_.-")
+    name = _NOT_IN_NAME.sub("-", text).lstrip("_.-")
     return name[:64] or "bundle"
 
 
