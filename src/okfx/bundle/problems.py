@@ -23,6 +23,7 @@ __all__ = [
     "kept_past",
     "problem_dict",
     "problem_line",
+    "unsaid_line",
 ]
 
 #: Codes that break spec §11 rules 1-2 (the file is not a usable concept; for
@@ -223,6 +224,14 @@ def problem_line(problem: Problem) -> int | None:
         return int(numbers[-1]) if numbers else None
     last = _LAST_LINE.search(problem.message)
     return int(last.group(1)) if last else None
+
+
+def unsaid_line(problem: Problem) -> int | None:
+    """:func:`problem_line` when the message does not already end with it as
+    ``(line N)``: the line a reader is still to be told (YAML's "frontmatter line 4" is
+    the file's line 5), for the CLI and the viewer to add."""
+    line = problem_line(problem)
+    return None if line is None or problem.message.endswith(f"(line {line})") else line
 
 
 def problem_dict(problem: Problem) -> dict[str, Any]:

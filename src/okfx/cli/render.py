@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import re2
 
-from okfx.bundle.problems import problem_line
+from okfx.bundle.problems import problem_line, unsaid_line
 from okfx.cli import target
 from okfx.cli.terminal import columns, cut_columns, visible
 from okfx.search.scoring import CONFIDENT
@@ -501,8 +501,8 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
 def _file_line(problem: Problem) -> str:
     """`` (line N)``, the file's line, for a message that names it another way (YAML's
     ``frontmatter line 4`` is the file's line 5) or only inside."""
-    line = problem_line(problem)
-    if line is None or problem.message.endswith(f"(line {line})"):
+    line = unsaid_line(problem)
+    if line is None:
         return ""
     # said as the file's line: beside YAML's "frontmatter line 4", a bare "(line 5)" read
     # as a second, different place (flutter-okf QA)

@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from okfx.bundle.fields import source_places
 from okfx.bundle.paths import normalize, parent_dir
-from okfx.bundle.problems import ERROR_CODES, problem_line
+from okfx.bundle.problems import ERROR_CODES, unsaid_line
 from okfx.bundle.reserved import page_heading
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
@@ -164,7 +164,7 @@ def _own_problems(view: BundleView, path: str) -> dict[str, Any] | None:
             "severity": "error" if p.code in ERROR_CODES else "warning",
             "code": p.code,
             "message": p.message,
-            "line": problem_line(p),
+            "line": unsaid_line(p),  # when the message does not end with it
             "url": urls.problems(b.name, p.code),
         }
         for p in own[:OWN_PROBLEMS]

@@ -17,10 +17,9 @@ from markupsafe import Markup
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import parent_dir
-from okfx.bundle.problems import problem_line
+from okfx.bundle.problems import unsaid_line
 from okfx.bundle.reserved import heading_rest
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
-from okfx.model import Problem
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
 from okfx.tools.payloads import concept_row
@@ -254,7 +253,7 @@ class Site:
                     "unlisted": group.unlisted,
                     # with the file's line where the message names it another way
                     # (YAML's "frontmatter line 4" is the file's line 5)
-                    "problems": [(p, view.url_of(p.path), _line_said(p)) for p in chunk],
+                    "problems": [(p, view.url_of(p.path), unsaid_line(p)) for p in chunk],
                     "more": len(group.problems) - first - len(chunk),
                     "all": urls.problems(view.name, group.code),
                     "next": urls.problems(view.name, group.code, at + 1)
@@ -305,12 +304,6 @@ class Site:
                  "out_of_order": "log_order" in said}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
-
-
-def _line_said(problem: Problem) -> int | None:
-    """The file's line of ``problem`` when its message does not already end with it."""
-    line = problem_line(problem)
-    return None if line is None or problem.message.endswith(f"(line {line})") else line
 
 
 def _options(ranked: list[tuple[str, int]], chosen: list[str | None]) -> list[tuple[str, int]]:
