@@ -43,7 +43,6 @@ from itertools import pairwise
 from typing import Any, overload
 
 from okfx.search.analyzer import (
-    QUESTION_VERBS,
     STOPWORDS,
     QueryTerm,
     analyze_chunk,
@@ -62,7 +61,6 @@ __all__ = [
     "NAME_POSTINGS",
     "NAME_WEIGHT",
     "NamedTitles",
-    "QUESTION_VERBS",
     "TITLE_WEIGHT",
     "confidence",
     "file_name_words",

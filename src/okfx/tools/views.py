@@ -26,7 +26,7 @@ from okfx.bundle.paths import open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
-from okfx.errors import InvalidArgument, NotFound, TooLarge, Unreadable
+from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
 from okfx.search.suggest import closest, fold, similarity
@@ -342,9 +342,12 @@ def grep(
     filters: dict[str, Any] = {"type": type_, "tags": tags, "directory": directory}
     filters.update(include_deprecated=include_deprecated, now=box.now())
 
+    searched = grep_set(targets)
+
     def run(regex: Any, ignore_case: Any, limit: int) -> Any:
-        found = grep_set(targets)
-        return run_grep(found, text, regex=regex, ignore_case=ignore_case, limit=limit, **filters)
+        return run_grep(
+            searched, text, regex=regex, ignore_case=ignore_case, limit=limit, **filters
+        )
 
     result = run(regex, ignore_case, _int(limit, "limit", 1, 200))
     payload: dict[str, Any] = result.to_dict()
@@ -370,8 +373,6 @@ def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
     """Why a grep found nothing, and what would find something: the same text in another
     case (``ignore_case=true``), or the pattern as a regular expression when it looks
     like one (``regex=true``); else what grep matches and where else to look."""
-    from okfx.errors import OKFError
-
     tries: list[tuple[str, bool, bool]] = []
     if not ignore_case:
         tries.append(("ignoring case (pass ignore_case=true)", bool(regex), True))
