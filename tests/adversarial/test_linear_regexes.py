@@ -322,7 +322,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep("\\"), rep("["), rep("(", tail="x"), rep("(a"), rep(".")],
     ),
-    "okfx.tools.views._CITED": ("scan", [rep("[^"), rep("[^a"), rep("[^a]:")]),
+    "okfx.bundle.links._CITED": ("scan", [rep("[^"), rep("[^a"), rep("[^a]:")]),
     "okfx.bundle.links._FOOTNOTE_LINE": (
         "scan",
         [

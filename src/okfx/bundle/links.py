@@ -26,6 +26,7 @@ __all__ = [
     "footnote_definitions",
     "footnote_offsets",
     "footnote_spans",
+    "footnotes_cited",
     "leaving_links",
     "lines_outside_code",
     "matches_outside_code",
@@ -53,6 +54,8 @@ _REFDEF = re.compile(
 _FULLREF = re.compile(r"\[(" + _TEXT + r")\]\[((?:[^\[\]\\]++|\\.){0,32})\]")
 _SHORTREF = re.compile(r"\[((?:[^\[\]\\]++|\\.){1,32})\](?![\[(:])")
 _FOOTNOTE = re.compile(r"\[\^([^\]\s]{1,200})\]")
+# A footnote cited: the label not followed by the colon of its definition.
+_CITED = re.compile(_FOOTNOTE.pattern + r"(?!:)")
 # A footnote definition line, searched in "\n" + body like _REFDEF.
 _FOOTNOTE_DEF = re.compile(r"\n {0,3}\[\^([^\]\s]{1,200})\]:")
 # A code span when the text has single backticks only: each one closes the previous.
@@ -277,6 +280,14 @@ def footnote_offsets(body: str, labels: Iterable[str]) -> dict[str, int]:
             if len(found) == len(wanted):
                 break
     return found
+
+
+def footnotes_cited(text: str) -> set[str]:
+    """Labels of the footnotes ``text`` cites (``[^label]`` outside code), not those it
+    only defines (``[^label]: ...``)."""
+    if "[^" not in text:
+        return set()
+    return {m.group(1) for m in matches_outside_code(text, _CITED)}
 
 
 def footnote_definitions(body: str) -> set[str]:

@@ -18,9 +18,9 @@ from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import (
     footnote_spans,
+    footnotes_cited,
     leaving_links,
     lines_outside_code,
-    matches_outside_code,
 )
 from okfx.bundle.paths import open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
@@ -79,8 +79,6 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
-# A footnote cited (``[^label]``, not the ``[^label]:`` that defines it).
-_CITED = re.compile(r"\[\^([^\]\s]{1,200})\](?!:)")
 
 
 def _event(**fields: Any) -> None:
@@ -471,7 +469,7 @@ def _with_footnotes(body: str, start: int, end: int) -> str:
     spans = footnote_spans(body)
     if not spans:
         return body[start:end]
-    cited = {m.group(1) for m in matches_outside_code(body[start:end], _CITED)}
+    cited = footnotes_cited(body[start:end])
     kept, after, at = [], [], start
     for label, first, last in spans:
         if start <= first < end:
