@@ -135,32 +135,30 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     stopped ``okfx serve`` before an MCP client could connect, and the client saw only
     "Connection closed" (MCP QA). The same folder twice, or names the parents do not
     tell apart, stay as given (the error below names them)."""
+    folders: list[Path | None] = []  # each source's folder, when a plain one
+    for source in sources:
+        name, text = named_source(source)
+        folders.append(Path(text).resolve() if name is None and os.path.isdir(text) else None)
     plain: dict[str, list[Path]] = {}
-    for source in sources:
-        name, text = named_source(source)
-        if name is None and os.path.isdir(text):
-            folder = Path(text).resolve()
-            plain.setdefault(folder_name(folder), []).append(folder)
+    for where in (f for f in folders if f is not None):
+        plain.setdefault(folder_name(where), []).append(where)
     renamed: dict[Path, str] = {}
-    for name, folders in plain.items():
-        longer = [_as_name(f"{folder_name(f.parent)}-{name}") for f in folders]
-        if len(folders) > 1 and len(set(longer)) == len(folders):
-            renamed.update(zip(folders, longer, strict=True))
-    if not renamed:
-        return list(sources)
+    for name, group in plain.items():
+        longer = [_as_name(f"{folder_name(f.parent)}-{name}") for f in group]
+        if len(group) > 1 and len(set(longer)) == len(group):
+            renamed.update(zip(group, longer, strict=True))
     out = []
-    for source in sources:
-        name, text = named_source(source)
-        where = Path(text).resolve() if name is None and os.path.isdir(text) else None
-        if where is not None and where in renamed:
-            click.echo(
-                f"okfx: two folders are named {folder_name(where)!r}; serving {text} as "
-                f"{renamed[where]!r} (name bundles yourself with NAME=SOURCE)",
-                err=True,
-            )
-            out.append(f"{renamed[where]}={text}")
-        else:
+    for source, folder in zip(sources, folders, strict=True):
+        if folder is None or folder not in renamed:
             out.append(source)
+            continue
+        text = named_source(source)[1]
+        click.echo(
+            f"okfx: two folders are named {folder_name(folder)!r}; serving {text} as "
+            f"{renamed[folder]!r} (name bundles yourself with NAME=SOURCE)",
+            err=True,
+        )
+        out.append(f"{renamed[folder]}={text}")
     return out
 
 

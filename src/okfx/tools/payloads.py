@@ -40,7 +40,6 @@ __all__ = [
     "continuation_header",
     "error_payload",
     "internal_error",
-    "is_day",
     "iso",
     "jsonable",
     "link_payload",
@@ -166,13 +165,13 @@ def _generated(generated: Generated, frontmatter: dict[str, Any]) -> dict[str, A
         at = written.get("at") if isinstance(written, dict) else None
         if at is None and generated.legacy:
             at = frontmatter.get("timestamp")
-        if is_day(at):
+        if _is_day(at):
             out["date_only"] = True
     out["legacy_timestamp"] = generated.legacy
     return out
 
 
-def is_day(value: Any) -> bool:
+def _is_day(value: Any) -> bool:
     """Whether a frontmatter date was written as a day without a time: YAML's date, or
     a string such as ``2026-01-01``."""
     if isinstance(value, str):
