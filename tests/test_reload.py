@@ -45,6 +45,7 @@ HREFS = [
 ]
 WIKILINKS = ["[[x]]", "[[y|why]]", "[[a/b/x]]", "[[z#part]]", "[[nope]]", "[[X]]", "[[Café]]"]
 WORDS = ["orders", "revenue", "daily", "alpha", "zeta", "beta", "x", "y"]
+IDS = ["k.one", "k.two", "k-three"]
 
 
 def _path(folder: str, name: str) -> str:
@@ -70,9 +71,14 @@ def contents(draw: st.DrawFn, name: str) -> str:
         return "---\ntitle: untyped\n---\n" + body
     status = draw(st.sampled_from(["stable", "draft", "deprecated", "weird"]))
     resource = draw(st.sampled_from(["", "resource: /a/x.md\n", "resource: ../data.csv\n"]))
+    # Edges named by id (okfx.bundle.idlinks) depend on every other concept's id.
+    declared = draw(st.sampled_from(["", *(f"id: {i}\n" for i in IDS)]))
+    named = draw(st.lists(st.sampled_from(IDS), max_size=3))
+    related = f"related: [{', '.join(named)}]\n" if named else ""
     return (
         f"---\ntype: {draw(st.sampled_from(['metric', 'table']))}\ntitle: {words}\n"
-        f"status: {status}\n{resource}tags: [{draw(st.sampled_from(WORDS))}]\n---\n{body}"
+        f"status: {status}\n{resource}{declared}{related}"
+        f"tags: [{draw(st.sampled_from(WORDS))}]\n---\n{body}"
     )
 
 

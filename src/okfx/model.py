@@ -21,6 +21,7 @@ __all__ = [
     "Computation",
     "Concept",
     "Generated",
+    "IdRef",
     "IndexEntry",
     "IndexFile",
     "IndexSection",
@@ -63,6 +64,18 @@ class Link(NamedTuple):
         # Rebuilt by tuple.__new__ in C: a bundle holds several links per concept, and
         # the NamedTuple constructor is a Python-level call (see okfx.records).
         return tuple.__new__, (Link, tuple(self))
+
+
+class IdRef(NamedTuple):
+    """A producer's relation key naming another concept by its frontmatter ``id``
+    (``related: [flutter.widget_identity]``), *beyond the spec*: ``field`` is the key,
+    ``value`` the id as written, ``line`` the key's line in the file (0 when unknown).
+    The bundle turns it into a :class:`Link` once it knows every concept's id
+    (:mod:`okfx.bundle.idlinks`)."""
+
+    field: str
+    value: str
+    line: int
 
 
 def _positional_pickle(cls: type[_T]) -> type[_T]:
@@ -172,6 +185,8 @@ class Concept:
         "citations",
         "links",
         "external_links",
+        "declared_id",
+        "id_refs",
         "frontmatter",
         "body",
         "body_line",
@@ -196,6 +211,10 @@ class Concept:
     citations: tuple[str, ...]
     links: tuple[Link, ...]
     external_links: tuple[str, ...]
+    # A producer's own ``id`` key (the concept's ID is its path, spec §2) and the ids its
+    # relation keys name, beyond the spec (okfx.bundle.idlinks draws those edges).
+    declared_id: str | None
+    id_refs: tuple[IdRef, ...]
     frontmatter: dict[str, Any]
     body: str
     body_line: int

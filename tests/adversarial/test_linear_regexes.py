@@ -50,6 +50,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.paths._FORBIDDEN": ("scan", [rep("a"), rep("a/")]),
     "okfx.bundle.paths._DRIVE": ("match", [rep("a")]),
     "okfx.bundle.parse._WS": ("scan", [rep("a/")]),
+    "okfx.bundle.parse._NOT_ID": ("scan", [rep("a.")]),
     # -- frontmatter
     "okfx.bundle.frontmatter._CLOSE": (
         "scan",

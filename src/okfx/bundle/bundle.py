@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okfx.bundle.budget import CAP_CODES
+from okfx.bundle.idlinks import link_ids
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
@@ -209,6 +210,7 @@ class Bundle:
         self._unrecorded = 0
         self.okf_version: str | None = None
         self._concepts: dict[str, Concept] = {}
+        self._id_holders: frozenset[str] = frozenset()  # concepts naming ids (idlinks)
         self._indexes: dict[str, IndexFile] = {}
         self._logs: dict[str, LogFile] = {}
         self._files: frozenset[str] = frozenset()
@@ -551,7 +553,6 @@ class Bundle:
         file's in path order, recorded and counted as a load records them (:meth:`_warn`),
         then the repository-root links check."""
         self._parsed = parsed
-        self._concepts = parsed.concepts
         self._indexes = parsed.indexes
         self._logs = parsed.logs
         self.okf_version = parsed.okf_version
@@ -566,6 +567,9 @@ class Bundle:
             for code, count in unlisted.items():
                 counts[code] = counts.get(code, 0) + count
                 self._unrecorded += count
+        # Edges named by id need every concept's id (okfx.bundle.idlinks); what the
+        # parse stored stays without them, so each install draws them from the whole.
+        self._concepts, self._id_holders = link_ids(parsed.concepts, self._warn)
         self._report_root_links()
         self._close_warnings()
 
@@ -698,7 +702,8 @@ class Bundle:
             with self._backlinks_lock:
                 backlinks = self._backlinks
             if backlinks is not None:
-                replaced = updated.replaced
+                # A concept naming ids may link elsewhere now that another's id changed.
+                replaced = updated.replaced | self._id_holders | new._id_holders
                 before = [c for p, c in self._concepts.items() if p in replaced]
                 after = [c for p, c in new._concepts.items() if p in replaced]
                 new._backlinks = update_backlinks(backlinks, before, after)

@@ -31,7 +31,7 @@ from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.bundle.written import typed_text_paths, with_written, written_scalars
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
-from okfx.model import Concept, IndexFile, Link, LogFile
+from okfx.model import Concept, IdRef, IndexFile, Link, LogFile
 from okfx.trust import trust_tier
 
 __all__ = ["DocumentParser", "broken_message"]
@@ -39,6 +39,7 @@ __all__ = ["DocumentParser", "broken_message"]
 Warn = Callable[[str, str, str], None]
 
 _WS = re.compile(r"\s")
+_NOT_ID = re.compile(r"[\s/\\]")
 # Builds a Link from a 7-tuple without the Python-level NamedTuple constructor (the
 # load makes one per edge).
 _new_link = partial(tuple.__new__, Link)
@@ -149,6 +150,44 @@ def producer_refs(data: dict[Any, Any]) -> list[tuple[str, str]]:
                 if href.partition("#")[0].endswith(".md") and not _WS.search(href):
                     refs.append((key, href))
     return refs
+
+
+#: Longest producer ``id`` (and id named by a relation key) read; a longer one is text.
+MAX_ID_CHARS = 200
+
+
+def _id_text(value: Any) -> str | None:
+    """``value`` as an id: a string with no blank, ``/`` or ``\\`` and at most
+    :data:`MAX_ID_CHARS` characters, or an integer (``id: 42``); else None."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text or len(text) > MAX_ID_CHARS or _NOT_ID.search(text):
+        return None
+    return text
+
+
+def declared_id(data: dict[Any, Any]) -> str | None:
+    """The producer's own ``id`` key as an id (:func:`_id_text`), or None."""
+    return _id_text(data.get("id"))
+
+
+def producer_ids(data: dict[Any, Any]) -> list[tuple[str, str]]:
+    """``(key, id)`` of each value of a :data:`RELATION_KEYS` key that reads as an id
+    rather than a path (``related: [flutter.widget_identity]``, ``related: [k8s-pod]``):
+    not ending in ``.md``, with no blank or ``/``. The bundle resolves them
+    against its concepts' ``id`` keys (:mod:`okfx.bundle.idlinks`)."""
+    ids: list[tuple[str, str]] = []
+    for key, value in data.items():
+        if not (isinstance(key, str) and _is_relation(key)):
+            continue
+        for item in value if isinstance(value, list) else (value,):
+            text = _id_text(item)
+            if text is not None and not text.partition("#")[0].endswith(".md"):
+                ids.append((key, text))
+    return ids
 
 
 def _looks_like_path(value: str) -> bool:
@@ -352,19 +391,26 @@ class DocumentParser:
         text: str,
         body_line: int,
         others: tuple[list[Link], ...],
-    ) -> list[Link]:
+    ) -> tuple[list[Link], tuple[IdRef, ...]]:
         """The edges a producer's relation keys draw (:func:`producer_refs`), *beyond the
         spec*, to targets no other link of the concept (``others``) reaches, each with its
         key as its field and its value as its text (a broken one reads as the path the
         producer wrote); one to a file the bundle lacks is a broken link, as a
-        body link's is. A value that leaves the bundle is no edge and no warning."""
+        body link's is. A value that leaves the bundle is no edge and no warning. And the
+        ids those keys name (:func:`producer_ids`), which the bundle resolves once it
+        knows every concept's ``id``."""
         refs = producer_refs(data)
+        ids = [(k, v) for k, v in producer_ids(data) if not self.resolver.is_external(v)]
+        if not refs and not ids:
+            return [], ()  # the common case: no set of the concept's targets is built
+        keys = list(dict.fromkeys(key for key, _ in (*refs, *ids)))
+        lines = dict(zip(keys, field_lines(text, body_line, keys), strict=True))
+        share = self.strings.setdefault
+        id_refs = tuple(IdRef(key, share(value, value), lines[key] or 0) for key, value in ids)
         if not refs:
-            return []  # the common case: no set of the concept's targets is built
+            return [], id_refs
         linked = {link.target for links in others for link in links}
         base = parent_dir(path)
-        keys = list(dict.fromkeys(key for key, _ in refs))
-        lines = dict(zip(keys, field_lines(text, body_line, keys), strict=True))
         links = []
         for key, href in refs:
             try:
@@ -374,7 +420,7 @@ class DocumentParser:
             if target is not None and target not in linked:
                 linked.add(target)
                 links.append(self._link(path, target, href, href, key, lines[key] or 0))
-        return links
+        return links, id_refs
 
     # -- documents -----------------------------------------------------------------------
     def concept(self, path: str, text: str) -> Concept | None:
@@ -478,7 +524,10 @@ class DocumentParser:
         """Stage 3: links and citations, and the Concept itself."""
         links, externals, footnotes = self.body_links(path, parsed.body, parsed.body_line)
         fields = self._field_links(path, values, text, parsed.body_line, parsed.data.get("sources"))
-        fields += self._producer_links(path, parsed.data, text, parsed.body_line, (links, fields))
+        related, id_refs = self._producer_links(
+            path, parsed.data, text, parsed.body_line, (links, fields)
+        )
+        fields += related
         left = self.budget.links_left()
         self.budget.keep_links(path, min(len(fields), left), len(fields) > left)
         links.extend(fields[:left])
@@ -512,6 +561,8 @@ class DocumentParser:
             links=tuple(links),
             external_links=tuple(externals),
             citations=tuple(footnotes),
+            declared_id=declared_id(parsed.data),
+            id_refs=id_refs,
             frontmatter=parsed.data,
             body=parsed.body,
             body_line=parsed.body_line,

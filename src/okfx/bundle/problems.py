@@ -111,6 +111,10 @@ EXPLANATIONS: dict[str, str] = {
     "repository_root_links": "absolute links are written from the repository root, not the "
     "bundle root (§6.1)",
     "ambiguous_wikilink": "a [[wikilink]] matches several files; it is not followed",
+    "unknown_id": "a relation key (related, prerequisites, ...) names an id that no concept "
+    "of the bundle declares in its 'id' key; no edge (beyond the spec)",
+    "ambiguous_id": "a relation key names an id that several concepts declare; no edge "
+    "(beyond the spec)",
     "unsafe_link": "a link points above the bundle root; okfx never follows it",
     "source_outside_bundle": "a sources[].resource points outside the bundle; the source is "
     "kept, the path is not followed",

@@ -35,7 +35,7 @@ from okfx.bundle.frontmatter import FrontmatterError, load_repaired, split
 from okfx.bundle.paths import PathGuard
 from okfx.bundle.walk import decode_text, read_file
 from okfx.limits import Limits
-from okfx.model import Concept
+from okfx.model import Concept, Link
 from okfx.search.corpus import Corpus, loaded_body
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
     "SLIM_FIELDS",
     "FileStore",
     "StoredConcept",
+    "relinked",
     "slim",
     "stamp_of",
     "stored_builder",
@@ -305,3 +306,22 @@ def slim(concept: Concept, store: FileStore, stamp: int) -> StoredConcept:
     _SET_STORE(stored, store)
     _SET_STAMP(stored, stamp)
     return stored
+
+
+_LINKS_AT = SLIM_FIELDS.index("links")
+
+
+def relinked(concept: Concept, links: tuple[Link, ...]) -> Concept:
+    """``concept`` with ``links`` for its links (a stored one still reads its texts
+    through its store); every other field is the same object."""
+    if isinstance(concept, StoredConcept):
+        values = list(_slim_values(concept))
+        values[_LINKS_AT] = links
+        stored: StoredConcept = object.__new__(StoredConcept)
+        any(map(call, _SLIM_SETTERS, repeat(stored), values))
+        _SET_STORE(stored, concept._store)
+        _SET_STAMP(stored, concept.stamp)
+        return stored
+    fields = {name: getattr(concept, name) for name in Concept.__slots__}
+    fields["links"] = links
+    return Concept(**fields)
