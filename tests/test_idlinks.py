@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import concept
-from okfx import Bundle
+from okfx import Bundle, Toolbox
 from okfx.bundle import state as state_module
 from okfx.bundle.parse import declared_id, producer_ids
 
@@ -116,3 +116,19 @@ def test_a_reload_redraws_edges_when_another_concept_changes_its_id(
     assert "'k.revenue'" in reloaded.warnings[0].message and "close: 'k.revenues'" in (
         reloaded.warnings[0].message
     )
+
+
+def test_a_declared_id_names_its_concept_where_no_path_does(make_bundle) -> None:
+    files = dict(FILES)
+    files["b.md"] = concept("Note", "B.\n", id="dup")
+    files["c.md"] = concept("Note", "C.\n", id="dup")
+    files["k.orders.md"] = concept("Note", "A page named like an id.\n")
+    bundle = Bundle.load(make_bundle(files), state_cache=False)
+    assert bundle.concept("k.revenue").path == "/metrics/revenue.md"
+    assert bundle.get("/k.customers").path == "/customers.md"
+    assert bundle.get("k.orders").path == "/k.orders.md"  # a path always comes first
+    assert bundle.get("dup") is None  # two concepts declare it
+    box = Toolbox(bundle)
+    read = box.read_concept("k.revenue")
+    assert read["path"] == "/metrics/revenue.md"
+    assert box.read_concept("k.nothing")["error"]["code"] == "not_found"

@@ -223,6 +223,7 @@ class Bundle:
         self._search_index: Index | None = None
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
+        self._declared_ids: dict[str, str] | None = None  # producer id -> path, unique ids
         self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
         self._name_words: WordIndex | None = None  # built on first use
         self._skip: frozenset[str] = frozenset()  # excluded .md files: files, not concepts
@@ -809,7 +810,9 @@ class Bundle:
 
         Accepts ``/a/b.md``, ``a/b.md``, ``a/b`` and ``/a/b``; a directory path (``/tables``
         or ``tables/``) gives its ``index.md``, but ``a/b`` names the concept ``a/b.md``
-        when there is one beside the folder ``a/b/`` (its concept ID, spec §2). Raises
+        when there is one beside the folder ``a/b/`` (its concept ID, spec §2). When no
+        path matches, a producer's ``id`` that one concept declares
+        (``flutter.stateful_widget``) names that concept, as its relation keys do. Raises
         :class:`~okfx.errors.UnsafePath` for paths that would leave the bundle.
         """
         canon = normalize(path)
@@ -827,7 +830,22 @@ class Bundle:
                 found = self._document(self._nfc_paths().get(nfc, candidate))
             if found is not None:
                 return found
-        return None
+        return self._by_declared_id(canon)
+
+    def _by_declared_id(self, canon: str) -> Concept | None:
+        """The one concept whose producer ``id`` key is ``canon`` less its leading ``/``
+        (``flutter.stateful_widget``, as relation keys name concepts: okfx.bundle.idlinks),
+        or None; only when no path matched, and never an id two concepts declare."""
+        ids = self._declared_ids
+        if ids is None:  # two threads may both build it: the results are equal
+            seen: dict[str, str | None] = {}
+            for concept in self._concepts.values():
+                if concept.declared_id is not None:
+                    key = concept.declared_id
+                    seen[key] = None if key in seen else concept.path
+            ids = self._declared_ids = {k: v for k, v in seen.items() if v is not None}
+        path = ids.get(canon[1:]) if ids else None
+        return None if path is None else self._concepts.get(path)
 
     def _nfc_paths(self) -> dict[str, str]:
         index = self._nfc
