@@ -94,3 +94,19 @@ def test_the_state_cache_keeps_loads_with_other_options_apart(
         assert plain.concept("notes/alpha").links == ()
         assert followed.problem_counts() == {"ambiguous_wikilink": 1, "broken_link": 1}
         assert plain.problem_counts() == {}
+
+
+def test_a_broken_path_style_wikilink_is_missing_from_the_root(make_bundle: MakeBundle) -> None:
+    # okf-interview writes every wikilink from the vault root: [[algorithms/dp/lcs]] in
+    # /algorithms/dp/lis.md names /algorithms/dp/lcs.md, not a doubled folder.
+    body = "[[algorithms/dp/lcs]], [[./near]], [[../up]] and [[bare name]].\n"
+    root = make_bundle({"algorithms/dp/lis.md": concept(body=body)})
+    bundle = Bundle.load(root, wikilinks=True)
+    links = bundle.neighbors("/algorithms/dp/lis.md").unresolved
+    assert [link.target for link in links] == [
+        "/algorithms/dp/lcs.md",
+        "/algorithms/dp/near.md",
+        "/algorithms/up.md",
+        "/algorithms/dp/bare name.md",
+    ]
+    assert {w.code for w in bundle.warnings} == {"broken_link"}

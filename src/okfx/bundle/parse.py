@@ -340,8 +340,13 @@ class DocumentParser:
                     "not followed: write more of the path",
                 )
             else:
+                # Where the file would be: a path-style target ([[folder/name]], as
+                # Obsidian writes one it must tell apart) from the root, one written
+                # ./ or ../ or a bare name from the linking file's folder.
+                written = target.removesuffix(".md") + ".md"
+                relative = "/" not in target or target.startswith(("./", "../"))
                 try:
-                    missing = join(base, target.removesuffix(".md") + ".md")
+                    missing = join(base if relative else "/", written)
                 except UnsafePath:
                     continue
                 self.warn(path, "broken_link", f"wikilink {href} (line {line}) matches no file")
