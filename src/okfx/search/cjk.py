@@ -15,7 +15,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["cjk_pieces", "cjk_terms", "has_cjk"]
+__all__ = [
+    "FUNCTION_CHARS",
+    "cjk_pieces",
+    "cjk_terms",
+    "content_bigrams",
+    "glue_bigram",
+    "has_cjk",
+]
 
 # Han (CJK unified ideographs, extension A, compatibility, extensions B and later),
 # Hiragana, Katakana (with the phonetic extensions and the prolonged sound mark), Hangul
@@ -54,3 +61,26 @@ def cjk_terms(run: str, *, query: bool = False) -> list[str]:
         return [run]
     bigrams = [run[i : i + 2] for i in range(len(run) - 1)]
     return bigrams if query else bigrams + list(run)
+
+
+#: Characters that mostly glue words together rather than name a thing: Chinese
+#: particles, question words and prepositions (的, 和, 什么, 怎么, 如何, 为, 把, 被, ...),
+#: and Japanese particles (の, は, を, ...). A query's bigram holding one mostly spans two
+#: words ("缓存雪崩和缓存击穿有什么区别": 崩和, 和缓, 有什, 什么, 么区) and says nothing of a
+#: page (:func:`content_bigrams`).
+FUNCTION_CHARS = frozenset(
+    "的了和与及或是在吗呢吧啊么啥怎什如何为哪有把被从到对给让将就都也还又のはをにがでともへやかな"
+)
+
+
+def glue_bigram(term: str) -> bool:
+    """Is ``term`` a CJK bigram holding one of the :data:`FUNCTION_CHARS`?"""
+    return len(term) == 2 and has_cjk(term) and not FUNCTION_CHARS.isdisjoint(term)
+
+
+def content_bigrams(terms: list[str]) -> list[str]:
+    """The CJK bigrams of ``terms`` (once each, in order) that are no
+    :func:`glue_bigram`; all of them when every one is."""
+    bigrams = [t for t in dict.fromkeys(terms) if len(t) == 2 and has_cjk(t)]
+    content = [t for t in bigrams if FUNCTION_CHARS.isdisjoint(t)]
+    return content or bigrams

@@ -34,6 +34,7 @@ from okfx.search.analyzer import (
     split_chunks,
 )
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
+from okfx.search.cjk import glue_bigram
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import (
@@ -762,7 +763,13 @@ class _Needles:
         """``matched`` as a hit lists it: without a one-letter part of a chunk when a
         longer term of that chunk is matched ("m3e" lists m3e, not m, 3, e)."""
         letters = self.letters
-        if not letters:
-            return matched
-        held = set(matched)
-        return tuple(t for t in matched if held.isdisjoint(letters.get(t, ())))
+        if letters:
+            held = set(matched)
+            matched = tuple(t for t in matched if held.isdisjoint(letters.get(t, ())))
+        if not all(t.isascii() for t in matched):
+            # A CJK bigram holding a particle or question word mostly spans two words
+            # (什么, 么区): listed only when nothing else is (Chinese QA).
+            content = tuple(t for t in matched if not glue_bigram(t))
+            if content:
+                return content
+        return matched

@@ -51,6 +51,7 @@ from okfx.search.analyzer import (
     split_chunks,
 )
 from okfx.search.bm25f import Postings
+from okfx.search.cjk import content_bigrams
 from okfx.search.topk import Cap
 
 __all__ = [
@@ -446,7 +447,7 @@ def confidence(
     ]
     if units:
         found = set(matched)
-        held = sum(_holds_unit([terms[i].text for i in unit], found) for unit in units)
+        held = sum(_held([terms[i].text for i in unit], found) for unit in units)
         lexical = held / len(units)
     if similarity is not None:
         scaled = (similarity - _COSINE_NONE) / (_COSINE_SURE - _COSINE_NONE)
@@ -454,11 +455,18 @@ def confidence(
     return round(lexical, 2)
 
 
-def _holds_unit(texts: Sequence[str], found: set[str]) -> bool:
-    """Whether a concept holds one query word: one of its terms, but for an identifier
-    (``S4U``: s, 4, u and the joined ``s4u``) not only parts of one or two characters,
-    which say nothing alone (every page holds an s)."""
+def _held(texts: Sequence[str], found: set[str]) -> float:
+    """How much of one query word a concept holds, 0..1: one of its terms (1 or 0), but
+    for an identifier (``S4U``: s, 4, u and the joined ``s4u``) not only parts of one or
+    two characters, which say nothing alone (every page holds an s). A run of CJK text
+    is a phrase, not a word ("个人所得税年度汇算怎么申请退税"): the share of its
+    :func:`~okfx.search.cjk.content_bigrams` held, where one bigram (个人) had counted as
+    the whole (Chinese QA: 1.0 for questions no page answers)."""
     if len(texts) == 1:
-        return texts[0] in found
-    # (A CJK bigram or character is a word of its own: only Latin-script parts are short.)
-    return any(t in found and (len(t) > 2 or not t.isascii()) for t in texts)
+        return 1.0 if texts[0] in found else 0.0
+    bigrams = content_bigrams(list(texts)) if not all(t.isascii() for t in texts) else []
+    if bigrams:
+        latin = [t for t in texts if t.isascii() and len(t) > 2]
+        parts = [*bigrams, *latin]
+        return sum(1 for t in parts if t in found) / len(parts)
+    return 1.0 if any(t in found and (len(t) > 2 or not t.isascii()) for t in texts) else 0.0
