@@ -358,9 +358,14 @@ def test_two_bundles_with_one_name_need_name(make_bundle: MakeBundle, tmp_path: 
     manager = KnowledgeManager.from_paths({"first": one, "second": other})
     assert manager.names == ["first", "second"]
     box = Toolbox(manager)
-    assert box.read_concept(path="a.md")["error"]["code"] == "invalid_argument"  # bundle= needed
+    assert box.read_concept(path="a.md")["bundle"] == "first"  # the one bundle holding it
     assert box.read_concept(path="a.md", bundle="first")["bundle"] == "first"
     assert "bundle" in manager.prompt() and "2 bundles are loaded" in manager.prompt()
+    assert box.get_neighbors(path="b")["bundle"] == "second"
+    (other / "a.md").write_text(concept(), encoding="utf-8")
+    manager = KnowledgeManager.from_paths({"first": one, "second": other})
+    both = Toolbox(manager).read_concept(path="a.md")["error"]
+    assert both["code"] == "invalid_argument" and "'first', 'second'" in both["message"]
 
 
 # -- the prompt block ---------------------------------------------------------------------

@@ -235,7 +235,10 @@ def test_several_named_bundles_get_their_own_resources_and_need_a_bundle_argumen
 
     async def scenario(session: Session) -> None:
         got["uris"] = {r["uri"] for r in await session.resources()}
-        got["ambiguous"] = await session.call("read_concept", {"path": "/metrics/x.md"})
+        got["ambiguous"] = await session.call(
+            "read_concept", {"path": "/metrics/dock-availability.md"}
+        )
+        got["nowhere"] = await session.call("read_concept", {"path": "/metrics/dock-avail.md"})
         got["chosen"] = await session.call(
             "read_concept", {"path": "/metrics/dock-availability.md", "bundle": "sales"}
         )
@@ -244,6 +247,13 @@ def test_several_named_bundles_get_their_own_resources_and_need_a_bundle_argumen
     assert {"okf://ops/index", "okf://sales/index"} <= got["uris"]
     assert len(got["uris"]) == 2 * (29 + 1)  # 29 concepts and the index, per bundle
     assert got["ambiguous"]["structuredContent"]["error"]["code"] == "invalid_argument"
+    assert "in 2 of the loaded bundles" in got["ambiguous"]["structuredContent"]["error"]["message"]
+    nowhere = got["nowhere"]["structuredContent"]["error"]
+    assert nowhere["code"] == "not_found"
+    assert nowhere["did_you_mean"][:2] == [
+        "okf://ops/metrics/dock-availability.md",
+        "okf://sales/metrics/dock-availability.md",
+    ]
     assert got["chosen"]["structuredContent"]["bundle"] == "sales"
 
 

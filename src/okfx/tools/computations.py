@@ -20,7 +20,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, TooLarge
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import UNTRUSTED, notices
-from okfx.tools.views import EVENT
+from okfx.tools.views import EVENT, located
 
 __all__ = ["MAX_RECEIPT_CHARS", "check", "prepare", "run"]
 
@@ -54,7 +54,7 @@ def _bound(box: Toolbox, path: Any, parameters: Any, bundle: Any) -> tuple[Bundl
         raise InvalidArgument(
             f"parameters must be an object of name: value pairs, got {type(parameters).__name__}"
         )
-    b = box.manager.bundle(bundle)
+    b, path = located(box, path, bundle)  # an okf:// address; the one bundle holding it
     _event(bundle=b.name)
     bound = bind(b, path, parameters)
     _event(path=bound.path, found=True)

@@ -22,11 +22,11 @@ from okfx.bundle.links import (
     leaving_links,
     lines_outside_code,
 )
-from okfx.bundle.paths import open_error, parent_dir
+from okfx.bundle.paths import normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.walk import read_head
-from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable
+from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
 from okfx.search.suggest import closest, fold, similarity
@@ -110,19 +110,53 @@ def _int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
 OKF_SCHEME = "okf://"
 
 
-def _located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
+def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     """The bundle and the path a tool reads: ``path`` as given, or an ``okf://`` address
     (the MCP server's own resource URIs, which a model copies) taken apart into its
     bundle and path, ``okf://<bundle>/index`` being the root index (MCP QA: the tools
     refused the addresses the server advertised). A bundle named in both must agree."""
     raw = _text(path, "path")
     if raw is None or not raw.startswith(OKF_SCHEME):
+        if raw is not None and bundle in (None, "") and len(box.manager) > 1:
+            return _holding(box, raw), raw
         return _bundle(box, bundle), raw
     named, _, inner = unquote(raw[len(OKF_SCHEME) :]).partition("/")
     given = _text(bundle, "bundle", optional=True)
     if given is not None and given != named:
         raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
     return _bundle(box, named), "/index.md" if inner == "index" else "/" + inner
+
+
+def _holding(box: Toolbox, raw: str) -> Bundle:
+    """The one loaded bundle that holds ``raw`` (a document, file or folder), for a call
+    that names no bundle when several are loaded (MCP QA: a read of a path only one
+    bundle has had cost a round trip). Several holding it is an ``invalid_argument``
+    naming them; none, a ``not_found`` whose ``did_you_mean`` gives each bundle's close
+    concepts as ``okf://`` addresses, which the tools read as they are."""
+    holders: list[Bundle] = []
+    close: list[tuple[int, str]] = []  # each bundle's best first, then its second
+    for b in box.manager.bundles.values():
+        try:
+            held = b.get(raw) is not None or normalize(raw) in b.files | b.directories
+        except UnsafePath:
+            return _bundle(box, None)  # refused as before: no bundle to read it in
+        if held:
+            holders.append(b)
+        else:
+            close += [(i, f"{OKF_SCHEME}{b.name}{p}") for i, p in enumerate(b.suggest(raw, 2))]
+    if len(holders) == 1:
+        _event(bundle=holders[0].name)
+        return holders[0]
+    names = ", ".join(repr(b.name) for b in holders or box.manager.bundles.values())
+    if holders:
+        raise InvalidArgument(
+            f"{raw!r} is in {len(holders)} of the loaded bundles; pass bundle= one of {names}"
+        )
+    raise NotFound(
+        f"no loaded bundle holds {raw!r} (bundles: {names})",
+        path=raw,
+        suggestions=[address for _, address in sorted(close, key=lambda pair: pair[0])],
+    )
 
 
 def _bundle(box: Toolbox, name: Any) -> Bundle:
@@ -488,7 +522,7 @@ def _with_footnotes(body: str, start: int, end: int) -> str:
 def read(
     box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
 ) -> dict[str, Any]:
-    b, raw = _located(box, path, bundle)
+    b, raw = located(box, path, bundle)
     listing = folder_listing(b, raw or "", box.now())
     if listing is not None:  # a folder without index.md
         _event(path=listing["path"], found=True)
@@ -553,8 +587,8 @@ def read(
 
 
 def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
-    b, located = _located(box, path, bundle)
-    text = located or ""
+    b, where = located(box, path, bundle)
+    text = where or ""
     folder = folder_no_links(b, text)
     if folder is not None:
         raise folder
@@ -739,7 +773,7 @@ def _continuation_bytes(data: bytes) -> int:
 
 
 def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str, Any]:
-    b, raw = _located(box, path, bundle)
+    b, raw = located(box, path, bundle)
     assert raw is not None
     start = _int(offset, "offset", 0)
     from okfx.bundle.paths import normalize
