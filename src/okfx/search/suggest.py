@@ -148,6 +148,16 @@ def _key(text: str) -> str:
     return text.strip().strip("/").removesuffix(".md").casefold()[:_MAX_PROBE]
 
 
+def _within(probe: str, title: str) -> float:
+    """A score for a probe the title holds whole, which similarity misses for a title
+    much longer than it: ``CUTOFF`` plus the share of the title it is, scaled to the
+    rest. Only for a probe of two CJK characters or four others at least (Chinese QA:
+    the path 缓存雪崩 named nothing, beside the title 缓存雪崩 / 穿透 / 击穿)."""
+    if len(probe) < (4 if probe.isascii() else 2) or probe not in title:
+        return 0.0
+    return CUTOFF + (1.0 - CUTOFF) * len(probe) / len(title)
+
+
 class NameIndex:
     """Close paths to a probe among entries ``(path, title)``, from trigram postings.
 
@@ -190,8 +200,8 @@ class NameIndex:
 
     def suggest(self, text: str, limit: int = 5, cutoff: float = CUTOFF) -> list[str]:
         """Paths whose full path, file name or title is close to ``text`` (a similarity
-        of ``cutoff`` at least), best first (of two equal scores, by full path, then file
-        name, then title)."""
+        of ``cutoff`` at least), or whose title holds it (:func:`_within`), best first (of
+        two equal scores, by full path, then file name, then title)."""
         key = _key(text)
         folder, _, leaf = key.rpartition("/")
         if not leaf:
@@ -202,10 +212,12 @@ class NameIndex:
         for at in _shortlist(self._postings, wanted, _SCORED):
             path, title = self._entries[at]
             name = _key(path)
+            folded = title.casefold()
             scores = (
                 whole.similarity(name),
                 file_name.similarity(name.rpartition("/")[2]),
-                whole.similarity(title.casefold()),
+                whole.similarity(folded),
+                _within(leaf, folded),
             )
             for kind, score in enumerate(scores):
                 if score >= cutoff and (score, -kind) > best.get(path, (0.0, -9)):

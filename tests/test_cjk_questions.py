@@ -1,4 +1,4 @@
-"""A hit's confidence on a query in Chinese or Japanese (okfx.search.scoring._held): a run of
+"""Questions in Chinese or Japanese. A hit's confidence (okfx.search.scoring._held): a run of
 CJK text counts as the share of its content bigrams the concept holds, not as one word
 that any of its bigrams holds (Chinese MCP QA: every question read 1.0)."""
 
@@ -50,3 +50,12 @@ def test_matched_lists_no_bigram_that_glues_two_words(make_bundle: MakeBundle) -
     assert "什么" not in answer.matched and "区别" in answer.matched
     (only, *_) = bundle.search("的区")  # nothing else matched: still listed
     assert only.matched == ("的区",)
+
+
+def test_a_title_given_as_a_path_is_suggested_when_the_title_holds_it(
+    make_bundle: MakeBundle,
+) -> None:
+    files = {"redis/avalanche.md": concept("Note", "x\n", title="'缓存雪崩 / 穿透 / 击穿'")}
+    bundle = Bundle.load(make_bundle(files))
+    assert bundle.suggest("缓存雪崩") == ["/redis/avalanche.md"]
+    assert bundle.suggest("雪") == []  # one character says too little
