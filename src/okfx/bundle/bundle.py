@@ -36,9 +36,9 @@ from okfx.bundle.rootlinks import find_root_links
 from okfx.bundle.rootlinks import message as root_links_message
 from okfx.bundle.scope import find_scope
 from okfx.bundle.state import BUNDLE_KIND, Manifest, Parsed, decode, encode, okf_version_of, scan
-from okfx.bundle.stored import FileStore, slim
+from okfx.bundle.stored import FileStore, StoredConcept, slim
 from okfx.bundle.texts import TEXTS_KIND, TextsBuilder, attach, read_texts
-from okfx.bundle.walk import FileEntry, decode_text, read_bytes, walk
+from okfx.bundle.walk import FileEntry, decode_text, read_bytes, read_file, walk
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.deadline import acquire
 from okfx.errors import NotFound, UnsafePath
@@ -877,6 +877,28 @@ class Bundle:
         if not isinstance(found, Concept):
             raise self._not_found(path)
         return found
+
+    def as_now(self, concept: Concept) -> Concept | None:
+        """``concept`` as its file holds it now: itself while the file is as loaded,
+        else the file parsed again (every field and the body of one version, its links
+        against the files the load saw), or None when it is gone or no longer a concept.
+        A read between an author's save and the reload it starts (``okfx serve
+        --watch``) had shown the loaded title over the new body, and a deleted file as
+        a concept with an empty body (watch-mode QA)."""
+        if not isinstance(concept, StoredConcept):
+            return concept  # its texts are in memory, as loaded: nothing to mix
+        store = self._store
+        if store.stamp_now(concept) == concept.stamp:
+            return concept
+        try:
+            data, _ = read_file(store.open(concept.path), self.limits.max_file_bytes)
+            text = decode_text(data)
+        except (OSError, ValueError):
+            return None
+        resolver = Resolver(set(self._files), set(self._dirs))
+        wikis = WikiIndex(self._files) if self.wikilinks else None
+        parser = DocumentParser(resolver, self.limits, lambda *_: None, wikis)
+        return parser.concept(concept.path, text)
 
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)

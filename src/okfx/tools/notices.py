@@ -13,6 +13,7 @@ from okfx.model import Concept
 from okfx.tools.display import quoted
 
 __all__ = [
+    "CHANGED_SINCE_LOAD",
     "MISSING_WORDS",
     "RESPELL_CUTOFF",
     "TYPO_CUTOFF",
@@ -20,6 +21,7 @@ __all__ = [
     "close_names_of",
     "common_words_only",
     "folder_not_file",
+    "gone_since_load",
     "missing_words",
     "no_hits",
     "past_end",
@@ -27,6 +29,21 @@ __all__ = [
     "respelled",
     "reworded",
 ]
+
+#: A read of a concept whose file changed since the bundle was loaded (Bundle.as_now).
+CHANGED_SINCE_LOAD = (
+    "CHANGED: the file changed since the bundle was loaded; this read is the file as it "
+    "is now. Search, listings and links show the change after the next reload."
+)
+
+
+def gone_since_load(path: str, bundle: str) -> str:
+    """Why a read finds no concept at ``path``, which the loaded bundle still lists."""
+    return (
+        f"{path} in bundle {bundle!r} is gone, or no longer a concept, since the bundle was "
+        "loaded; search and listings still show it until the next reload"
+    )
+
 
 #: Files named in a folder's listing at most.
 FOLDER_FILES = 20

@@ -531,6 +531,12 @@ def read(
         return listing
     doc = b.document(raw)
     _event(path=doc.path)
+    changed = False
+    if isinstance(doc, Concept):
+        now = b.as_now(doc)  # one version of the file: header and body alike
+        if now is None:
+            raise NotFound(notices.gone_since_load(doc.path, b.name), path=doc.path)
+        changed, doc = now is not doc, now
     start = _int(offset, "offset", 0)
     default = box.manager.max_body_chars
     cap = _int(max_chars, "max_chars", 1, MAX_READ_CHARS) if max_chars is not None else default
@@ -542,6 +548,8 @@ def read(
         header = concept_header if start == 0 else continuation_header
         payload = header(b.name, doc, doc.is_stale(box.now()))
         payload["kind"] = "concept"
+        if changed and "notices" in payload:
+            payload["notices"].append(notices.CHANGED_SINCE_LOAD)
     else:
         payload = {
             "bundle": b.name,

@@ -1,0 +1,46 @@
+"""A read between an author's save and the reload it starts (``okfx serve --watch``) gives
+one version of the file, header and body alike (Bundle.as_now): watch-mode QA had seen the
+loaded title over the new body, and a deleted file read as a concept with an empty body."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Toolbox
+from okfx.tools.notices import CHANGED_SINCE_LOAD
+
+
+def _later(path: Path, text: str) -> None:
+    """Write ``text`` with an mtime of its own, as a save seconds after the load has."""
+    path.write_text(text, encoding="utf-8")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+
+
+def test_a_concept_saved_since_the_load_reads_as_saved_with_a_notice(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle({"a.md": concept("Note", "Old body.\n", title="Old")})
+    box = Toolbox(Bundle.load(root))
+    before = box.read_concept("a.md")
+    assert (before["title"], before["body"]) == ("Old", "Old body.\n")
+    assert CHANGED_SINCE_LOAD not in before["notices"]
+    _later(root / "a.md", concept("Note", "New body.\n", title="New"))
+    after = box.read_concept("a.md")
+    assert (after["title"], after["body"]) == ("New", "New body.\n")
+    assert CHANGED_SINCE_LOAD in after["notices"]
+
+
+def test_a_concept_deleted_or_emptied_since_the_load_is_not_found(
+    make_bundle: MakeBundle,
+) -> None:
+    root = make_bundle({"a.md": concept("Note", "A.\n"), "b.md": concept("Note", "B.\n")})
+    box = Toolbox(Bundle.load(root))
+    (root / "a.md").unlink()
+    _later(root / "b.md", "")
+    for path in ("a.md", "b.md"):
+        error = box.read_concept(path)["error"]
+        assert error["code"] == "not_found"
+        assert "no longer a concept, since the bundle was loaded" in error["message"]
