@@ -57,10 +57,12 @@ def test_read_concept_returns_header_and_body(box: Toolbox) -> None:
 def test_long_bodies_are_cut_with_a_marker_and_an_offset(box: Toolbox) -> None:
     whole = box.read_concept(path="tables/trips", max_chars=100_000)["body"]
     first = box.read_concept(path="tables/trips", max_chars=200)
-    assert first["truncated"] is True and len(first["body"]) == 200
-    assert first["next_offset"] == 200
-    assert "offset=200" in first["truncation"]
-    rest = box.read_concept(path="tables/trips", offset=200, max_chars=100_000)
+    # Cut at the last line end or blank before 200 characters: no word split in two.
+    cut = len(first["body"])
+    assert first["truncated"] is True and 100 <= cut <= 200 and first["body"][-1].isspace()
+    assert first["next_offset"] == cut
+    assert f"offset={cut}" in first["truncation"]
+    rest = box.read_concept(path="tables/trips", offset=cut, max_chars=100_000)
     assert first["body"] + rest["body"] == whole
     assert rest["truncated"] is False
 
@@ -310,8 +312,9 @@ def test_access_events_fire_for_hits_and_misses() -> None:
         "bundle": "knowledge",
         "found": True,
         "path": "/tables/trips.md",
-        "body_chars": 50,
+        "body_chars": seen[0]["body_chars"],  # up to 50, ending on a whole word
     }
+    assert 25 <= seen[0]["body_chars"] <= 50
     assert seen[1]["found"] is False and seen[1]["tool"] == "read_concept"
     assert seen[2]["hits"] == 5 and seen[2]["path"] == "/tables/bikes.md"
     assert seen[3] == {"tool": "read_concept", "bundle": "nope", "found": False}
@@ -797,13 +800,15 @@ def test_a_hint_to_read_on_names_the_section_and_the_bundle_when_several_are_loa
     files = {"a.md": concept(body=body), "big.sql": "select 1;\n" * 20_000, "index.md": index}
     one, two = make_bundle(files), make_bundle({"b.md": concept()})
     single = Toolbox(Bundle.load(one, "ops"))
-    cut = single.read_concept(path="a", section="Setup", max_chars=200)["truncation"]
-    assert "read_concept(path='/a.md', section='Setup', offset=200)" in cut
+    read = single.read_concept(path="a", section="Setup", max_chars=200)
+    at = read["next_offset"]  # 199: the page ends on the blank before a word
+    assert f"read_concept(path='/a.md', section='Setup', offset={at})" in read["truncation"]
     box = Toolbox(KnowledgeManager([Bundle.load(one, "ops"), Bundle.load(two, "av")]))
     first = box.read_concept(path="a", bundle="ops", max_chars=200)
-    assert "read_concept(path='/a.md', bundle='ops', offset=200)" in first["truncation"]
-    again = box.read_concept(path="/a.md", bundle="ops", offset=200)  # as the hint says
-    assert "error" not in again and again["offset"] == 200
+    at = first["next_offset"]
+    assert f"read_concept(path='/a.md', bundle='ops', offset={at})" in first["truncation"]
+    again = box.read_concept(path="/a.md", bundle="ops", offset=at)  # as the hint says
+    assert "error" not in again and again["offset"] == at
     part = box.read_resource(path="big.sql", bundle="ops")["truncation"]
     assert "read_resource(path='/big.sql', bundle='ops', offset=" in part
     (row,) = [r for r in box.list_bundles()["bundles"] if r["name"] == "ops"]

@@ -116,7 +116,10 @@ def test_tools_never_return_outside_bytes_while_a_folder_is_swapped(
     internal = sum(is_internal(r) for r in results)
     assert (leaked, internal) == (0, 0), f"{leaked} leaks, {internal} internal errors"
     codes = {error_code(r) for r in results}
-    assert codes <= {None, "unreadable"}, codes
+    # Between two renames the folder is briefly absent: a concept read then finds its
+    # file gone since the load (Bundle.as_now), which is not_found.
+    gone = {"not_found"} if tool == "read_concept" else set()
+    assert codes <= {None, "unreadable"} | gone, codes
 
 
 def test_a_load_never_reads_through_a_swapped_folder(racy: tuple[Path, Path]) -> None:

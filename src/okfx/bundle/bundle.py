@@ -893,8 +893,10 @@ class Bundle:
         try:
             data, _ = read_file(store.open(concept.path), self.limits.max_file_bytes)
             text = decode_text(data)
-        except (OSError, ValueError):
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError):
+            return concept  # unreadable now (a folder swapped): its reads say so
         resolver = Resolver(set(self._files), set(self._dirs))
         wikis = WikiIndex(self._files) if self.wikilinks else None
         parser = DocumentParser(resolver, self.limits, lambda *_: None, wikis)

@@ -12,6 +12,7 @@ import math
 import re
 from datetime import date, datetime
 from typing import Any
+from urllib.parse import unquote
 
 from okfx.attest.sqltext import dialect_for
 from okfx.bundle.fields import source_resource
@@ -429,6 +430,11 @@ def link_payload(link: Link, target_meta: dict[str, Any] | None, other_end: str)
         "line": link.line or None,
         "exists": link.exists,
     }
+    fragment = link.href.partition("#")[2].strip()
+    if fragment and (link.field == "body" or link.field.endswith("resource")):
+        # The part of the target the link means ("agent-panel.md#context-tools"):
+        # read_concept(section=...) reads it by that id (okf-studio QA).
+        out["section"] = clip(unquote(fragment), LABEL_CHARS)
     if target_meta:
         out.update(target_meta)
     return out

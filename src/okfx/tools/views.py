@@ -137,7 +137,8 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
     close: list[tuple[int, str]] = []  # each bundle's best first, then its second
     for b in box.manager.bundles.values():
         try:
-            held = b.get(raw) is not None or normalize(raw) in b.files | b.directories
+            page = raw.partition("#")[0] if "#" in raw else raw  # x.md#part reads x.md
+            held = b.get(page) is not None or _is_file_or_folder(b, normalize(page))
         except UnsafePath:
             return _bundle(box, None)  # refused as before: no bundle to read it in
         if held:
@@ -157,6 +158,10 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
         path=raw,
         suggestions=[address for _, address in sorted(close, key=lambda pair: pair[0])],
     )
+
+
+def _is_file_or_folder(b: Bundle, path: str) -> bool:
+    return path in b.files or path in b.directories
 
 
 def _bundle(box: Toolbox, name: Any) -> Bundle:
@@ -523,6 +528,12 @@ def read(
     box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
 ) -> dict[str, Any]:
     b, raw = located(box, path, bundle)
+    heading = _text(section, "section", optional=True)
+    if raw and "#" in raw and heading is None and b.get(raw) is None:
+        # "x.md#setup", as a link names a part of a page: that section (okf-studio QA).
+        page, _, fragment = raw.partition("#")
+        if fragment.strip() and b.get(page) is not None:
+            raw, heading = page, unquote(fragment)
     listing = folder_listing(b, raw or "", box.now())
     if listing is not None:  # a folder without index.md
         _event(path=listing["path"], found=True)
@@ -540,7 +551,6 @@ def read(
     start = _int(offset, "offset", 0)
     default = box.manager.max_body_chars
     cap = _int(max_chars, "max_chars", 1, MAX_READ_CHARS) if max_chars is not None else default
-    heading = _text(section, "section", optional=True)
     text, twins = _section(doc.body, heading) if heading else (doc.body, None)
     requested, start = start, min(start, len(text))
     payload: dict[str, Any]
@@ -579,7 +589,9 @@ def read(
         }
     )
     # The header and the body together stay within the result budget (okfx.tools.caps).
-    chunk = payload["body"] = fit_text(payload, "body", RESULT_CHARS - 512)
+    chunk = payload["body"] = _whole_words(
+        fit_text(payload, "body", RESULT_CHARS - 512), text, start
+    )
     rest = max(len(text) - start - len(chunk), 0)
     payload.update(truncated=rest > 0, next_offset=start + len(chunk) if rest else None)
     del payload["truncation"]
@@ -592,6 +604,25 @@ def read(
     payload[UNTRUSTED] = True
     _event(found=True, body_chars=len(chunk))
     return payload
+
+
+#: How far back from a page's cut an end of line or word is looked for, in characters.
+_CUT_BACK = 400
+
+
+def _whole_words(chunk: str, text: str, start: int) -> str:
+    """``chunk`` (``text`` from ``start``, cut short of its end) ending at its last line
+    end, or else its last blank, within :data:`_CUT_BACK` characters of the cut, so that
+    no word is split between two pages ("identif" / "iers": okf-studio QA); as it is
+    when the rest of ``text`` follows or no such place is near (CJK text has no blanks)."""
+    end = start + len(chunk)
+    if end >= len(text) or not chunk or text[end].isspace() or chunk[-1].isspace():
+        return chunk
+    floor = max(len(chunk) - _CUT_BACK, len(chunk) // 2)
+    at = chunk.rfind("\n", floor)
+    if at < 0:
+        at = max(chunk.rfind(" ", floor), chunk.rfind("\t", floor))
+    return chunk[: at + 1] if at >= 0 else chunk
 
 
 def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:

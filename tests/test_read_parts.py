@@ -1,0 +1,38 @@
+"""Reading the part of a page a link names, and pages that end on whole words
+(okf-studio QA: anchors were dropped, pages were cut mid-word)."""
+
+from __future__ import annotations
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Toolbox
+
+BODY = "Intro.\n\n## Setup steps\n\nInstall it.\n\n## Usage\n\nRun it.\n"
+
+
+def test_a_path_with_a_fragment_reads_that_section(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {"a.md": concept("Note", BODY), "b.md": concept("Note", "See [setup](a.md#setup-steps).\n")}
+    )
+    box = Toolbox(Bundle.load(root))
+    read = box.read_concept("a.md#setup-steps")
+    assert read["section"] == "setup-steps" and read["body"].startswith("## Setup steps")
+    assert "Usage" not in read["body"]
+    assert box.read_concept("a.md#nothing")["error"]["code"] == "not_found"  # no such section
+    (edge,) = box.get_neighbors("b.md")["outbound"]
+    assert (edge["path"], edge["section"]) == ("/a.md", "setup-steps")
+    (back,) = box.get_neighbors("a.md")["backlinks"]
+    assert back["section"] == "setup-steps"
+
+
+def test_a_cut_page_ends_at_a_line_or_word_end(make_bundle: MakeBundle) -> None:
+    words = " ".join(f"word{i:04d}" for i in range(400))  # one long line of 3,600 chars
+    root = make_bundle({"a.md": concept("Note", words + "\n")})
+    box = Toolbox(Bundle.load(root))
+    first = box.read_concept("a.md", max_chars=1000)
+    assert first["truncated"] and first["body"].endswith(" ")
+    second = box.read_concept("a.md", offset=first["next_offset"], max_chars=1000)
+    assert second["body"].startswith("word")
+    assert (first["body"] + second["body"]).split()[:200] == words.split()[:200]
+    cjk = make_bundle({"c.md": concept("Note", "缓存" * 800 + "\n")})
+    page = Toolbox(Bundle.load(cjk)).read_concept("c.md", max_chars=1001)
+    assert len(page["body"]) == 1001  # no blank to end on: cut where it must be
