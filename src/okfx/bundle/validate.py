@@ -17,6 +17,7 @@ still fails the check.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,11 +127,21 @@ class ConformanceReport:
         }
 
 
-def why_empty(bundle: Bundle) -> str:
-    """Why a bundle has no concept, in words: what its folder holds, and what to do."""
+def why_empty(bundle: Bundle, where: bool = True) -> str:
+    """Why a bundle has no concept, in words: what its folder holds, and what to do
+    (``where``: naming the folder to load by its path on this machine, which an agent's
+    tools do not show)."""
     markdown = [p for p in bundle.files if p.endswith(".md")]
     reserved = [p for p in markdown if p.rsplit("/", 1)[-1] in RESERVED]
     if not markdown:
+        hidden = _hidden_bundles(bundle)
+        if hidden:  # the okf gem writes its bundle to .okf/ (okf-gem QA)
+            shown = ", ".join(hidden[:3])
+            return (
+                f"the folder has {len(bundle.files)} files and no .md file, but its hidden "
+                f"folder {shown} holds an index.md, and okfx skips hidden names: load "
+                + (f"{bundle.root / hidden[0]} itself" if where else f"{hidden[0]} itself")
+            )
         return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
     if len(reserved) == len(markdown):
         return (
@@ -141,6 +152,26 @@ def why_empty(bundle: Bundle) -> str:
         f"the folder has {len(markdown) - len(reserved)} .md files, none of them a concept: "
         "each needs frontmatter with a 'type'"
     )
+
+
+def _hidden_bundles(bundle: Bundle) -> list[str]:
+    """The hidden folders (``.okf``) right under the bundle's root that hold an
+    ``index.md``, sorted: a bundle the walk skipped, which is meant to be loaded."""
+    try:
+        entries = list(os.scandir(bundle.guard.real_root))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.name.startswith(".") and entry.name not in (".git", ".github"):
+            try:
+                if entry.is_dir(follow_symlinks=False) and os.path.isfile(
+                    os.path.join(entry.path, "index.md")
+                ):
+                    found.append(entry.name)
+            except OSError:
+                continue
+    return sorted(found)
 
 
 def unchecked_wikilinks(bundle: Bundle) -> int:

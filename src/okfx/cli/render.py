@@ -52,6 +52,15 @@ MAX_CELL = 48
 REPORT_EXAMPLES = 3
 
 
+def _edge_name(edge: dict[str, Any], key: str) -> str:
+    """An edge's other end as the TITLE (TEXT) column names it: its title, else the link's
+    text, but not a field name the VIA column gives (a file's ``computation`` edge)."""
+    if edge.get("title"):
+        return str(edge["title"])
+    text = str(edge.get("text") or "")
+    return "" if key != "unresolved" and text == edge.get("field") else text
+
+
 def _dim(text: str) -> str:
     return click.style(text, dim=True)
 
@@ -304,8 +313,9 @@ def concept(payload: dict[str, Any]) -> str:
     generated = payload.get("generated") or {}
     if generated.get("by") or generated.get("at"):
         parts = [f"by {generated['by']}"] if generated.get("by") else []
-        if generated.get("at"):
-            parts.append(f"at {generated['at']}")
+        if generated.get("at"):  # a day written as a day, not as its midnight
+            at = str(generated["at"])
+            parts.append(f"at {at[:10] if generated.get('date_only') else at}")
         if generated.get("legacy_timestamp"):
             parts.append("(v0.1 timestamp)")
         facts.append(("generated", " ".join(parts)))
@@ -391,7 +401,7 @@ def neighbors(payload: dict[str, Any]) -> str:
             # an unresolved link has no page to title: its text is shown
             ["PATH", "TEXT" if key == "unresolved" else "TITLE", "VIA"]
             + (["DID YOU MEAN"] if meant else []),
-            [[str(e.get("path")), str(e.get("title") or e.get("text") or ""),
+            [[str(e.get("path")), _edge_name(e, key),
               f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
              + ([str(e.get("did_you_mean") or "")] if meant else [])
              for e in edges],

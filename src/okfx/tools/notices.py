@@ -24,6 +24,7 @@ __all__ = [
     "gone_since_load",
     "missing_words",
     "no_hits",
+    "nothing_to_search",
     "past_end",
     "past_last_row",
     "respelled",
@@ -60,6 +61,18 @@ RESPELL_CUTOFF = 0.85
 MISSING_WORDS = 10
 # A run of letters: a query word as respelled() replaces it.
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def nothing_to_search(names: Sequence[str]) -> str:
+    """A search of bundles that hold no concept: say so, and where to see why."""
+    which = ", ".join(quoted(name) for name in names[:5])
+    return (
+        f"Bundle {which} has no concepts, so no search can find anything: list_bundles "
+        "says why (its empty field), as okfx validate does."
+        if len(names) == 1
+        else f"Bundles {which} have no concepts, so no search can find anything: "
+        "list_bundles says why (their empty fields), as okfx validate does."
+    )
 
 
 def no_hits(

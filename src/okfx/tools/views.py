@@ -25,6 +25,7 @@ from okfx.bundle.links import (
 from okfx.bundle.paths import normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import heading_text, page_heading
+from okfx.bundle.validate import why_empty
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
@@ -189,6 +190,9 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 "index": index_summary(b, 600, named=len(box.manager.bundles) > 1),
             }
         )
+    for row, b in zip(rows, box.manager.bundles.values(), strict=True):
+        if not row["concepts"]:  # okfx validate reports it as its no_concepts error
+            row["empty"] = clip(f"no concepts: {why_empty(b, where=False)}", VALUE_CHARS)
     failed = box.manager.reload_failures
     for row in rows:
         if row["name"] in failed:
@@ -299,6 +303,12 @@ def search(
         "include_stale": include_stale,
     }
     respelt: str | None = None
+    empty = [b.name for b in scope if not len(b)]
+    if not payload["hits"] and len(empty) == len(scope):
+        # Nothing to search, not a query to reword (okf-gem QA: "try other words").
+        payload["missing_words"] = []
+        payload["notice"] = notices.nothing_to_search(empty)
+        return payload
     if not payload["hits"]:
         close: list[dict[str, str]] = []
         if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
