@@ -726,6 +726,8 @@ def serve(
     from okfx.adapters import mcp as adapter
 
     settings = executor_settings(executor, data, stale_policy)
+    if _COMMAND_LINE:  # its own process: in a caller's (a test's), its logging is theirs
+        _plain_log()
 
     if web and transport != "http":
         raise click.UsageError("--web serves the viewer over HTTP: add --transport http")
@@ -861,6 +863,22 @@ def _loader_order() -> Any:
         return loader_order()
     except (OSError, ValueError, KeyError) as exc:
         raise click.ClickException(f"{LOADER} is set but names no loader channel: {exc}") from exc
+
+
+def _plain_log() -> None:
+    """okfx's warnings as one plain line each on stderr, as its reload lines are: the MCP
+    SDK gives the root logger a rich handler, which wrapped them at 80 columns (a path
+    broken in two) under a dd/mm/yy time (watch-mode QA). Set once per process."""
+    log = logging.getLogger("okfx")
+    if any(getattr(h, "okfx_plain", False) for h in log.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.okfx_plain = True  # type: ignore[attr-defined]
+    log.addHandler(handler)
+    log.propagate = False
+    if log.level == logging.NOTSET:
+        log.setLevel(logging.WARNING)
 
 
 def _serve_workers(
