@@ -80,8 +80,13 @@ def test_an_id_two_concepts_declare_draws_no_edge(make_bundle) -> None:
     )
     bundle = Bundle.load(root, state_cache=False)
     assert bundle.concept("/c.md").links == ()
-    (warning,) = bundle.warnings
-    assert warning.code == "ambiguous_id" and "2 concepts declare (/a.md, /b.md)" in warning.message
+    assert [(w.path, w.code) for w in bundle.warnings] == [
+        ("/a.md", "duplicate_id"),
+        ("/b.md", "duplicate_id"),
+        ("/c.md", "ambiguous_id"),
+    ]
+    assert "2 concepts declare (/a.md, /b.md)" in bundle.warnings[2].message
+    assert "declared by 2 concepts (also /b.md)" in bundle.warnings[0].message
 
 
 def test_a_stored_state_read_back_draws_the_same_edges(make_bundle, tmp_path: Path) -> None:
@@ -132,3 +137,10 @@ def test_a_declared_id_names_its_concept_where_no_path_does(make_bundle) -> None
     read = box.read_concept("k.revenue")
     assert read["path"] == "/metrics/revenue.md"
     assert box.read_concept("k.nothing")["error"]["code"] == "not_found"
+
+
+def test_an_unknown_id_in_a_list_names_its_own_line(make_bundle) -> None:
+    text = "---\ntype: Note\nid: k.a\nrelated:\n  - k.a\n  - k.nope\n---\nA.\n"
+    bundle = Bundle.load(make_bundle({"a.md": text}), state_cache=False)
+    (warning,) = bundle.warnings
+    assert warning.code == "unknown_id" and warning.message.endswith("(line 6)")

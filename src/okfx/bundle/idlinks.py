@@ -17,7 +17,8 @@ producer names is compared as written (ids are case-sensitive, as YAML keys are)
   are), but only in a bundle that declares ids at all: elsewhere such values are
   slugs or names of something else, and are no edges.
 - An id two concepts declare is ``ambiguous_id`` (each such reference, naming them),
-  and no edge.
+  and no edge; each concept declaring it is ``duplicate_id`` (where the fix is), in a
+  bundle whose concepts name ids at all.
 - An id whose concept another link of the naming concept reaches already draws
   nothing, as a relation key's path does not.
 """
@@ -53,6 +54,10 @@ def link_ids(concepts: dict[str, Concept], warn: Warn) -> tuple[dict[str, Concep
     for concept in concepts.values():
         if concept.declared_id is not None:
             declared.setdefault(concept.declared_id, []).append(concept.path)
+    twice = {key: paths for key, paths in declared.items() if len(paths) > 1}
+    for key, paths in sorted(twice.items(), key=lambda item: item[1]):
+        for path in paths:  # where the fix is: the files that declare it
+            warn(path, "duplicate_id", _duplicate(key, path, paths))
     out = dict(concepts)
     lookups = _CLOSE_LOOKUPS if len(declared) <= CLOSE_IDS_AMONG else 0
     for concept in holders:
@@ -91,6 +96,15 @@ def _unknown(ref: IdRef, close: list[str]) -> str:
         f"(its 'id' key): no edge{hint}"
     )
     return with_line(message, ref.line or None)
+
+
+def _duplicate(key: str, path: str, paths: list[str]) -> str:
+    others = [p for p in paths if p != path]
+    shown = ", ".join(others[:5]) + (" ..." if len(others) > 5 else "")
+    return (
+        f"the id {key!r} is declared by {len(paths)} concepts (also {shown}): a relation "
+        "key naming it draws no edge; give each concept its own id"
+    )
 
 
 def _ambiguous(ref: IdRef, paths: list[str]) -> str:

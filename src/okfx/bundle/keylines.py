@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["KeyLines", "field_lines", "key_line"]
+__all__ = ["KeyLines", "field_lines", "item_lines", "key_line"]
 
 
 def _is_key(text: str, key: str) -> bool:
@@ -64,6 +64,42 @@ def key_line(text: str, body_line: int, key: str, nth: int = 1) -> int | None:
         if line[:1].isspace() and _is_key(line.lstrip(" \t"), child):
             return i + 2
     return None
+
+
+def item_lines(text: str, body_line: int, line: int, values: list[str]) -> list[int]:
+    """The file line of each of ``values`` in the value of the top-level key on file
+    line ``line`` (its own line, or the lines below it before the next top-level key,
+    where a list's items are), in order: the line of the first occurrence at or after
+    the previous value's, else ``line`` (relation lists run to ten ids and more)."""
+    lines = text.split("\n", body_line)[: max(body_line - 2, 1)]
+    end = line
+    while end < len(lines) and (not lines[end].strip() or lines[end][0] in " \t-"):
+        end += 1  # indented, blank or a "- item": still the key's value
+    out: list[int] = []
+    at = line - 1
+    for value in values:
+        found = next((i for i in range(at, end) if _names(lines[i], value)), None)
+        if found is None:  # written out of order: from the key's line again
+            found = next((i for i in range(line - 1, at) if _names(lines[i], value)), None)
+        if found is None:
+            out.append(line)
+        else:
+            out.append(found + 1)
+            at = found
+    return out
+
+
+def _names(line: str, value: str) -> bool:
+    """Does ``line`` hold ``value`` as a whole YAML scalar (not inside a longer one)?"""
+    start = line.find(value)
+    while start >= 0:
+        before = line[start - 1] if start else " "
+        end = start + len(value)
+        after = line[end] if end < len(line) else " "
+        if before in " \t[,-'\":" and after in " \t],'\"#":
+            return True
+        start = line.find(value, start + 1)
+    return False
 
 
 def field_lines(text: str, body_line: int, fields: list[str]) -> list[int | None]:

@@ -15,7 +15,7 @@ from okfx.bundle.budget import LoadBudget
 from okfx.bundle.conventions import check_concept, with_line
 from okfx.bundle.fields import kind_of, normalize, source_places
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
-from okfx.bundle.keylines import KeyLines, field_lines, key_line
+from okfx.bundle.keylines import KeyLines, field_lines, item_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import (
@@ -411,7 +411,15 @@ class DocumentParser:
         keys = list(dict.fromkeys(key for key, _ in (*refs, *ids)))
         lines = dict(zip(keys, field_lines(text, body_line, keys), strict=True))
         share = self.strings.setdefault
-        id_refs = tuple(IdRef(key, share(value, value), lines[key] or 0) for key, value in ids)
+        at: dict[str, list[int]] = {}  # each value's own line, as its key's list gives it
+        for key in dict.fromkeys(key for key, _ in ids):
+            if lines[key]:
+                values = [value for named, value in ids if named == key]
+                at[key] = item_lines(text, body_line, lines[key] or 0, values)
+        id_refs = tuple(
+            IdRef(key, share(value, value), at[key].pop(0) if key in at else 0)
+            for key, value in ids
+        )
         if not refs:
             return [], id_refs
         linked = {link.target for links in others for link in links}

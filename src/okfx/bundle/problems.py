@@ -115,6 +115,8 @@ EXPLANATIONS: dict[str, str] = {
     "of the bundle declares in its 'id' key; no edge (beyond the spec)",
     "ambiguous_id": "a relation key names an id that several concepts declare; no edge "
     "(beyond the spec)",
+    "duplicate_id": "a concept declares an 'id' another concept declares too, in a bundle "
+    "whose relation keys name concepts by id (beyond the spec)",
     "unsafe_link": "a link points above the bundle root; okfx never follows it",
     "source_outside_bundle": "a sources[].resource points outside the bundle; the source is "
     "kept, the path is not followed",
