@@ -55,9 +55,9 @@ def link_ids(concepts: dict[str, Concept], warn: Warn) -> tuple[dict[str, Concep
         if concept.declared_id is not None:
             declared.setdefault(concept.declared_id, []).append(concept.path)
     twice = {key: paths for key, paths in declared.items() if len(paths) > 1}
-    for key, paths in sorted(twice.items(), key=lambda item: item[1]):
-        for path in paths:  # where the fix is: the files that declare it
-            warn(path, "duplicate_id", _duplicate(key, path, paths))
+    for key, declaring in sorted(twice.items(), key=lambda item: item[1]):
+        for path in declaring:  # where the fix is: the files that declare it
+            warn(path, "duplicate_id", _duplicate(key, path, declaring))
     out = dict(concepts)
     lookups = _CLOSE_LOOKUPS if len(declared) <= CLOSE_IDS_AMONG else 0
     for concept in holders:
