@@ -451,6 +451,13 @@ def test_no_page_is_wider_than_a_phone(browser: Any, site: str) -> None:
     )
     assert len(cells) == 3 and len({round(left) for left, _ in cells}) == 1, cells
     assert all(w > 300 for _, w in cells), cells
+    # a contract's terms sit above their values: its parameters table needs no scrolling
+    watched.go("/b/knowledge/c/computations/trips-per-bike-day.md")
+    box = watched.page.evaluate(
+        "() => { const t = document.querySelector('table.params');"
+        " return [t.parentElement.clientWidth, t.scrollWidth]; }"
+    )
+    assert box[1] <= box[0] and box[0] > 300, box
     watched.clean()
     watched.context.close()
 

@@ -1055,6 +1055,25 @@ def test_a_page_lists_its_own_files_problems(make_bundle: MakeBundle) -> None:
     assert "own-problems" not in app.get("/b/kb/c/b.md").text
 
 
+def test_a_page_lists_the_checks_problems_and_a_day_as_a_day(make_bundle: MakeBundle) -> None:
+    """Viewer QA: a broken_anchor (a check okfx validate adds to the load's problems)
+    showed on the Problems page and not on its own page; the overview's recent list gave
+    a day written as a day as its midnight."""
+    root = make_bundle(
+        {
+            "a.md": concept(body="See [b](b.md#nowhere).\n", generated="{at: 2026-01-02}"),
+            "b.md": concept(body="# Heading\n"),
+        }
+    )
+    app = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    box = re.search(
+        r'<details class="own-problems"[^>]*>(.*?)</details>', app.get("/b/kb/c/a.md").text, re.S
+    )
+    assert box is not None and "/b/kb/problems?code=broken_anchor" in box.group(1)
+    overview = app.get("/b/kb/").text
+    assert "<time>2026-01-02</time>" in overview and "2026-01-02T00:00:00Z" not in overview
+
+
 def test_browse_filters_count_the_folder_and_unknown_places_are_not_found(
     make_bundle: MakeBundle,
 ) -> None:

@@ -233,11 +233,11 @@ def problem_line(problem: Problem) -> int | None:
 
 
 def unsaid_line(problem: Problem) -> int | None:
-    """:func:`problem_line` when the message does not already end with it as
-    ``(line N)``: the line a reader is still to be told (YAML's "frontmatter line 4" is
-    the file's line 5), for the CLI and the viewer to add."""
+    """:func:`problem_line` when the message does not already say it as ``(line N)``
+    (at its end, or a link's after its href): the line a reader is still to be told
+    (YAML's "frontmatter line 4" is the file's line 5), for the CLI and the viewer to add."""
     line = problem_line(problem)
-    return None if line is None or problem.message.endswith(f"(line {line})") else line
+    return None if line is None or f"(line {line})" in problem.message else line
 
 
 def problem_dict(problem: Problem) -> dict[str, Any]:

@@ -40,6 +40,7 @@ __all__ = [
     "concept_row",
     "continuation_header",
     "error_payload",
+    "generated_on",
     "internal_error",
     "iso",
     "jsonable",
@@ -151,6 +152,21 @@ def _source(source: Source) -> dict[str, Any]:
             "to": iso(source.usage_window.end),
         }
     return out
+
+
+def generated_on(concept: Concept) -> datetime | date | None:
+    """``generated.at`` as written: the day alone (a ``date``) when it was written as a
+    day, which okfx reads as that day's start in UTC, else the time (a list of recent
+    concepts showed ``2026-01-01T00:00:00Z`` for a day: viewer QA). Reads the raw
+    frontmatter: for a few concepts at a time."""
+    generated = concept.generated
+    if generated is None or generated.at is None:
+        return None
+    return (
+        generated.at.date()
+        if _generated(generated, concept.frontmatter).get("date_only")
+        else generated.at
+    )
 
 
 def _generated(generated: Generated, frontmatter: dict[str, Any]) -> dict[str, Any]:

@@ -150,15 +150,16 @@ OWN_PROBLEMS = 10
 
 
 def _own_problems(view: BundleView, path: str) -> dict[str, Any] | None:
-    """The problems the load reported for the file at ``path`` (errors first), for its
+    """The problems reported for the file at ``path`` (errors first), for its
     page: an author checking a bundle sees them where the file is, not only on the
     Problems page grouped by code (flutter QA: a page whose frontmatter other consumers
     reject looked healthy). None when it has none."""
     b = view.bundle
-    own = [p for p in b.warnings if p.path == path]
+    # What the Problems page lists (okfx validate's checks too: a broken_anchor had shown
+    # there and not here, viewer QA), errors first, each code's in file order.
+    own = [p for found in view.problems for p in found.problems if p.path == path]
     if not own:
         return None
-    own.sort(key=lambda p: p.code not in ERROR_CODES)  # stable: in file order otherwise
     rows = [
         {
             "severity": "error" if p.code in ERROR_CODES else "warning",

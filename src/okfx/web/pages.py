@@ -22,7 +22,7 @@ from okfx.bundle.reserved import heading_rest
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
-from okfx.tools.payloads import concept_row
+from okfx.tools.payloads import concept_row, generated_on
 from okfx.tools.toolbox import Toolbox
 from okfx.web import document, finding, urls
 from okfx.web.answers import MAX_LISTED, PageError, flag_arg, int_arg, page_error
@@ -72,7 +72,7 @@ class Site:
                     "tags": ranked["tag"][:24],
                     "problems": [(g.code, g.count, g.severity) for g in view.problems],
                     "generated": [
-                        (c, c.generated.at) for c in view.recent_generated if c.generated
+                        (c, generated_on(c)) for c in view.recent_generated if c.generated
                     ],
                     "verified": [(c, c.last_verified) for c in view.recent_verified],
                     "has_log": bool(view.bundle.logs),
