@@ -279,7 +279,27 @@ def test_a_search_that_finds_nothing_links_the_concepts_named_close_to_it(
 def test_grep_marks_the_matches_and_reports_bad_patterns(client: TestClient) -> None:
     html = client.get("/grep?pattern=docks_available").text
     assert "<mark>docks_available</mark>" in html
-    assert client.get("/grep?pattern=(a&regex=1").status_code == 400
+    bad = client.get("/grep?pattern=(a&regex=1")
+    assert bad.status_code == 400
+    # the form again, the pattern as typed, and why in the page's words (viewer QA)
+    assert 'value="(a"' in bad.text and "untick “regular expression”" in bad.text
+    assert "regex=false" not in bad.text
+
+
+def test_a_respelt_search_links_the_respelt_query_and_names_each_close_page_once(
+    client: TestClient,
+) -> None:
+    html = client.get("/search?q=dock+availabilty+metrc").text
+    assert "did_you_mean" not in html
+    respelt = re.search(r'<p class="respelt">Search for <a href="([^"]+)">([^<]+)</a>', html)
+    assert respelt is not None and "availability" in respelt.group(2)
+    assert client.get(respelt.group(1).replace("&amp;", "&")).status_code == 200
+    close = client.get("/search?q=trpis").text
+    notice = re.search(r'<p class="notice">(.*?)</p>', close, re.S)
+    names = re.search(r'<p class="close-names">(.*?)</p>', close, re.S)
+    assert notice is not None and names is not None
+    assert "Trips" in names.group(1) and "Trips" not in notice.group(1)  # named once
+    assert notice.group(1).startswith("No concept matches")
 
 
 def test_problems_are_grouped_by_code_and_link_to_their_files(client: TestClient) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "TYPO_CUTOFF",
     "close_names",
     "close_names_of",
+    "close_sentence",
     "common_words_only",
     "folder_not_file",
     "gone_since_load",
@@ -83,7 +84,7 @@ def no_hits(
 ) -> str:
     """A search found nothing admissible: the concepts named close to the query (or the
     query ``respelt`` with the bundle's words), what to try, then what the filters hid."""
-    advice = f"No concept matches {quoted(query)}." + _close_sentence(close, respelt)
+    advice = f"No concept matches {quoted(query)}." + close_sentence(close, respelt)
     advice += (
         " Try fewer or other words, grep_concepts for an exact name or phrase, or "
         "list_concepts with a type or tag to browse."
@@ -111,7 +112,7 @@ def missing_words(
         f"No concept contains the word(s) {shown}{more}: {found}. Check the spelling, "
         "or use the bundle's own words for it."
     )
-    advice += _close_sentence(close, respelt)
+    advice += close_sentence(close, respelt)
     return f"{advice} {hidden}" if hidden else advice
 
 
@@ -124,7 +125,7 @@ def common_words_only(query: str) -> str:
     )
 
 
-def _close_sentence(close: list[dict[str, str]] | None, respelt: str | None = None) -> str:
+def close_sentence(close: list[dict[str, str]] | None, respelt: str | None = None) -> str:
     """The sentence naming the concepts of ``did_you_mean`` (after a space), or ''; for
     a query ``respelt`` with the bundle's words, the sentence saying so."""
     if respelt is not None:

@@ -104,7 +104,8 @@ def create_app(
     def page(template: str, build: Callable[[Request], dict[str, Any]]) -> Callable[..., Response]:
         def endpoint(request: Request) -> Response:
             try:
-                return html(template, build(request))
+                context = build(request)  # "status": a page that answers a bad request
+                return html(template, context, int(context.get("status", 200)))
             except Redirect as move:
                 return RedirectResponse(move.url, status_code=303)
             except PageError as exc:

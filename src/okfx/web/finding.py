@@ -12,7 +12,7 @@ import re2
 from okfx.search.analyzer import analyze_query
 from okfx.search.cjk import has_cjk
 from okfx.search.scoring import CONFIDENT
-from okfx.tools.notices import reworded
+from okfx.tools.notices import close_sentence, reworded
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
 from okfx.web.answers import checked, flag_arg, int_arg
@@ -73,8 +73,15 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
         (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
         for c in payload.get("did_you_mean") or ()
     ]
-    notice = reworded(payload.get("notice", ""), _VIEWER_WORDS)
+    notice = payload.get("notice", "")
+    respelt = payload.get("respelled_query")
+    if close and not respelt:  # the names are the links under the notice: once is enough
+        notice = notice.replace(close_sentence(payload["did_you_mean"]), "")
+    notice = reworded(notice, _VIEWER_WORDS)
     context.update({"hits": payload["hits"], "notice": notice, "close": close})
+    if respelt:  # the query spelt with the bundle's words, as a search to run
+        asked = {key: params.get(key) for key in ("bundle", "type", "dir", "tier", "stale")}
+        context["respelt"] = (respelt, urls.search(q=respelt, **asked))
     if len(payload["hits"]) == limit < MOST:  # there may be more: say so, and how to see them
         asked = {key: params.get(key) for key in ("q", "bundle", "type", "dir", "tier", "stale")}
         asked.update(tag=params.get("tag") or None, deprecated=params.get("deprecated"))
@@ -95,6 +102,7 @@ _VIEWER_WORDS = {
     "pass include_deprecated=true to see them": "tick “include deprecated” to see them",
     "pass include_stale=true to see them": "untick “leave out stale” to see them",
     " (did_you_mean)": "",
+    "its best hits are in did_you_mean": "its best hits are the links below",
 }
 
 
@@ -115,11 +123,18 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     }
     if not pattern:
         return context
-    payload = checked(
-        box.grep_concepts(
-            pattern=pattern, regex=regex, ignore_case=ignore_case, limit=200, **filters
-        )
+    found = box.grep_concepts(
+        pattern=pattern, regex=regex, ignore_case=ignore_case, limit=200, **filters
     )
+    if (found.get("error") or {}).get("code") == "invalid_regex":
+        # The form again with the pattern as typed, and why, in the page's words: a
+        # bare 400 page had dropped both (viewer QA).
+        message = str(found["error"]["message"]).replace(
+            "pass regex=false", "untick “regular expression”"
+        )
+        context.update(notice=message, status=400)
+        return context
+    payload = checked(found)
     finder = _finder(pattern, regex, ignore_case)
     for match in _placed(box, payload["matches"]):
         match["pieces"] = _pieces(match["text"], finder)
