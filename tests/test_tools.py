@@ -836,3 +836,24 @@ def test_the_mcp_servers_okf_addresses_and_a_bundle_name_in_another_case_are_rea
     assert box.read_concept(path="okf://ops/../../etc/passwd")["error"]["code"] == "unsafe_path"
     assert box.read_concept(path="runbooks/deploy", bundle="OPS")["bundle"] == "ops"
     assert box.search_concepts(query="roll back", bundle="Ops")["hits"][0]["bundle"] == "ops"
+
+
+def test_list_concepts_without_a_bundle_spans_every_bundle_in_order(
+    make_bundle: MakeBundle,
+) -> None:
+    one = make_bundle({f"a{i}.md": concept("Metric") for i in range(3)})
+    two = make_bundle({f"b{i}.md": concept("Table") for i in range(2)})
+    box = Toolbox(KnowledgeManager.from_paths({"first": one, "second": two}))
+    whole = box.list_concepts()
+    assert (whole["bundle"], whole["total"], whole["next_offset"]) == (None, 5, None)
+    assert [(r["bundle"], r["path"]) for r in whole["concepts"]] == [
+        ("first", "/a0.md"), ("first", "/a1.md"), ("first", "/a2.md"),
+        ("second", "/b0.md"), ("second", "/b1.md"),
+    ]  # fmt: skip
+    page = box.list_concepts(offset=2, limit=2)  # across the seam between the two
+    assert [r["path"] for r in page["concepts"]] == ["/a2.md", "/b0.md"]
+    assert (page["offset"], page["next_offset"]) == (2, 4)
+    tables = box.list_concepts(type="table")
+    assert tables["total"] == 2 and tables["hidden"] == {"type": 3}
+    assert box.list_concepts(bundle="second")["total"] == 2
+    assert box.list_concepts(offset=9)["notice"].startswith("offset 9 is past")

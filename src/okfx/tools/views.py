@@ -217,7 +217,6 @@ def list_rows(
     limit: Any,
     offset: Any,
 ) -> dict[str, Any]:
-    b = _bundle(box, bundle)
     limit_ = _int(limit, "limit", 1, 200)
     offset_ = _int(offset, "offset", 0)
     from okfx.search.filters import ConceptFilter, hidden_notice
@@ -231,24 +230,41 @@ def list_rows(
         include_stale=include_stale,
         now=box.now(),
     )
-    chosen = b.facets().select(b.name, spec, offset_, limit_)
-    rows = [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
-    notice = hidden_notice(chosen.hidden)
-    if not rows and offset_ and chosen.total:
-        notice = " ".join(filter(None, [notices.past_last_row(offset_, chosen.total), notice]))
+    name = _text(bundle, "bundle", optional=True)
+    if name is None and len(box.manager) > 1:
+        # Every bundle's rows, one bundle after the other, as search and grep span them
+        # all (QA: the one tool that refused to without bundle=).
+        scope = list(box.manager.bundles.values())
+    else:
+        scope = [_bundle(box, name)]
+    rows: list[dict[str, Any]] = []
+    total, hidden = 0, dict[str, int]()
+    for b in scope:
+        facets = b.facets()
+        counted = facets.select(b.name, spec, 0, 0)
+        for key, count in counted.hidden.items():
+            hidden[key] = hidden.get(key, 0) + count
+        if len(rows) < limit_ and offset_ < total + counted.total:
+            page = facets.select(b.name, spec, max(offset_ - total, 0), limit_ - len(rows))
+            rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in page.concepts]
+        total += counted.total
+    start = min(offset_, total)
+    notice = hidden_notice(hidden)
+    if not rows and offset_ and total:
+        notice = " ".join(filter(None, [notices.past_last_row(offset_, total), notice]))
     payload = {
-        "bundle": b.name,
-        "total": chosen.total,
-        "offset": chosen.offset,
+        "bundle": scope[0].name if len(scope) == 1 else None,
+        "total": total,
+        "offset": start,
         "next_offset": None,
         "concepts": rows,
-        "hidden": chosen.hidden,
+        "hidden": hidden,
         "notice": notice,
         UNTRUSTED: True,
     }
     kept = leave_out(payload, "concepts", "rows", "continue from next_offset")
-    next_offset = chosen.offset + kept
-    payload["next_offset"] = next_offset if next_offset < chosen.total else None
+    next_offset = start + kept
+    payload["next_offset"] = next_offset if next_offset < total else None
     _event(found=bool(kept), hits=kept)
     return payload
 
