@@ -94,8 +94,8 @@ def render_prompt(bundles: Iterable[Bundle], index_char_budget: int = 4000) -> s
         names = escape(", ".join(b.name for b in items))
         parts.append(
             f"{len(items)} bundles are loaded ({names}); every tool takes a `bundle` "
-            "argument to choose one (search_concepts and grep_concepts search all when it "
-            "is omitted)."
+            "argument to choose one (without it, list_concepts, search_concepts and "
+            "grep_concepts span all, and a path is read in the one bundle that holds it)."
         )
     for bundle in items:
         version = f' okf_version="{escape(bundle.okf_version)}"' if bundle.okf_version else ""
