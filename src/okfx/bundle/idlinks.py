@@ -2,7 +2,7 @@
 
 Several producers give each concept an ``id`` key and name related concepts by it in a
 relation key (``related``, ``prerequisites``, ... :data:`okfx.bundle.parse.RELATION_KEYS`)
-rather than by path: in the real corpus, flutter-okf's 255 values, skupper-okf's 322 and
+rather than by path: in the real corpus, flutter-okf's 260 values, skupper-okf's 322 and
 the Kishore-08 runbooks' 12. Each value becomes a :class:`~okfx.model.Link` to the
 concept whose ``id`` it is, with the key as the link's ``field`` and the id as its
 ``href`` and ``text``, so the graph, backlinks and every view that reads links see it.
