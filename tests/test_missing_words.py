@@ -232,3 +232,19 @@ def test_a_query_of_common_words_only_says_so_and_is_confident_of_nothing(
     assert vague["missing_words"] == [] and "Check the spelling" not in str(vague["notice"])
     assert search(box, "bike dock")["hits"][0]["confidence"] == 1.0  # type: ignore[index]
     assert "common words" not in str(search(box, "the bike")["notice"])
+
+
+def test_a_hit_of_the_respelt_query_reads_its_confidence_there(make_bundle: MakeBundle) -> None:
+    files: dict[str, str | bytes] = {
+        "scalar.md": concept(
+            "Note", body="It breaks the trust rules.", title="'A scalar verified field'"
+        ),
+        "other.md": concept("Note", body="The trust rules, and the field guards."),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "verfied field trust rules")
+    assert found["respelled_query"] == "verified field trust rules"
+    by_path = {h["path"]: h["confidence"] for h in found["hits"]}  # type: ignore[union-attr]
+    # 3 of 4 words as typed; all 4 as respelt, which scalar.md holds
+    assert by_path["/scalar.md"] == 1.0 and by_path["/other.md"] == 0.75
+    assert all("confidence" not in c for c in found["did_you_mean"])  # type: ignore[union-attr]
