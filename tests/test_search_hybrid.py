@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import concept
 from conftest_search import NOW, FakeConcept, entries, require_samples
 
 np = pytest.importorskip("numpy", reason="hybrid search needs okfx[semantic] (numpy)")
@@ -628,3 +629,20 @@ def test_a_query_spelling_an_identifier_as_words_keeps_the_concept_holding_it_fi
     # Weighed by its share of matched words alone, the embedding reorders it.
     monkeypatch.setattr(hybrid, "SPELLED_MIN", 99)
     assert index.search(query, now=NOW)[0].path == "/metrics/revenue.md"
+
+
+def test_hits_found_by_meaning_alone_are_called_guesses(tmp_path, make_bundle):
+    """Hybrid QA: a query no concept holds a word of got ten hits by meaning and a notice
+    asking to check the spelling of six words spelt right."""
+    from okfx import KnowledgeManager, Toolbox
+
+    root = make_bundle({"users.md": concept("Table", "Reputation of each user.\n")})
+    manager = KnowledgeManager([Bundle.load(root)])
+    manager.enable_semantic(ToyEmbedder(), store=VectorStore(tmp_path / "v"))
+    payload = Toolbox(manager).search_concepts(query="karma kudos")
+    assert payload["ranking"] == "hybrid"
+    assert [(h["path"], h["found"], h["matched"]) for h in payload["hits"]] == [
+        ("/users.md", "semantic", [])
+    ]
+    assert "every hit was found by meaning alone, a guess" in payload["notice"]
+    assert "Check the spelling" not in payload["notice"]

@@ -98,11 +98,23 @@ def missing_words(
     hybrid: bool = False,
     close: list[dict[str, str]] | None = None,
     respelt: str | None = None,
+    by_meaning: bool = False,
 ) -> str:
     """A search found hits, but some of the query's words are in no concept: say which,
-    so that a misspelling or a word the bundle does not use is seen as such."""
+    so that a misspelling or a word the bundle does not use is seen as such. With
+    ``by_meaning`` (hybrid hits holding no word of the query) say that they are guesses,
+    rather than ask to check the spelling of words that may be right (hybrid QA)."""
     shown = ", ".join(repr(w[:40]) for w in words[:MISSING_WORDS])
     more = f" and {len(words) - MISSING_WORDS} more" if len(words) > MISSING_WORDS else ""
+    if by_meaning and hybrid:
+        advice = (
+            f"No concept contains the word(s) {shown}{more}, and no hit holds any word of "
+            "the query: every hit was found by meaning alone, a guess (its confidence says "
+            "how near), not an answer that names what was asked. The bundle may not "
+            "cover it; concepts with a close name, if any, are in did_you_mean."
+        )
+        advice += close_sentence(close, respelt)
+        return f"{advice} {hidden}" if hidden else advice
     found = (
         "hits found by meaning may still be about them"
         if hybrid

@@ -340,14 +340,19 @@ def search(
     elif missing:
         # A word no concept holds: perhaps a name, misspelt ("custommer orders"), or a
         # word of one ("instrinsic hieght widget": the query spelt with the bundle's words).
-        close = notices.close_names_of(scope, missing)
+        # Hits that hold none of the query's words were found by meaning alone: the
+        # query may be a name misspelt whole, as when nothing is found (hybrid QA:
+        # "unidentifed burried" lost the suggestion lexical search gave).
+        by_meaning = all(not hit.get("matched") for hit in payload["hits"])
+        close = notices.close_names(scope, text) if by_meaning else []
+        close = close or notices.close_names_of(scope, missing)
         if not close:
             respelt, close = _respelled(box, scope, text, name, missing, filters)
             _sure_as_respelt(payload["hits"], close)
         payload["did_you_mean"] = [{k: v for k, v in c.items() if k != "confidence"} for c in close]
         hybrid = payload.get("ranking") == "hybrid"
         payload["notice"] = notices.missing_words(
-            missing, payload.get("notice", ""), hybrid, close, respelt
+            missing, payload.get("notice", ""), hybrid, close, respelt, by_meaning
         )
     if respelt is not None:
         payload["respelled_query"] = clip(respelt, VALUE_CHARS)

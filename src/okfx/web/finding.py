@@ -103,6 +103,7 @@ _VIEWER_WORDS = {
     "pass include_stale=true to see them": "untick “leave out stale” to see them",
     " (did_you_mean)": "",
     "its best hits are in did_you_mean": "its best hits are the links below",
+    "if any, are in did_you_mean": "if any, are the links below",
 }
 
 
