@@ -98,6 +98,10 @@ def test_an_acronym_finds_its_spelled_out_title_and_the_reverse():
     assert paths(index, "personally identifiable information") == ["/policies/privacy.md"]
     assert title_initialisms(["monthly", "active", "users"]) == ["mau"]
     assert "pii" in initialisms(["personally", "identifiable", "information"])
+    # A run never starts or ends with a function word; one inside is read either way.
+    assert initialisms(["electrical", "safeguarding", "of"]) == []
+    assert initialisms(["of", "labor", "statistics"]) == []
+    assert initialisms(["bureau", "of", "labor", "statistics"]) == ["bls", "bol", "bols"]
 
 
 def test_word_forms_the_plural_folding_misses_are_found_below_a_typed_word():

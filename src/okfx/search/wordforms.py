@@ -234,7 +234,8 @@ def spelling_variants(word: str) -> list[str]:
 def initialism_runs(words: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
     """``(initials, run)`` of every run of 3..6 words (3..6 letters), over all words and
     over content words only: what :func:`initialisms` spells, with the words that spell
-    each."""
+    each. A run never starts or ends with a function word: "electrical safeguarding of"
+    spells no "eso" (hybrid QA: it found ElectricitySupportObject, and nothing else)."""
     runs: list[tuple[str, tuple[str, ...]]] = []
     for seq in (list(words), [w for w in words if w not in INITIALISM_STOPWORDS]):
         letters = [w[0] for w in seq if w and w[0].isalpha()]
@@ -243,6 +244,8 @@ def initialism_runs(words: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
         for size in range(_MIN_INITIALS, _MAX_INITIALS + 1):
             for start in range(len(letters) - size + 1):
                 run = tuple(seq[start : start + size])
+                if run[0] in INITIALISM_STOPWORDS or run[-1] in INITIALISM_STOPWORDS:
+                    continue  # "Bureau of Labor" holds one; none starts or ends with one
                 runs.append(("".join(letters[start : start + size]), run))
     return runs
 
