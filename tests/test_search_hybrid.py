@@ -10,6 +10,7 @@ import http.server
 import json
 import os
 import stat
+import time
 import subprocess
 import sys
 import threading
@@ -646,3 +647,38 @@ def test_hits_found_by_meaning_alone_are_called_guesses(tmp_path, make_bundle):
     ]
     assert "every hit was found by meaning alone, a guess" in payload["notice"]
     assert "Check the spelling" not in payload["notice"]
+
+
+def test_a_reload_under_background_vectors_answers_hybrid_at_once(
+    tmp_path, make_bundle, monkeypatch
+):
+    """Hybrid QA: under okfx serve --semantic --watch each save gave about 0.1 s of
+    lexical answers ("0 of 0 texts encoded") while the reloaded index's vectors, nearly
+    all in the store, were looked up in the background. A search now waits for them a
+    little (WARM_WAIT), and no longer than that."""
+    from okfx import KnowledgeManager, Toolbox
+
+    root = make_bundle({"users.md": concept("Table", "Reputation of each user.\n")})
+    manager = KnowledgeManager([Bundle.load(root)])
+    embedder = ToyEmbedder()
+    manager.enable_semantic(embedder, store=VectorStore(tmp_path / "v"), background=True)
+    box = Toolbox(manager)
+    for _ in range(100):  # the first build, in the background
+        if box.search_concepts(query="karma")["ranking"] == "hybrid":
+            break
+        time.sleep(0.05)
+    (root / "users.md").write_text(concept("Table", "Reputation of each user, kept.\n"))
+    os.utime(root / "users.md", (time.time() + 5, time.time() + 5))
+    manager.reload()
+    assert box.search_concepts(query="karma")["ranking"] == "hybrid"
+    # An encode that takes longer is waited for WARM_WAIT at most, then answered lexically.
+    monkeypatch.setattr(hybrid, "WARM_WAIT", 0.2)
+    embedder.block.clear()
+    (root / "users.md").write_text(concept("Table", "Reputation, changed again.\n"))
+    os.utime(root / "users.md", (time.time() + 10, time.time() + 10))
+    manager.reload()
+    started = time.monotonic()
+    found = box.search_concepts(query="karma")
+    assert found["ranking"] == "lexical" and "not ready yet" in found["notice"]
+    assert time.monotonic() - started < 5
+    embedder.block.set()
