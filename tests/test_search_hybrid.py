@@ -10,10 +10,10 @@ import http.server
 import json
 import os
 import stat
-import time
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
