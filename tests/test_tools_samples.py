@@ -54,10 +54,12 @@ def test_list_concepts_hides_deprecated_and_says_so(box: Toolbox) -> None:
     assert (page["total"], len(page["concepts"]), page["next_offset"]) == (25, 5, None)
 
 
-def test_list_concepts_needs_a_bundle_when_several_are_loaded(box: Toolbox) -> None:
-    result = box.list_concepts()
-    assert result["error"]["code"] == "invalid_argument"  # an argument missing (MCP QA)
-    assert all(repr(name) in result["error"]["message"] for name in SAMPLE_NAMES)
+def test_list_concepts_spans_the_bundles_when_several_are_loaded(box: Toolbox) -> None:
+    result = box.list_concepts(limit=200)
+    assert result["bundle"] is None and result["next_offset"] is None
+    each = {name: box.list_concepts(bundle=name, limit=200)["total"] for name in SAMPLE_NAMES}
+    assert result["total"] == sum(each.values()) == len(result["concepts"])
+    assert {row["bundle"] for row in result["concepts"]} == set(SAMPLE_NAMES)
 
 
 def test_read_concept_revenue_ytd_header(box: Toolbox) -> None:
