@@ -239,3 +239,16 @@ def test_a_kept_text_is_checked_against_its_crc_once(samples: Path, tmp_path: Pa
         assert _hits(bundle, query) == first
     assert checked == len(json.loads(first)["hits"]) > 1  # one per segment, each once
     assert len(sizes) == checked and part._state is None  # not the whole file
+
+
+def test_a_list_of_short_values_shows_as_one_line_when_nothing_matched() -> None:
+    """Hybrid QA: a codelist found by meaning alone showed "* ABS"; its values say what
+    the page lists. A list of sentences keeps its first item as it was."""
+    from okfx.search.snippets import best_line
+
+    values = "* ABS\n* Asbestos Cement\n* Cast Iron\n\nUsed by pipes.\n"
+    assert best_line(values, []) == "ABS · Asbestos Cement · Cast Iron"
+    sentences = "- Each pipe records the material it is made of, from the list.\n- And more.\n"
+    assert (
+        best_line(sentences, []) == "- Each pipe records the material it is made of, from the list."
+    )

@@ -105,10 +105,33 @@ def _first_prose_line(body: str, width: int) -> str:
         line = body[start:end]
         if _ALNUM.search(line) is not None:
             if not line.lstrip().startswith(_MARKUP):
+                if _item(line) and len(line.strip()) <= _SHORT_ITEM:
+                    return cut_line(_items_from(body, start), width=width)
                 return cut_line(_paragraph(body, start)[0], width=width)
             fallback = fallback or cut_line(line, width=width)
         start = end + 1
     return fallback
+
+
+#: A list item this short is a value of a list, not a sentence (codelists: "* ABS").
+_SHORT_ITEM = 40
+
+
+def _items_from(body: str, start: int) -> str:
+    """The list that starts at ``start`` as one line, its short items joined by " · ":
+    a hit found by meaning alone on a codelist showed "* ABS", where "ABS · Asbestos
+    Cement · Cast Iron · ..." says what the page lists (hybrid QA)."""
+    items: list[str] = []
+    chars = 0
+    for line in body[start:].split("\n"):
+        text = line.strip()
+        if not text or not _item(text) or len(text) > _SHORT_ITEM:
+            break
+        items.append(_ITEM.sub("", text, count=1).strip())
+        chars += len(items[-1]) + 3
+        if chars > EXCERPT_CHARS:
+            break
+    return " · ".join(items)
 
 
 def without_title_heading(body: str, title: str) -> str:
