@@ -69,19 +69,26 @@ def test_serve_reports_a_bad_bundle_the_same_way(a_file: str) -> None:
     assert result.stderr.startswith(f"error[invalid_argument]: cannot load {a_file}: ")
 
 
-def test_several_bundles_without_one_chosen_is_an_error_payload_under_json(
+def test_several_bundles_without_one_chosen_read_the_one_holding_the_path(
     tmp_path: Path,
 ) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "a.md").write_text("---\ntype: Metric\n---\n", encoding="utf-8")
-    result = run("read", EXAMPLE, str(other), "x", "--json")
+    (other / "index.md").write_text("# Other\n\n## All\n\n* [A](a.md) - a\n", encoding="utf-8")
+    result = run("read", EXAMPLE, str(other), "index", "--json")  # both bundles hold it
     assert result.exit_code == 2
     error = json.loads(result.stdout)["error"]
     assert error["code"] == "invalid_argument"
-    assert "--bundle" in error["message"] and "knowledge" in error["message"]
-    text = run("read", EXAMPLE, str(other), "x")
-    assert text.stderr.startswith("error[invalid_argument]: 2 bundles are loaded")
+    assert "'knowledge', 'other'" in error["message"]
+    text = run("read", EXAMPLE, str(other), "index")
+    assert text.stderr.startswith("error[invalid_argument]: 'index' is in 2 of the loaded")
+    assert "choose one with --bundle NAME: 'knowledge', 'other'" in text.stderr
+    # a path one bundle holds is read there; one that none holds names the close ones
+    assert run("read", EXAMPLE, str(other), "a").exit_code == 0
+    missing = run("read", EXAMPLE, str(other), "metrics/dock-availabilty")
+    assert missing.stderr.startswith("error[not_found]: no loaded bundle holds")
+    assert "okf://knowledge/metrics/dock-availability.md" in missing.stderr
 
 
 def test_two_bundles_with_one_name_is_an_error_payload_under_json() -> None:

@@ -87,11 +87,13 @@ def test_bundle_and_a_prefix_that_disagree_are_refused(two: tuple[str, str]) -> 
     assert agree.exit_code == 0
 
 
-def test_without_a_bundle_the_error_shows_the_form_to_use(two: tuple[str, str]) -> None:
+def test_without_a_bundle_a_path_is_read_in_the_one_bundle_holding_it(
+    two: tuple[str, str],
+) -> None:
     result = run("read", *two, "metrics/dock-availability")
-    assert result.exit_code == 2
-    assert "knowledge:metrics/dock-availability" in result.stderr
-    assert "--bundle NAME" in result.stderr
+    assert result.exit_code == 0, result.stderr
+    assert "knowledge:/metrics/dock-availability.md" in result.stdout
+    assert run("neighbors", *two, "pager").exit_code == 0
 
 
 def test_a_path_with_a_colon_that_names_no_bundle_stays_a_path(tmp_path: Path) -> None:

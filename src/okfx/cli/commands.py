@@ -183,16 +183,12 @@ def _toolbox(
     sources: Sequence[str], bundle_name: str | None = None, path: str | None = None
 ) -> tuple[Toolbox, str | None, str]:
     """The toolbox over SOURCES, the bundle chosen (by --bundle, or by PATH written as
-    ``bundle:path``) and the path in it; with several bundles one must be chosen."""
+    ``bundle:path``) and the path in it. With several bundles and none chosen, the tools
+    decide as they do for an agent: a listing spans them all, a path is read in the one
+    bundle that holds it, and one that several hold asks for --bundle."""
     manager = _manager(sources)
     if path is not None:
         bundle_name, path = target.split(manager.names, path, bundle_name)
-    if bundle_name is None and len(manager) > 1:
-        how = f"write PATH as {target.shown(manager.names[0], path)} or " if path else ""
-        raise InvalidArgument(
-            f"{len(manager)} bundles are loaded; {how}choose one with --bundle NAME "
-            f"(one of {', '.join(manager.names)})"
-        )
     return Toolbox(manager), bundle_name, path or ""
 
 

@@ -166,6 +166,7 @@ CLI_WORDS = {
     "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
     " (did_you_mean)": "",
+    "pass bundle= one of": "choose one with --bundle NAME:",
     "; read it as an attached file (read_resource)": "; shown as a file",
 }
 
@@ -198,11 +199,13 @@ def index(payload: dict[str, Any]) -> str:
     if not rows:
         first = "No concepts on this page." if payload.get("total") else "No concepts match."
         return "\n".join([first, *_notice(payload)])
+    several = payload.get("bundle") is None  # rows of every bundle: each names its own
     body = table(
         ["PATH", "TYPE", "TITLE"],
-        [[str(r.get("path")), str(r.get("type")), str(r.get("title"))] for r in rows],
+        [[f"{r.get('bundle')}:{r.get('path')}" if several else str(r.get("path")),
+          str(r.get("type")), str(r.get("title"))] for r in rows],
         [badges(r) for r in rows],
-    )
+    )  # fmt: skip
     start = int(payload.get("offset") or 0)
     footer = f"{start + 1}-{start + len(rows)} of {payload.get('total')} concepts"
     footer += f" in {payload.get('bundle')}" if payload.get("bundle") else ""
