@@ -1156,3 +1156,19 @@ def test_a_day_written_without_a_time_is_shown_as_that_day(make_bundle: MakeBund
     box = Toolbox(Bundle.load(root))
     assert box.read_concept(path="a")["generated"]["date_only"] is True
     assert "date_only" not in box.read_concept(path="b")["generated"]
+
+
+def test_the_problems_page_names_what_a_broken_link_meant(make_bundle: MakeBundle) -> None:
+    """Viewer QA: the Problems page listed broken links without the "did you mean" their
+    pages give, so an author fixing them had to open each page."""
+    root = make_bundle(
+        {
+            "a.md": concept(body="See [the trips](tables/trps.md).\n"),
+            "tables/trips.md": concept(),
+        }
+    )
+    app = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    html = app.get("/b/kb/problems?code=broken_link").text
+    meant = re.search(r'<span class="meant">did you mean <a href="([^"]+)">([^<]+)</a>', html)
+    assert meant is not None and meant.group(2) == "/tables/trips.md"
+    assert app.get(meant.group(1)).status_code == 200

@@ -725,9 +725,9 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
                 missing = _missing_folder(b, other)
                 if missing is not None:
                     entry["missing_folder"] = missing
-                meant = _meant(b, other, link.source)
-                if meant is not None:
-                    entry["did_you_mean"] = meant
+                close = meant(b, other, link.source)
+                if close is not None:
+                    entry["did_you_mean"] = close
             out.append(entry)
         return out
 
@@ -826,7 +826,7 @@ def _missing_folder(b: Bundle, target: str) -> str | None:
 MEANT_SIMILARITY = 0.85
 
 
-def _meant(b: Bundle, target: str, source: str) -> str | None:
+def meant(b: Bundle, target: str, source: str) -> str | None:
     """The concept a broken link to ``target`` most likely meant, for an agent to read
     in one step: a typo, a moved file, a path written from the repository root
     (``/oks/kb/commits/a.md`` for ``/commits/a.md``), a folder's ``index.md`` for a page
