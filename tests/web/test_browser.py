@@ -277,6 +277,20 @@ def test_keyboard_navigation(watched: Watched) -> None:
     watched.clean()
 
 
+def test_j_and_k_move_through_the_problems_page(browser: Any, hostile_site: str) -> None:
+    """Viewer QA: j and k did nothing on the Problems page, as they do on listings."""
+    watched = Watched(browser, hostile_site)
+    page = watched.page
+    watched.go("/b/hostile/problems")
+    page.keyboard.press("j")
+    first = page.evaluate("document.activeElement.getAttribute('href')")
+    assert first is not None and first.startswith("/b/hostile/")
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == first
+    watched.context.close()
+
+
 def test_a_hostile_bundle_runs_nothing_and_reads_nothing_outside(
     browser: Any, hostile_site: str
 ) -> None:
