@@ -305,7 +305,7 @@ def test_a_respelt_search_links_the_respelt_query_and_names_each_close_page_once
 def test_problems_are_grouped_by_code_and_link_to_their_files(client: TestClient) -> None:
     html = client.get("/b/knowledge/problems").text
     assert '<h2 id="h-code-1"><code>broken_link</code>' in html
-    assert '<a href="/b/knowledge/c/tables/bikes.md">/tables/bikes.md</a>' in html
+    assert '<a class="primary" href="/b/knowledge/c/tables/bikes.md">/tables/bikes.md</a>' in html
 
 
 def test_the_problems_page_shows_what_validate_reports(make_bundle: MakeBundle) -> None:
