@@ -134,26 +134,27 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
     bundle has had cost a round trip). Several holding it is an ``invalid_argument``
     naming them; none, a ``not_found`` whose ``did_you_mean`` gives each bundle's close
     concepts as ``okf://`` addresses, which the tools read as they are."""
+    page = raw.partition("#")[0]  # x.md#part is read in the bundle holding x.md
+    loaded = list(box.manager.bundles.values())
     holders: list[Bundle] = []
-    close: list[tuple[int, str]] = []  # each bundle's best first, then its second
-    for b in box.manager.bundles.values():
+    for b in loaded:
         try:
-            page = raw.partition("#")[0] if "#" in raw else raw  # x.md#part reads x.md
-            held = b.get(page) is not None or _is_file_or_folder(b, normalize(page))
+            if b.get(page) is not None or _is_file_or_folder(b, normalize(page)):
+                holders.append(b)
         except UnsafePath:
             return _bundle(box, None)  # refused as before: no bundle to read it in
-        if held:
-            holders.append(b)
-        else:
-            close += [(i, f"{OKF_SCHEME}{b.name}{p}") for i, p in enumerate(b.suggest(raw, 2))]
     if len(holders) == 1:
         _event(bundle=holders[0].name)
         return holders[0]
-    names = ", ".join(repr(b.name) for b in holders or box.manager.bundles.values())
+    names = ", ".join(repr(b.name) for b in holders or loaded)
     if holders:
         raise InvalidArgument(
             f"{raw!r} is in {len(holders)} of the loaded bundles; pass bundle= one of {names}"
         )
+    # each bundle's best first, then its second
+    close = [
+        (i, f"{OKF_SCHEME}{b.name}{p}") for b in loaded for i, p in enumerate(b.suggest(raw, 2))
+    ]
     raise NotFound(
         f"no loaded bundle holds {raw!r} (bundles: {names})",
         path=raw,
@@ -240,13 +241,16 @@ def list_rows(
     rows: list[dict[str, Any]] = []
     total, hidden = 0, dict[str, int]()
     for b in scope:
-        facets = b.facets()
-        counted = facets.select(b.name, spec, 0, 0)
+        # One bundle: its page at once; several: each one's count, then its part of the page.
+        skip = max(offset_ - total, 0) if len(scope) == 1 else 0
+        counted = b.facets().select(b.name, spec, skip, limit_ if len(scope) == 1 else 0)
         for key, count in counted.hidden.items():
             hidden[key] = hidden.get(key, 0) + count
-        if len(rows) < limit_ and offset_ < total + counted.total:
-            page = facets.select(b.name, spec, max(offset_ - total, 0), limit_ - len(rows))
-            rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in page.concepts]
+        chosen = counted.concepts
+        if len(scope) > 1 and len(rows) < limit_ and offset_ < total + counted.total:
+            part = b.facets().select(b.name, spec, max(offset_ - total, 0), limit_ - len(rows))
+            chosen = part.concepts
+        rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen]
         total += counted.total
     start = min(offset_, total)
     notice = hidden_notice(hidden)
