@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okfx.bundle.budget import CAP_CODES
-from okfx.bundle.idlinks import link_ids
+from okfx.bundle.idlinks import declared_paths, link_ids
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
@@ -465,9 +465,7 @@ class Bundle:
         limits = self.limits
         stamps = manifest.stamps()
         held = _HeldWarnings()
-        wikis = WikiIndex(self._files) if self.wikilinks else None
-        resolver = Resolver(set(self._files), set(self._dirs))
-        parser = DocumentParser(resolver, limits, held.add, wikis)
+        parser = self._parser(held.add)
         read = _Reader(limits, held.add, self.guard)
         out = Reparsed({}, {}, {}, {}, True)
         if self._texts is None:
@@ -838,12 +836,8 @@ class Bundle:
         or None; only when no path matched, and never an id two concepts declare."""
         ids = self._declared_ids
         if ids is None:  # two threads may both build it: the results are equal
-            seen: dict[str, str | None] = {}
-            for concept in self._concepts.values():
-                if concept.declared_id is not None:
-                    key = concept.declared_id
-                    seen[key] = None if key in seen else concept.path
-            ids = self._declared_ids = {k: v for k, v in seen.items() if v is not None}
+            declared = declared_paths(self._concepts).items()
+            ids = self._declared_ids = {key: paths[0] for key, paths in declared if len(paths) == 1}
         path = ids.get(canon[1:]) if ids else None
         return None if path is None else self._concepts.get(path)
 
@@ -897,10 +891,13 @@ class Bundle:
             return None
         except (OSError, ValueError):
             return concept  # unreadable now (a folder swapped): its reads say so
-        resolver = Resolver(set(self._files), set(self._dirs))
+        return self._parser(lambda *_: None).concept(concept.path, text)
+
+    def _parser(self, warn: Callable[[str, str, str], None]) -> DocumentParser:
+        """A parser of this bundle's documents against its current file set."""
         wikis = WikiIndex(self._files) if self.wikilinks else None
-        parser = DocumentParser(resolver, self.limits, lambda *_: None, wikis)
-        return parser.concept(concept.path, text)
+        resolver = Resolver(set(self._files), set(self._dirs))
+        return DocumentParser(resolver, self.limits, warn, wikis)
 
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)

@@ -32,7 +32,7 @@ from okfx.bundle.conventions import with_line
 from okfx.bundle.stored import relinked
 from okfx.model import Concept, IdRef, Link
 
-__all__ = ["CLOSE_IDS_AMONG", "link_ids"]
+__all__ = ["CLOSE_IDS_AMONG", "declared_paths", "link_ids"]
 
 #: Close ids are looked for among at most this many declared ids (a difflib scan per
 #: unknown id); a bigger bundle reports its unknown ids without them.
@@ -50,10 +50,7 @@ def link_ids(concepts: dict[str, Concept], warn: Warn) -> tuple[dict[str, Concep
     holders = [concept for concept in concepts.values() if concept.id_refs]
     if not holders:
         return concepts, frozenset()
-    declared: dict[str, list[str]] = {}
-    for concept in concepts.values():
-        if concept.declared_id is not None:
-            declared.setdefault(concept.declared_id, []).append(concept.path)
+    declared = declared_paths(concepts)
     twice = {key: paths for key, paths in declared.items() if len(paths) > 1}
     for key, declaring in sorted(twice.items(), key=lambda item: item[1]):
         for path in declaring:  # where the fix is: the files that declare it
@@ -83,6 +80,15 @@ def link_ids(concepts: dict[str, Concept], warn: Warn) -> tuple[dict[str, Concep
         if added:
             out[concept.path] = relinked(concept, (*concept.links, *added))
     return out, frozenset(concept.path for concept in holders)
+
+
+def declared_paths(concepts: Mapping[str, Concept]) -> dict[str, list[str]]:
+    """Each ``id`` the concepts declare, and the paths of those declaring it, in order."""
+    declared: dict[str, list[str]] = {}
+    for concept in concepts.values():
+        if concept.declared_id is not None:
+            declared.setdefault(concept.declared_id, []).append(concept.path)
+    return declared
 
 
 def _close(value: str, declared: Mapping[str, list[str]]) -> list[str]:

@@ -308,20 +308,15 @@ def slim(concept: Concept, store: FileStore, stamp: int) -> StoredConcept:
     return stored
 
 
-_LINKS_AT = SLIM_FIELDS.index("links")
+_SET_LINKS = vars(Concept)["links"].__set__
 
 
 def relinked(concept: Concept, links: tuple[Link, ...]) -> Concept:
     """``concept`` with ``links`` for its links (a stored one still reads its texts
     through its store); every other field is the same object."""
     if isinstance(concept, StoredConcept):
-        values = list(_slim_values(concept))
-        values[_LINKS_AT] = links
-        stored: StoredConcept = object.__new__(StoredConcept)
-        any(map(call, _SLIM_SETTERS, repeat(stored), values))
-        _SET_STORE(stored, concept._store)
-        _SET_STAMP(stored, concept.stamp)
-        return stored
-    fields = {name: getattr(concept, name) for name in Concept.__slots__}
-    fields["links"] = links
-    return Concept(**fields)
+        copy: Concept = slim(concept, concept._store, concept.stamp)
+    else:
+        copy = Concept(**{name: getattr(concept, name) for name in Concept.__slots__})
+    _SET_LINKS(copy, links)
+    return copy

@@ -82,5 +82,5 @@ def content_bigrams(terms: list[str]) -> list[str]:
     """The CJK bigrams of ``terms`` (once each, in order) that are no
     :func:`glue_bigram`; all of them when every one is."""
     bigrams = [t for t in dict.fromkeys(terms) if len(t) == 2 and has_cjk(t)]
-    content = [t for t in bigrams if FUNCTION_CHARS.isdisjoint(t)]
+    content = [t for t in bigrams if not glue_bigram(t)]
     return content or bigrams

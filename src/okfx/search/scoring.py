@@ -464,7 +464,7 @@ def _held(texts: Sequence[str], found: set[str]) -> float:
     the whole (Chinese QA: 1.0 for questions no page answers)."""
     if len(texts) == 1:
         return 1.0 if texts[0] in found else 0.0
-    bigrams = content_bigrams(list(texts)) if not all(t.isascii() for t in texts) else []
+    bigrams = content_bigrams(list(texts))
     if bigrams:
         latin = [t for t in texts if t.isascii() and len(t) > 2]
         parts = [*bigrams, *latin]

@@ -241,17 +241,12 @@ def list_rows(
     rows: list[dict[str, Any]] = []
     total, hidden = 0, dict[str, int]()
     for b in scope:
-        # One bundle: its page at once; several: each one's count, then its part of the page.
-        skip = max(offset_ - total, 0) if len(scope) == 1 else 0
-        counted = b.facets().select(b.name, spec, skip, limit_ if len(scope) == 1 else 0)
-        for key, count in counted.hidden.items():
+        # Each bundle's part of the page (none once it is full), with its count.
+        chosen = b.facets().select(b.name, spec, max(offset_ - total, 0), limit_ - len(rows))
+        for key, count in chosen.hidden.items():
             hidden[key] = hidden.get(key, 0) + count
-        chosen = counted.concepts
-        if len(scope) > 1 and len(rows) < limit_ and offset_ < total + counted.total:
-            part = b.facets().select(b.name, spec, max(offset_ - total, 0), limit_ - len(rows))
-            chosen = part.concepts
-        rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen]
-        total += counted.total
+        rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
+        total += chosen.total
     start = min(offset_, total)
     notice = hidden_notice(hidden)
     if not rows and offset_ and total:
@@ -337,9 +332,7 @@ def search(
             close = notices.close_names(scope, text) or notices.close_names_of(scope, missing)
             if not close:
                 respelt, close = _respelled(box, scope, text, name, missing, filters)
-            payload["did_you_mean"] = [
-                {k: v for k, v in c.items() if k != "confidence"} for c in close
-            ]
+            payload["did_you_mean"] = _named(close)
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close, respelt)
     elif missing:
         # A word no concept holds: perhaps a name, misspelt ("custommer orders"), or a
@@ -353,7 +346,7 @@ def search(
         if not close:
             respelt, close = _respelled(box, scope, text, name, missing, filters)
             _sure_as_respelt(payload["hits"], close)
-        payload["did_you_mean"] = [{k: v for k, v in c.items() if k != "confidence"} for c in close]
+        payload["did_you_mean"] = _named(close)
         hybrid = payload.get("ranking") == "hybrid"
         payload["notice"] = notices.missing_words(
             missing, payload.get("notice", ""), hybrid, close, respelt, by_meaning
@@ -397,6 +390,12 @@ def _respelled(
         }
         for h in hits
     ]
+
+
+def _named(close: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``did_you_mean`` as a result gives it: the concepts named, without the confidence
+    a respelt query's hits carry for :func:`_sure_as_respelt`."""
+    return [{k: v for k, v in c.items() if k != "confidence"} for c in close]
 
 
 def _sure_as_respelt(hits: list[dict[str, Any]], close: list[dict[str, Any]]) -> None:
