@@ -621,11 +621,24 @@ def grep(
 @_sources
 @click.argument("path")
 @_bundle_name
+@click.option(
+    "--limit", type=click.IntRange(1, 500), default=100, show_default=True,
+    help="Links of each list to show.",
+)  # fmt: skip
+@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @_json
-def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_json: bool) -> None:
+def neighbors(
+    sources: tuple[str, ...],
+    path: str,
+    bundle_name: str | None,
+    limit: int,
+    offset: int,
+    as_json: bool,
+) -> None:
     """Show a concept's links and backlinks.
 
-    What the concept at PATH links to, what links to it, and its unresolved links.
+    What the concept at PATH links to, what links to it, and its unresolved links, a
+    page of each list at a time.
 
     Example:
 
@@ -633,7 +646,7 @@ def neighbors(sources: tuple[str, ...], path: str, bundle_name: str | None, as_j
         okfx neighbors examples/knowledge metrics/dock-availability
     """
     box, bundle_name, path = _toolbox(sources, bundle_name, path)
-    payload = box.get_neighbors(path=path, bundle=bundle_name)
+    payload = box.get_neighbors(path=path, bundle=bundle_name, limit=limit, offset=offset)
     _finish(payload, as_json, render.neighbors)
 
 

@@ -395,7 +395,7 @@ def neighbors(payload: dict[str, Any]) -> str:
     ):
         edges = payload.get(key) or []
         lines.append("")
-        lines.append(click.style(f"{label} ({len(edges)})", bold=True))
+        lines.append(click.style(f"{label} ({_counted(payload, key, len(edges))})", bold=True))
         if not edges:
             lines.append(_dim("  none"))
             continue
@@ -424,7 +424,18 @@ def neighbors(payload: dict[str, Any]) -> str:
              for e in leaving],
         )  # fmt: skip
         lines.extend("  " + line for line in body.splitlines())
+    if payload.get("next_offset") is not None:
+        lines += ["", _dim(f"More links: --offset {payload['next_offset']}")]
     return "\n".join(lines)
+
+
+def _counted(payload: dict[str, Any], key: str, shown: int) -> str:
+    """How many edges of a list a page shows: ``12``, or ``101-200 of 5120``."""
+    total = (payload.get("total") or {}).get(key, shown)
+    if total == shown:
+        return str(total)
+    start = int(payload.get("offset") or 0)
+    return f"{start + 1}-{start + shown} of {total}" if shown else f"none here of {total}"
 
 
 def _served(manager: KnowledgeManager) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "ITEMS",
     "LABEL_CHARS",
     "MESSAGE_CHARS",
+    "NEIGHBORS_PAGE",
     "RESULT_CHARS",
     "TITLE_CHARS",
     "TYPE_CHARS",
@@ -53,8 +54,11 @@ ITEMS = 50
 INLINE_CHARS = 20_000
 #: The frontmatter keys the header does not already show (producer extensions), as JSON.
 EXTENSION_CHARS = 4_000
-#: Edges of each list of ``get_neighbors`` (outbound, backlinks, unresolved).
+#: Edges of each list of ``get_neighbors`` (outbound, backlinks, unresolved): the most
+#: one page may ask for.
 EDGES = 500
+#: Edges of each list on a ``get_neighbors`` page by default.
+NEIGHBORS_PAGE = 100
 #: A whole tool result, as compact JSON.
 RESULT_CHARS = 131_072
 _NOTE_ROOM = 512  # kept free for the notes that say what a result left out

@@ -26,6 +26,7 @@ from okfx.attest.executor import ComputationSettings
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, OKFError
 from okfx.tools import computations, views
+from okfx.tools.caps import EDGES, NEIGHBORS_PAGE
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload, internal_error
 from okfx.trust import utcnow
@@ -267,9 +268,19 @@ class Toolbox:
         return views.read(self, path, bundle, section, offset, max_chars)
 
     @_tool
-    def get_neighbors(self, path: NeighborsPathArg, bundle: BundleArg = None) -> dict[str, Any]:
+    def get_neighbors(
+        self,
+        path: NeighborsPathArg,
+        bundle: BundleArg = None,
+        limit: Annotated[
+            int, Field(description="Links per list per page (1-500).", ge=1, le=EDGES)
+        ] = NEIGHBORS_PAGE,
+        offset: Annotated[
+            int, Field(description="Links of each list to skip (next_offset of a cut page).", ge=0)
+        ] = 0,
+    ) -> dict[str, Any]:
         """Show a concept's outbound links, backlinks and unresolved links, with titles."""
-        return views.neighbors(self, path, bundle)
+        return views.neighbors(self, path, bundle, limit, offset)
 
     @_tool
     def read_resource(

@@ -679,7 +679,11 @@ def _whole_words(chunk: str, text: str, start: int) -> str:
     return chunk[: at + 1] if at >= 0 else chunk
 
 
-def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
+def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> dict[str, Any]:
+    """``path``'s links, a page of each list: its edges ``offset`` to ``offset + limit``,
+    counted after merging the links of one end and field (a hub's 5,120 links come
+    ``limit`` at a time, not 130k characters at once)."""
+    limit, offset = _int(limit, "limit", 1, EDGES), _int(offset, "offset", 0)
     b, where = located(box, path, bundle)
     text = where or ""
     folder = folder_no_links(b, text)
@@ -710,19 +714,18 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
         return None
 
     cut: list[str] = []
+    totals: dict[str, int] = {}
+
+    def page(name: str, items: list[Any]) -> list[Any]:
+        totals[name] = len(items)
+        return items[offset : offset + limit]
 
     def edges(links: tuple[Link, ...], outbound: bool, name: str) -> list[dict[str, Any]]:
-        seen: set[tuple[str, str]] = set()
+        merged: dict[tuple[str, str], Link] = {}
+        for link in links:  # one edge per other end and field, in link order
+            merged.setdefault((link.target if outbound else link.source, link.field), link)
         out: list[dict[str, Any]] = []
-        for link in links:
-            other = link.target if outbound else link.source
-            if (other, link.field) in seen:
-                continue
-            seen.add((other, link.field))
-            if len(out) == EDGES:  # count the rest, build no more of them
-                more = len({(lk.target if outbound else lk.source, lk.field) for lk in links})
-                cut.append(f"{name}: the first {EDGES} of {more} shown")
-                break
+        for (other, _), link in page(name, list(merged.items())):
             entry = link_payload(link, meta(other), other)
             if name == "unresolved":
                 missing = _missing_folder(b, other)
@@ -750,23 +753,40 @@ def neighbors(box: Toolbox, path: Any, bundle: Any) -> dict[str, Any]:
             "unresolved": edges(around.unresolved, True, "unresolved"),
         }
     )
-    listed = b.listed_in(doc.path)
+    listed = page("listed_in", list(b.listed_in(doc.path)))
     if listed:  # index and log pages list it: no backlinks, but no orphan either
-        payload["listed_in"] = [
-            {"path": source, **(meta(source) or {})} for source in listed[:EDGES]
-        ]
-        if len(listed) > EDGES:
-            cut.append(f"listed_in: the first {EDGES} of {len(listed)} shown")
-    leaving = _leaving(b, doc, cut)
+        payload["listed_in"] = [{"path": source, **(meta(source) or {})} for source in listed]
+    leaving = _leaving(b, doc, cut) if offset == 0 else []  # not found again on each page
     if leaving:
         payload["leaves_bundle"] = leaving
+    payload.update(total=totals, offset=offset)
     payload[UNTRUSTED] = True
     for text in cut:
         note(payload, text)
     keys = ("leaves_bundle", "listed_in", "backlinks", "unresolved", "outbound")
-    leave_out_each(payload, keys, "read the concept for its links")  # least wanted first
+    leave_out_each(payload, keys, "ask for fewer links with limit")  # least wanted first
+    _page_notes(payload, totals, offset, f"get_neighbors(path={doc.path!r}{_where(box, b)}")
     _event(found=True, hits=len(payload["outbound"]) + len(payload["backlinks"]))
     return payload
+
+
+def _page_notes(payload: dict[str, Any], totals: dict[str, int], offset: int, call: str) -> None:
+    """Say which edges of each list a ``get_neighbors`` page shows and where the next page
+    starts (``next_offset``): after the shortest part shown of a list that goes on, so
+    no edge is skipped, also when the result's size cap kept fewer than ``limit``."""
+    goes_on: list[int] = []
+    for name, total in totals.items():
+        shown = len(payload.get(name, ()))
+        if shown and total > offset + shown:
+            first = f"{offset + 1}-" if offset else "the first "
+            note(payload, f"{name}: {first}{offset + shown} of {total} shown")
+            goes_on.append(offset + shown)
+    payload["next_offset"] = min(goes_on) if goes_on else None
+    if goes_on:
+        note(payload, f"call {call}, offset={min(goes_on)}) for the next page")
+    elif offset and offset >= max(totals.values()):
+        longest = max(totals.values())
+        note(payload, f"offset {offset} is past the end of every list: the longest has {longest}")
 
 
 def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> list[Any]:

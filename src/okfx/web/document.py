@@ -181,11 +181,10 @@ def _listed_in(view: BundleView, path: str) -> list[tuple[str, str]]:
 
 
 def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
-    payload = checked(box.get_neighbors(path=path, bundle=view.name))
+    payload = checked(box.get_neighbors(path=path, bundle=view.name, limit=MAX_LISTED))
     for key in ("outbound", "backlinks", "unresolved"):
         edges = payload[key]
-        payload[f"{key}_count"] = len(edges)
-        payload[key] = edges = edges[:MAX_LISTED]
+        payload[f"{key}_count"] = payload["total"][key]  # a hub's count, not its page's
         for edge in edges:
             edge["url"] = view.url_of(edge["path"]) if key != "unresolved" else None
             meant = edge.get("did_you_mean")
