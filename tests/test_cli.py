@@ -193,7 +193,7 @@ def test_several_bundles_are_listed_and_read_with_bundle(tmp_path: Path) -> None
     assert json.loads(chosen.stdout)["bundle"] == "other"
     hits = run("search", EXAMPLE, str(other), "dock availability", "--json")
     assert {hit["bundle"] for hit in json.loads(hits.stdout)["hits"]} == {"knowledge", "other"}
-    same_name = run("bundles", EXAMPLE, EXAMPLE)
+    same_name = run("bundles", EXAMPLE, f"knowledge={other}")
     assert same_name.exit_code == 2
     assert "two bundles are named 'knowledge'" in same_name.output
 

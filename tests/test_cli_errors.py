@@ -91,8 +91,13 @@ def test_several_bundles_without_one_chosen_read_the_one_holding_the_path(
     assert "okf://knowledge/metrics/dock-availability.md" in missing.stderr
 
 
-def test_two_bundles_with_one_name_is_an_error_payload_under_json() -> None:
-    result = run("search", EXAMPLE, EXAMPLE, "dock", "--json")
+def test_two_bundles_with_one_name_is_an_error_payload_under_json(tmp_path: Path) -> None:
+    for top in ("a", "b"):  # x/kb twice: the parents do not tell them apart
+        folder = tmp_path / top / "x" / "kb"
+        folder.mkdir(parents=True)
+        (folder / "d.md").write_text("---\ntype: Note\n---\nDock.\n", encoding="utf-8")
+    first, second = tmp_path / "a" / "x" / "kb", tmp_path / "b" / "x" / "kb"
+    result = run("search", str(first), str(second), "dock", "--json")
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"]["code"] == "invalid_argument"
 
@@ -111,7 +116,7 @@ def test_grep_regex_errors_speak_of_the_command_line() -> None:
 def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path) -> None:
     """MCP QA: AV-OKF/knowledge and okf-poc/knowledge stopped okfx serve before an MCP
     client could connect (it saw "Connection closed"). Each is now named by its parent
-    folder too, and stderr says so; the same folder twice is still an error."""
+    folder too, and stderr says so."""
     for parent in ("AV-OKF", "okf+poc"):
         folder = tmp_path / parent / "knowledge"
         folder.mkdir(parents=True)
@@ -124,4 +129,18 @@ def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path)
     assert "two folders are named 'knowledge'; serving" in result.stderr
     named = run("bundles", f"av={first}", second, "--json")  # one named: no clash left
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["av", "knowledge"]
-    assert run("bundles", first, first).exit_code == 2  # the same folder: still an error
+
+
+def test_the_same_folder_given_twice_is_served_once(tmp_path: Path) -> None:
+    """Platform QA: the same folder twice stopped okfx serve, with a hint to name the two
+    copies; it is one bundle, served once, and stderr says so."""
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
+    result = run("bundles", str(folder), f"{folder}/", str(tmp_path / "." / "kb"), "--json")
+    assert result.exit_code == 0, result.output
+    assert [b["name"] for b in json.loads(result.stdout)["bundles"]] == ["kb"]
+    assert result.stderr.count("again; serving it once") == 2
+    assert f"{folder}/ is {folder} again" in result.stderr
+    named = run("bundles", f"one={folder}", f"two={folder}", "--json")  # named: as asked
+    assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["one", "two"]

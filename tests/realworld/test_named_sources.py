@@ -28,13 +28,13 @@ def run(*args: str) -> tuple[int, str, str]:
 def test_same_folder_names_are_told_apart_by_their_parents(two_okf: tuple[str, str]) -> None:
     """Two folders named okf were an error to fix by hand; their parents tell them apart
     (session 54's MCP QA: the error stopped okfx serve before a client could connect).
-    The same folder twice is still the error, with its fix."""
+    Two names given the same name are still the error, with its fix."""
     a, b = two_okf
     code, out, err = run("search", a, b, "widget", "--json")
     assert code == 0
     assert sorted(h["bundle"] for h in json.loads(out)["hits"]) == ["a-okf", "b-okf"]
     assert "NAME=SOURCE" in err  # said on stderr, with how to choose the names
-    code, _, err = run("search", a, a, "widget")
+    code, _, err = run("search", f"okf={a}", f"okf={b}", "widget")
     assert code == 2
     assert "NAME=SOURCE" in err and "name=" not in err.replace("NAME=SOURCE", "")
 

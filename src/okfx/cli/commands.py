@@ -134,11 +134,22 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     parent folder too (``AV-OKF-knowledge``), and said on stderr. Before, such a pair
     stopped ``okfx serve`` before an MCP client could connect, and the client saw only
     "Connection closed" (MCP QA). The same folder twice, or names the parents do not
-    tell apart, stay as given (the error below names them)."""
+    tell apart, stay as given (the error below names them). A plain folder given again
+    is served once, and said so: it had stopped ``okfx serve`` (platform QA)."""
     folders: list[Path | None] = []  # each source's folder, when a plain one
+    kept: list[str] = []
+    given: dict[Path, str] = {}
     for source in sources:
         name, text = named_source(source)
-        folders.append(Path(text).resolve() if name is None and os.path.isdir(text) else None)
+        folder = Path(text).resolve() if name is None and os.path.isdir(text) else None
+        if folder is not None and folder in given:
+            click.echo(f"okfx: {text} is {given[folder]} again; serving it once", err=True)
+            continue
+        if folder is not None:
+            given[folder] = text
+        folders.append(folder)
+        kept.append(source)
+    sources = kept
     plain: dict[str, list[Path]] = {}
     for where in (f for f in folders if f is not None):
         plain.setdefault(folder_name(where), []).append(where)
