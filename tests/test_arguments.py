@@ -64,7 +64,7 @@ def test_good_arguments_reach_the_tool_converted_and_only_those_given(
             "read_concept",
             {"path": "x", "limit": 5},
             "no argument 'limit' here (list_concepts and search_concepts and grep_concepts "
-            "take it)",
+            "and get_neighbors take it)",
         ),
         ("list_bundles", {"x": 1}, "no other tool takes it either); it takes no arguments."),
         ("grep_concepts", {"pattern": 5, "regex": "no"}, "pattern must be a string, got 5."),

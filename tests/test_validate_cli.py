@@ -29,7 +29,8 @@ def test_rules_one_and_two_are_errors_and_the_rest_warnings(make_bundle: MakeBun
         ("/nofm.md", "no_frontmatter"),
         ("/notype.md", "missing_type"),
     ]
-    assert [p.code for p in report.warnings] == ["broken_link", "unknown_status"]
+    # in reading order: the status (line 3) before the body's link (line 5)
+    assert [p.code for p in report.warnings] == ["unknown_status", "broken_link"]
     data = report.to_dict()
     assert data["summary"] == {
         "errors": 2,
@@ -315,3 +316,68 @@ def test_links_into_a_folder_the_bundle_lacks_are_noted_once(make_bundle: MakeBu
     )
     few = {f"c/{n}.md": concept(body=f"[api](/impl/{n})\n") for n in "abcd"}
     assert validate(Bundle.load(make_bundle(few))).notes == ()
+
+
+def test_a_broken_link_names_the_page_it_most_likely_meant(make_bundle: MakeBundle) -> None:
+    """Validate QA: a typo, a file's case and a wikilink written as a title each left the
+    author to find the target by hand, though get_neighbors named it."""
+    root = make_bundle(
+        {
+            "guides/provider-contracts.md": concept(title="Provider contracts"),
+            "guides/Composition.md": concept(title="Composition"),
+            "guides/row-filter-policies.md": concept(title="Row Filter Policies"),
+            "start.md": concept(
+                body="[a](guides/provider-contract.md)\n[b](guides/composition.md)\n"
+                "[[Row Filter Policies]]\n[c](guides/nothing-like-it.md)\n"
+            ),
+        }
+    )
+    report = validate(Bundle.load(root, wikilinks=True))
+    said = [p.message for p in report.warnings if p.code == "broken_link"]
+    assert said[0].endswith("; did you mean /guides/provider-contracts.md? (line 4)")
+    assert said[1].endswith("; did you mean /guides/Composition.md? (line 5)")
+    assert said[2].endswith("matches no file; did you mean /guides/row-filter-policies.md?")
+    assert "did you mean" not in said[3]
+    line = [p["line"] for p in report.to_dict()["warnings"]]
+    assert line == [4, 5, 6, 7]  # the line is still read from the message
+
+
+def test_strict_json_says_why_the_job_failed(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"a.md": concept(body="[gone](/gone.md)")})
+    runner = CliRunner()
+    strict = runner.invoke(cli, ["validate", str(root), "--strict", "--json"])
+    plain = runner.invoke(cli, ["validate", str(root), "--json"])
+    assert (strict.exit_code, plain.exit_code) == (1, 0)
+    assert (
+        json.loads(strict.stdout)["strict"] is True and json.loads(strict.stdout)["passes"] is False
+    )
+    assert (
+        json.loads(plain.stdout)["strict"] is False and json.loads(plain.stdout)["passes"] is True
+    )
+
+
+def test_no_color_is_honoured_on_a_terminal(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"a.md": concept(body="[gone](/gone.md)")})
+    coloured = CliRunner().invoke(cli, ["validate", str(root)], color=True)
+    plain = CliRunner(env={"NO_COLOR": "1"}).invoke(cli, ["validate", str(root)], color=True)
+    assert "\x1b[" in coloured.output and "\x1b[" not in plain.output
+
+
+def test_file_level_errors_name_their_line(make_bundle: MakeBundle) -> None:
+    root = make_bundle(
+        {
+            "latin.md": "---\ntype: Note\ntitle: caf\xe9 au lait\n---\n".encode("latin-1"),
+            "list.md": "---\ntitle: x\ntype: [a, b]\n---\n",
+            "typo.md": "---\ntitle: x\ntpye: Metric\n---\n",
+            "empty.md": '---\ntitle: x\ntype: ""\n---\n',
+        }
+    )
+    by_path = {p.path: p.message for p in validate(Bundle.load(root)).errors}
+    assert by_path["/latin.md"] == (
+        "not UTF-8: byte 0xE9 at column 11 (invalid continuation byte); skipped: save the "
+        "file as UTF-8 (line 3)"
+    )
+    assert by_path["/list.md"].endswith("must be a non-empty string (write one type) (line 3)")
+    assert "it has tpye: 'Metric': rename that key to 'type'" in by_path["/typo.md"]
+    assert by_path["/typo.md"].endswith("(line 3)")
+    assert by_path["/empty.md"].endswith("(line 3)")

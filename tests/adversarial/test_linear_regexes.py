@@ -217,9 +217,17 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep(" (line "), rep("1", " (line "), rep(" (line 1)"), rep(" (line 1", tail="x")],
     ),
-    "okfx.bundle.problems._YAML_LINE": (
-        "match",
-        [rep("1", "YAML error at frontmatter line "), rep(" ", "YAML error at")],
+    # -- YAML errors said to the author
+    "okfx.bundle.yamlerrors._QUOTED_VALUE": (
+        "fullmatch",
+        [
+            rep(" ", "", '"x'),
+            rep("a", "", ': "'),
+            rep("- ", "", "'"),
+            rep("a ", "", "x"),
+            rep(" a", "- ", ": '"),
+            rep("a:", "", ' "'),
+        ],
     ),
     # -- heading anchors (validate's broken_anchor)
     "okfx.bundle.anchors._HEADING": (

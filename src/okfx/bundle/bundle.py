@@ -38,7 +38,7 @@ from okfx.bundle.scope import find_scope
 from okfx.bundle.state import BUNDLE_KIND, Manifest, Parsed, decode, encode, okf_version_of, scan
 from okfx.bundle.stored import FileStore, StoredConcept, slim
 from okfx.bundle.texts import TEXTS_KIND, TextsBuilder, attach, read_texts
-from okfx.bundle.walk import FileEntry, decode_text, read_bytes, read_file, walk
+from okfx.bundle.walk import FileEntry, decode_text, encoding_problem, read_bytes, read_file, walk
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.deadline import acquire
 from okfx.errors import NotFound, UnsafePath
@@ -167,7 +167,7 @@ class _Reader:
         try:
             return decode_text(data)
         except UnicodeDecodeError as exc:
-            self.warn(entry.path, "invalid_encoding", f"not UTF-8 ({exc.reason}); skipped")
+            self.warn(entry.path, "invalid_encoding", encoding_problem(data, exc))
             return None
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from okfx.bundle.quickyaml import quick_load
+from okfx.bundle.yamlerrors import explain
 from okfx.bundle.yamlrepair import COLON_PROBLEM, quote_colon_values
 from okfx.limits import Limits
 
@@ -402,22 +403,11 @@ def _load_with_pyyaml(
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
-        mark, began = exc.problem_mark, exc.context_mark
-        where = f" at frontmatter line {mark.line + 1}" if mark is not None else ""
-        # Where YAML began reading what failed ("while scanning a simple key"), when that
-        # is another line: often the line to fix (a key without its ':').
-        context = (
-            f" ({exc.context} at frontmatter line {began.line + 1})"
-            if exc.context and began is not None and (mark is None or began.line != mark.line)
-            else ""
-        )
-        raise FrontmatterError(
-            "malformed_yaml", f"YAML error{where}: {exc.problem}{context}"
-        ) from None
+        raise FrontmatterError("malformed_yaml", explain(exc, yaml_text)) from None
     except RecursionError:
         raise FrontmatterError("malformed_yaml", "frontmatter is nested too deeply") from None
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
-        raise FrontmatterError("malformed_yaml", f"YAML error: {exc}") from None
+        raise FrontmatterError("malformed_yaml", explain(exc, yaml_text)) from None
     finally:
         if loader is not None:
             loader.dispose()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any
 
@@ -467,14 +468,15 @@ class DocumentParser:
             return None
         raw_type = parsed.data.get("type")
         if raw_type is None or (isinstance(raw_type, str) and not raw_type.strip()):
-            self.warn(path, "missing_type", _missing_type(parsed.data))
+            message, key = _missing_type(parsed.data)
+            line = key_line(text, parsed.body_line, key) if key else None
+            self.warn(path, "missing_type", with_line(message, line))
             return None
         if not isinstance(raw_type, str):
-            self.warn(
-                path,
-                "invalid_type",
-                f"'type' is {kind_of(raw_type)}; it must be a non-empty string (quote it)",
-            )
+            fix = "quote it" if not isinstance(raw_type, list | dict) else "write one type"
+            message = f"'type' is {kind_of(raw_type)}; it must be a non-empty string ({fix})"
+            line = key_line(text, parsed.body_line, "type")
+            self.warn(path, "invalid_type", with_line(message, line))
             return None
         if not self.budget.admit(path, len(parsed.body)):
             return None  # over a bundle-wide cap: counted, reported once by the Bundle
@@ -491,8 +493,8 @@ class DocumentParser:
             self.warn(
                 path,
                 "unquoted_colon",
-                f"YAML error at frontmatter line {line}: a value holding ': ' must be "
-                "quoted; okfx reads it as text, other consumers reject the file",
+                "a value holding ': ' must be quoted: okfx reads it as text, other "
+                f"consumers reject the file (line {line + 1})",
             )
         return parsed, raw_type.strip()
 
@@ -736,14 +738,25 @@ class DocumentParser:
 _TYPE_LOOKALIKES = ("kind", "concept_type", "category")
 
 
-def _missing_type(data: dict[Any, Any]) -> str:
-    """Why a file is no concept, naming the key the producer seems to have meant."""
+def _missing_type(data: dict[Any, Any]) -> tuple[str, str | None]:
+    """Why a file is no concept, naming the key the producer seems to have meant (another
+    name for a type, or ``type`` misspelt: ``typo``, ``tpye``), and the key whose line
+    to point at: that one, or an empty ``type``."""
     message = "frontmatter has no non-empty 'type' (spec §4.1)"
     for key, value in data.items():
         name = str(key)
-        if name != "type" and (name.lower() == "type" or name in _TYPE_LOOKALIKES):
+        if name != "type" and (
+            name.lower() == "type" or name in _TYPE_LOOKALIKES or _misspelt_type(name)
+        ):
             if isinstance(value, str) and value.strip():
                 shown = value.strip()[:80]
                 rename = "rename that key to 'type' to make it a concept"
-                return f"{message}; it has {name}: {shown!r}: {rename}"
-    return message
+                return f"{message}; it has {name}: {shown!r}: {rename}", name
+    return message, "type" if "type" in data else None
+
+
+def _misspelt_type(name: str) -> bool:
+    """Whether ``name`` is ``type`` with one letter wrong, missing, added or swapped."""
+    if not 3 <= len(name) <= 5 or name == "type":
+        return False
+    return SequenceMatcher(None, name.lower(), "type").ratio() >= 0.75

@@ -201,7 +201,7 @@ def group(
             severity="error" if code in ERROR_CODES else "warning",
             count=count,
             explanation=EXPLANATIONS.get(code, ""),
-            problems=tuple(sorted(by_code.get(code, ()), key=lambda p: (p.path, p.message))),
+            problems=tuple(sorted(by_code.get(code, ()), key=_reading_order)),
         )
         for code, count in totals.items()
         if count > 0
@@ -210,21 +210,23 @@ def group(
     return groups
 
 
+def _reading_order(problem: Problem) -> tuple[str, int, str]:
+    """Path, then line (those without one first), then message: an author fixes a file
+    from the top (validate QA: one file's links came as lines 160, 77, 79, 78, 214)."""
+    return problem.path, problem_line(problem) or 0, problem.message
+
+
 #: Where a message names a file line: the last ``(line N)`` of a link problem (what comes
-#: before it quotes bundle text), YAML's ``at frontmatter line N`` (after ``---``), or a
-#: ``(line N)`` that ends the message (the checks of :mod:`okfx.bundle.conventions` and
-#: ``duplicate_key`` put it there, after any bundle text they quote).
+#: before it quotes bundle text), or a ``(line N)`` that ends the message (YAML errors,
+#: the checks of :mod:`okfx.bundle.conventions` and ``duplicate_key`` put it there, after
+#: any bundle text they quote).
 _LINK_LINE = re.compile(r"\(line (\d+)\)")
-_YAML_LINE = re.compile(r"^YAML error at frontmatter line (\d+):")
 _LAST_LINE = re.compile(r" \(line (\d+)\)$")
 _LINK_CODES = frozenset({"broken_link", "ambiguous_wikilink"})
 
 
 def problem_line(problem: Problem) -> int | None:
     """The line of the file a problem is on, when its message says; else ``None``."""
-    if problem.code in ("malformed_yaml", "unquoted_colon"):
-        found = _YAML_LINE.match(problem.message)
-        return int(found.group(1)) + 1 if found else None
     if problem.code in _LINK_CODES:
         numbers = _LINK_LINE.findall(problem.message)
         return int(numbers[-1]) if numbers else None
@@ -234,8 +236,8 @@ def problem_line(problem: Problem) -> int | None:
 
 def unsaid_line(problem: Problem) -> int | None:
     """:func:`problem_line` when the message does not already say it as ``(line N)``
-    (at its end, or a link's after its href): the line a reader is still to be told
-    (YAML's "frontmatter line 4" is the file's line 5), for the CLI and the viewer to add."""
+    (at its end, or a link's after its href): the line a reader is still to be told, for
+    the CLI and the viewer to add."""
     line = problem_line(problem)
     return None if line is None or f"(line {line})" in problem.message else line
 

@@ -26,7 +26,15 @@ from okfx.bundle.anchors import closest_anchor, fragment_key, heading_anchors, o
 from okfx.bundle.bundle import RESERVED, Bundle
 from okfx.bundle.conventions import with_line
 from okfx.bundle.links import scan_markdown
-from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past, problem_dict
+from okfx.bundle.meant import meant_by
+from okfx.bundle.problems import (
+    ERROR_CODES,
+    ProblemGroup,
+    group,
+    kept_past,
+    problem_dict,
+    problem_line,
+)
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Link, Problem
 
@@ -107,13 +115,17 @@ class ConformanceReport:
         """The problems by code, errors first (what the text report prints)."""
         return group((*self.errors, *self.warnings), self.by_code)
 
-    def to_dict(self) -> dict[str, Any]:
-        """A stable, JSON-able form (the ``okfx validate --json`` output)."""
+    def to_dict(self, strict: bool = False) -> dict[str, Any]:
+        """A stable, JSON-able form (the ``okfx validate --json`` output): with
+        ``strict`` and ``passes``, the verdict the exit code gives, so a stored report
+        says why a ``--strict`` job failed (validate QA)."""
         return {
             "bundle": self.bundle,
             "root": self.root,
             "okf_version": self.okf_version,
             "conformant": self.conformant,
+            "strict": strict,
+            "passes": self.passes(strict),
             "concepts": self.concepts,
             "summary": {
                 "errors": self.error_count,
@@ -450,12 +462,36 @@ def version_note(declared: str | None) -> str | None:
     )
 
 
+#: Broken links whose likely target a report looks up (about 0.5 ms each); the rest of a
+#: flood are reported plainly.
+MEANT_LOOKUPS = 2_000
+
+
+def _with_meant(bundle: Bundle, problem: Problem) -> Problem:
+    """A ``broken_link`` problem naming the page its link most likely meant, before its
+    line (``...; did you mean /a/b.md? (line 35)``), as ``get_neighbors`` and the viewer
+    do (validate QA: a typo or a file's case, the commonest broken link in CI, left the
+    author to find the target by hand)."""
+    path = meant_by(bundle, problem)
+    if path is None:
+        return problem
+    head, said, line = problem.message.rpartition(" (line ")
+    if said and line[:-1].isdigit() and line.endswith(")"):  # the message ends with its line
+        return problem._replace(message=f"{head}; did you mean {path}?{said}{line}")
+    return problem._replace(message=f"{problem.message}; did you mean {path}?")
+
+
 def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport:
     """Classify the bundle's problems into §11 errors and warnings, with exact counts;
     ``extra`` are more problems to report (:func:`okfx.attest.lint.validate` adds the
     computations' that way)."""
     problems, counts = reported(bundle, extra)
-    ordered = sorted(problems, key=lambda p: (p.path, p.code, p.message))
+    looked_up = [p for p in problems if p.code == "broken_link"][:MEANT_LOOKUPS]
+    named = {p: _with_meant(bundle, p) for p in looked_up}
+    ordered = sorted(
+        (named.get(p, p) for p in problems),
+        key=lambda p: (p.path, problem_line(p) or 0, p.code, p.message),
+    )
     wikis = unchecked_wikilinks(bundle)
     notes: tuple[str, ...] = (
         (

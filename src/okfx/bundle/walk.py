@@ -24,6 +24,7 @@ __all__ = [
     "FileEntry",
     "Walk",
     "decode_text",
+    "encoding_problem",
     "read_bytes",
     "read_file",
     "read_head",
@@ -248,3 +249,16 @@ def decode_text(data: bytes) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
+
+
+def encoding_problem(data: bytes, exc: UnicodeDecodeError) -> str:
+    """What :func:`decode_text`'s error means for the file's author: the first byte that
+    is no UTF-8, with its line (validate QA: "not UTF-8" alone left the file to search)."""
+    if exc.start >= len(data) or "UTF-16" in exc.reason:  # a byte order mark
+        return f"not UTF-8 ({exc.reason}); skipped: save the file as UTF-8"
+    line = data.count(b"\n", 0, exc.start) + 1
+    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    return (
+        f"not UTF-8: byte 0x{data[exc.start]:02X} at column {column} ({exc.reason}); "
+        f"skipped: save the file as UTF-8 (line {line})"
+    )

@@ -358,6 +358,8 @@ def cli(ctx: click.Context, state_cache: str | None, no_state_cache: bool) -> No
     NAME=BUNDLE to name one (two folders both called okf: a=one/okf b=two/okf).
     """
     ctx.obj = {"state_cache": False if no_state_cache else state_cache}
+    if os.environ.get("NO_COLOR"):  # no-color.org, also on a terminal (CI runners with a pty)
+        ctx.color = False
 
 
 @cli.command()
@@ -397,7 +399,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     loaded = _load(bundle)
     report = validate_bundle(loaded)
     if fmt == "json":
-        click.echo(json_text(report.to_dict()))
+        click.echo(json_text(report.to_dict(strict)))
     elif fmt == "github":
         root = _display_root(named_source(bundle)[1], loaded)
         click.echo(render.github_annotations(report, root, strict))

@@ -523,18 +523,9 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
 
 
 def _file_line(problem: Problem) -> str:
-    """`` (line N)``, the file's line, for a message that names it another way (YAML's
-    ``frontmatter line 4`` is the file's line 5) or only inside."""
+    """`` (line N)``, the file's line, for a message that names it only inside."""
     line = unsaid_line(problem)
-    if line is None:
-        return ""
-    # said as the file's line: beside YAML's "frontmatter line 4", a bare "(line 5)" read
-    # as a second, different place (flutter-okf QA)
-    return (
-        f" (line {line} of the file)"
-        if "frontmatter line" in problem.message
-        else f" (line {line})"
-    )
+    return "" if line is None else f" (line {line})"
 
 
 def _workflow_data(text: str) -> str:

@@ -22,6 +22,7 @@ from okfx.bundle.links import (
     leaving_links,
     lines_outside_code,
 )
+from okfx.bundle.meant import meant
 from okfx.bundle.paths import normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import heading_text, page_heading
@@ -30,7 +31,7 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
-from okfx.search.suggest import closest, fold, similarity
+from okfx.search.suggest import closest
 from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -841,34 +842,6 @@ def _missing_folder(b: Bundle, target: str) -> str | None:
         folder = "/" + "/".join(parts[:depth])
         if folder not in b.directories:
             return folder + "/"
-    return None
-
-
-#: How close a broken link's file name and a concept's must be for the concept to be
-#: named as the one the link meant (the indel similarity of their words).
-MEANT_SIMILARITY = 0.85
-
-
-def meant(b: Bundle, target: str, source: str) -> str | None:
-    """The concept a broken link to ``target`` most likely meant, for an agent to read
-    in one step: a typo, a moved file, a path written from the repository root
-    (``/oks/kb/commits/a.md`` for ``/commits/a.md``), a folder's ``index.md`` for a page
-    of the folder's name. The closest names by path and title (``Bundle.suggest``) count
-    only when their file name is that of the link (:data:`MEANT_SIMILARITY`): two paths
-    that share a long prefix are close whatever file they end in. Never ``source``, the
-    page that holds the link: m3e's ``/components/button.md`` links
-    ``/implementations/m3e-web/components/button``, a card outside the bundle, and was
-    told it meant itself."""
-    head, _, name = target.rstrip("/").rpartition("/")
-    stem = name.removesuffix(".md")
-    if stem.casefold() in ("index", "readme") and head:
-        head, _, stem = head.rpartition("/")
-        target = f"{head}/{stem}.md"
-    wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
-    for path in b.suggest(target, 5):
-        leaf = fold(path.rpartition("/")[2].removesuffix(".md"))
-        if path != source and similarity(wanted, leaf) >= MEANT_SIMILARITY:
-            return path
     return None
 
 

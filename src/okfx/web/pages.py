@@ -16,15 +16,15 @@ from typing import Any
 from markupsafe import Markup
 
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.meant import meant_by
 from okfx.bundle.paths import parent_dir
-from okfx.bundle.problems import problem_line, unsaid_line
+from okfx.bundle.problems import unsaid_line
 from okfx.bundle.reserved import heading_rest
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
 from okfx.tools.payloads import concept_row, generated_on
 from okfx.tools.toolbox import Toolbox
-from okfx.tools.views import meant
 from okfx.web import document, finding, urls
 from okfx.web.answers import MAX_LISTED, PageError, flag_arg, int_arg, page_error
 from okfx.web.graph import WHOLE_LIMIT, Graph, neighbourhood, whole
@@ -252,8 +252,7 @@ class Site:
                     "severity": group.severity,
                     "explanation": group.explanation,
                     "unlisted": group.unlisted,
-                    # with the file's line where the message names it another way
-                    # (YAML's "frontmatter line 4" is the file's line 5)
+                    # with the file's line where the message names it only inside
                     "problems": [
                         (p, view.url_of(p.path), unsaid_line(p), _meant_by(view, p)) for p in chunk
                     ],
@@ -341,15 +340,6 @@ def _meant_by(view: BundleView, problem: Any) -> tuple[str, str] | None:
     """For a ``broken_link`` problem, the page its link most likely meant and its URL, as
     the link's own page says it (viewer QA: an author fixing broken links from the
     Problems page had to open each page to learn the fix); else None."""
-    if problem.code != "broken_link":
-        return None
-    doc = view.bundle.get(problem.path)
-    line = problem_line(problem)
-    if doc is None or line is None:
-        return None
-    link = next((k for k in doc.links if not k.exists and k.line == line), None)
-    if link is None:
-        return None
-    path = meant(view.bundle, link.target, problem.path)
+    path = meant_by(view.bundle, problem)
     url = view.url_of(path) if path else None
     return (path, url) if path and url else None

@@ -1,0 +1,52 @@
+"""The page a broken link most likely meant: a typo, a moved file, a path written from the
+repository root, a wikilink written as a title. The tools give it as ``did_you_mean``,
+the viewer beside the link and its problem, and ``okfx validate`` in the problem's
+message (validate QA: an author fixing a CI failure had to find the target by hand)."""
+
+from __future__ import annotations
+
+from okfx.bundle.bundle import Bundle
+from okfx.bundle.problems import problem_line
+from okfx.model import Problem
+from okfx.search.suggest import fold, similarity
+
+__all__ = ["MEANT_SIMILARITY", "meant", "meant_by"]
+
+#: How close a broken link's file name and a concept's must be for the concept to be
+#: named as the one the link meant (the indel similarity of their words).
+MEANT_SIMILARITY = 0.85
+
+
+def meant(b: Bundle, target: str, source: str) -> str | None:
+    """The concept a broken link to ``target`` most likely meant, for an agent to read
+    in one step: a typo, a moved file, a path written from the repository root
+    (``/oks/kb/commits/a.md`` for ``/commits/a.md``), a folder's ``index.md`` for a page
+    of the folder's name. The closest names by path and title (``Bundle.suggest``) count
+    only when their file name is that of the link (:data:`MEANT_SIMILARITY`): two paths
+    that share a long prefix are close whatever file they end in. Never ``source``, the
+    page that holds the link: m3e's ``/components/button.md`` links
+    ``/implementations/m3e-web/components/button``, a card outside the bundle, and was
+    told it meant itself."""
+    head, _, name = target.rstrip("/").rpartition("/")
+    stem = name.removesuffix(".md")
+    if stem.casefold() in ("index", "readme") and head:
+        head, _, stem = head.rpartition("/")
+        target = f"{head}/{stem}.md"
+    wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
+    for path in b.suggest(target, 5):
+        leaf = fold(path.rpartition("/")[2].removesuffix(".md"))
+        if path != source and similarity(wanted, leaf) >= MEANT_SIMILARITY:
+            return path
+    return None
+
+
+def meant_by(b: Bundle, problem: Problem) -> str | None:
+    """For a ``broken_link`` problem, the path its link most likely meant, else None."""
+    if problem.code != "broken_link":
+        return None
+    doc = b.get(problem.path)
+    line = problem_line(problem)
+    if doc is None or line is None:
+        return None
+    link = next((k for k in doc.links if not k.exists and k.line == line), None)
+    return None if link is None else meant(b, link.target, problem.path)
