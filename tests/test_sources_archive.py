@@ -295,6 +295,17 @@ def test_windows_separators_and_macos_metadata_do_not_hide_the_top_folder(tmp_pa
         assert tree(root) == {"index.md": "# KB\n", "metrics/m.md": "m\n"}
 
 
+@pytest.mark.parametrize("junk", [".DS_Store", "._kb", "Thumbs.db", "desktop.ini", ".hidden/x.md"])
+def test_a_hidden_or_desktop_file_beside_the_top_folder_does_not_move_the_bundle(
+    tmp_path: Path, junk: str
+) -> None:
+    """Platform QA: a stray top-level .DS_Store made the extraction the bundle, named after
+    the file, with every concept path under /knowledge/."""
+    archive = make_zip(tmp_path / "mac.zip", {"knowledge/a.md": "a\n", junk: "junk"})
+    with open_source(archive, cache_dir=tmp_path / "c") as (root, name):
+        assert name == "knowledge" and tree(root) == {"a.md": "a\n"}
+
+
 @pytest.mark.parametrize(
     "kwargs", [{"max_files": 0}, {"max_total_bytes": -1}, {"max_ratio": 0}, {"max_files": True}]
 )

@@ -151,6 +151,20 @@ def test_branch_and_subdir_select_files_and_name_the_bundle_after_the_subdir(
         assert sorted(tree(root)) == ["dev-only.md", "index.md", "metrics/revenue.md"]
 
 
+def test_a_url_fragment_clones_its_ref_and_reads_its_subdir(remote: Remote, tmp_path: Path) -> None:
+    with open_source(f"{remote.url}#dev:okf/sales", cache_dir=tmp_path / "cache") as (root, name):
+        by_fragment = tree(root)
+    with open_source(
+        GitSource(remote.url, ref="dev", subdir="okf/sales"), cache_dir=tmp_path / "c2"
+    ) as (
+        root,
+        _,
+    ):
+        assert by_fragment == tree(root) and name == "sales"
+    with open_source(remote.url, cache_dir=tmp_path / "c3") as (root, _):
+        assert tree(root / "okf" / "sales") != by_fragment  # the default branch differs
+
+
 def test_a_tag_ref_checks_out_the_tagged_commit(remote: Remote, tmp_path: Path) -> None:
     remote.commit({"okf/sales/new.md": "new\n"})
     with open_source(GitSource(remote.url, ref="v1"), cache_dir=tmp_path / "c") as (root, _):

@@ -63,6 +63,36 @@ def test_git_urls_parse_into_url_ref_and_subdir(spec: str, expected: GitSource) 
     assert parse_source(spec) == expected
 
 
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("https://example.org/kb1.git#dev", GitSource("https://example.org/kb1.git", "dev")),
+        (
+            "git@host.example:org/kb.git#release/2026-q1:docs/okf",
+            GitSource("git@host.example:org/kb.git", "release/2026-q1", "docs/okf"),
+        ),
+        ("file:///srv/kb.git#:okf/", GitSource("file:///srv/kb.git", None, "okf")),
+        ("https://example.org/kb1.git#", GitSource("https://example.org/kb1.git")),
+        ("https://github.com/o/r#v1:kb", GitSource("https://github.com/o/r", "v1", "kb")),
+    ],
+)
+def test_a_fragment_names_the_ref_and_subdir(spec: str, expected: GitSource) -> None:
+    """Platform QA: ``kb1.git#dev`` served the default branch, without a word."""
+    assert parse_source(spec) == expected
+
+
+@pytest.mark.parametrize("query", ["?ref=dev", "?branch=dev", "?x=1&tag=v1"])
+def test_a_ref_in_the_query_is_refused_naming_the_fragment(query: str) -> None:
+    with pytest.raises(UnsafeSourceError, match="URL#REF"):
+        parse_source(f"https://example.org/kb1.git{query}")
+
+
+def test_a_fragment_that_contradicts_the_given_ref_is_an_error() -> None:
+    with pytest.raises(ValueError, match="conflicts"):
+        parse_source(GitSource("https://example.org/kb1.git#dev", ref="main"))
+    assert parse_source(GitSource("https://example.org/kb1.git#dev", ref="dev")).ref == "dev"
+
+
 def test_a_git_source_given_a_tree_url_takes_ref_and_subdir_from_it() -> None:
     parsed = parse_source(GitSource("https://github.com/o/r/tree/dev/kb", subdir="./kb/"))
     assert parsed == GitSource("https://github.com/o/r", "dev", "kb")

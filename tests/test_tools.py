@@ -838,6 +838,21 @@ def test_the_mcp_servers_okf_addresses_and_a_bundle_name_in_another_case_are_rea
     assert box.search_concepts(query="roll back", bundle="Ops")["hits"][0]["bundle"] == "ops"
 
 
+def test_an_address_of_a_bundle_whose_name_holds_a_slash_is_read(make_bundle: MakeBundle) -> None:
+    """Platform QA: resources/read took okf://ops%2Fteam/..., read_concept answered "no
+    bundle named 'ops'": the address was decoded before it was split."""
+    one = make_bundle({"runbooks/deploy.md": concept(body="Roll back.\n")})
+    two = make_bundle({"a.md": concept()})
+    box = Toolbox(KnowledgeManager([Bundle.load(one, "ops/team"), Bundle.load(two, "my kb")]))
+    read = box.read_concept(path="okf://ops%2Fteam/runbooks/deploy.md")
+    assert (read["bundle"], read["path"]) == ("ops/team", "/runbooks/deploy.md")
+    assert box.read_concept(path="okf://my%20kb/a.md")["bundle"] == "my kb"
+    missing = box.read_concept(path="runbooks/deplo")["error"]
+    assert "okf://ops%2Fteam/runbooks/deploy.md" in missing["did_you_mean"]
+    again = box.read_concept(path=missing["did_you_mean"][0])  # an address given is read
+    assert again["path"] == "/runbooks/deploy.md"
+
+
 def test_list_concepts_without_a_bundle_spans_every_bundle_in_order(
     make_bundle: MakeBundle,
 ) -> None:

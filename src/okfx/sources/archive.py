@@ -43,8 +43,9 @@ _CHUNK = 1 << 16
 _TAR_OVERHEAD_PER_ENTRY = 4096
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SEPARATORS = re.compile(r"[/\\]")
-# macOS zip tools add this beside the real top folder; it must not hide that folder.
-_IGNORED_TOP = frozenset({"__MACOSX"})
+# macOS and Windows add these beside the real top folder; they must not hide that folder.
+# Hidden names (".DS_Store") are passed over too, as the bundle walker passes them over.
+_IGNORED_TOP = frozenset({"__MACOSX", "Thumbs.db", "desktop.ini"})
 _READ_ERRORS: tuple[type[BaseException], ...] = (
     tarfile.TarError,
     zipfile.BadZipFile,
@@ -340,8 +341,14 @@ class _Writer:
 
 
 def _pick_root(tree: Path, stem: str) -> tuple[Path, str]:
-    """A single top-level folder is the bundle; otherwise the extraction itself is."""
-    entries = [entry for entry in tree.iterdir() if entry.name not in _IGNORED_TOP]
+    """A single top-level folder is the bundle; otherwise the extraction itself is. A
+    stray ``.DS_Store`` beside that folder had made the extraction the bundle, moving
+    every concept's path under the folder's name (platform QA)."""
+    entries = [
+        entry
+        for entry in tree.iterdir()
+        if entry.name not in _IGNORED_TOP and not entry.name.startswith(".")
+    ]
     if len(entries) == 1 and entries[0].is_dir():
         return entries[0], entries[0].name
     return tree, stem

@@ -289,9 +289,37 @@ def web_tree_parts(url: str) -> tuple[str, str, str | None] | None:
     return clone_url, unquote(rest[0]), subdir
 
 
+def fragment_parts(url: str) -> tuple[str, str | None, str | None]:
+    """Split ``URL#REF``, ``URL#REF:SUBDIR`` or ``URL#:SUBDIR`` (the form Docker and npm
+    take) into (URL, ref, subdir); a URL without ``#`` as it is. A ref may hold ``/``
+    (``#release/2026-q1:docs``), never ``:``, which git refuses in a ref name. Platform QA:
+    ``kb1.git#dev`` was cloned at the default branch, without a word.
+
+    Raises:
+        UnsafeSourceError: a ``ref=``, ``branch=`` or ``tag=`` query, which git would send
+            to the server as part of the URL, naming the form to write instead.
+    """
+    query = urlsplit(url).query
+    asked = [part.split("=", 1)[0] for part in query.split("&") if "=" in part]
+    if any(key in ("ref", "branch", "tag") for key in asked):
+        raise UnsafeSourceError(
+            f"a git URL names its branch or tag after '#', not in '?{query}': write "
+            "URL#REF, or URL#REF:SUBDIR for a folder in it"
+        )
+    url, hashed, fragment = url.partition("#")
+    if not hashed:
+        return url, None, None
+    ref, _, subdir = fragment.partition(":")
+    return url, unquote(ref) or None, unquote(subdir) or None
+
+
 def _checked_git(source: GitSource) -> GitSource:
     check_git_url(source.url)
-    url, ref, subdir = source.url, source.ref, source.subdir
+    url, ref, subdir = fragment_parts(source.url)
+    for given, named, what in ((source.ref, ref, "ref"), (source.subdir, subdir, "subdir")):
+        if given is not None and named is not None and given != named:
+            raise ValueError(f"{what} {given!r} conflicts with {named!r} in the URL")
+    ref, subdir = source.ref or ref, source.subdir or subdir
     tree = web_tree_parts(url)
     if tree is not None:
         url, tree_ref, tree_subdir = tree

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from okfx.bundle.anchors import fragment_key, heading_ids
 from okfx.bundle.bundle import Bundle
@@ -122,7 +122,9 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
         if raw is not None and bundle in (None, "") and len(box.manager) > 1:
             return _holding(box, raw), raw
         return _bundle(box, bundle), raw
-    named, _, inner = unquote(raw[len(OKF_SCHEME) :]).partition("/")
+    # split, then decode: a bundle named "ops/team" is "ops%2Fteam" in an address
+    quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
+    named, inner = unquote(quoted_name), unquote(quoted_inner)
     given = _text(bundle, "bundle", optional=True)
     if given is not None and given != named:
         raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
@@ -154,7 +156,9 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
         )
     # each bundle's best first, then its second
     close = [
-        (i, f"{OKF_SCHEME}{b.name}{p}") for b in loaded for i, p in enumerate(b.suggest(raw, 2))
+        (i, f"{OKF_SCHEME}{quote(b.name, safe='')}{quote(p, safe='/')}")
+        for b in loaded
+        for i, p in enumerate(b.suggest(raw, 2))
     ]
     raise NotFound(
         f"no loaded bundle holds {raw!r} (bundles: {names})",
