@@ -35,6 +35,7 @@ from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
 from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
 from okfx.sources.errors import UnsafeSourceError
+from okfx.sources.spec import redact
 from okfx.tools.grepping import prepare_grep
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload
@@ -173,20 +174,36 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     return out
 
 
-def _manager(sources: Sequence[str]) -> KnowledgeManager:
+def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> KnowledgeManager:
+    """The bundles of SOURCES. A source that does not load, or whose name another takes,
+    stops the command; with ``serve_what_loads`` (``okfx serve``) it is said on stderr
+    and listed as unavailable, and the others are served (platform QA: one team's broken
+    archive took every team's bundles away, and an MCP client saw "Connection closed")."""
     manager = KnowledgeManager()
     given: dict[str, str] = {}
+    failed: list[tuple[str, OKFError]] = []
     for source in _told_apart(sources):
-        bundle = _load(source)
-        if bundle.name in given:  # two bundles with one name
-            first = named_source(given[bundle.name])[1]
-            raise InvalidArgument(
-                f"two bundles are named {bundle.name!r} ({first} and "
-                f"{named_source(source)[1]}); name them as NAME=SOURCE, e.g. "
-                f"one={first} two={named_source(source)[1]}"
-            )
+        try:
+            bundle = _load(source)
+            if bundle.name in given:  # two bundles with one name
+                first = named_source(given[bundle.name])[1]
+                raise InvalidArgument(
+                    f"two bundles are named {bundle.name!r} ({first} and "
+                    f"{named_source(source)[1]}); name them as NAME=SOURCE, e.g. "
+                    f"one={first} two={named_source(source)[1]}"
+                )
+        except OKFError as exc:
+            if not serve_what_loads:
+                raise
+            failed.append((redact(named_source(source)[1]), exc))
+            continue
         given[bundle.name] = source
         manager.add(bundle)
+    if failed and not len(manager):
+        raise failed[0][1]  # nothing to serve: the first reason, as without the option
+    for shown, error in failed:
+        manager.note_unavailable(shown, error.message)
+        click.echo(visible(f"okfx: not serving {shown}: {redact(error.message)}"), err=True)
     return manager
 
 
@@ -772,7 +789,7 @@ def serve(
 
     def load() -> tuple[KnowledgeManager, Any]:
         """The bundles loaded and indexed, and the MCP server over them."""
-        manager = _manager(sources)
+        manager = _manager(sources, serve_what_loads=True)
         for loaded in manager.bundles.values():
             if not len(loaded):  # served anyway, but an agent would find nothing: say why
                 click.echo(

@@ -49,6 +49,7 @@ class KnowledgeManager:
         self._combined: Any = None
         self._reload_lock = threading.Lock()
         self._reload_failures: dict[str, str] = {}
+        self._unavailable: dict[str, str] = {}
         self.ranker: Any = None  # the override seam: see ``search``
         self.semantic: Any = None  # hybrid search settings: see ``enable_semantic``
         for bundle in bundles:
@@ -309,6 +310,16 @@ class KnowledgeManager:
                 self._bundles = {n: changed.get(n, b) for n, b in self._bundles.items()}
                 self._combined = combined
         return {name: b.changes or Changes() for name, b in changed.items()}
+
+    def note_unavailable(self, source: str, reason: str) -> None:
+        """Record a source that did not load, so that ``list_bundles`` says it is not
+        served and why (``okfx serve`` serves the sources that load)."""
+        self._unavailable[source] = reason
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """The sources that did not load, with the reason, by source as written."""
+        return dict(self._unavailable)
 
     @property
     def reload_failures(self) -> dict[str, str]:

@@ -36,6 +36,7 @@ from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
     EDGES,
+    ITEMS,
     LABEL_CHARS,
     RESULT_CHARS,
     TITLE_CHARS,
@@ -206,7 +207,13 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 "the bundle's folder could not be read at the last reload; what it read "
                 "before is served until it can be read again"
             )
-    payload = {"bundles": rows, UNTRUSTED: True}
+    payload: dict[str, Any] = {"bundles": rows}
+    if box.manager.unavailable:  # given to the server, but they did not load
+        payload["unavailable"] = [
+            {"source": clip(source, VALUE_CHARS), "reason": clip(reason, VALUE_CHARS)}
+            for source, reason in box.manager.unavailable.items()
+        ][:ITEMS]
+    payload[UNTRUSTED] = True
     leave_out(payload, "bundles", "bundles", "read each bundle's index with read_concept")
     return payload
 

@@ -1,0 +1,77 @@
+"""``okfx serve`` serves the sources that load: one that does not (a hostile archive, a
+missing folder, a name another bundle takes) is said on stderr and listed by
+``list_bundles`` as unavailable (platform QA: one team's broken archive stopped the
+server, and the MCP client saw only "Connection closed")."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import concept, write_tree
+from okfx import Bundle, KnowledgeManager, Toolbox
+from okfx.cli.commands import cli
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[Toolbox]:
+    pytest.importorskip("mcp", reason="okfx serve needs the mcp extra")
+    from okfx.adapters import mcp as adapter
+
+    boxes: list[Toolbox] = []
+    monkeypatch.setattr(adapter, "build_server", lambda box, **_: boxes.append(box))
+    monkeypatch.setattr(adapter, "serve_stdio", lambda server: None)
+    return boxes
+
+
+def hostile_zip(path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("../../escape.md", "---\ntype: Note\n---\n")
+    return path
+
+
+def test_a_source_that_does_not_load_leaves_the_others_served(
+    tmp_path: Path, served: list[Toolbox]
+) -> None:
+    good = write_tree(tmp_path / "ops", {"a.md": concept(title="Deploy")})
+    clash = write_tree(tmp_path / "other" / "x", {"b.md": concept()})
+    bad = hostile_zip(tmp_path / "bad.zip")
+    result = CliRunner().invoke(
+        cli,
+        ["serve", str(good), str(bad), str(tmp_path / "gone"), f"ops={clash}", "--lazy-index"],
+    )
+    assert result.exit_code == 0, result.output
+    (box,) = served
+    assert box.manager.names == ["ops"]
+    listed: dict[str, Any] = box.list_bundles()
+    unavailable = {row["source"]: row["reason"] for row in listed["unavailable"]}
+    assert list(unavailable) == [str(bad), str(tmp_path / "gone"), str(clash)]
+    assert "'..' in its name" in unavailable[str(bad)]
+    assert "two bundles are named 'ops'" in unavailable[str(clash)]
+    assert result.stderr.count("okfx: not serving ") == 3
+
+
+def test_with_no_source_that_loads_serve_stops_with_the_first_reason(
+    tmp_path: Path, served: list[Toolbox]
+) -> None:
+    bad = hostile_zip(tmp_path / "bad.zip")
+    result = CliRunner().invoke(cli, ["serve", str(bad), "--lazy-index"])
+    assert result.exit_code != 0 and served == []
+    assert "'..' in its name" in result.stderr
+
+
+def test_one_shot_commands_still_stop_at_a_source_that_does_not_load(tmp_path: Path) -> None:
+    good = write_tree(tmp_path / "ops", {"a.md": concept()})
+    result = CliRunner().invoke(
+        cli, ["search", str(good), str(hostile_zip(tmp_path / "b.zip")), "x"]
+    )
+    assert result.exit_code != 0 and "'..' in its name" in result.stderr
+
+
+def test_list_bundles_without_unavailable_sources_has_no_such_key(tmp_path: Path) -> None:
+    box = Toolbox(KnowledgeManager([Bundle.load(write_tree(tmp_path / "k", {"a.md": concept()}))]))
+    assert "unavailable" not in box.list_bundles()
