@@ -26,6 +26,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -354,7 +355,10 @@ def test_synopses_name_options_the_commands_have() -> None:
         if block.lang != "text" or words[:1] != ["okfx"] or words[1] not in cli.commands:  # type: ignore[attr-defined]
             continue
         command = cli.commands[words[1]]  # type: ignore[attr-defined]
-        options = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        commands = [command]
+        if isinstance(command, click.Group):  # okfx cache path / clear: each its own
+            commands = [command.commands[w] for w in words[2:] if w in command.commands]
+        options = {o for c in commands for p in c.params for o in (*p.opts, *p.secondary_opts)}
         named = {
             option
             for w in words

@@ -7,6 +7,7 @@ can count clones.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import shutil
@@ -370,3 +371,27 @@ def test_a_git_command_past_the_timeout_is_killed_with_its_children(
     finally:
         os.close(child)
     assert readable, "the grandchild of the timed-out git command is still running"
+
+
+def test_the_cli_refreshes_a_clone_and_clears_fetched_sources(
+    remote: Remote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA: a new commit stayed invisible to one-shot commands, and okfx cache
+    clear left every clone in place."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "home"))
+    source = f"{remote.url}#main:okf/sales"
+    run = CliRunner().invoke
+    first = run(cli, ["search", source, "quokka", "--json"])
+    assert first.exit_code == 0 and json.loads(first.stdout)["hits"] == []
+    remote.commit({"okf/sales/quokka.md": "---\ntype: Note\n---\nQuokka.\n"})
+    stale = json.loads(run(cli, ["search", source, "quokka", "--json"]).stdout)
+    assert stale["hits"] == []  # the cached clone, as documented
+    fresh = json.loads(run(cli, ["search", source, "quokka", "--json", "--refresh"]).stdout)
+    assert [hit["path"] for hit in fresh["hits"]] == ["/quokka.md"]
+    cleared = run(cli, ["cache", "clear", "--sources"])
+    assert cleared.exit_code == 0 and "removed 1 fetched sources" in cleared.output
+    assert not any((tmp_path / "home" / "sources" / "git").glob("*/tree"))

@@ -268,6 +268,11 @@ def _load_options(func: F) -> F:
         help="Leave .md files matching GLOB out of the concepts (README.md, templates/; "
         "repeatable). A bundle can list its own in its root index.md: exclude: [...].",
     )(func)  # fmt: skip
+    func = click.option(
+        "--refresh", is_flag=True, expose_value=False, callback=_remember,
+        help="Clone git sources and extract archives again, rather than read the cached "
+        "copy (a branch's new commits).",
+    )(func)  # fmt: skip
     return click.option(
         "--wikilinks", is_flag=True, expose_value=False, callback=_remember,
         help="Also follow Obsidian-style [[name]] links.",
@@ -1018,10 +1023,23 @@ def cache_path() -> None:
 
 
 @cache.command("clear")
-def cache_clear() -> None:
+@click.option(
+    "--sources", "fetched", is_flag=True,
+    help="Also delete the git clones and archive extractions (the next load fetches or "
+    "extracts again). Stop servers that read from them first.",
+)  # fmt: skip
+def cache_clear(fetched: bool) -> None:
     """Delete every state file (the next load of each bundle parses it again)."""
     state = _state_cache()
     click.echo(f"removed {state.clear()} files from {state.directory}")
+    if fetched:
+        from okfx.sources.cache import resolve_cache_dir
+        from okfx.sources.clear import clear_sources
+
+        where = resolve_cache_dir(None)
+        deleted, busy = clear_sources(where)
+        held = f"; {busy} in use by a load, left" if busy else ""
+        click.echo(f"removed {deleted} fetched sources from {where}{held}")
 
 
 def _precompute(sources: Sequence[str], max_concepts: int) -> None:

@@ -131,7 +131,7 @@ class Slot:
                 shutil.rmtree(leftover, ignore_errors=True)
         if os.path.lexists(self.final) and self.read_meta() is None:
             # Published by hand, planted or damaged: not ours to trust, so rebuild it.
-            self._retire(self.final)
+            self.retire()
 
     def new_temp(self) -> Path:
         return Path(tempfile.mkdtemp(prefix=f"{self.key}.tmp-", dir=self.area_dir))
@@ -141,13 +141,14 @@ class Slot:
         record = {"format": META_FORMAT, "complete": True, **meta}
         (temp / META_NAME).write_text(json.dumps(record, indent=1), encoding="utf-8")
         if os.path.lexists(self.final):
-            self._retire(self.final)
+            self.retire()
         os.rename(temp, self.final)
 
-    def _retire(self, path: Path) -> None:
+    def retire(self) -> None:
+        """Delete the published entry; call only while holding its lock."""
         # Rename first so the final name is free at once; deleting a big tree takes time.
         retired = Path(tempfile.mkdtemp(prefix=f"{self.key}.old-", dir=self.area_dir))
-        os.rename(path, retired / "entry")
+        os.rename(self.final, retired / "entry")
         shutil.rmtree(retired, ignore_errors=True)
 
 
