@@ -395,3 +395,31 @@ def test_the_cli_refreshes_a_clone_and_clears_fetched_sources(
     cleared = run(cli, ["cache", "clear", "--sources"])
     assert cleared.exit_code == 0 and "removed 1 fetched sources" in cleared.output
     assert not any((tmp_path / "home" / "sources" / "git").glob("*/tree"))
+
+
+def test_a_missing_repository_or_branch_is_said_in_one_line(remote: Remote, tmp_path: Path) -> None:
+    """Platform QA: git's own lines came through whole (the cache's temp path, its advice
+    paragraph), and a missing ref and a missing subdirectory gave different codes."""
+    from okfx.sources import GitNotFound
+
+    cache = tmp_path / "cache"
+    with pytest.raises(GitNotFound) as missing:
+        with open_source((tmp_path / "nope.git").as_uri(), cache_dir=cache):
+            pass
+    assert str(missing.value) == (
+        f"repository {(tmp_path / 'nope.git').as_uri()} not found, or this machine has no "
+        "access to it"
+    )
+    with pytest.raises(GitNotFound) as branch:
+        with open_source(f"{remote.url}#team/x:okf", cache_dir=cache):
+            pass
+    said = str(branch.value)
+    assert said.startswith("branch or tag 'team/x' not found in ") and "\n" not in said
+    assert ".tmp-" not in said and "Please make sure" not in said
+
+
+def test_a_subdir_inside_a_submodule_is_named_as_such(remote: Remote, tmp_path: Path) -> None:
+    remote.commit({".gitmodules": '[submodule "kb"]\n\tpath = vendor/kb\n\turl = ../kb.git\n'})
+    with pytest.raises(FileNotFoundError, match="in the git submodule 'vendor/kb'"):
+        with open_source(f"{remote.url}#:vendor/kb/okf", cache_dir=tmp_path / "cache"):
+            pass

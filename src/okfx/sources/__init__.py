@@ -4,7 +4,13 @@ Turns a source string into a local folder the loader can walk. Imports nothing e
 from okfx: :mod:`okfx.bundle` uses it, never the other way round.
 """
 
-from okfx.sources.errors import ArchiveError, ArchiveLimitError, GitError, UnsafeSourceError
+from okfx.sources.errors import (
+    ArchiveError,
+    ArchiveLimitError,
+    GitError,
+    GitNotFound,
+    UnsafeSourceError,
+)
 from okfx.sources.limits import SourceLimits
 from okfx.sources.opener import open_source
 from okfx.sources.spec import ArchiveSource, GitSource, LocalDir, ParsedSource, parse_source
@@ -14,6 +20,7 @@ __all__ = [
     "ArchiveLimitError",
     "ArchiveSource",
     "GitError",
+    "GitNotFound",
     "GitSource",
     "LocalDir",
     "ParsedSource",

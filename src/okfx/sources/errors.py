@@ -3,6 +3,7 @@
 Each subclasses the builtin a caller would already catch, so ``except ValueError`` keeps working:
 
 - ``GitError(RuntimeError)``: git is missing, or a git command failed; carries git's reason.
+    - ``GitNotFound``: the repository or the ref asked for is not there.
 - ``UnsafeSourceError(ValueError)``: a spec, subdirectory or link we refuse to follow.
 - ``ArchiveError(ValueError)``: an archive that cannot be read, or holds an entry we refuse.
     - ``ArchiveLimitError``: an archive over one of the ``SourceLimits`` caps; ``.limit`` names it.
@@ -13,13 +14,20 @@ folder, archive or git subdirectory raises ``FileNotFoundError``.
 
 from __future__ import annotations
 
-__all__ = ["ArchiveError", "ArchiveLimitError", "GitError", "UnsafeSourceError"]
+__all__ = ["ArchiveError", "ArchiveLimitError", "GitError", "GitNotFound", "UnsafeSourceError"]
 
 
 class GitError(RuntimeError):
     """git is not installed, or a git command failed (the message carries git's stderr)."""
 
     code = "git_failed"
+
+
+class GitNotFound(GitError):
+    """The repository, or the branch or tag asked for, is not there (or not visible with
+    the access this machine has): the source as written names nothing to clone."""
+
+    code = "git_not_found"
 
 
 class UnsafeSourceError(ValueError):

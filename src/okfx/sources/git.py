@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from okfx.sources.cache import Slot
-from okfx.sources.errors import GitError, UnsafeSourceError
+from okfx.sources.errors import GitError, GitNotFound, UnsafeSourceError
 from okfx.sources.lock import hold
 from okfx.sources.spec import (
     GitSource,
@@ -150,7 +150,7 @@ def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
     try:
         run_git(args, timeout=timeout, url=source.url)
     except GitError as exc:
-        raise GitError(f"cannot clone {shown}: {exc}") from None
+        raise clone_failure(str(exc), source) from None
     commit = run_git(["rev-parse", "HEAD"], timeout=timeout, cwd=dest).strip()
     shutil.rmtree(dest / ".git")
     return {
@@ -159,6 +159,29 @@ def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
         "ref": source.ref,
         "commit": commit,
     }
+
+
+def clone_failure(said: str, source: GitSource) -> GitError:
+    """The error for a failed clone, from git's message ``said``: what was asked and why
+    it failed, in one line (platform QA: git's own lines came through whole, with the
+    cache's temp path, its advice paragraph and a carriage return). A repository or a ref
+    that is not there is :class:`GitNotFound`; anything else keeps git's ``fatal:`` and
+    ``error:`` lines, joined."""
+    shown = redact(source.url)
+    lines = [" ".join(line.split()) for line in said.replace("\r", "\n").splitlines()]
+    if any("remote branch" in line.lower() and "not found" in line.lower() for line in lines):
+        hint = (
+            f" (if the branch's name holds '/', write {shown}#BRANCH/NAME:SUBDIR)"
+            if source.subdir and "/" not in (source.ref or "")
+            else ""
+        )
+        return GitNotFound(f"branch or tag {source.ref!r} not found in {shown}{hint}")
+    lowered = said.lower()
+    if "does not appear to be a git repository" in lowered or "repository not found" in lowered:
+        return GitNotFound(f"repository {shown} not found, or this machine has no access to it")
+    kept = [line for line in lines if line.startswith(("fatal:", "error:"))]
+    reason = "; ".join(kept) or (lines[0] if lines else "no message")
+    return GitError(f"cannot clone {shown}: {reason}")
 
 
 @contextmanager
@@ -203,11 +226,32 @@ def bundle_root(checkout: Path, source: GitSource) -> Path:
         raise UnsafeSourceError(
             f"subdirectory {source.subdir!r} of {where} resolves outside the repository"
         )
+    if not root.exists() or (root != base and root.is_dir() and not any(root.iterdir())):
+        module = _submodule_of(base, source.subdir or "")
+        if module is not None:
+            raise FileNotFoundError(
+                f"subdirectory {source.subdir!r} of {where} is in the git submodule "
+                f"{module!r}, which okfx does not fetch: load that submodule's repository"
+            )
     if not root.exists():
         raise FileNotFoundError(f"subdirectory {source.subdir!r} not found in {where}")
     if not root.is_dir():
         raise NotADirectoryError(f"subdirectory {source.subdir!r} in {where} is not a folder")
     return root
+
+
+def _submodule_of(checkout: Path, subdir: str) -> str | None:
+    """The submodule path of ``.gitmodules`` that ``subdir`` lies in, or None."""
+    try:
+        text = (checkout / ".gitmodules").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text[:65_536].splitlines():
+        key, _, value = line.partition("=")
+        module = value.strip().strip("/")
+        if key.strip() == "path" and module and f"{subdir}/".startswith(f"{module}/"):
+            return module
+    return None
 
 
 def _resolve(path: Path) -> Path | None:
