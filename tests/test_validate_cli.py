@@ -278,6 +278,23 @@ def test_a_repository_root_above_the_bundle_is_noted_with_the_folder_to_load(
     )
     shown = CliRunner().invoke(cli, ["validate", str(make_bundle(nested))]).output
     assert "note: all 2 concepts are under /okf/api/" in shown
+    # validate QA: a repository that holds nothing but its bundle folder, and no index.md
+    alone = {k: v for k, v in nested.items() if k.startswith("okf/")}
+    assert validate(Bundle.load(make_bundle(alone))).notes == (
+        "all 2 concepts are under /okf/api/, which has its own index.md, and this folder has "
+        "no index.md: the bundle is probably /okf/api/ (load that folder), not this one",
+    )
+    kb_alone = {k: v for k, v in kb.items() if k.startswith("kb/")}
+    assert (
+        validate(Bundle.load(make_bundle(kb_alone)))
+        .notes[0]
+        .endswith(
+            "the bundle is probably /kb/ (load that folder), not this one (this folder has no "
+            "index.md)"
+        )
+    )
+    with_root = {**alone, "index.md": "# Root\n\n* [API](okf/api/index.md) - the api\n"}
+    assert validate(Bundle.load(make_bundle(with_root))).notes == ()  # a root index: as given
 
 
 def test_links_written_from_a_sites_root_inside_the_bundle_are_noted(

@@ -263,30 +263,39 @@ def link_roots(bundle: Bundle, broken: Sequence[Link]) -> tuple[str, int, int] |
 def inner_root(
     bundle: Bundle, problems: Sequence[Problem], roots: tuple[str, int, int] | None
 ) -> str | None:
-    """A note when the bundle loaded is probably a folder above the real one: files that
-    are no concept lie outside a folder with its own ``index.md`` that either reads most
-    broken absolute links right (``roots``, :func:`link_roots`) or holds every concept.
-    Spec §3: a bundle may be a folder within a larger repository."""
+    """A note when the bundle loaded is probably a folder above the real one, a folder
+    with its own ``index.md`` that either reads most broken absolute links right
+    (``roots``, :func:`link_roots`) or holds every concept, when files that are no
+    concept lie outside it or the folder loaded has no ``index.md`` of its own (validate
+    QA: a repository holding only ``knowledge/`` was told to rewrite 350 links, not to
+    load that folder). Spec §3: a bundle may be a folder within a larger repository."""
     outside = [p.path for p in problems if p.code in _NOT_CONCEPTS]
-    if not outside:
+    rootless = "/" not in bundle.indexes
+    if not outside and not rootless:
         return None
+    why = f"{len(outside)} files here are no concept" if outside else "this folder has no index.md"
     if roots is not None:
         best, n, absolute = roots
         if n >= 3 and n * 2 >= absolute:
             return (
                 f"{n} of the {absolute} broken absolute links resolve when read from {best}/, "
                 f"which has its own index.md: they are written from that folder's root, so "
-                f"the bundle is probably {best}/ (load that folder), not this one "
-                f"({len(outside)} files here are no concept)"
+                f"the bundle is probably {best}/ (load that folder), not this one ({why})"
             )
     concepts = [c.path for c in bundle]
     for folder in sorted((d for d in bundle.indexes if d != "/"), key=len):
         if concepts and all(path.startswith(folder + "/") for path in concepts):
-            if any(not path.startswith(folder + "/") for path in outside):
+            beside = [path for path in outside if not path.startswith(folder + "/")]
+            if beside or rootless:
+                said = (
+                    f"{len(beside)} files that are no concept are not"
+                    if beside
+                    else "this folder has no index.md"
+                )
                 return (
                     f"all {len(concepts)} concepts are under {folder}/, which has its own "
-                    f"index.md, and {len(outside)} files that are no concept are not: the "
-                    f"bundle is probably {folder}/ (load that folder), not this one"
+                    f"index.md, and {said}: the bundle is probably {folder}/ (load that "
+                    "folder), not this one"
                 )
             break
     return None
