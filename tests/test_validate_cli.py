@@ -398,3 +398,26 @@ def test_file_level_errors_name_their_line(make_bundle: MakeBundle) -> None:
     assert "it has tpye: 'Metric': rename that key to 'type'" in by_path["/typo.md"]
     assert by_path["/typo.md"].endswith("(line 3)")
     assert by_path["/empty.md"].endswith("(line 3)")
+
+
+def test_github_format_annotates_at_most_fifty_of_a_code_unless_all(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: one producer-wide status gave 3,492 identical annotations of 5,679."""
+    from okfx.cli.render import ANNOTATIONS_PER_CODE
+
+    files = {f"c{i:03}.md": concept(status="active") for i in range(ANNOTATIONS_PER_CODE + 7)}
+    root = make_bundle({**files, "gone.md": concept(body="[x](/x.md)")})
+    capped = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"]).output
+    assert capped.count(",title=okfx unknown_status::") == ANNOTATIONS_PER_CODE
+    assert "::notice title=okfx unknown_status::7 more unknown_status problems" in capped
+    assert capped.count("title=okfx broken_link::") == 1  # other codes are not crowded out
+    every = CliRunner().invoke(cli, ["validate", str(root), "--format", "github", "--all"])
+    assert every.output.count(",title=okfx unknown_status::") == ANNOTATIONS_PER_CODE + 7
+    assert "::notice" not in every.output
+
+
+def test_github_format_annotates_a_bundle_that_does_not_load(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "nope"), "--format", "github"])
+    assert result.exit_code == 2
+    assert result.stdout.startswith("::error title=okfx invalid_argument::cannot load ")

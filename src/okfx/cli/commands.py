@@ -418,13 +418,18 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else fmt or "text"
-    loaded = _load(bundle)
+    try:
+        loaded = _load(bundle)
+    except OKFError as exc:
+        if fmt == "github":  # a wrong path in a CI job: shown on the run, not only in its log
+            click.echo(render.github_failure(exc))
+        raise
     report = validate_bundle(loaded)
     if fmt == "json":
         click.echo(json_text(report.to_dict(strict)))
     elif fmt == "github":
         root = _display_root(named_source(bundle)[1], loaded)
-        click.echo(render.github_annotations(report, root, strict))
+        click.echo(render.github_annotations(report, root, strict, everything))
     else:
         click.echo(render.report(report, strict, everything))
     sys.exit(0 if report.passes(strict) else 1)

@@ -18,6 +18,7 @@ import re2
 from okfx.bundle.problems import problem_line, unsaid_line
 from okfx.cli import target
 from okfx.cli.terminal import columns, cut_columns, visible
+from okfx.errors import OKFError
 from okfx.search.scoring import CONFIDENT
 from okfx.search.snippets import cut_line
 from okfx.tools.display import quoted
@@ -541,15 +542,35 @@ def _workflow_property(text: str) -> str:
     return _workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def github_annotations(result: ConformanceReport, root: str, strict: bool = False) -> str:
+#: Annotations of one code in ``--format github`` without ``--all``; the rest are counted
+#: in one notice (validate QA: one producer-wide ``status: active`` gave 3,492 of 5,679).
+ANNOTATIONS_PER_CODE = 50
+
+
+def github_failure(exc: OKFError) -> str:
+    """An ``::error`` for a bundle that did not load, so that a CI run shows why (validate
+    QA: a wrong path gave no annotation, only a line on stderr)."""
+    return f"::error title={_workflow_property(f'okfx {exc.code}')}::{_workflow_data(exc.message)}"
+
+
+def github_annotations(
+    result: ConformanceReport, root: str, strict: bool = False, everything: bool = False
+) -> str:
     """The report as GitHub Actions workflow commands: ``::error`` / ``::warning`` per
     problem on the file it concerns (``root`` + the bundle path; ``root`` relative to the
-    repository, or empty), then the verdict as a plain line that starts ``okfx:``
-    (``strict`` as in :func:`report`). Every bundle-derived string is escaped: no line
-    starts with ``::`` unless okfx wrote the command."""
+    repository, or empty), at most :data:`ANNOTATIONS_PER_CODE` of one code unless
+    ``everything``, then the verdict as a plain line that starts ``okfx:`` (``strict``
+    as in :func:`report`). Every bundle-derived string is escaped: no line starts with
+    ``::`` unless okfx wrote the command."""
     lines = []
+    left: dict[str, int] = {}
     for label, problems in (("error", result.errors), ("warning", result.warnings)):
         for problem in problems:
+            if not everything:
+                shown = left.setdefault(problem.code, 0)
+                left[problem.code] = shown + 1
+                if shown >= ANNOTATIONS_PER_CODE:
+                    continue
             where = f"{root.rstrip('/')}{problem.path}" if root else problem.path.lstrip("/")
             number = problem_line(problem)
             at = f",line={number}" if number else ""
@@ -557,6 +578,13 @@ def github_annotations(result: ConformanceReport, root: str, strict: bool = Fals
                 f"::{label} file={_workflow_property(where)}{at},"
                 f"title={_workflow_property(f'okfx {problem.code}')}::"
                 f"{_workflow_data(problem.message)}"
+            )
+    for code, count in left.items():
+        if count > ANNOTATIONS_PER_CODE:
+            lines.append(
+                f"::notice title={_workflow_property(f'okfx {code}')}::"
+                f"{count - ANNOTATIONS_PER_CODE} more {code} problems are not annotated here: "
+                "okfx validate --all --format github annotates every one"
             )
     failed_by_strict = result.conformant and not result.passes(strict)
     # A plain line, opened by okfx's own words: the summary starts with the bundle's
