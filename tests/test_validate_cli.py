@@ -421,3 +421,29 @@ def test_github_format_annotates_a_bundle_that_does_not_load(tmp_path: Path) -> 
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "nope"), "--format", "github"])
     assert result.exit_code == 2
     assert result.stdout.startswith("::error title=okfx invalid_argument::cannot load ")
+
+
+def test_notes_name_stale_concepts_and_links_to_deprecated_ones(make_bundle: MakeBundle) -> None:
+    """Validate QA: a stale_after in 2020 and a deprecated concept that live pages still
+    link to passed without a word, though the tools flag both to an agent."""
+    from datetime import UTC, datetime
+
+    root = make_bundle(
+        {
+            "old.md": concept(status="deprecated"),
+            "expired.md": concept(stale_after="2020-01-01T00:00:00Z", body="[o](old.md)"),
+            "fresh.md": concept(stale_after="2030-01-01T00:00:00Z", body="[o](old.md)"),
+            "retired.md": concept(status="deprecated", body="[o](old.md)"),
+        }
+    )
+    bundle = Bundle.load(root)
+    notes = validate(bundle, now=datetime(2026, 12, 1, tzinfo=UTC)).notes
+    assert notes == (
+        "1 concept is past its stale_after: /expired.md (2020-01-01); the tools mark such a "
+        "concept stale to an agent: review it, then move its stale_after on",
+        "2 links lead from a live concept to a deprecated one: /expired.md -> /old.md, "
+        "/fresh.md -> /old.md; link the replacement instead",
+    )
+    assert validate(bundle).notes == ()  # no time given: nothing that depends on it
+    later = validate(bundle, now=datetime(2031, 1, 1, tzinfo=UTC)).notes[0]
+    assert later.startswith("2 concepts are past their stale_after: /expired.md")

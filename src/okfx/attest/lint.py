@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from datetime import datetime
 
 from okfx.attest.binding import COMPUTATION_TYPE, computation_text
 from okfx.attest.sqltext import SqlSyntaxError, dialect_for, tokenize
@@ -37,11 +38,11 @@ UNUSED = "unused_parameter"
 _MAX_CONCEPT_BYTES = 1024 * 1024
 
 
-def validate(bundle: Bundle) -> ConformanceReport:
+def validate(bundle: Bundle, now: datetime | None = None) -> ConformanceReport:
     """The spec's conformance check (:func:`okfx.bundle.validate.validate`) with the
     computations' problems (:func:`computation_problems`) among its warnings: what
-    ``okfx validate`` and the viewer report."""
-    return validate_spec(bundle, extra=computation_problems(bundle))
+    ``okfx validate`` and the viewer report; with ``now``, the upkeep notes too."""
+    return validate_spec(bundle, extra=computation_problems(bundle), now=now)
 
 
 def computation_problems(bundle: Bundle) -> list[Problem]:

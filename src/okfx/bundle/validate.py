@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from okfx.bundle.anchors import closest_anchor, fragment_key, heading_anchors, other_anchors
@@ -35,6 +36,7 @@ from okfx.bundle.problems import (
     problem_dict,
     problem_line,
 )
+from okfx.bundle.upkeep import upkeep_notes
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Link, Problem
 
@@ -490,10 +492,13 @@ def _with_meant(bundle: Bundle, problem: Problem) -> Problem:
     return problem._replace(message=f"{problem.message}; did you mean {path}?")
 
 
-def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport:
+def validate(
+    bundle: Bundle, extra: Sequence[Problem] = (), now: datetime | None = None
+) -> ConformanceReport:
     """Classify the bundle's problems into §11 errors and warnings, with exact counts;
     ``extra`` are more problems to report (:func:`okfx.attest.lint.validate` adds the
-    computations' that way)."""
+    computations' that way). With ``now``, the notes also name the concepts stale at
+    ``now`` and the links to deprecated concepts (:mod:`okfx.bundle.upkeep`)."""
     problems, counts = reported(bundle, extra)
     looked_up = [p for p in problems if p.code == "broken_link"][:MEANT_LOOKUPS]
     named = {p: _with_meant(bundle, p) for p in looked_up}
@@ -530,6 +535,8 @@ def validate(bundle: Bundle, extra: Sequence[Problem] = ()) -> ConformanceReport
             f"{n} of the {total} files that are no concept are under /{top}/: give each a "
             f"'type', or leave the folder out with --exclude {top}/",
         )
+    if now is not None:
+        notes += upkeep_notes(bundle, now)
     return ConformanceReport(
         bundle=bundle.name,
         root=str(bundle.root),

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -424,7 +425,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
         if fmt == "github":  # a wrong path in a CI job: shown on the run, not only in its log
             click.echo(render.github_failure(exc))
         raise
-    report = validate_bundle(loaded)
+    report = validate_bundle(loaded, now=datetime.now(UTC))
     if fmt == "json":
         click.echo(json_text(report.to_dict(strict)))
     elif fmt == "github":
