@@ -293,6 +293,36 @@ def test_two_query_words_meet_a_word_the_bundle_writes_as_one():
     assert joined_pairs(["of", "type", "2024", "list", "the", "code"]) == []
 
 
+def test_two_words_and_a_linking_word_meet_the_name_they_make(monkeypatch):
+    # muddi names a junction table relationship_sitetoasset: "a site to its assets" holds
+    # its parts with "to" among the function words between them
+    from okfx.search import analyzer
+
+    concepts = [
+        FakeConcept(
+            "/relationships/sitetoasset.md",
+            title="Sitetoasset",
+            description="The Sitetoasset junction table linking features by soft references.",
+            type="Relationship",
+        ),
+        FakeConcept(
+            "/reading/profile.md",
+            title="Profile deep dive",
+            body="Relationship tables link each site to its assets, and each asset to a "
+            "site; the relationship table of a site lists its assets.",
+            type="Reference",
+        ),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    query = "relationship table linking a site to its assets"
+    forms = {t.text: {f for f, _ in t.forms} for t in analyze_query(query)}
+    assert {"sitetoasset", "sitetoassets"} <= forms["site"] & forms["assets"]
+    assert not any("linkingsite" in f for f in forms["linking"])  # "a" links nothing
+    assert paths(index, query)[0] == "/relationships/sitetoasset.md"
+    monkeypatch.setattr(analyzer, "_join_linked", lambda *args: None)
+    assert paths(index, query)[0] == "/reading/profile.md"
+
+
 def test_a_word_written_as_one_matches_both_query_words(monkeypatch):
     # "utility type codelist": the codelist titled "Utilitytype Value" writes two of the
     # query's words as one. As an optional extra term alone, the joined word lost to a

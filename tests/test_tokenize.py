@@ -183,3 +183,22 @@ def test_any_query_string_analyses_without_error(query):
     for term in analyze_query(query):
         assert term.text
         assert all(0 < weight <= 1.0 for _, weight in term.forms)
+
+
+_QUERY_WORDS = st.sampled_from(
+    ["site", "assets", "to", "its", "the", "of", "a", "each", "and", "cost", "sales", "x1"]
+)
+
+
+@given(st.lists(_QUERY_WORDS, max_size=12))
+def test_linked_names_are_forms_of_both_words_for_any_run_of_words(words):
+    """Two words with a linking word among up to three function words between them share
+    the name they make; no run of words makes the query analysis fail."""
+    terms = analyze_query(" ".join(words))
+    owners: dict[str, set[str]] = {}
+    for term in terms:
+        for form, _ in term.forms:
+            owners.setdefault(form, set()).add(term.text)
+    for form, texts in owners.items():
+        if "to" in form and form.startswith("site") and form.endswith(("asset", "assets")):
+            assert texts == {"site", "assets"}

@@ -14,6 +14,7 @@ a corpus has far fewer distinct chunks than tokens (performance.md §2).
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 import unicodedata
@@ -456,3 +457,38 @@ def _join_compounds(terms: list[QueryTerm], typed: list[str], owner: dict[str, i
             terms[i] = QueryTerm(
                 terms[i].text, (*terms[i].forms, (word, COMPOUND_WEIGHT)), terms[i].light
             )
+    _join_linked(terms, typed, owner, held)
+
+
+#: Words that link the two parts of a generated name (``sitetoasset``, ``costofsale``).
+LINKING_WORDS = frozenset({"to", "of", "and", "for", "in", "on", "by", "with"})
+
+
+def _join_linked(
+    terms: list[QueryTerm], typed: list[str], owner: dict[str, int], held: dict[str, int]
+) -> None:
+    """Two query words with a linking word among the function words between them also
+    match the name they make with it ("a site to its assets" -> sitetoasset, sitetoassets),
+    as a generated table or class names a relationship (muddi's ``relationship_sitetoasset``):
+    a form of both words, as :func:`_join_compounds` joins two adjacent ones."""
+    for k, left in enumerate(typed):
+        a = held.get(left)
+        if a is None or len(left) < 3 or not left.isalpha():
+            continue
+        between = list(itertools.takewhile(lambda w: w not in held, typed[k + 1 : k + 4]))
+        link = next((w for w in between if w in LINKING_WORDS), None)
+        rest = typed[k + 1 + len(between) :]
+        if link is None or not rest:
+            continue
+        right = rest[0]
+        b = held.get(right)  # None past the window of three function words
+        if b is None or b == a or len(right) < 3 or not right.isalpha():
+            continue
+        for word in (left + link + right, *(left + link + form for form in plural_variants(right))):
+            if word in owner:
+                continue
+            owner[word] = a
+            for i in (a, b):
+                terms[i] = QueryTerm(
+                    terms[i].text, (*terms[i].forms, (word, COMPOUND_WEIGHT)), terms[i].light
+                )
