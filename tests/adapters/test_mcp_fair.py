@@ -14,7 +14,7 @@ import anyio  # noqa: E402  (installed with mcp)
 from mcp_clients import in_process  # noqa: E402
 
 from conftest import MakeBundle, concept  # noqa: E402
-from okfx import Bundle  # noqa: E402
+from okfx import Bundle, deadline  # noqa: E402
 from okfx.adapters._fair import CallPolicy, fair  # noqa: E402
 from okfx.adapters.mcp import build_server  # noqa: E402
 
@@ -69,10 +69,13 @@ def test_quick_calls_are_answered_while_a_search_waits_for_the_index(bundle: Bun
     assert order == ["read"] * 20 + ["reads done", "search"]
 
 
-def test_calls_past_their_budget_answer_timeout_instead_of_queueing(bundle: Bundle) -> None:
+def test_calls_past_their_budget_answer_timeout_instead_of_queueing(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One heavy slot and a 0.3 s budget: the searches wait for the index (or the slot)
-    until their deadline and answer ``timeout`` while the reads are answered; a search
-    after the build succeeds."""
+    until their deadline (no grace for the build here) and answer ``timeout`` while the
+    reads are answered; a search after the build succeeds."""
+    monkeypatch.setattr(deadline, "BUILD_GRACE", 0.0)
     server = build_server(bundle, policy=CallPolicy(timeout=0.3, heavy_slots=1))
     results: dict[str, list[dict[str, Any]]] = {"search": [], "read": []}
     bundle._lock.acquire()

@@ -1059,7 +1059,7 @@ class Bundle:
         if self._search_index is not None:
             return self._search_index
         # a call with a deadline waits for another thread's build only until then
-        acquire(self._lock, "the search index, which is being built")
+        acquire(self._lock, "the search index, which is being built", build=True)
         try:
             if self._search_index is None:
                 from okfx.search.index import SearchIndex

@@ -218,7 +218,7 @@ class KnowledgeManager:
         index = self._combined
         if index is None:
             # a call with a deadline waits for another thread's build only until then
-            acquire(self._lock, "the search index, which is being built")
+            acquire(self._lock, "the search index, which is being built", build=True)
             try:
                 if self._combined is None:
                     self._combined = self._combined_index()
