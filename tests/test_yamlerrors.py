@@ -29,6 +29,7 @@ CASES = [
     ("type: Note\nx: {a: 1\n", 3, "'{' on this line is never closed"),
     ("type: Note\n[resource: <url>]\nstatus: ok\n", 3, "starts with '['"),
     ("type: Note\ntitle: {{title}}\n", 3, "template placeholder"),
+    ('type: Note\ntitle: "{{title}}"\ntags:\n\t- a\n', 5, "tab"),  # a quoted one is fine
     ("type: Note\ntitle: @me\n", 3, "cannot start with '@'"),
     ("type: Note\ntitle: `x`\n", 3, "cannot start with '`'"),
     ("type: Note\ntitle: *x\n", 3, "undefined alias"),

@@ -116,8 +116,16 @@ def _after_quote(line: str) -> bool:
 
 
 def _template_line(lines: list[str]) -> int | None:
-    """The index of the first of ``lines`` that holds a ``{{placeholder}}``, or None."""
-    return next((i for i, line in enumerate(lines) if TEMPLATE_MARK in line), None)
+    """The index of the first of ``lines`` that holds a ``{{placeholder}}`` outside a
+    quoted value (``title: "{{title}}"`` is valid YAML), or None."""
+    return next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if TEMPLATE_MARK in line and _QUOTED_VALUE.fullmatch(line) is None
+        ),
+        None,
+    )
 
 
 def _template(at: int) -> str:
