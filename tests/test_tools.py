@@ -851,6 +851,9 @@ def test_an_address_of_a_bundle_whose_name_holds_a_slash_is_read(make_bundle: Ma
     assert "okf://ops%2Fteam/runbooks/deploy.md" in missing["did_you_mean"]
     again = box.read_concept(path=missing["did_you_mean"][0])  # an address given is read
     assert again["path"] == "/runbooks/deploy.md"
+    for escape in ("../../etc/passwd", "a\\b.md"):  # refused, not "pass bundle="
+        assert box.read_concept(path=escape)["error"]["code"] == "unsafe_path"
+        assert box.get_neighbors(path=escape)["error"]["code"] == "unsafe_path"
 
 
 def test_list_concepts_without_a_bundle_spans_every_bundle_in_order(

@@ -78,3 +78,38 @@ def run_doc_snippet(page: str, snippet: str) -> subprocess.CompletedProcess[str]
     assert path.read_text(encoding="utf-8") in doc, f"docs/{page}.md is out of step with {path}"
     with tempfile.TemporaryDirectory() as elsewhere:
         return run_script(path, cwd=Path(elsewhere))
+
+
+#: Calls each framework's own argument check had answered its own way (adapter QA): an
+#: over-maximum limit (the contract reads it as the maximum), an argument of another tool,
+#: a flag for a count, a count written as text, and twice the same bad call in a row
+#: (pydantic-ai ended the run at the second). Every adapter answers them as MCP does.
+ARGUMENT_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("list_concepts", {"limit": 1000}),
+    ("list_concepts", {"query": "dock"}),
+    ("list_concepts", {"limit": True}),
+    ("list_concepts", {"limit": True}),
+    ("list_concepts", {"limit": "2"}),
+    ("get_neighbors", {"path": CONCEPT, "limit": 2, "offset": 1}),
+]
+
+
+def expected_payloads(source: Any = KNOWLEDGE) -> list[dict[str, Any]]:
+    """What the MCP server's argument check gives for :data:`ARGUMENT_CASES`."""
+    from okfx import Bundle
+    from okfx.tools.arguments import ToolArguments
+
+    box = Toolbox(Bundle.load(source))
+    checked = ToolArguments({name: getattr(box, name) for name in TOOL_NAMES})
+    return [checked.call(name, dict(args)) for name, args in ARGUMENT_CASES]
+
+
+def assert_argument_answers(payloads: list[dict[str, Any]]) -> None:
+    """``payloads`` (an adapter's answers to :data:`ARGUMENT_CASES`) are MCP's."""
+    assert payloads == expected_payloads()
+    over, other, flag, _, text, paged = payloads
+    assert len(over["concepts"]) == 27 and over["next_offset"] is None  # read as 200
+    assert "search_concepts takes it" in other["error"]["message"]
+    assert flag["error"]["code"] == "invalid_argument"
+    assert len(text["concepts"]) == 2
+    assert paged["offset"] == 1 and len(paged["outbound"]) == 2

@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("google.adk")
 
 from adapter_contract import (  # noqa: E402
+    ARGUMENT_CASES,
     BODY_TEXT,
     CONCEPT,
     CONCEPT_PATH,
@@ -23,6 +24,7 @@ from adapter_contract import (  # noqa: E402
     MISSING,
     PARAMS,
     TITLE,
+    assert_argument_answers,
     raising,
     run_doc_snippet,
 )
@@ -183,3 +185,16 @@ def test_braces_in_bundle_text_reach_the_model_untemplated(make_bundle: Any) -> 
     model = run_agent(OkfToolset(root), calls=[])
 
     assert "Use {customer_id} in every query." in str(model.requests[0].config.system_instruction)
+
+
+def test_arguments_are_checked_as_mcp_checks_them() -> None:
+    model = run_agent(OkfToolset(KNOWLEDGE), ARGUMENT_CASES)
+    assert_argument_answers(function_responses(model.requests[-1]))
+
+
+def test_a_prefixed_tool_checks_its_arguments_under_its_own_name() -> None:
+    model = run_agent(
+        OkfToolset(KNOWLEDGE, tool_name_prefix="okf"), [("okf_list_concepts", {"q": 1})]
+    )
+    (answer,) = function_responses(model.requests[-1])
+    assert "list_concepts: no argument 'q' here" in answer["error"]["message"]

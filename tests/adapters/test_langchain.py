@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("langchain_core")
 
 from adapter_contract import (  # noqa: E402
+    ARGUMENT_CASES,
     BODY_TEXT,
     CONCEPT,
     CONCEPT_PATH,
@@ -26,6 +27,7 @@ from adapter_contract import (  # noqa: E402
     MISSING,
     PARAMS,
     TITLE,
+    assert_argument_answers,
     raising,
     run_doc_snippet,
 )
@@ -196,3 +198,12 @@ def test_docs_page_snippet_is_current_and_runs_offline() -> None:
 
     assert proc.returncode == 0, proc.stderr
     assert "Dock availability human-reviewed" in proc.stdout
+
+
+def test_arguments_are_checked_as_mcp_checks_them(manager: KnowledgeManager) -> None:
+    model = scripted(*ARGUMENT_CASES)
+    run_loop(model, manager)
+    assert_argument_answers([message.artifact for message in tool_messages(model)])
+    assert [json.loads(message.content) for message in tool_messages(model)] == [
+        message.artifact for message in tool_messages(model)
+    ]

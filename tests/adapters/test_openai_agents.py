@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("agents")
 
 from adapter_contract import (  # noqa: E402
+    ARGUMENT_CASES,
     BODY_TEXT,
     CONCEPT,
     CONCEPT_PATH,
@@ -22,6 +23,7 @@ from adapter_contract import (  # noqa: E402
     MISSING,
     PARAMS,
     TITLE,
+    assert_argument_answers,
     raising,
     run_doc_snippet,
 )
@@ -125,3 +127,16 @@ def test_docs_page_snippet_is_current_and_runs_offline() -> None:
 
     assert proc.returncode == 0, proc.stderr
     assert '"path": "/metrics/dock-availability.md"' in proc.stdout
+
+
+def test_arguments_are_checked_as_mcp_checks_them() -> None:
+    answers = [json.loads(output) for output in outputs(run(ARGUMENT_CASES))]
+    assert_argument_answers(answers)
+
+
+def test_arguments_that_are_no_json_object_say_why() -> None:
+    manager = KnowledgeManager.from_paths([KNOWLEDGE])
+    (tool,) = [t for t in tools(manager) if t.name == "list_concepts"]
+    for text, said in (("{not json", "arguments are no JSON"), ("[1]", "must be an object")):
+        answer = json.loads(asyncio.run(tool.on_invoke_tool(None, text)))
+        assert answer["error"]["code"] == "invalid_argument" and said in answer["error"]["message"]

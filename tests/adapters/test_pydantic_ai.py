@@ -15,6 +15,7 @@ pytest.importorskip("pydantic_ai")
 
 import pydantic_ai.models  # noqa: E402
 from adapter_contract import (  # noqa: E402
+    ARGUMENT_CASES,
     BODY_TEXT,
     CONCEPT,
     CONCEPT_PATH,
@@ -24,6 +25,7 @@ from adapter_contract import (  # noqa: E402
     PARAMS,
     PROJECT_ROOT,
     TITLE,
+    assert_argument_answers,
     raising,
     run_doc_snippet,
     run_script,
@@ -253,3 +255,10 @@ def test_the_example_agent_command_in_the_docs_runs() -> None:
         proc = run_script(PROJECT_ROOT / script, *args)
         assert proc.returncode == 0, proc.stderr
         assert "Sources:" in proc.stdout and "/metrics/dock-availability.md" in proc.stdout
+
+
+def test_arguments_are_checked_as_mcp_checks_them_and_never_end_the_run() -> None:
+    """Adapter QA: pydantic-ai's own check counted each bad call as a retry, and two in a
+    row ended the run with UnexpectedModelBehavior."""
+    script = run(ARGUMENT_CASES)
+    assert_argument_answers(script.returns)

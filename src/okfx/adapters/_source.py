@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from okfx.bundle.bundle import Bundle
+from okfx.tools.arguments import ToolArguments
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import internal_error
 from okfx.tools.toolbox import Toolbox
@@ -22,6 +23,7 @@ from okfx.tools.toolbox import Toolbox
 __all__ = [
     "Source",
     "Tool",
+    "checked_tools",
     "guarded",
     "guarded_tools",
     "internal_error",
@@ -80,6 +82,16 @@ def guarded(tool: Tool) -> Tool:
 def guarded_tools(box: Toolbox) -> list[Tool]:
     """The Toolbox tools in :data:`~okfx.TOOL_NAMES` order, each wrapped by :func:`guarded`."""
     return [guarded(tool) for tool in box.tools()]
+
+
+def checked_tools(box: Toolbox) -> ToolArguments:
+    """The guarded tools under the argument check the MCP server applies
+    (:class:`~okfx.tools.arguments.ToolArguments`): ``.call(name, arguments)`` takes the
+    arguments as the model wrote them. Adapter QA: each framework had checked them its own
+    way, so an unknown argument was dropped in three of them, an over-maximum ``limit`` was
+    refused in three (the contract reads it as the maximum), ``limit: true`` read as 1, and
+    pydantic-ai ended the run after two bad calls; now every framework answers as MCP does."""
+    return ToolArguments({tool.__name__: tool for tool in guarded_tools(box)})
 
 
 def to_json(result: dict[str, Any]) -> str:

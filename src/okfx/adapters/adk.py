@@ -14,8 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from okfx.errors import OKFError
+from okfx.tools.arguments import ToolArguments
+from okfx.tools.payloads import error_payload
+
 from ._optional import require
-from ._source import Source, guarded_tools, toolbox
+from ._source import Source, Tool, checked_tools, toolbox
 
 __all__ = ["OkfToolset"]
 
@@ -23,6 +27,25 @@ __all__ = ["OkfToolset"]
 # They are typed Any (ADK is not installed where mypy runs), hence the ignore on the base.
 _BaseToolset: Any = require("google.adk.tools.base_toolset", "adk").BaseToolset
 _FunctionTool: Any = require("google.adk.tools.function_tool", "adk").FunctionTool
+
+
+class _CheckedTool(_FunctionTool):  # type: ignore[misc]
+    """A ``FunctionTool`` (its declaration read from the signature) whose call checks the
+    model's arguments as MCP does before ADK sees them: ADK had dropped an unknown
+    argument without a word, and answered a missing one in a shape of its own (adapter
+    QA). A bad argument is an ``invalid_argument`` result; good ones go on to ADK."""
+
+    def __init__(self, tool: Tool, checked: ToolArguments) -> None:
+        super().__init__(tool)
+        self._checked = checked
+        self._okfx_name = tool.__name__  # ADK may show it with a prefix
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        try:
+            arguments = self._checked.check(self._okfx_name, args)
+        except OKFError as exc:
+            return error_payload(exc)
+        return await super().run_async(args=arguments, tool_context=tool_context)
 
 
 class OkfToolset(_BaseToolset):  # type: ignore[misc]
@@ -44,8 +67,9 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
     ) -> None:
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self.toolbox = toolbox(source)
+        checked = checked_tools(self.toolbox)
         # Built once: FunctionTool parses the signature, and the tools never change.
-        self._tools = [_FunctionTool(tool) for tool in guarded_tools(self.toolbox)]
+        self._tools = [_CheckedTool(tool, checked) for tool in checked.tools.values()]
 
     async def get_tools(self, readonly_context: Any = None) -> list[Any]:
         """The tools the filter selects, in ``TOOL_NAMES`` order."""

@@ -13,14 +13,12 @@ manager or bundle; a path would be loaded twice.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
-from okfx.errors import InvalidArgument
-from okfx.tools.payloads import error_payload
+from okfx.tools.arguments import ToolArguments
 
 from ._optional import require
-from ._source import Source, Tool, guarded_tools, to_json, to_manager, toolbox
+from ._source import Source, Tool, checked_tools, to_json, to_manager, toolbox
 
 __all__ = ["instructions", "tools"]
 
@@ -34,7 +32,8 @@ def tools(source: Source) -> list[Any]:
     Each returns its result as JSON text (the ``ToolMessage`` content the model reads)
     and as the dict itself (``ToolMessage.artifact``, for your code).
     """
-    return [_structured(tool) for tool in guarded_tools(toolbox(source))]
+    checked = checked_tools(toolbox(source))
+    return [_structured(checked, tool) for tool in checked.tools.values()]
 
 
 def instructions(source: Source) -> str:
@@ -42,23 +41,24 @@ def instructions(source: Source) -> str:
     return to_manager(source).prompt()
 
 
-def _structured(tool: Tool) -> Any:
-    # wraps() keeps the signature, so LangChain infers the same args schema (with the
-    # Field descriptions and bounds) as every other adapter.
-    @functools.wraps(tool)
-    def content_and_artifact(*args: Any, **kwargs: Any) -> tuple[str, dict[str, Any]]:
-        result = tool(*args, **kwargs)
-        return to_json(result), result
+def _structured(checked: ToolArguments, tool: Tool) -> Any:
+    """``tool`` with the args schema LangChain infers from its signature (the Field
+    descriptions and bounds every adapter shows), given as JSON schema so that LangChain
+    passes the model's arguments on as written: okfx checks them as MCP does. LangChain's
+    own check had dropped an unknown argument and refused an over-maximum ``limit``,
+    which the contract reads as the maximum (adapter QA)."""
+    name = tool.__name__
+    inferred = _StructuredTool.from_function(tool, name=name, description=tool.__doc__)
+    schema = inferred.tool_call_schema.model_json_schema()
 
-    def invalid_arguments(exc: Exception) -> str:
-        # LangChain validates the arguments before the call and would raise; the model
-        # gets the same invalid_argument result the Toolbox gives, so it can retry.
-        return to_json(error_payload(InvalidArgument(f"{tool.__name__}: {exc}")))
+    def content_and_artifact(**arguments: Any) -> tuple[str, dict[str, Any]]:
+        result = checked.call(name, arguments)
+        return to_json(result), result
 
     return _StructuredTool.from_function(
         content_and_artifact,
-        name=tool.__name__,
+        name=name,
         description=tool.__doc__,
+        args_schema=schema,
         response_format="content_and_artifact",
-        handle_validation_error=invalid_arguments,
     )

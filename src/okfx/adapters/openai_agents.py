@@ -13,15 +13,17 @@ be loaded twice.
 
 from __future__ import annotations
 
-import functools
-import inspect
+import asyncio
+import dataclasses
+import json
 from typing import Any
 
 from okfx.errors import InvalidArgument
+from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
-from ._source import Source, Tool, guarded_tools, internal_error, to_json, to_manager, toolbox
+from ._source import Source, Tool, checked_tools, to_json, to_manager, toolbox
 
 __all__ = ["instructions", "tools"]
 
@@ -31,7 +33,8 @@ _agents: Any = require("agents", "openai-agents")
 
 def tools(source: Source) -> list[Any]:
     """The OKF tools as ``FunctionTool``s, in ``TOOL_NAMES`` order; results are JSON text."""
-    return [_function_tool(tool) for tool in guarded_tools(toolbox(source))]
+    checked = checked_tools(toolbox(source))
+    return [_function_tool(checked, tool) for tool in checked.tools.values()]
 
 
 def instructions(source: Source) -> str:
@@ -39,27 +42,28 @@ def instructions(source: Source) -> str:
     return to_manager(source).prompt()
 
 
-def _function_tool(tool: Tool) -> Any:
+def _function_tool(checked: ToolArguments, tool: Tool) -> Any:
+    """``tool`` with the schema the SDK derives from its signature, whose call parses the
+    model's JSON and checks the arguments as MCP does. The SDK's own check had answered
+    every bad argument "Invalid JSON input for tool ...", with no reason, and dropped an
+    unknown one (adapter QA)."""
     name = tool.__name__
-
-    # The SDK would send a returned dict as its Python repr; JSON is what models read best.
-    @functools.wraps(tool)
-    def as_json(*args: Any, **kwargs: Any) -> str:
-        return to_json(tool(*args, **kwargs))
-
-    # Keep the parameters from the Toolbox signature but say what is really returned.
-    as_json.__signature__ = inspect.signature(tool).replace(return_annotation=str)  # type: ignore[attr-defined]
-    as_json.__annotations__ = {**tool.__annotations__, "return": str}
-
-    def failure(context: Any, error: Exception) -> str:
-        # The tool itself never raises, so a failure here is the SDK rejecting the
-        # model's arguments (ModelBehaviorError) or an SDK fault.
-        if isinstance(error, _agents.ModelBehaviorError):
-            return to_json(error_payload(InvalidArgument(f"{name}: {error}")))
-        return to_json(internal_error(name))
 
     # strict_mode=False: strict schemas make every parameter required and drop defaults,
     # which would force the model to fill in every filter.
-    return _agents.function_tool(
-        as_json, name_override=name, strict_mode=False, failure_error_function=failure
-    )
+    shown = _agents.function_tool(tool, name_override=name, strict_mode=False)
+
+    async def invoke(context: Any, text: str) -> str:
+        try:
+            arguments = json.loads(text) if text.strip() else {}
+        except ValueError as exc:
+            return to_json(error_payload(InvalidArgument(f"{name}: arguments are no JSON: {exc}")))
+        if not isinstance(arguments, dict):
+            kind = type(arguments).__name__
+            return to_json(
+                error_payload(InvalidArgument(f"{name}: arguments must be an object, got {kind}"))
+            )
+        # The SDK would send a returned dict as its Python repr; JSON is what models read best.
+        return to_json(await asyncio.to_thread(checked.call, name, arguments))
+
+    return dataclasses.replace(shown, on_invoke_tool=invoke)

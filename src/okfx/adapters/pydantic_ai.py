@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from okfx.tools.arguments import ToolArguments
+
 from ._optional import require
-from ._source import Source, guarded_tools, toolbox
+from ._source import Source, Tool, checked_tools, toolbox
 
 __all__ = ["toolset"]
 
 # Typed Any: pydantic-ai is not installed where mypy runs.
 _FunctionToolset: Any = require("pydantic_ai.toolsets.function", "pydantic-ai").FunctionToolset
+_Tool: Any = require("pydantic_ai.tools", "pydantic-ai").Tool
 
 
 def toolset(source: Source) -> Any:
@@ -30,6 +33,24 @@ def toolset(source: Source) -> Any:
     ``KnowledgeManager.from_paths`` takes them.
     """
     box = toolbox(source)
+    checked = checked_tools(box)
+    tools = [_raw(checked, tool) for tool in checked.tools.values()]
     # A callable, not a string: the block is rendered per request, so it stays in step
     # with bundles added to the manager later.
-    return _FunctionToolset(guarded_tools(box), instructions=box.manager.prompt)
+    return _FunctionToolset(tools, instructions=box.manager.prompt)
+
+
+def _raw(checked: ToolArguments, tool: Tool) -> Any:
+    """``tool`` as pydantic-ai shows it (the schema and description it derives from the
+    signature), taking the model's arguments unvalidated: okfx checks them as MCP does
+    and answers a bad one as an ``invalid_argument`` result. pydantic-ai's own check
+    counted each bad call as a retry and ended the run at the second (adapter QA)."""
+    shown = _Tool(tool).tool_def
+    name = tool.__name__
+
+    def run(**arguments: Any) -> dict[str, Any]:
+        return checked.call(name, arguments)
+
+    return _Tool.from_schema(
+        run, name=name, description=shown.description, json_schema=shown.parameters_json_schema
+    )

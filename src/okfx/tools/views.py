@@ -146,7 +146,7 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
             if b.get(page) is not None or _is_file_or_folder(b, normalize(page)):
                 holders.append(b)
         except UnsafePath:
-            return _bundle(box, None)  # refused as before: no bundle to read it in
+            raise  # the path is refused whichever bundle it is read in (adapter QA)
     if len(holders) == 1:
         _event(bundle=holders[0].name)
         return holders[0]
