@@ -149,6 +149,10 @@ def test_prefix_and_filter_select_and_rename_the_tools() -> None:
     assert list(declarations(model.requests[0])) == ["okf_read_concept"]
     (result,) = function_responses(model.requests[-1])
     assert result["title"] == TITLE
+    # adapter QA: the block called the tools by names the model did not have
+    system = str(model.requests[0].config.system_instruction)
+    assert "okf_read_concept(path)" in system and " read_concept(path)" not in system
+    assert "Not offered here: search_concepts, list_concepts, get_neighbors" in system
 
 
 def test_a_raising_tool_becomes_an_internal_error_result(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -151,8 +151,22 @@ def test_prefixed_toolset_keeps_the_instructions() -> None:
     run_agent(agent, "q")
 
     assert [t.name for t in script.infos[0].function_tools] == [f"okf_{n}" for n in TOOL_NAMES]
-    assert "<knowledge>" in (script.infos[0].instructions or "")
+    said = script.infos[0].instructions or ""
+    assert "<knowledge>" in said
     assert script.returns[0]["title"] == TITLE
+    # adapter QA: the block called the tools by names the model did not have
+    assert "okf_search_concepts(query)" in said and " search_concepts(query)" not in said
+
+
+def test_renamed_toolset_calls_the_tools_by_their_new_names() -> None:
+    script = Script([("find", {"query": "dock"})])
+    agent = Agent(
+        FunctionModel(script), toolsets=[toolset(KNOWLEDGE).renamed({"find": "search_concepts"})]
+    )
+    run_agent(agent, "q")
+    said = script.infos[0].instructions or ""
+    assert "find(query)" in said and "read_concept(path)" in said
+    assert script.returns[0]["hits"]
 
 
 def test_a_raising_tool_becomes_an_internal_error_result(monkeypatch: pytest.MonkeyPatch) -> None:

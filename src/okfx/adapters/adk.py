@@ -79,4 +79,12 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
         """Append the ``<knowledge>`` block to the request's system instruction."""
         # append_instructions adds plain text; unlike an agent's string `instruction`,
         # it is not templated, so braces in bundle text cannot break it.
-        llm_request.append_instructions([self.toolbox.manager.prompt()])
+        offered = None
+        if self.tool_name_prefix or self.tool_filter:  # the names the model has, only those
+            prefix = f"{self.tool_name_prefix}_" if self.tool_name_prefix else ""
+            offered = {
+                tool.name: prefix + tool.name
+                for tool in self._tools
+                if self._is_tool_selected(tool, tool_context)
+            }
+        llm_request.append_instructions([self.toolbox.manager.prompt(offered)])

@@ -34,10 +34,30 @@ def toolset(source: Source) -> Any:
     """
     box = toolbox(source)
     checked = checked_tools(box)
-    tools = [_raw(checked, tool) for tool in checked.tools.values()]
-    # A callable, not a string: the block is rendered per request, so it stays in step
-    # with bundles added to the manager later.
-    return _FunctionToolset(tools, instructions=box.manager.prompt)
+    return _KnowledgeToolset([_raw(checked, tool) for tool in checked.tools.values()], box)
+
+
+class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
+    """The tools, with the ``<knowledge>`` block as instructions, rendered per request so
+    that it stays in step with bundles added to the manager later. ``.prefixed(p)`` and
+    ``.renamed(...)`` call the tools by their new names in the block (adapter QA: it named
+    tools the model did not have)."""
+
+    def __init__(self, tools: list[Any], box: Any, names: dict[str, str] | None = None) -> None:
+        super().__init__(tools, instructions=lambda: box.manager.prompt(names))
+        self._okfx = (tools, box)
+
+    def prefixed(self, prefix: str) -> Any:
+        tools, box = self._okfx
+        names = {tool.name: f"{prefix}_{tool.name}" for tool in tools}
+        return _FunctionToolset.prefixed(_KnowledgeToolset(tools, box, names), prefix)
+
+    def renamed(self, name_map: dict[str, str]) -> Any:
+        tools, box = self._okfx
+        names = {tool.name: tool.name for tool in tools} | {
+            old: new for new, old in name_map.items()
+        }
+        return _FunctionToolset.renamed(_KnowledgeToolset(tools, box, names), name_map)
 
 
 def _raw(checked: ToolArguments, tool: Tool) -> Any:

@@ -158,11 +158,13 @@ class KnowledgeManager:
         return found
 
     # -- prompt and search -----------------------------------------------------------------
-    def prompt(self) -> str:
-        """The ``<knowledge>`` block: the workflow and each bundle's root index."""
+    def prompt(self, tool_names: Mapping[str, str] | None = None) -> str:
+        """The ``<knowledge>`` block: the workflow and each bundle's root index;
+        ``tool_names``: the tools offered, each to the name the model sees it by (a
+        framework's prefix), when that is not every tool by its own name."""
         from okfx.tools.prompt import render_prompt
 
-        return render_prompt(self._bundles.values(), self.index_char_budget)
+        return render_prompt(self._bundles.values(), self.index_char_budget, tool_names)
 
     def prepare_search(self, *, finish: bool = False) -> None:
         """Build (or read back from the state cache) the index that :meth:`search`
