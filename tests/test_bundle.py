@@ -346,6 +346,9 @@ def test_files_over_the_size_cap_are_skipped(make_bundle: MakeBundle) -> None:
     bundle = Bundle.load(root, limits=Limits(max_file_bytes=1000))
     assert [c.path for c in bundle] == ["/small.md"]
     assert codes(bundle) == ["file_too_large"]
+    (warning,) = bundle.warnings
+    assert warning.message.startswith("file is 4.9 KiB, over the 1000 bytes a file may be")
+    assert warning.message.endswith("skipped, unchecked: split the file")
 
 
 def test_fifos_are_never_opened(make_bundle: MakeBundle) -> None:

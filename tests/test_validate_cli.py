@@ -447,3 +447,33 @@ def test_notes_name_stale_concepts_and_links_to_deprecated_ones(make_bundle: Mak
     assert validate(bundle).notes == ()  # no time given: nothing that depends on it
     later = validate(bundle, now=datetime(2031, 1, 1, tzinfo=UTC)).notes[0]
     assert later.startswith("2 concepts are past their stale_after: /expired.md")
+
+
+def test_a_bare_git_repository_given_as_a_folder_says_to_load_its_url(tmp_path: Path) -> None:
+    """Platform QA: a bare repository given as a path loaded as an empty folder, no hint."""
+    import shutil
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.md").write_text("---\ntype: Note\n---\n", encoding="utf-8")
+    git = shutil.which("git") or "git"
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    author = [
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.org",
+        "-c",
+        "init.defaultBranch=main",
+    ]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "a"]):
+        subprocess.run([git, *author, *args], cwd=work, check=True, env=env)
+    subprocess.run(
+        [git, "clone", "-q", "--bare", str(work), str(tmp_path / "kb.git")], check=True, env=env
+    )
+    result = CliRunner().invoke(cli, ["validate", str(tmp_path / "kb.git")])
+    assert result.exit_code == 1
+    url = (tmp_path / "kb.git").as_uri()
+    assert f"bare git repository, whose files are git's own: load it by its URL, {url}" in (
+        result.output
+    )

@@ -150,7 +150,7 @@ class _Reader:
             # walk fails here instead of leading outside (okfx.bundle.paths).
             data = read_bytes(opener.open(opener.relative(entry.host)), limits.max_file_bytes)
         except ValueError as exc:
-            self.warn(entry.path, "file_too_large", f"{exc}; skipped")
+            self.warn(entry.path, "file_too_large", f"{exc}; skipped, unchecked: split the file")
             return None
         except OSError as exc:
             self.warn(entry.path, "unreadable", f"cannot read: {open_error(exc)}")

@@ -156,6 +156,11 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
                 f"folder {shown} holds an index.md, and okfx skips hidden names: load "
                 + (f"{bundle.root / hidden[0]} itself" if where else f"{hidden[0]} itself")
             )
+        if _bare_repository(bundle):  # platform QA: it loaded as an empty folder, no hint
+            uri = f"its URL, {bundle.root.as_uri()}" if where else "its file:// URL"
+            return (
+                "the folder is a bare git repository, whose files are git's own: load it by " + uri
+            )
         return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
     if len(reserved) == len(markdown):
         return (
@@ -165,6 +170,17 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
     return (
         f"the folder has {len(markdown) - len(reserved)} .md files, none of them a concept: "
         "each needs frontmatter with a 'type'"
+    )
+
+
+def _bare_repository(bundle: Bundle) -> bool:
+    """Whether the bundle's folder looks like a bare git repository (``HEAD``,
+    ``objects/``, ``refs/``): a repository given as a path, not as a URL."""
+    root = bundle.guard.real_root
+    return (
+        os.path.isfile(os.path.join(root, "HEAD"))
+        and os.path.isdir(os.path.join(root, "objects"))
+        and os.path.isdir(os.path.join(root, "refs"))
     )
 
 

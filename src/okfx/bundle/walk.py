@@ -189,6 +189,14 @@ def read_bytes(source: str | int, max_bytes: int) -> bytes:
     return read_file(source, max_bytes)[0]
 
 
+def _size(n: int) -> str:
+    """``n`` bytes for a reader: ``9.1 MiB``, ``812 KiB``, ``640 bytes``."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n} bytes"
+
+
 def read_file(source: str | int, max_bytes: int) -> tuple[bytes, os.stat_result]:
     """:func:`read_bytes`, and the ``fstat`` of the file it read."""
     fd = _open(source)
@@ -197,7 +205,10 @@ def read_file(source: str | int, max_bytes: int) -> tuple[bytes, os.stat_result]
         if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{source}: not a regular file")
         if st.st_size > max_bytes:
-            raise ValueError(f"file is {st.st_size} bytes, over max_file_bytes={max_bytes}")
+            raise ValueError(
+                f"file is {_size(st.st_size)}, over the {_size(max_bytes)} a file may be "
+                f"(Limits.max_file_bytes={max_bytes})"
+            )
         chunks: list[bytes] = []
         total = 0
         while True:
