@@ -207,3 +207,20 @@ def test_arguments_are_checked_as_mcp_checks_them(manager: KnowledgeManager) -> 
     assert [json.loads(message.content) for message in tool_messages(model)] == [
         message.artifact for message in tool_messages(model)
     ]
+
+
+def test_a_prefix_and_a_subset_name_and_select_the_tools(manager: KnowledgeManager) -> None:
+    """Adapter QA: LangChain cannot rename tools, and two okfx tool lists in one agent
+    clashed without a word; the block named tools the model did not have."""
+    offered = tools(manager, prefix="okf", only=["read_concept", "search_concepts"])
+    assert [tool.name for tool in offered] == ["okf_search_concepts", "okf_read_concept"]
+    said = instructions(manager, prefix="okf", only=["read_concept", "search_concepts"])
+    assert "okf_search_concepts(query)" in said and "Not offered here: list_concepts" in said
+    model = scripted(("okf_read_concept", {"path": CONCEPT}))
+    bound = model.bind_tools(offered)
+    reply = bound.invoke([HumanMessage("q")])
+    (call,) = reply.tool_calls
+    result = {t.name: t for t in offered}[call["name"]].invoke({**call, "type": "tool_call"})
+    assert json.loads(result.content)["title"] == TITLE
+    with pytest.raises(ValueError, match="no such tool: read"):
+        tools(manager, only=["read"])

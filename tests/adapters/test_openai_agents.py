@@ -140,3 +140,21 @@ def test_arguments_that_are_no_json_object_say_why() -> None:
     for text, said in (("{not json", "arguments are no JSON"), ("[1]", "must be an object")):
         answer = json.loads(asyncio.run(tool.on_invoke_tool(None, text)))
         assert answer["error"]["code"] == "invalid_argument" and said in answer["error"]["message"]
+
+
+def test_a_prefix_and_a_subset_name_and_select_the_tools() -> None:
+    manager = KnowledgeManager.from_paths([KNOWLEDGE])
+    offered = tools(manager, prefix="okf", only=["read_concept"])
+    assert [tool.name for tool in offered] == ["okf_read_concept"]
+    model = ScriptedModel(
+        [
+            [function_call("okf_read_concept", {"path": CONCEPT}, call_id="c")],
+            [assistant_message("ok")],
+        ]
+    )
+    said = instructions(manager, prefix="okf", only=["read_concept"])
+    agent = Agent(name="analyst", instructions=said, model=model, tools=offered)
+    asyncio.run(Runner.run(agent, "q"))
+    (output,) = outputs(model)
+    assert json.loads(output)["title"] == TITLE
+    assert "okf_read_concept(path)" in said and "Not offered here: search_concepts" in said

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from okfx.bundle.bundle import Bundle
@@ -24,8 +24,10 @@ __all__ = [
     "Source",
     "Tool",
     "checked_tools",
+    "exposed_names",
     "guarded",
     "guarded_tools",
+    "instructions",
     "internal_error",
     "to_json",
     "to_manager",
@@ -92,6 +94,37 @@ def checked_tools(box: Toolbox) -> ToolArguments:
     refused in three (the contract reads it as the maximum), ``limit: true`` read as 1, and
     pydantic-ai ended the run after two bad calls; now every framework answers as MCP does."""
     return ToolArguments({tool.__name__: tool for tool in guarded_tools(box)})
+
+
+def exposed_names(
+    box: Toolbox, prefix: str | None = None, only: Iterable[str] | None = None
+) -> dict[str, str]:
+    """Each tool offered, in :data:`~okfx.TOOL_NAMES` order, to the name the model sees:
+    ``<prefix>_<name>`` with a prefix, and only the tools named in ``only`` (for the
+    adapters whose frameworks cannot rename or select: LangChain, the OpenAI Agents SDK;
+    adapter QA: two okfx tool lists in one agent clashed without a word).
+
+    Raises:
+        ValueError: ``only`` names a tool that is not offered.
+    """
+    offered = [tool.__name__ for tool in box.tools()]
+    kept = offered if only is None else list(only)
+    unknown = [name for name in kept if name not in offered]
+    if unknown:
+        raise ValueError(f"no such tool: {', '.join(unknown)}; the tools: {', '.join(offered)}")
+    return {name: f"{prefix}_{name}" if prefix else name for name in offered if name in kept}
+
+
+def instructions(
+    source: Source, *, prefix: str | None = None, only: Iterable[str] | None = None
+) -> str:
+    """The ``<knowledge>`` block, for an agent's system prompt or instructions, naming
+    the tools as the adapter's ``tools`` with the same ``prefix`` and ``only`` offers them
+    (for frameworks whose tools cannot carry instructions: LangChain, OpenAI Agents)."""
+    if prefix is None and only is None:
+        return to_manager(source).prompt()
+    box = toolbox(source)
+    return box.manager.prompt(exposed_names(box, prefix, only))
 
 
 def to_json(result: dict[str, Any]) -> str:

@@ -13,12 +13,13 @@ manager or bundle; a path would be loaded twice.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from okfx.tools.arguments import ToolArguments
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, to_json, to_manager, toolbox
+from ._source import Source, Tool, checked_tools, exposed_names, instructions, to_json, toolbox
 
 __all__ = ["instructions", "tools"]
 
@@ -26,22 +27,23 @@ __all__ = ["instructions", "tools"]
 _StructuredTool: Any = require("langchain_core.tools", "langchain").StructuredTool
 
 
-def tools(source: Source) -> list[Any]:
+def tools(
+    source: Source, *, prefix: str | None = None, only: Iterable[str] | None = None
+) -> list[Any]:
     """The OKF tools as ``StructuredTool``s, in ``TOOL_NAMES`` order.
 
     Each returns its result as JSON text (the ``ToolMessage`` content the model reads)
-    and as the dict itself (``ToolMessage.artifact``, for your code).
+    and as the dict itself (``ToolMessage.artifact``, for your code). ``prefix="okf"``
+    names them ``okf_search_concepts`` and so on; ``only`` keeps the tools it names (give
+    :func:`instructions` the same two, so that the block names the tools as offered).
     """
-    checked = checked_tools(toolbox(source))
-    return [_structured(checked, tool) for tool in checked.tools.values()]
+    box = toolbox(source)
+    checked = checked_tools(box)
+    names = exposed_names(box, prefix, only)
+    return [_structured(checked, checked.tools[name], shown) for name, shown in names.items()]
 
 
-def instructions(source: Source) -> str:
-    """The ``<knowledge>`` block, for the agent's system prompt."""
-    return to_manager(source).prompt()
-
-
-def _structured(checked: ToolArguments, tool: Tool) -> Any:
+def _structured(checked: ToolArguments, tool: Tool, shown: str) -> Any:
     """``tool`` with the args schema LangChain infers from its signature (the Field
     descriptions and bounds every adapter shows), given as JSON schema so that LangChain
     passes the model's arguments on as written: okfx checks them as MCP does. LangChain's
@@ -57,7 +59,7 @@ def _structured(checked: ToolArguments, tool: Tool) -> Any:
 
     return _StructuredTool.from_function(
         content_and_artifact,
-        name=name,
+        name=shown,
         description=tool.__doc__,
         args_schema=schema,
         response_format="content_and_artifact",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from okfx.errors import InvalidArgument
@@ -23,7 +24,7 @@ from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, to_json, to_manager, toolbox
+from ._source import Source, Tool, checked_tools, exposed_names, instructions, to_json, toolbox
 
 __all__ = ["instructions", "tools"]
 
@@ -31,18 +32,19 @@ __all__ = ["instructions", "tools"]
 _agents: Any = require("agents", "openai-agents")
 
 
-def tools(source: Source) -> list[Any]:
-    """The OKF tools as ``FunctionTool``s, in ``TOOL_NAMES`` order; results are JSON text."""
-    checked = checked_tools(toolbox(source))
-    return [_function_tool(checked, tool) for tool in checked.tools.values()]
+def tools(
+    source: Source, *, prefix: str | None = None, only: Iterable[str] | None = None
+) -> list[Any]:
+    """The OKF tools as ``FunctionTool``s, in ``TOOL_NAMES`` order; results are JSON text.
+    ``prefix="okf"`` names them ``okf_search_concepts`` and so on; ``only`` keeps the
+    tools it names (give :func:`instructions` the same two)."""
+    box = toolbox(source)
+    checked = checked_tools(box)
+    names = exposed_names(box, prefix, only)
+    return [_function_tool(checked, checked.tools[name], shown) for name, shown in names.items()]
 
 
-def instructions(source: Source) -> str:
-    """The ``<knowledge>`` block, for the agent's ``instructions``."""
-    return to_manager(source).prompt()
-
-
-def _function_tool(checked: ToolArguments, tool: Tool) -> Any:
+def _function_tool(checked: ToolArguments, tool: Tool, shown: str) -> Any:
     """``tool`` with the schema the SDK derives from its signature, whose call parses the
     model's JSON and checks the arguments as MCP does. The SDK's own check had answered
     every bad argument "Invalid JSON input for tool ...", with no reason, and dropped an
@@ -51,7 +53,7 @@ def _function_tool(checked: ToolArguments, tool: Tool) -> Any:
 
     # strict_mode=False: strict schemas make every parameter required and drop defaults,
     # which would force the model to fill in every filter.
-    shown = _agents.function_tool(tool, name_override=name, strict_mode=False)
+    derived = _agents.function_tool(tool, name_override=shown, strict_mode=False)
 
     async def invoke(context: Any, text: str) -> str:
         try:
@@ -66,4 +68,4 @@ def _function_tool(checked: ToolArguments, tool: Tool) -> Any:
         # The SDK would send a returned dict as its Python repr; JSON is what models read best.
         return to_json(await asyncio.to_thread(checked.call, name, arguments))
 
-    return dataclasses.replace(shown, on_invoke_tool=invoke)
+    return dataclasses.replace(derived, on_invoke_tool=invoke)
