@@ -107,3 +107,21 @@ def test_a_sample_bundle_as_a_tarball_loads_identically(samples: Path, tmp_path:
     unpacked = Bundle.load(str(archive), cache_dir=tmp_path / "c")
     assert unpacked.name == "acme_retail"
     assert snapshot(unpacked) == snapshot(Bundle.load(samples / "acme_retail"))
+
+
+def test_list_bundles_says_where_a_fetched_bundle_came_from(repo_url: str, tmp_path: Path) -> None:
+    """Platform QA: two copies of one bundle, from a folder and from git, could not be told
+    apart, and nothing named the commit served."""
+    from okfx import KnowledgeManager, Toolbox
+
+    cloned = Bundle.load(f"{repo_url}#main:okf/knowledge", "from-git", cache_dir=tmp_path / "c")
+    commit = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=tmp_path / "work", capture_output=True, text=True
+    ).stdout.strip()
+    assert cloned.origin == {"kind": "git", "url": repo_url, "ref": "main", "commit": commit}
+    archive = Bundle.load(pack(EXAMPLE, tmp_path / "kb.zip"), "from-zip", cache_dir=tmp_path / "c")
+    assert archive.origin is not None and archive.origin["kind"] == "archive"
+    assert len(archive.origin["sha256"]) == 64
+    rows = Toolbox(KnowledgeManager([cloned, archive, Bundle.load(EXAMPLE)])).list_bundles()
+    sources = [row.get("source") for row in rows["bundles"]]
+    assert sources == [cloned.origin, archive.origin, None]  # a folder's path is not said

@@ -230,6 +230,9 @@ class Bundle:
         self._walk_overflow: dict[str, int] = {}
         #: What :meth:`load` was given (a folder, git URL, GitSource or archive).
         self.source: Any = None
+        #: Where a bundle from a git URL or an archive came from (``kind``, ``url``, ``ref``,
+        #: ``commit``, ``sha256``: :func:`okfx.sources.cache.origin_of`); None for a folder.
+        self.origin: dict[str, Any] | None = None
         #: The other options :meth:`load` was given (to load the source again).
         self.load_options: dict[str, Any] = {}
         #: What the last :meth:`reload` found changed (None after a load).
@@ -297,11 +300,13 @@ class Bundle:
             if not os.path.exists(text) and not remote:
                 raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
         from okfx.sources import open_source  # only needed for git URLs and archives
+        from okfx.sources.cache import origin_of
 
         with open_source(
             source, cache_dir=cache_dir, refresh=refresh, timeout=timeout, limits=source_limits
         ) as (root, default_name):
             bundle = cls(root, name or default_name, limits, exclude=exclude, wikilinks=wikilinks)
+            bundle.origin = origin_of(Path(root))
             return bundle._load(progress, state, source, options)
 
     @classmethod
@@ -679,7 +684,7 @@ class Bundle:
         new = Bundle(
             self.root, self.name, self.limits, exclude=self.exclude, wikilinks=self.wikilinks
         )
-        new.source, new.load_options = self.source, self.load_options
+        new.source, new.load_options, new.origin = self.source, self.load_options, self.origin
         new._cache, new._key = self._cache, self._key
         new.semantic = self.semantic  # hybrid search goes on over the updated index
         with gc_paused():

@@ -31,7 +31,15 @@ from typing import Any
 
 from okfx.cachedir import private_dir, user_cache_root
 
-__all__ = ["CACHE_ENV_VAR", "Slot", "default_cache_dir", "owned", "resolve_cache_dir"]
+__all__ = [
+    "CACHE_ENV_VAR",
+    "Slot",
+    "default_cache_dir",
+    "origin_of",
+    "owned",
+    "published_meta",
+    "resolve_cache_dir",
+]
 
 CACHE_ENV_VAR = "OKFX_CACHE_DIR"
 META_NAME = "okfx-source.json"
@@ -105,24 +113,7 @@ class Slot:
     def read_meta(self) -> dict[str, Any] | None:
         """The published entry's metadata, or None if there is no complete entry that
         this user made (a symlink or a foreign file anywhere in it counts as none)."""
-        if not (_ours(self.final, stat.S_IFDIR) and _ours(self.tree, stat.S_IFDIR)):
-            return None
-        try:
-            fd = os.open(self.final / META_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            return None
-        try:
-            with os.fdopen(fd, "rb") as handle:
-                if not owned(os.fstat(handle.fileno()), stat.S_IFREG):
-                    return None
-                meta = json.loads(handle.read(_META_MAX).decode("utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
-            return None
-        if meta.get("complete") is not True:
-            return None
-        return meta
+        return published_meta(self.final)
 
     def remove_leftovers(self) -> None:
         """Delete temp and replaced dirs of this key; call only while holding its lock."""
@@ -150,6 +141,41 @@ class Slot:
         retired = Path(tempfile.mkdtemp(prefix=f"{self.key}.old-", dir=self.area_dir))
         os.rename(self.final, retired / "entry")
         shutil.rmtree(retired, ignore_errors=True)
+
+
+def published_meta(final: Path) -> dict[str, Any] | None:
+    """The metadata of the entry at ``final`` (the folder holding ``tree/``), or None if it
+    is no complete entry this user made (a symlink or a foreign file counts as none)."""
+    if not (_ours(final, stat.S_IFDIR) and _ours(final / "tree", stat.S_IFDIR)):
+        return None
+    try:
+        fd = os.open(final / META_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not owned(os.fstat(handle.fileno()), stat.S_IFREG):
+                return None
+            meta = json.loads(handle.read(_META_MAX).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
+        return None
+    return meta if meta.get("complete") is True else None
+
+
+def origin_of(root: Path) -> dict[str, Any] | None:
+    """Where a bundle loaded from the cache came from, read from its entry's metadata: a
+    git clone's URL (credentials redacted when it was written), ref and commit, an
+    archive's sha256; None for a folder read in place. ``root`` is the entry's ``tree/``
+    or a folder in it."""
+    for folder in (root, *root.parents[:8]):
+        if folder.name == "tree":
+            meta = published_meta(folder.parent)
+            if meta is not None:
+                keys = ("kind", "url", "ref", "commit", "sha256")
+                return {key: meta[key] for key in keys if meta.get(key) is not None}
+    return None
 
 
 def _write_new(path: Path, text: str) -> None:

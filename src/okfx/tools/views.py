@@ -197,6 +197,11 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 "index": index_summary(b, 600, named=len(box.manager.bundles) > 1),
             }
         )
+        if b.origin:  # a git clone or an archive: which one (platform QA: two copies of
+            # one bundle, from a folder and from git, could not be told apart)
+            rows[-1]["source"] = {
+                key: clip(str(value), VALUE_CHARS) for key, value in b.origin.items()
+            }
     for row, b in zip(rows, box.manager.bundles.values(), strict=True):
         if not row["concepts"]:  # okfx validate reports it as its no_concepts error
             row["empty"] = clip(f"no concepts: {why_empty(b, where=False)}", VALUE_CHARS)
