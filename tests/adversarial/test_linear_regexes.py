@@ -217,6 +217,8 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep(" (line "), rep("1", " (line "), rep(" (line 1)"), rep(" (line 1", tail="x")],
     ),
+    # -- the knowledge block's tool names (okfx's own text; bundle text only in a cut hint)
+    "okfx.tools.prompt._TOOL_NAME": ("scan", [rep("read_concept"), rep("read_"), rep("_", "read")]),
     # -- YAML errors said to the author
     "okfx.bundle.yamlerrors._QUOTED_VALUE": (
         "fullmatch",

@@ -44,12 +44,16 @@ _TOOLS_NAMED = (
 )  # fmt: skip
 
 
+_TOOL_NAME = re.compile(r"\b(" + "|".join(_TOOLS_NAMED) + r")\b")
+
+
 def _renamer(tool_names: Mapping[str, str] | None) -> Callable[[str], str]:
-    """A function that writes each tool's name in a text of okfx's as ``tool_names`` says."""
+    """A function that writes each tool's name in a text of okfx's as ``tool_names`` says
+    (a tool it does not map keeps its name)."""
     if not tool_names:
         return lambda text: text
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(tool_names))) + r")\b")
-    return lambda text: pattern.sub(lambda found: tool_names[found.group(1)], text)
+    names = dict(tool_names)
+    return lambda text: _TOOL_NAME.sub(lambda found: names.get(found[1], found[1]), text)
 
 
 def escape(text: str) -> str:
