@@ -75,3 +75,26 @@ def test_a_folder_whose_name_holds_an_equals_sign_is_still_a_folder(tmp_path: Pa
     odd = write_tree(tmp_path / "k=v", {"x.md": concept()})
     code, out, _ = run("bundles", str(odd), "--json")
     assert code == 0 and json.loads(out)["bundles"][0]["name"] == "k=v"
+
+
+def test_a_folder_and_a_clone_of_one_name_are_told_apart_by_where_they_come_from(
+    two_okf: tuple[str, str], tmp_path: Path
+) -> None:
+    """Platform QA: two local okf folders were told apart, a local one and a git one
+    stopped the command; now the clone is named by its repository."""
+    import subprocess
+
+    a, _ = two_okf
+    work = tmp_path / "kb1"
+    write_tree(work / "okf", {"z.md": concept(title="Gamma widget")})
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@x", "-c", "init.defaultBranch=main"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "kb"]):
+        subprocess.run([*git, *args], cwd=work, check=True, env=env)
+    url = f"{work.as_uri()}#:okf"
+    code, out, err = run("bundles", a, url, "--json")
+    assert code == 0, err
+    assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "kb1-okf"]
+    assert "serving" in err and "as 'kb1-okf'" in err
+    code, out, err = run("bundles", a, f"other.zip={a}", url, "--json")  # a named one stays
+    assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "other.zip", "kb1-okf"]

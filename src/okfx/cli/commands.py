@@ -36,7 +36,14 @@ from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
 from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
 from okfx.sources.errors import GitNotFound, UnsafeSourceError
-from okfx.sources.spec import redact
+from okfx.sources.spec import (
+    ArchiveSource,
+    GitSource,
+    archive_stem,
+    git_default_name,
+    parse_source,
+    redact,
+)
 from okfx.tools.grepping import prepare_grep
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import error_payload
@@ -175,6 +182,29 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     return out
 
 
+def _told_by_source(source: str, name: str) -> str | None:
+    """For an unnamed git or archive source whose bundle's name another bundle has, a name
+    that says where it comes from: the repository's (``kb1-okf`` for ``.../kb1.git#:okf``),
+    or the archive's file name (``export-okf`` for ``export.zip``). Platform QA: plain
+    folders were told apart, but a folder and a clone both named ``okf`` stopped the
+    command. None for a named source or a folder (:func:`_told_apart` tells folders apart,
+    before anything loads)."""
+    if named_source(source)[0] is not None or os.path.isdir(source):
+        return None
+    try:
+        parsed = parse_source(source)
+    except (ValueError, TypeError):
+        return None
+    if isinstance(parsed, GitSource):
+        owner = git_default_name(GitSource(parsed.url))
+    elif isinstance(parsed, ArchiveSource):
+        owner = archive_stem(parsed.path)
+    else:
+        return None
+    told = _as_name(f"{owner}-{name}")
+    return told if told != name else None
+
+
 def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> KnowledgeManager:
     """The bundles of SOURCES. A source that does not load, or whose name another takes,
     stops the command; with ``serve_what_loads`` (``okfx serve``) it is said on stderr
@@ -186,6 +216,15 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
     for source in _told_apart(sources):
         try:
             bundle = _load(source)
+            other = _told_by_source(source, bundle.name) if bundle.name in given else None
+            if other is not None and other not in given:  # a clone or an archive: its own name
+                click.echo(
+                    f"okfx: two bundles are named {bundle.name!r}; serving "
+                    f"{redact(source)} as {other!r} (name bundles yourself with NAME=SOURCE)",
+                    err=True,
+                )
+                source = f"{other}={source}"
+                bundle = _load(source)
             if bundle.name in given:  # two bundles with one name
                 first = named_source(given[bundle.name])[1]
                 raise InvalidArgument(
