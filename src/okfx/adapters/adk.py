@@ -19,7 +19,7 @@ from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, toolbox
+from ._source import Source, Tool, checked_tools, exposed_names, toolbox
 
 __all__ = ["OkfToolset"]
 
@@ -81,10 +81,6 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
         # it is not templated, so braces in bundle text cannot break it.
         offered = None
         if self.tool_name_prefix or self.tool_filter:  # the names the model has, only those
-            prefix = f"{self.tool_name_prefix}_" if self.tool_name_prefix else ""
-            offered = {
-                tool.name: prefix + tool.name
-                for tool in self._tools
-                if self._is_tool_selected(tool, tool_context)
-            }
+            selected = [t.name for t in self._tools if self._is_tool_selected(t, tool_context)]
+            offered = exposed_names(self.toolbox, self.tool_name_prefix, selected)
         llm_request.append_instructions([self.toolbox.manager.prompt(offered)])

@@ -17,7 +17,7 @@ from typing import Any
 from okfx.tools.arguments import ToolArguments
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, toolbox
+from ._source import Source, Tool, checked_tools, exposed_names, toolbox
 
 __all__ = ["toolset"]
 
@@ -49,7 +49,7 @@ class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
 
     def prefixed(self, prefix: str) -> Any:
         tools, box = self._okfx
-        names = {tool.name: f"{prefix}_{tool.name}" for tool in tools}
+        names = exposed_names(box, prefix)  # pydantic-ai writes <prefix>_<name> too
         return _FunctionToolset.prefixed(_KnowledgeToolset(tools, box, names), prefix)
 
     def renamed(self, name_map: dict[str, str]) -> Any:
