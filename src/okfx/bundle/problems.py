@@ -23,6 +23,7 @@ __all__ = [
     "kept_past",
     "problem_dict",
     "problem_line",
+    "reading_order",
     "unsaid_line",
 ]
 
@@ -201,7 +202,7 @@ def group(
             severity="error" if code in ERROR_CODES else "warning",
             count=count,
             explanation=EXPLANATIONS.get(code, ""),
-            problems=tuple(sorted(by_code.get(code, ()), key=_reading_order)),
+            problems=tuple(sorted(by_code.get(code, ()), key=reading_order)),
         )
         for code, count in totals.items()
         if count > 0
@@ -210,10 +211,11 @@ def group(
     return groups
 
 
-def _reading_order(problem: Problem) -> tuple[str, int, str]:
-    """Path, then line (those without one first), then message: an author fixes a file
-    from the top (validate QA: one file's links came as lines 160, 77, 79, 78, 214)."""
-    return problem.path, problem_line(problem) or 0, problem.message
+def reading_order(problem: Problem) -> tuple[str, int, str, str]:
+    """The sort key of a report's problems: path, then line (those without one first),
+    then code and message: an author fixes a file from the top (validate QA: one file's
+    links came as lines 160, 77, 79, 78, 214)."""
+    return problem.path, problem_line(problem) or 0, problem.code, problem.message
 
 
 #: Where a message names a file line: the last ``(line N)`` of a link problem (what comes

@@ -34,7 +34,7 @@ from okfx.bundle.problems import (
     group,
     kept_past,
     problem_dict,
-    problem_line,
+    reading_order,
 )
 from okfx.bundle.upkeep import upkeep_notes
 from okfx.bundle.wikilinks import scan_wikilinks
@@ -518,10 +518,7 @@ def validate(
     problems, counts = reported(bundle, extra)
     looked_up = [p for p in problems if p.code == "broken_link"][:MEANT_LOOKUPS]
     named = {p: _with_meant(bundle, p) for p in looked_up}
-    ordered = sorted(
-        (named.get(p, p) for p in problems),
-        key=lambda p: (p.path, problem_line(p) or 0, p.code, p.message),
-    )
+    ordered = sorted((named.get(p, p) for p in problems), key=reading_order)
     wikis = unchecked_wikilinks(bundle)
     notes: tuple[str, ...] = (
         (
