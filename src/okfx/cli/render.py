@@ -563,14 +563,12 @@ def github_annotations(
     as in :func:`report`). Every bundle-derived string is escaped: no line starts with
     ``::`` unless okfx wrote the command."""
     lines = []
-    left: dict[str, int] = {}
+    seen: dict[str, int] = {}  # problems of each code so far
     for label, problems in (("error", result.errors), ("warning", result.warnings)):
         for problem in problems:
-            if not everything:
-                shown = left.setdefault(problem.code, 0)
-                left[problem.code] = shown + 1
-                if shown >= ANNOTATIONS_PER_CODE:
-                    continue
+            seen[problem.code] = seen.get(problem.code, 0) + 1
+            if not everything and seen[problem.code] > ANNOTATIONS_PER_CODE:
+                continue
             where = f"{root.rstrip('/')}{problem.path}" if root else problem.path.lstrip("/")
             number = problem_line(problem)
             at = f",line={number}" if number else ""
@@ -579,8 +577,8 @@ def github_annotations(
                 f"title={_workflow_property(f'okfx {problem.code}')}::"
                 f"{_workflow_data(problem.message)}"
             )
-    for code, count in left.items():
-        if count > ANNOTATIONS_PER_CODE:
+    for code, count in seen.items():
+        if not everything and count > ANNOTATIONS_PER_CODE:
             lines.append(
                 f"::notice title={_workflow_property(f'okfx {code}')}::"
                 f"{count - ANNOTATIONS_PER_CODE} more {code} problems are not annotated here: "
