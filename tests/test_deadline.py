@@ -74,37 +74,10 @@ def test_grep_out_of_time_answers_a_timeout_error_and_reads_still_work(
     assert box.grep_concepts(pattern="word", limit=3)["matches"]
 
 
-def test_a_search_waits_for_the_index_build_only_until_its_deadline(
-    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(deadline, "BUILD_GRACE", 0.0)
-    bundle = _big(make_bundle)
-    box = Toolbox(bundle)
-    # Another thread is building the index: it holds the build lock meanwhile.
-    bundle._lock.acquire()
-    try:
-        with ThreadPoolExecutor(1) as pool:
-
-            def search() -> dict[str, object]:
-                with budget(0.05):
-                    return box.search_concepts(query="word")
-
-            waited = pool.submit(search).result()
-    finally:
-        bundle._lock.release()
-    error = waited["error"]
-    assert isinstance(error, dict) and error["code"] == "timeout"
-    assert "being built" in error["message"]
-    assert box.search_concepts(query="word")["hits"]  # the build then ran
-
-
-def test_a_search_waits_past_its_budget_for_a_build_that_ends_within_the_grace(
-    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Platform QA: a cold server's first search answered timeout at 10 s while the index
-    was built; the retry found it at 18 s. A build holds no CPU of the waiting call."""
-    monkeypatch.setattr(deadline, "BUILD_GRACE", 5.0)
-    bundle = _big(make_bundle)
+def _search_while_building(bundle: Bundle, release_after: float | None = None) -> dict:
+    """A search under a 0.05 s budget while another thread builds the index (it holds the
+    build lock meanwhile). With ``release_after``, the build ends after that many seconds,
+    the search still waiting then; else once the search answered."""
     box = Toolbox(bundle)
     bundle._lock.acquire()
     try:
@@ -115,13 +88,35 @@ def test_a_search_waits_past_its_budget_for_a_build_that_ends_within_the_grace(
                     return box.search_concepts(query="word")
 
             waiting = pool.submit(search)
-            time.sleep(0.3)  # past the budget, within the grace
-            assert not waiting.done()
-            bundle._lock.release()
-            result = waiting.result()
+            if release_after is not None:
+                time.sleep(release_after)
+                assert not waiting.done()
+                bundle._lock.release()
+            return waiting.result()
     finally:
         if bundle._lock.locked():
             bundle._lock.release()
+
+
+def test_a_search_waits_for_the_index_build_only_until_its_deadline(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(deadline, "BUILD_GRACE", 0.0)
+    bundle = _big(make_bundle)
+    waited = _search_while_building(bundle)
+    error = waited["error"]
+    assert isinstance(error, dict) and error["code"] == "timeout"
+    assert "being built" in error["message"]
+    assert Toolbox(bundle).search_concepts(query="word")["hits"]  # the build then ran
+
+
+def test_a_search_waits_past_its_budget_for_a_build_that_ends_within_the_grace(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA: a cold server's first search answered timeout at 10 s while the index
+    was built; the retry found it at 18 s. A build holds no CPU of the waiting call."""
+    monkeypatch.setattr(deadline, "BUILD_GRACE", 5.0)
+    result = _search_while_building(_big(make_bundle), release_after=0.3)  # past the budget
     assert result.get("hits"), result
     lock = threading.Lock()
     lock.acquire()
