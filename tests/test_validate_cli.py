@@ -477,3 +477,22 @@ def test_a_bare_git_repository_given_as_a_folder_says_to_load_its_url(tmp_path: 
     assert f"bare git repository, whose files are git's own: load it by its URL, {url}" in (
         result.output
     )
+
+
+def test_text_report_names_each_problem_as_file_line(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_bundle({"ok.md": concept(body="[gone](/gone.md)"), "docs/nofm.md": "# plain\n"})
+    monkeypatch.chdir(root.parent)
+    relative = CliRunner().invoke(cli, ["validate", root.name]).output.splitlines()
+    assert f"      {root.name}/ok.md:4: body link to /gone.md does not exist" in relative
+    assert any(line.startswith(f"      {root.name}/docs/nofm.md: no YAML") for line in relative)
+    monkeypatch.chdir(root)  # the bundle itself: paths in the bundle, no "./"
+    inside = CliRunner().invoke(cli, ["validate", "."]).output
+    assert "\n      ok.md:4: body link" in inside
+    absolute = CliRunner().invoke(cli, ["validate", str(root)]).output
+    assert f"\n      {root.as_posix()}/ok.md:4: body link" in absolute
+    empty = make_bundle({"notes.txt": "x"})
+    monkeypatch.chdir(empty.parent)
+    whole = CliRunner().invoke(cli, ["validate", empty.name]).output
+    assert f"\n      {empty.name}: no concepts" in whole  # a problem of the whole bundle

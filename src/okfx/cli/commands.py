@@ -467,20 +467,22 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     report = validate_bundle(loaded, now=datetime.now(UTC))
     if fmt == "json":
         click.echo(json_text(report.to_dict(strict)))
-    elif fmt == "github":
-        root = _display_root(named_source(bundle)[1], loaded)
-        click.echo(render.github_annotations(report, root, strict, everything))
     else:
-        click.echo(render.report(report, strict, everything))
+        root = _display_root(named_source(bundle)[1], loaded, github=fmt == "github")
+        show = render.github_annotations if fmt == "github" else render.report
+        click.echo(show(report, strict=strict, everything=everything, root=root))
     sys.exit(0 if report.passes(strict) else 1)
 
 
-def _display_root(source: str, bundle: Bundle) -> str:
-    """How to name the bundle's files to the reader: relative to the working directory
-    for a local folder (a CI job runs at the repository root), else nothing (the
-    bundle-relative path alone) for a git URL or an archive."""
+def _display_root(source: str, bundle: Bundle, github: bool = False) -> str:
+    """How to name the bundle's files to the reader: for a local folder, relative to the
+    working directory (a CI job runs at the repository root; GitHub takes no other), or
+    absolute when the folder was given so, else nothing (the bundle-relative path alone)
+    for a git URL or an archive."""
     if not os.path.isdir(source):
         return ""
+    if os.path.isabs(source) and not github:
+        return Path(bundle.root).as_posix()
     root = Path(os.path.relpath(bundle.root)).as_posix()
     return "" if root == "." else root
 

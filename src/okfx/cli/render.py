@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import re2
 
-from okfx.bundle.problems import problem_line, unsaid_line
+from okfx.bundle.problems import problem_line
 from okfx.cli import target
 from okfx.cli.terminal import columns, cut_columns, visible
 from okfx.errors import OKFError
@@ -487,10 +487,32 @@ def serve_banner(manager: KnowledgeManager, url: str, token: str | None) -> str:
     return "\n".join(lines)
 
 
-def report(result: ConformanceReport, strict: bool = False, everything: bool = False) -> str:
+def problem_file(problem: Problem, root: str) -> str:
+    """The file a problem is on as a reader opens it: ``root`` (the bundle's folder
+    relative to the working directory, or empty) joined with the bundle path."""
+    if root:
+        return root.rstrip("/") + (problem.path if problem.path != "/" else "")
+    return problem.path.lstrip("/") or "."
+
+
+def problem_at(problem: Problem, root: str) -> str:
+    """A problem as a compiler names it, ``file:line: message`` (``file: message`` when
+    okfx does not know the line), so that a terminal or an editor opens the file at the
+    line. The message's own closing `` (line N)`` is dropped: the location says it."""
+    line = problem_line(problem)
+    message = problem.message
+    if line is None:
+        return f"{problem_file(problem, root)}: {message}"
+    return f"{problem_file(problem, root)}:{line}: {message.removesuffix(f' (line {line})')}"
+
+
+def report(
+    result: ConformanceReport, strict: bool = False, everything: bool = False, root: str = ""
+) -> str:
     """A :class:`~okfx.bundle.validate.ConformanceReport`: the verdict, then the problems
     grouped by code, errors first: the count, what the code means and the first few files
-    (``everything``: all of them). ``strict``: warnings fail the check too."""
+    (``everything``: all of them), each as ``file:line: message`` (:func:`problem_at`,
+    ``root`` as there). ``strict``: warnings fail the check too."""
     passed = result.passes(strict)
     mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")
     lines = [f"{mark} {visible(result.summary())}"]
@@ -503,7 +525,7 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
         tag = click.style(f"{found.severity}[{found.code}]", fg=colour)
         lines.append(f"  {tag} ×{found.count}  {_dim(found.explanation)}".rstrip())
         shown = found.problems if everything else found.problems[:REPORT_EXAMPLES]
-        lines.extend(f"      {visible(f'{p.path}: {p.message}')}{_file_line(p)}" for p in shown)
+        lines.extend(f"      {visible(problem_at(p, root))}" for p in shown)
         more = found.count - len(shown)
         if more and everything:
             lines.append(_dim(f"      … {more} more counted but not recorded (max_warnings)"))
@@ -521,12 +543,6 @@ def report(result: ConformanceReport, strict: bool = False, everything: bool = F
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
     return "\n".join(lines)
-
-
-def _file_line(problem: Problem) -> str:
-    """`` (line N)``, the file's line, for a message that names it only inside."""
-    line = unsaid_line(problem)
-    return "" if line is None else f" (line {line})"
 
 
 def _workflow_data(text: str) -> str:
@@ -569,7 +585,7 @@ def github_annotations(
             seen[problem.code] = seen.get(problem.code, 0) + 1
             if not everything and seen[problem.code] > ANNOTATIONS_PER_CODE:
                 continue
-            where = f"{root.rstrip('/')}{problem.path}" if root else problem.path.lstrip("/")
+            where = problem_file(problem, root)
             number = problem_line(problem)
             at = f",line={number}" if number else ""
             lines.append(
