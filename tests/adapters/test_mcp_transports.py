@@ -293,6 +293,22 @@ def test_serve_takes_the_token_from_okfx_token(monkeypatch: pytest.MonkeyPatch) 
     assert "test stops before binding 0.0.0.0:8765" in result.output
 
 
+def test_the_in_process_client_example_lists_the_tools_and_searches(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    snippet = PROJECT_ROOT / "docs" / "snippets" / "mcp_in_process.py"
+    doc = (PROJECT_ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
+    assert snippet.read_text(encoding="utf-8") in doc
+    ran = subprocess.run(
+        [sys.executable, str(snippet)], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert lines[0] == "tools: " + ", ".join(sorted(TOOL_NAMES))
+    first = bundle.search("dock availability", limit=1)[0]
+    assert lines[1].split("  ")[0] == first.path  # the library's own first hit
+
+
 def test_the_python_example_of_the_mcp_doc_serves_over_stdio(
     bundle: Bundle, tmp_path: Path
 ) -> None:
