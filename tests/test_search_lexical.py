@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest_search import NOW, FakeConcept, entries
+from okfx.search import index as index_module
 from okfx.search.analyzer import (
     LIGHT_VERB_WEIGHT,
     STOPWORDS,
@@ -202,18 +203,17 @@ def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     index = SearchIndex.build(entries(*concepts))
     hits = index.search("sessions table", now=NOW)
     assert [hit.path for hit in hits] == ["/tables/sessions.md", "/guides/visits.md"]
-    # the kind factor, and title coverage: the guide's name (title, type, folder) holds
-    # "sessions" only, the table's both words
-    named = 1 - scoring.TITLE_WEIGHT * (1 - 1 / 2)
-    assert hits[1].score == pytest.approx(kinds.KIND_MISS * named * hits[0].score, rel=1e-3)
     # "guide" names the guide's kind: now the table is the one scored down
     assert paths(index, "sessions guide")[0] == "/guides/visits.md"
     # without the factor, title coverage alone still puts the table first (its type names
-    # it a table); without both, the guide comes first
+    # it a table: the guide's name, title, type and folder, holds "sessions" only); the
+    # guide's score was the factor times its score without it; without both, the guide
+    # comes first
+    miss = kinds.KIND_MISS
     monkeypatch.setattr(kinds, "KIND_MISS", 1.0)
-    assert (
-        paths(SearchIndex.build(entries(*concepts)), "sessions table")[0] == "/tables/sessions.md"
-    )
+    unfactored = SearchIndex.build(entries(*concepts)).search("sessions table", now=NOW)
+    assert [hit.path for hit in unfactored] == ["/tables/sessions.md", "/guides/visits.md"]
+    assert hits[1].score == pytest.approx(miss * unfactored[1].score, rel=1e-3)
     monkeypatch.setattr(scoring, "TITLE_WEIGHT", 0.0)
     assert paths(SearchIndex.build(entries(*concepts)), "sessions table")[0] == "/guides/visits.md"
     assert kinds.kind_words(concepts[0]) == {"table", "tables"}
@@ -273,12 +273,47 @@ def test_a_query_naming_a_whole_type_prefers_that_type_to_others_sharing_its_hea
     ]
     # a query naming only the head noun treats both guides alike
     assert kind_factors(index, "release guide") == [1.0, 1.0, kinds.KIND_MISS]
-    # without the whole-type rule the deployment guide comes first
+    # without the whole-type rule and the type's name the deployment guide comes first
     monkeypatch.setattr(kinds, "KIND_PARTIAL", 1.0)
+    monkeypatch.setattr(index_module, "_type_name", lambda type_: "")
     assert (
         paths(SearchIndex.build(entries(*concepts)), "the decision guide for a release")[0]
         == "/deploy/upgrade.md"
     )
+
+
+def test_a_query_naming_a_rare_type_finds_its_one_concept_in_another_language(monkeypatch):
+    """A type of two words is also indexed as one name ("decisionguide"), which the query's
+    adjacent words match: a term as rare as the type. The one Decision Guide of a bundle,
+    written in Japanese, comes first for "the decision guide for choosing a version",
+    above English guides holding "choosing" and "version" (scalardb: it had been below
+    the top five)."""
+    concepts = [
+        FakeConcept(
+            "/guides/selection.md",
+            title="製品・バージョンの選び方",
+            type="Decision Guide",
+            tags=("version-selection",),
+            body="どのバージョンを参照すべきかを決めるための判断基準。",
+        ),
+        *(
+            FakeConcept(
+                f"/products/{n}/upgrade.md",
+                title=f"Upgrading to version 3.{n}",
+                type="Deployment Guide",
+                body="Choosing a version: read the guide, then the decision table.",
+            )
+            for n in range(8)
+        ),
+    ]
+    # one word, or more than four, is no name of its own
+    assert index_module._type_name("Table") == ""
+    assert index_module._type_name("Decision Guide") == "decisionguide"
+    assert index_module._type_name("A Very Long Type Name Here") == ""
+    query = "the decision guide for choosing a version"
+    assert paths(SearchIndex.build(entries(*concepts)), query)[0] == "/guides/selection.md"
+    monkeypatch.setattr(index_module, "_type_name", lambda type_: "")
+    assert paths(SearchIndex.build(entries(*concepts)), query)[0] != "/guides/selection.md"
 
 
 def test_two_query_words_meet_a_word_the_bundle_writes_as_one():

@@ -147,11 +147,19 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "body": without_footnote_labels(
             without_html_tags(without_fence_info(without_comments(concept.body)))
         ),
-        "kind": f"{concept.type} {folder.replace('/', ' ')}",
+        "kind": f"{concept.type} {_type_name(concept.type)} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
         "title_name": concept.title,
         "file_name": file_name_words(concept.path),
     }
+
+
+def _type_name(type_: str) -> str:
+    """A type of two words or more as one name ("Decision Guide" -> "decisionguide"),
+    which a query naming the whole type matches as two adjacent words do: a term of the
+    type's own rarity, where each word alone is as common as the bundle's text makes it."""
+    words = type_.casefold().split()  # casefolded: no camel-case parts to count again
+    return "".join(words) if 1 < len(words) <= 4 else ""
 
 
 #: Concepts indexed between two releases of their memory-mapped texts' pages.
