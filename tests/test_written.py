@@ -125,3 +125,22 @@ def test_every_typed_tag_reads_as_written(
     assert c.tags == tuple(words)
     reported = sum(isinstance(v, bool) or str(v) != w for v, w in zip(typed, words, strict=True))
     assert len(bundle.warnings) == reported
+
+
+def test_beside_a_repaired_colon_value_tags_still_read_as_written(
+    make_bundle: MakeBundle,
+) -> None:
+    """Docs audit: a frontmatter that loads only with its ': ' value quoted did not
+    compose as written, and its tags went the YAML way (3.10 as 3.1, NO dropped)."""
+    root = make_bundle(
+        {
+            "a.md": "---\ntype: Metric\ntags: [python, 3.10, NO]\n"
+            "description: RAG: search, then paste\n---\nx\n"
+        }
+    )
+    bundle = Bundle.load(root, state_cache=False)
+    concept = bundle.get("a")
+    assert concept.tags == ("python", "3.10", "NO")
+    assert concept.description == "RAG: search, then paste"
+    codes = sorted(w.code for w in bundle.warnings)
+    assert codes == ["unquoted_colon", "unquoted_scalar", "unquoted_scalar"]
