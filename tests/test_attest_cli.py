@@ -101,6 +101,37 @@ def test_attest_reads_the_receipt_from_stdin_and_rejects_bad_json(kb: str) -> No
     assert bad.exit_code == 2 and "is not JSON" in bad.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "stdin", "said"),
+    [
+        (["--receipt", "-"], "{not json", "the receipt - is not JSON"),
+        (["--receipt", "/no/such/receipt.json"], None, "cannot read the receipt"),
+        (["--receipt", "-", "--now", "garbage"], "{}", "'garbage' is not a valid ISO 8601"),
+    ],
+)
+def test_attest_reports_a_bad_receipt_or_now_as_every_failure_is(
+    kb: str, args: list[str], stdin: str | None, said: str
+) -> None:
+    """Docs audit: these printed click's usage block, and nothing on stdout with --json."""
+    base = ["attest", kb, "computations/revenue", "--param", "year=2026", *args]
+    text = run(*base, stdin=stdin)
+    assert text.exit_code == 2
+    assert text.stderr.startswith("error[invalid_argument]: ") and said in text.stderr
+    assert "Usage:" not in text.stderr
+    as_json = run(*base, "--json", stdin=stdin)
+    assert as_json.exit_code == 2
+    error = json.loads(as_json.stdout)["error"]
+    assert error["code"] == "invalid_argument" and said in error["message"]
+
+
+def test_computation_and_attest_take_the_load_options(kb: str) -> None:
+    for command in ("computation", "attest"):
+        shown = run(command, "--help").output
+        assert all(flag in shown for flag in ("--refresh", "--exclude", "--wikilinks"))
+    bound = run("computation", kb, "computations/revenue", "--param", "year=2026", "--refresh")
+    assert bound.exit_code == 0, bound.output
+
+
 def test_serve_runs_nothing_unless_an_executor_and_its_data_are_named(kb: str) -> None:
     result = run("serve", kb, "--data", "orders=orders.csv")
     assert result.exit_code == 2 and "add --executor duckdb" in result.stderr

@@ -54,6 +54,11 @@ def test_the_size_cap_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
     assert result.exit_code == 1
     assert "capped at 5 concepts and this has 29" in result.output
     assert "--semantic-max" in result.output
+    assert result.stderr.startswith("error[semantic_unavailable]: ")
+    as_json = CliRunner().invoke(
+        cli, ["search", EXAMPLE, "x", "--semantic", "--semantic-max", "5", "--json"]
+    )
+    assert json.loads(as_json.stdout)["error"]["code"] == "semantic_unavailable"
 
 
 def test_without_the_extra_semantic_names_the_install_command(tmp_path: Path) -> None:

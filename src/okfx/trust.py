@@ -106,12 +106,13 @@ def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | N
         return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
     text = value.strip()
     if "T" not in text and " " not in text:
-        if not lenient:
-            return None, f"{text!r} is a date, not a datetime with a timezone"
         try:
             day = date.fromisoformat(text)
         except ValueError:
-            return None, f"{text!r} is not a valid ISO 8601 date"
+            what = "date" if lenient else "datetime (write e.g. 2026-06-30T14:00:00Z)"
+            return None, f"{text!r} is not a valid ISO 8601 {what}"
+        if not lenient:
+            return None, f"{text!r} is a date, not a datetime with a timezone"
         return _assumed(datetime(day.year, day.month, day.day, tzinfo=UTC), text)
     try:
         parsed = datetime.fromisoformat(text)

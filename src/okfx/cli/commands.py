@@ -126,8 +126,8 @@ def _enable_semantic(target: Any, max_concepts: int, *, now: bool = False, **opt
         target.enable_semantic(max_concepts=max_concepts, **options)
         if now:
             target.prepare_search()
-    except OKFError as exc:
-        raise click.ClickException(str(exc)) from exc
+    except OKFError:
+        raise  # reported as every failure is: error[code], or its payload with --json
 
 
 def _as_name(text: str) -> str:
@@ -336,7 +336,8 @@ def _bundle_name(func: F) -> F:
         "--bundle",
         "bundle_name",
         metavar="NAME",
-        help="The loaded bundle to use, by name (needed when several are given).",
+        help="The loaded bundle to use, by name (with several: for a path that more than "
+        "one of them holds; search and grep search them all without it).",
     )(func)
 
 

@@ -18,10 +18,10 @@ import click
 from okfx.attest.executor import ComputationSettings
 from okfx.attest.values import from_text
 from okfx.attest.verdict import STALE_POLICIES
-from okfx.cli.commands import _finish, _load, cli
+from okfx.cli.commands import _finish, _load, _load_options, cli
 from okfx.cli.executors import pairs
 from okfx.cli.terminal import json_text, visible_data
-from okfx.errors import OKFError
+from okfx.errors import InvalidArgument, OKFError
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.toolbox import Toolbox
 from okfx.trust import parse_instant
@@ -107,6 +107,7 @@ def render_verdict(payload: dict[str, Any]) -> str:
 @click.argument("bundle")
 @click.argument("path")
 @_params
+@_load_options
 @_json_flag
 def computation(bundle: str, path: str, params: tuple[str, ...], as_json: bool) -> None:
     """Print what an Attested Computation binds to with these values.
@@ -134,11 +135,16 @@ def _receipt(source: str) -> Any:
             with open(source, encoding="utf-8") as handle:
                 text = handle.read()
     except OSError as exc:
-        raise click.UsageError(f"cannot read the receipt {source}: {exc.strerror or exc}") from exc
+        raise InvalidArgument(
+            f"cannot read the receipt {source}: {exc.strerror or exc}; --receipt takes a "
+            "JSON file, or - for standard input"
+        ) from None
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise click.UsageError(f"the receipt {source} is not JSON: {exc}") from exc
+        raise InvalidArgument(
+            f"the receipt {source} is not JSON ({exc}): give the receipt the run wrote"
+        ) from None
 
 
 def _instant(text: str | None) -> datetime | None:
@@ -146,7 +152,7 @@ def _instant(text: str | None) -> datetime | None:
         return None
     when, reason = parse_instant(text)
     if when is None:
-        raise click.UsageError(f"--now {reason}")
+        raise InvalidArgument(f"--now {reason}")
     return when
 
 
@@ -164,6 +170,7 @@ def _instant(text: str | None) -> datetime | None:
     help="Past stale_after: warn, or refuse (fail).",
 )  # fmt: skip
 @click.option("--now", metavar="ISO8601", help="Judge staleness at this instant (default: now).")
+@_load_options
 @_json_flag
 def attest_cmd(
     bundle: str,
