@@ -113,6 +113,21 @@ def test_grep_regex_errors_speak_of_the_command_line() -> None:
     assert "pass regex=false" in tool["error"]["message"]  # the tool's own words, for a model
 
 
+@pytest.mark.parametrize(
+    ("pattern", "said"),
+    [
+        ("DOCKS_AVAILABLE", "match ignoring case (add -i)."),
+        (r"\w+_available", "match as a regular expression (add --regex)."),
+        ("zzzqqq", "try a shorter piece, -i, or okfx search for the words."),
+    ],
+)
+def test_grep_hints_name_options_not_tool_arguments(pattern: str, said: str) -> None:
+    """Docs audit: grep's no-match hints said "pass ignore_case=true" on the command line."""
+    shown = run("grep", EXAMPLE, pattern).stdout
+    assert shown.rstrip().endswith(said)
+    assert "=true" not in shown and "search_concepts" not in shown
+
+
 def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path) -> None:
     """MCP QA: AV-OKF/knowledge and okf-poc/knowledge stopped okfx serve before an MCP
     client could connect (it saw "Connection closed"). Each is now named by its parent
