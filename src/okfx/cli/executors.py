@@ -47,7 +47,8 @@ def executor_options(func: F) -> F:
                 "data",
                 multiple=True,
                 metavar="TABLE=FILE",
-                help="A data file the executor loads as TABLE (repeatable; csv, parquet, json).",
+                help="A data file the executor loads as TABLE (repeatable; csv, tsv, "
+                "parquet, json, jsonl).",
             ),
             click.option(
                 "--stale-policy",
