@@ -144,3 +144,65 @@ def test_an_unknown_id_in_a_list_names_its_own_line(make_bundle) -> None:
     bundle = Bundle.load(make_bundle({"a.md": text}), state_cache=False)
     (warning,) = bundle.warnings
     assert warning.code == "unknown_id" and warning.message.endswith("(line 6)")
+
+
+IDS = {
+    "vsync.md": concept("Note", "A.\n", id="w.vsync"),
+    "vsync_copy.md": concept("Note", "B.\n", id="w.vsync"),
+    "tree.md": concept("Note", "C.\n", id="w.tree"),
+    "anim.md": concept(
+        "Note", "See [x](/gone.md).\n", related="[w.vsync, w.tre, w.tree, w.zzzzzz_unlike]"
+    ),
+}
+
+
+def test_relation_ids_that_draw_no_edge_are_unresolved_links_of_their_concept(
+    make_bundle,
+) -> None:
+    """Viewer QA: the Unresolved list of a concept said "none" beside two unknown ids and
+    one ambiguous id, which only the problems named."""
+    bundle = Bundle.load(make_bundle(IDS), state_cache=False)
+    found = [(u.ref.value, u.code, u.paths) for u in bundle.unresolved_ids("anim")]
+    assert found == [
+        ("w.vsync", "ambiguous_id", ("/vsync.md", "/vsync_copy.md")),
+        ("w.tre", "unknown_id", ("/tree.md",)),
+        ("w.zzzzzz_unlike", "unknown_id", ()),
+    ]
+    assert bundle.unresolved_ids("tree") == [] and bundle.unresolved_ids("nothing") == []
+    payload = Toolbox(bundle).get_neighbors(path="anim")
+    unresolved = payload["unresolved"]
+    assert [e.get("path") for e in unresolved] == ["/gone.md", None, None, None]
+    assert unresolved[1] == {
+        "id": "w.vsync",
+        "field": "related",
+        "text": "w.vsync",
+        "line": 3,  # related: is the file's third line
+        "exists": False,
+        "reason": "ambiguous_id",
+        "candidates": ["/vsync.md", "/vsync_copy.md"],
+    }
+    assert unresolved[2]["did_you_mean"] == "/tree.md" and "did_you_mean" not in unresolved[3]
+    assert payload["total"]["unresolved"] == 4
+    # paged with the links: the second page of one starts at the ambiguous id
+    second = Toolbox(bundle).get_neighbors(path="anim", limit=1, offset=1)
+    assert [e["id"] for e in second["unresolved"]] == ["w.vsync"]
+
+
+def test_the_cli_and_the_viewer_list_unresolved_ids(make_bundle) -> None:
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    root = make_bundle(IDS)
+    shown = CliRunner().invoke(cli, ["neighbors", str(root), "anim"]).output
+    assert "Unresolved links (4)" in shown
+    assert "id w.vsync (ambiguous_id)" in shown and "/vsync.md or /vsync_copy.md" in shown
+    assert "id w.tre (unknown_id)" in shown
+    starlette = pytest.importorskip("starlette.testclient")
+    from okfx.web import create_app
+
+    app = create_app(Bundle.load(root, "kb", state_cache=False))
+    html = starlette.TestClient(app, base_url="http://127.0.0.1").get("/b/kb/c/anim.md").text
+    assert '<h2 id="links-broken">Unresolved <span class="n">4</span></h2>' in html
+    assert '<code>w.tre</code> <span class="quiet">no concept declares this id</span>' in html
+    assert 'declared by <a href="/b/kb/c/vsync.md">/vsync.md</a>' in html

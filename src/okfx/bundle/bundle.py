@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from okfx.bundle.budget import CAP_CODES
-from okfx.bundle.idlinks import declared_paths, link_ids
+from okfx.bundle.idlinks import UnresolvedId, declared_paths, link_ids, unresolved_ids
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
@@ -223,7 +223,7 @@ class Bundle:
         self._search_index: Index | None = None
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
-        self._declared_ids: dict[str, str] | None = None  # producer id -> path, unique ids
+        self._declared_ids: dict[str, list[str]] | None = None  # producer id -> its paths
         self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
         self._name_words: WordIndex | None = None  # built on first use
         self._skip: frozenset[str] = frozenset()  # excluded .md files: files, not concepts
@@ -839,12 +839,24 @@ class Bundle:
         """The one concept whose producer ``id`` key is ``canon`` less its leading ``/``
         (``flutter.stateful_widget``, as relation keys name concepts: okfx.bundle.idlinks),
         or None; only when no path matched, and never an id two concepts declare."""
+        paths = self._declared().get(canon[1:])
+        return self._concepts.get(paths[0]) if paths and len(paths) == 1 else None
+
+    def _declared(self) -> dict[str, list[str]]:
+        """Each producer ``id`` the concepts declare, and the paths declaring it."""
         ids = self._declared_ids
         if ids is None:  # two threads may both build it: the results are equal
-            declared = declared_paths(self._concepts).items()
-            ids = self._declared_ids = {key: paths[0] for key, paths in declared if len(paths) == 1}
-        path = ids.get(canon[1:]) if ids else None
-        return None if path is None else self._concepts.get(path)
+            ids = self._declared_ids = declared_paths(self._concepts)
+        return ids
+
+    def unresolved_ids(self, path: object) -> list[UnresolvedId]:
+        """The relation values of the concept at ``path`` that name an id and draw no
+        edge (``unknown_id``, ``ambiguous_id``: okfx.bundle.idlinks), in its order; ``[]``
+        for a path that is no concept, or a concept that names no id."""
+        concept = self.get(path)
+        if not isinstance(concept, Concept) or not concept.id_refs:
+            return []
+        return unresolved_ids(concept, self._declared())
 
     def _nfc_paths(self) -> dict[str, str]:
         index = self._nfc

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from difflib import get_close_matches
+from typing import NamedTuple
 
 from okfx.bundle.conventions import with_line
 from okfx.bundle.stored import relinked
 from okfx.model import Concept, IdRef, Link
 
-__all__ = ["CLOSE_IDS_AMONG", "declared_paths", "link_ids"]
+__all__ = ["CLOSE_IDS_AMONG", "UnresolvedId", "declared_paths", "link_ids", "unresolved_ids"]
 
 #: Close ids are looked for among at most this many declared ids (a difflib scan per
 #: unknown id); a bigger bundle reports its unknown ids without them.
@@ -41,6 +42,16 @@ CLOSE_IDS_AMONG = 5_000
 _CLOSE_LOOKUPS = 200
 
 Warn = Callable[[str, str, str], None]
+
+
+class UnresolvedId(NamedTuple):
+    """A relation value that names an id and draws no edge: ``code`` ``unknown_id`` (no
+    concept declares it; ``paths``: the concepts of up to three close ids, each declared
+    once) or ``ambiguous_id`` (``paths``: the concepts that declare it)."""
+
+    ref: IdRef
+    code: str
+    paths: tuple[str, ...]
 
 
 def link_ids(concepts: dict[str, Concept], warn: Warn) -> tuple[dict[str, Concept], frozenset[str]]:
@@ -80,6 +91,25 @@ def link_ids(concepts: dict[str, Concept], warn: Warn) -> tuple[dict[str, Concep
         if added:
             out[concept.path] = relinked(concept, (*concept.links, *added))
     return out, frozenset(concept.path for concept in holders)
+
+
+def unresolved_ids(concept: Concept, declared: Mapping[str, list[str]]) -> list[UnresolvedId]:
+    """The relation values of ``concept`` that name an id and draw no edge, in its order,
+    as :func:`link_ids` reports them (none in a bundle that declares no id), for the
+    views that list a concept's unresolved links (viewer QA: its Unresolved list read
+    "none" beside two unknown ids)."""
+    if not declared:
+        return []
+    out: list[UnresolvedId] = []
+    for ref in concept.id_refs:
+        paths = declared.get(ref.value)
+        if paths is None:
+            close = _close(ref.value, declared) if len(declared) <= CLOSE_IDS_AMONG else []
+            meant = tuple(declared[c][0] for c in close if len(declared[c]) == 1)
+            out.append(UnresolvedId(ref, "unknown_id", meant))
+        elif len(paths) > 1:
+            out.append(UnresolvedId(ref, "ambiguous_id", tuple(paths)))
+    return out
 
 
 def declared_paths(concepts: Mapping[str, Concept]) -> dict[str, list[str]]:

@@ -404,14 +404,14 @@ def neighbors(payload: dict[str, Any]) -> str:
         if not edges:
             lines.append(_dim("  none"))
             continue
-        meant = any(e.get("did_you_mean") for e in edges)  # unresolved links only
+        meant = any(e.get("did_you_mean") or e.get("candidates") for e in edges)  # unresolved
         body = table(
             # an unresolved link has no page to title: its text is shown
             ["PATH", "TEXT" if key == "unresolved" else "TITLE", "VIA"]
             + (["DID YOU MEAN"] if meant else []),
-            [[str(e.get("path")), _edge_name(e, key),
+            [[_edge_end(e), _edge_name(e, key),
               f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
-             + ([str(e.get("did_you_mean") or "")] if meant else [])
+             + ([_meant(e)] if meant else [])
              for e in edges],
             [badges(e) for e in edges],
         )  # fmt: skip
@@ -432,6 +432,16 @@ def neighbors(payload: dict[str, Any]) -> str:
     if payload.get("next_offset") is not None:
         lines += ["", _dim(f"More links: --offset {payload['next_offset']}")]
     return "\n".join(lines)
+
+
+def _edge_end(edge: dict[str, Any]) -> str:
+    """An edge's other end: its path, or the id a relation value names (unresolved)."""
+    return str(edge["path"]) if "path" in edge else f"id {edge.get('id')} ({edge.get('reason')})"
+
+
+def _meant(edge: dict[str, Any]) -> str:
+    """What an unresolved edge likely meant: a path, or the concepts declaring its id."""
+    return str(edge.get("did_you_mean") or " or ".join(edge.get("candidates") or ()))
 
 
 def _counted(payload: dict[str, Any], key: str, shown: int) -> str:

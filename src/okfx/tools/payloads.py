@@ -16,6 +16,7 @@ from urllib.parse import unquote
 
 from okfx.attest.sqltext import dialect_for
 from okfx.bundle.fields import source_resource
+from okfx.bundle.idlinks import UnresolvedId
 from okfx.errors import NotFound, OKFError
 from okfx.model import Computation, Concept, Generated, Link, Parameter, Source
 from okfx.tools.caps import (
@@ -41,6 +42,7 @@ __all__ = [
     "continuation_header",
     "error_payload",
     "generated_on",
+    "id_payload",
     "internal_error",
     "iso",
     "jsonable",
@@ -454,6 +456,31 @@ def link_payload(link: Link, target_meta: dict[str, Any] | None, other_end: str)
     if target_meta:
         out.update(target_meta)
     return out
+
+
+def id_payload(found: UnresolvedId) -> dict[str, Any]:
+    """A relation value naming an id that draws no edge, as an unresolved link of its
+    concept: the ``id`` in place of a path, and why (``reason``: ``unknown_id``, with the
+    concept of the closest id as ``did_you_mean``; ``ambiguous_id``, with the concepts
+    declaring it as ``candidates``)."""
+    ref = found.ref
+    out: dict[str, Any] = {
+        "id": clip(ref.value, LABEL_CHARS),
+        "field": ref.field,
+        "text": clip(ref.value, LABEL_CHARS),
+        "line": ref.line or None,
+        "exists": False,
+        "reason": found.code,
+    }
+    if found.code == "ambiguous_id":
+        out["candidates"] = list(found.paths[:ID_CANDIDATES])
+    elif found.paths:
+        out["did_you_mean"] = found.paths[0]
+    return out
+
+
+#: Concepts named as ``candidates`` of an id several declare.
+ID_CANDIDATES = 5
 
 
 def internal_error(tool: str) -> dict[str, Any]:

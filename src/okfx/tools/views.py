@@ -54,6 +54,7 @@ from okfx.tools.payloads import (
     concept_header,
     concept_row,
     continuation_header,
+    id_payload,
     link_payload,
 )
 from okfx.tools.prompt import index_summary
@@ -737,12 +738,18 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
         totals[name] = len(items)
         return items[offset : offset + limit]
 
-    def edges(links: tuple[Link, ...], outbound: bool, name: str) -> list[dict[str, Any]]:
+    def edges(
+        links: tuple[Link, ...], outbound: bool, name: str, ids: Sequence[dict[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
         merged: dict[tuple[str, str], Link] = {}
         for link in links:  # one edge per other end and field, in link order
             merged.setdefault((link.target if outbound else link.source, link.field), link)
         out: list[dict[str, Any]] = []
-        for (other, _), link in page(name, list(merged.items())):
+        for item in page(name, [*merged.items(), *ids]):  # ids unresolved after the links
+            if isinstance(item, dict):
+                out.append(item)
+                continue
+            (other, _), link = item
             entry = link_payload(link, meta(other), other)
             if name == "unresolved":
                 missing = _missing_folder(b, other)
@@ -767,7 +774,12 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
         {
             "outbound": edges(around.outbound, True, "outbound"),
             "backlinks": edges(around.backlinks, False, "backlinks"),
-            "unresolved": edges(around.unresolved, True, "unresolved"),
+            "unresolved": edges(
+                around.unresolved,
+                True,
+                "unresolved",
+                [id_payload(u) for u in b.unresolved_ids(doc.path)],
+            ),
         }
     )
     listed = page("listed_in", list(b.listed_in(doc.path)))

@@ -189,6 +189,7 @@ def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
             edge["url"] = view.url_of(edge["path"]) if key != "unresolved" else None
             meant = edge.get("did_you_mean")
             edge["meant_url"] = view.url_of(meant) if meant else None
+            edge["candidate_urls"] = [(p, view.url_of(p)) for p in edge.get("candidates") or ()]
     leaving = payload.get("leaves_bundle") or []
     payload["leaves_bundle_count"] = len(leaving)
     payload["leaves_bundle"] = leaving[:MAX_LISTED]
