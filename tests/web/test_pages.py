@@ -1172,3 +1172,30 @@ def test_the_problems_page_names_what_a_broken_link_meant(make_bundle: MakeBundl
     meant = re.search(r'<span class="meant">did you mean <a href="([^"]+)">([^<]+)</a>', html)
     assert meant is not None and meant.group(2) == "/tables/trips.md"
     assert app.get(meant.group(1)).status_code == 200
+
+
+def test_graph_edges_show_their_direction_and_the_field_they_come_from(
+    make_bundle: MakeBundle,
+) -> None:
+    """Viewer QA: edges were plain lines, a body link and a `prerequisites` id alike, and
+    the current depth looked like the other depth's link."""
+    root = make_bundle(
+        {
+            "a.md": concept("Note", "See [b](b.md).\n", id="k.a"),
+            "b.md": concept("Note", "B.\n", id="k.b", prerequisites="[k.c]"),
+            "c.md": concept("Note", "C.\n", id="k.c"),
+        }
+    )
+    app = create_app(Bundle.load(root, "kb", state_cache=False))
+    html = TestClient(app, base_url=LOCAL).get("/b/kb/graph?path=/b.md&depth=1").text
+    titles = re.findall(
+        r"<line class=\"edge([^\"]*)\"[^>]*marker-end=\"url\(#([a-z-]+)\)\"><title>([^<]+)</title>",
+        html,
+    )
+    assert sorted(titles) == [
+        ("", "arrow-root", "a → b (via body)"),
+        (" relation", "arrow", "b → c (via prerequisites)"),
+    ]
+    assert '<marker id="arrow"' in html and '<marker id="arrow-root"' in html
+    assert '<strong aria-current="true">1</strong>' in html  # the depth shown is no link
+    assert re.search(r'<a href="[^"]*depth=2[^"]*">2</a>', html)

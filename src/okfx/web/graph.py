@@ -47,7 +47,9 @@ class Node:
 @dataclass(frozen=True, slots=True)
 class Graph:
     nodes: list[Node]
-    edges: list[tuple[int, int]]
+    #: ``(from, to, via)``: node indexes, and the fields the links come from ("body",
+    #: "related", ...), so the page draws each edge's direction and names its kind.
+    edges: list[tuple[int, int, str]]
     truncated: bool  # more nodes were reachable than drawn
     legend: list[tuple[str, str]]  # (type, colour class) for the types drawn
     box: tuple[float, float, float, float]  # the SVG viewBox
@@ -84,7 +86,7 @@ def _finish(
     palette = colours(view)
     index = {path: at for at, (path, *_rest) in enumerate(placed)}
     nodes: list[Node] = []
-    edges: set[tuple[int, int]] = set()
+    edges: dict[tuple[int, int], dict[str, None]] = {}  # each edge's fields, in link order
     for path, depth, x, y in placed:
         doc = b.get(path)
         if isinstance(doc, Concept):
@@ -92,18 +94,17 @@ def _finish(
                 path, doc.title, doc.type, doc.status, doc.is_stale(now), depth,
                 palette.get(doc.type, "c-other"), urls.concept(b.name, path), x, y,
             )  # fmt: skip
-            for link in doc.links:
-                other = index.get(link.target)
-                if other is not None and other != index[path] and len(edges) < MAX_EDGES:
-                    edges.add((index[path], other))
         else:
             node = Node(path, _label(path), _kind(doc), "", False, depth, "c-other",
                         urls.concept(b.name, path), x, y)  # fmt: skip
-            if doc is not None:
-                for link in doc.links:
-                    other = index.get(link.target)
-                    if other is not None and other != index[path]:
-                        edges.add((index[path], other))
+        capped = isinstance(doc, Concept)  # a reserved file's few links are all drawn
+        for link in doc.links if doc is not None else ():
+            other = index.get(link.target)
+            if other is None or other == index[path]:
+                continue
+            key = (index[path], other)
+            if key in edges or not capped or len(edges) < MAX_EDGES:
+                edges.setdefault(key, {})[link.field] = None
         nodes.append(node)
     seen = {n.type for n in nodes}
     legend = [(kind, cls) for kind, cls in palette.items() if kind in seen]
@@ -113,7 +114,8 @@ def _finish(
     ys = [n.y for n in nodes] or [0.0]
     pad = 90.0
     box = (min(xs) - pad, min(ys) - pad, max(xs) - min(xs) + 2 * pad, max(ys) - min(ys) + 2 * pad)
-    return Graph(nodes, sorted(edges), truncated, legend, box)
+    drawn = [(s, t, ", ".join(fields)) for (s, t), fields in sorted(edges.items())]
+    return Graph(nodes, drawn, truncated, legend, box)
 
 
 def _label(path: str) -> str:
