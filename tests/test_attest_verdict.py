@@ -253,3 +253,14 @@ def test_any_changed_token_fails_provenance(bound: Bound, data: st.DataObject) -
     pieces[index] = new
     verdict = attest(bound, receipt(" ".join(pieces)), now=NOW)
     assert {c.name: c.status for c in verdict.checks}["provenance"] == "fail"
+
+
+def test_a_receipt_that_stops_early_differs_where_its_text_ends(bound: Bound) -> None:
+    """QA: the difference of a cut-short receipt read "line 0, column 0"."""
+    cut = REVENUE_SQL[: REVENUE_SQL.index("WHERE")].rstrip() + "\n\n"
+    verdict = attest(bound, receipt(cut), now=NOW)
+    assert verdict.difference is not None
+    last = cut.rstrip().splitlines()
+    assert (verdict.difference.line, verdict.difference.column) == (len(last), len(last[-1]) + 1)
+    assert verdict.difference.found == "the end of the statement"
+    assert f"line {len(last)}, column {len(last[-1]) + 1}" in verdict.difference.message

@@ -28,13 +28,13 @@ class Difference:
 
     expected: str  # what the binding has there ("the end of the statement" past its end)
     found: str  # what the receipt has there
-    line: int  # 1-based, in the receipt's text
+    line: int  # 1-based, in the receipt's text (just past its end when it stops early)
     column: int
     after: str  # the canonical tokens just before, to find the place
 
     @property
     def message(self) -> str:
-        where = f"line {self.line}, column {self.column}" if self.line else "the end"
+        where = f"line {self.line}, column {self.column}"
         after = f" after `{self.after}`" if self.after else ""
         return f"first difference at {where}{after}: expected {self.expected}, found {self.found}"
 
@@ -69,7 +69,9 @@ def _shown(tokens: list[Token], i: int, width: int = 1) -> str:
 
 
 def _difference(text: str, got: list[Token], j: int, expected: str, found: str) -> Difference:
-    line, column = _position(text, got[j].start) if j < len(got) else (0, 0)
+    # A receipt that stops early differs where its text ends (QA: "line 0, column 0").
+    at = got[j].start if j < len(got) else len(text.rstrip())
+    line, column = _position(text, at)
     after = canonical_text(got[max(0, j - _CONTEXT_TOKENS) : j])
     return Difference(expected, found, line, column, after)
 
