@@ -212,6 +212,11 @@ def test_resources_are_capped_and_binary_is_refused(make_bundle: MakeBundle) -> 
     assert "read_resource(path='/big.sql', offset=65530)" in big["truncation"]
     rest = box.read_resource(path="big.sql", offset=big["next_offset"] * 3)
     assert rest["truncated"] is False and rest["next_offset"] is None
+    # past the end, the notice names the offset given (it had named the file's end)
+    past = box.read_resource(path="big.sql", offset=10**6)
+    assert past["notice"].startswith("offset 1000000 is past the end of the file (200000 bytes)")
+    at_end = box.read_resource(path="big.sql", offset=200_000)["notice"]
+    assert at_end.startswith("offset 200000 is at the end of the file")
     assert (
         big["text"] + box.read_resource(path="big.sql", offset=65530)["text"][:10]
         == ("select 1;\n" * 20_000)[: 65530 + 10]

@@ -918,7 +918,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         head, size = read_head(b.open_file(canon), cap + _LEAD, start)
     except OSError as exc:
         raise Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon) from None
-    start = min(start, size)
+    asked, start = start, min(start, size)
     # An offset inside a character (not one okfx gave) moves on to the next character.
     lead = _continuation_bytes(head[:_LEAD]) if start else 0
     start, head = start + lead, head[lead : lead + cap]
@@ -953,8 +953,9 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
             f"{_where(box, b)}, offset={end}) for the rest]"
         )
     elif start and not text:
+        where = "at the end" if asked == start else "past the end"
         payload["notice"] = (
-            f"offset {start} is at the end of the file ({size} bytes): nothing is left to "
+            f"offset {asked} is {where} of the file ({size} bytes): nothing is left to "
             "read; call with offset=0 to read from the start."
         )
     payload.update(
