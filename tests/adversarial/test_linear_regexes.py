@@ -207,6 +207,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
             rep("\t", "~~~ ", "`"),
         ],
     ),
+    "okfx.bundle.fields._ACTOR_WORD": ("scan", [rep("a"), rep("a_"), rep("a ")]),
     "okfx.bundle.fields._FENCE_CLOSE": (
         "match",
         [rep("`", tail="x"), rep(" ", "~~~", "x"), rep("~", tail=" x")],

@@ -40,7 +40,11 @@ def test_each_bad_entry_says_what_it_is_on_its_line(make_bundle: MakeBundle) -> 
             "verified[1] has no 'by' (spec §5.2: each event has by and at); entry ignored",
         ),
         ("at: whenever", "verified[2].at 'whenever' is not a valid ISO 8601 date; ignored"),
-        ("- by: owner", "verified[3].by 'owner' is not an actor; entry ignored"),
+        (
+            "- by: owner",
+            "verified[3].by 'owner' is not an actor (spec §7: human:<id>, process:<id> or "
+            "producer/version, e.g. human:owner); entry ignored",
+        ),
         (
             "- https://example.com/bare",
             "sources[0] is a string, not a mapping: read as "

@@ -28,6 +28,8 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]", re.M)
 # "```abc...`" between the marker, the language and the rest: cubic time (issue 16).
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)[ \t]*+([^`\s]*+)[^\n`]*+$")
 _FENCE_CLOSE = re.compile(r"^ {0,3}(`{3,}+|~{3,}+)[ \t]*+$")
+#: The words of a name an actor id is made of (letters and digits, any script).
+_ACTOR_WORD = re.compile(r"[^\W_]+")
 
 
 def _text(value: Any) -> str | None:
@@ -212,7 +214,7 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
             # a name written as text ("Tiago Forte", the author of a book) is kept.
             kept = _text(author) if isinstance(author, str) else None
             how = "kept as written" if kept else "ignored"
-            message = f"{name}.author {author!r} is not an actor (spec §7); {how}"
+            message = f"{name}.author {author!r} is not an actor{_actor_hint(author)}; {how}"
             report.append(("invalid_field", message, f"{name}.author"))
             author = kept or None
         modified = entry.get("last_modified")
@@ -235,6 +237,14 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     return tuple(out)
 
 
+def _actor_hint(value: object) -> str:
+    """What an actor looks like (spec §7), with the value written as one when it is a
+    name: "Tiago Forte" -> ``human:tiago-forte`` (QA: the message named no fix)."""
+    slug = "-".join(_ACTOR_WORD.findall(value.casefold())) if isinstance(value, str) else ""
+    example = f"human:{slug[:60]}" if slug else "human:<id>"
+    return f" (spec §7: human:<id>, process:<id> or producer/version, e.g. {example})"
+
+
 def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
     """``generated`` with what could be read of it; None when nothing could."""
     value = fm.get("generated")
@@ -254,7 +264,7 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
         message = "generated has no 'by' (spec §5.2 requires an actor)"
         report.append(("invalid_field", message, "generated"))
     elif not is_valid_actor(by):
-        message = f"generated.by {by!r} is not an actor (spec §7)"
+        message = f"generated.by {by!r} is not an actor{_actor_hint(by)}"
         report.append(("invalid_field", message, "generated.by"))
         by = None
     at = _instant(value["at"], "generated.at", report) if value.get("at") is not None else None
@@ -279,7 +289,7 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
             report.append(("invalid_field", message, name))
             continue
         if not isinstance(by, str) or not is_valid_actor(by):
-            message = f"{name}.by {by!r} is not an actor; entry ignored"
+            message = f"{name}.by {by!r} is not an actor{_actor_hint(by)}; entry ignored"
             report.append(("invalid_field", message, f"{name}.by"))
             continue
         at = entry.get("at")
