@@ -121,4 +121,4 @@ def test_a_repaired_concept_keeps_its_whole_frontmatter(make_bundle: MakeBundle)
     payload = Toolbox(bundle).read_concept(path="a")
     assert payload["extensions"] == {"id": "demo.a", "prerequisites": ["demo.b"]}
     shown = render.report(validate(bundle))
-    assert "a value holding ': ' must be quoted" in shown and shown.count("(line 5)") == 1
+    assert "a.md:5: a value holding ': ' must be quoted" in shown and "(line 5)" not in shown
