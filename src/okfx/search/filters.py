@@ -234,12 +234,20 @@ _NOTICES = {
 }
 
 
-def hidden_notice(hidden: dict[str, int]) -> str:
+#: The filters a caller chose (the others hide by default: deprecated, stale).
+CHOSEN = frozenset({"bundle", "directory", "type", "tags", "trust_tier", "status", "fresh"})
+
+
+def hidden_notice(hidden: dict[str, int], chosen: bool = True) -> str:
     """One sentence naming what the filters hid, e.g. "2 deprecated matches hidden;
-    pass include_deprecated=true to see them." Empty when nothing was hidden."""
+    pass include_deprecated=true to see them." Empty when nothing was hidden.
+    ``chosen=False`` leaves out what the filters the caller chose hid (:data:`CHOSEN`):
+    said on every scoped call that found something, "1175 matches outside the directory
+    hidden" is noise that may lead an agent to widen the filter (QA); the counts stay in
+    ``hidden``, and a call that found nothing still names them."""
     parts = []
     for name in FILTER_ORDER:
         n = hidden.get(name, 0)
-        if n:
+        if n and (chosen or name not in CHOSEN):
             parts.append(_NOTICES[name].format(n=n, matches="match" if n == 1 else "matches"))
     return ("; ".join(parts) + ".") if parts else ""

@@ -87,7 +87,7 @@ class GrepResults(Sequence[GrepMatch]):
         self.concepts = concepts
         self.truncated = truncated
         self.hidden = dict(hidden)
-        notes = [hidden_notice(hidden)] if hidden else []
+        notes = [hidden_notice(hidden, chosen=not matches)] if hidden else []
         if truncated:
             notes.append(
                 f"Showing the first {len(self.matches)} matches; {concepts} concepts match. "

@@ -351,7 +351,7 @@ class HybridRanker:
                 counted[verdict] = counted.get(verdict, 0) + 1
         for verdict, n in counted.items():
             hidden[verdict] = max(hidden.get(verdict, 0), n)
-        notice = f"{hidden_notice(hidden)} {read_as(meanings)}".strip()
+        notice = f"{hidden_notice(hidden, chosen=not hits)} {read_as(meanings)}".strip()
         return SearchResults(query, hits, hidden, notice, "hybrid")
 
     def _dense(

@@ -419,7 +419,7 @@ class SearchIndex:
         ranked = [(score, doc) for score, _, doc in scored.hits]
         hits = self.build_hits(query, ranked, scored.now, analysed=analysed)
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
-        return SearchResults(query, hits, hidden, hidden_notice(hidden))
+        return SearchResults(query, hits, hidden, hidden_notice(hidden, chosen=not hits))
 
     def missing_words(self, query: str) -> tuple[str, ...]:
         """The query's words that no concept of the index holds in any form (the typed

@@ -135,7 +135,7 @@ class LiveIndex:
             for neg, _, doc, part in order
         ]
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
-        return SearchResults(query, hits, hidden, hidden_notice(hidden))
+        return SearchResults(query, hits, hidden, hidden_notice(hidden, chosen=not hits))
 
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
         """As :meth:`SearchIndex.scored`, over the base (part 0, less what was dropped)

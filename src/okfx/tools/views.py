@@ -266,7 +266,7 @@ def list_rows(
         rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
         total += chosen.total
     start = min(offset_, total)
-    notice = hidden_notice(hidden)
+    notice = hidden_notice(hidden, chosen=not rows)
     if not rows and offset_ and total:
         notice = " ".join(filter(None, [notices.past_last_row(offset_, total), notice]))
     payload = {
