@@ -1,5 +1,5 @@
-"""search_concepts shows a page kept once per release as one hit (``other_versions``);
-the ranking underneath still returns every copy."""
+"""search_concepts shows a page kept once per release as one hit (``other_versions``),
+through the tool and ``okfx search``; the ranking underneath still returns every copy."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import MakeBundle, concept
 from okfx import Bundle, Toolbox
+from okfx.cli.commands import cli
 
 GUIDE = "How replication works: the replication log, replication lag and replication slots."
 RELEASES = ["3.9", "3.10", "3.11", "3.12"]
@@ -65,3 +67,16 @@ def test_an_unversioned_bundle_gets_no_version_fields(make_bundle: MakeBundle) -
     payload = Toolbox(Bundle.load(root)).search_concepts(query="replication report")
     assert sorted(h["path"] for h in payload["hits"]) == ["/2023/report.md", "/2024/report.md"]
     assert "other_versions" not in json.dumps(payload)
+
+
+def test_okfx_search_names_the_other_releases_under_the_hit(versioned: Path) -> None:
+    runner = CliRunner()
+    text = runner.invoke(cli, ["search", str(versioned), "replication guide", "--limit", "3"])
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[0].startswith(" 1. Replication guide")
+    # under the first hit, before the second
+    assert "also 3.11, 3.10, 3.9" in [line.strip() for line in lines[1:4]]
+    assert text.output.count("also ") == 1
+    raw = runner.invoke(cli, ["search", str(versioned), "replication guide", "--json"])
+    assert json.loads(raw.output)["hits"][0]["other_versions"][0].endswith("/3.11/replication.md")
