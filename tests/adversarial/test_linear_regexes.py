@@ -313,6 +313,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.snippets._BLOCK": ("match", [rep("1"), rep("-"), rep("#")]),
     "okfx.search.snippets._ITEM": ("match", [rep("1"), rep("-")]),
     "okfx.search.acronyms._ACRONYM": ("fullmatch", [rep("A", tail="s!"), rep("As")]),
+    "okfx.search.versions._VERSION": (
+        "fullmatch",
+        [rep("1.", tail="a"), rep(".1", "v1", "a"), rep(".x", "1", "."), rep("1"), rep("v")],
+    ),
     "okfx.search.suggest._SEPARATORS": ("scan", [rep("_"), rep("a_"), rep(" "), rep("a")]),
     "okfx.search.suggest._LETTERS": ("scan", [rep("a"), rep("a1"), rep("é_")]),
     "okfx.search.suggest._CAMEL_PARTS": ("scan", [rep("A"), rep("Ab"), rep("a"), rep("AB", "c")]),

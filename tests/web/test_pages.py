@@ -650,6 +650,21 @@ def test_links_keep_their_heading_across_pages_and_wikilinks_are_links(
     assert "see [[to]], [[notes/to#Two words|the words]], [[nowhere]]" in plain
 
 
+def test_search_links_the_other_releases_of_a_page_it_shows_once(make_bundle: MakeBundle) -> None:
+    guide = concept("Guide", "How replication works.", title="Replication guide")
+    root = make_bundle({f"db/1.{n}/replication.md": guide for n in range(12)})
+    client = TestClient(create_app(Bundle.load(root, "v")), base_url=LOCAL)
+    html = client.get("/search?q=replication").text
+    assert html.count('class="hit row') == 1
+    assert re.search(r'<a class="primary" href="/b/v/c/db/1.11/replication.md">', html)
+    also = re.search(r'<p class="quiet versions">(.*?)</p>', html)
+    assert also, html
+    shown = re.findall(r'<a href="([^"]+)">([^<]+)</a>', also.group(1))
+    assert [version for _, version in shown] == [f"1.{n}" for n in range(10, 0, -1)]
+    assert also.group(1).endswith(" and 1 more")  # 1.0, past the ten named
+    assert all(client.get(url).status_code == 200 for url, _ in shown)
+
+
 def test_search_marks_a_chinese_term_wherever_it_is(make_bundle: MakeBundle) -> None:
     root = make_bundle(
         {

@@ -21,6 +21,7 @@ from okfx.cli.terminal import columns, cut_columns, visible
 from okfx.errors import OKFError
 from okfx.search.scoring import CONFIDENT
 from okfx.search.snippets import cut_line
+from okfx.search.versions import other_versions
 from okfx.tools.display import quoted
 from okfx.tools.notices import reworded
 
@@ -246,7 +247,22 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
         if hit.get("snippet"):
             snippet = " ".join(str(hit["snippet"]).split())
             lines.append("    " + _cut_around(snippet, 100, map(str, hit.get("matched") or ())))
+        lines += _also(hit)
     return "\n".join(lines + _notice(payload))
+
+
+#: Other versions of a folded hit that ``okfx search`` names before "and N more".
+ALSO_VERSIONS = 5
+
+
+def _also(hit: dict[str, Any]) -> list[str]:
+    """The line under a hit that folded other versions of its page: ``also 3.12, 3.11``."""
+    named, more = other_versions(hit)
+    if not named:
+        return []
+    more += max(len(named) - ALSO_VERSIONS, 0)
+    said = ", ".join(version for version, _ in named[:ALSO_VERSIONS])
+    return ["    " + _dim(f"also {said}" + (f" and {more} more" if more else ""))]
 
 
 def grep(payload: dict[str, Any], several: bool | None = None) -> str:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote, unquote
@@ -32,6 +33,7 @@ from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadabl
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
 from okfx.search.suggest import closest
+from okfx.search.versions import fold_versions
 from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -302,10 +304,10 @@ def search(
     text = _text(query, "query", max_len=MAX_QUERY_CHARS) or ""
     name = _text(bundle, "bundle", optional=True)
     named = _bundle(box, name) if name is not None else None
-    results = box.manager.search(
+    ranked = partial(
+        box.manager.search,
         text,
         bundle=name,
-        limit=_int(limit, "limit", 1, 50),
         type=type_,
         tags=tags,
         directory=directory,
@@ -314,7 +316,7 @@ def search(
         include_stale=include_stale,
         now=box.now(),
     )
-    payload: dict[str, Any] = results.to_dict()
+    payload = _folded(ranked, text, _int(limit, "limit", 1, MAX_HITS))
     for hit in payload["hits"]:
         hit.update(
             title=clip(hit["title"], TITLE_CHARS),
@@ -378,6 +380,24 @@ def search(
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
     _event(found=bool(kept), query=text, hits=kept)
+    return payload
+
+
+#: The most hits one search returns (the ``limit`` of search_concepts is clamped to it).
+MAX_HITS = 50
+
+
+def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]:
+    """The search's result with version siblings folded into one hit each
+    (:func:`~okfx.search.versions.fold_versions`). A full page that folding shortened is
+    searched once more, three times as deep (at most :data:`MAX_HITS`), and cut to
+    ``limit``: ten hits asked for are then up to ten pages, not ten copies of three."""
+    payload: dict[str, Any] = ranked(limit=limit).to_dict()
+    raw = len(payload["hits"])
+    payload["hits"] = fold_versions(payload["hits"], text)
+    if len(payload["hits"]) < raw == limit < MAX_HITS:
+        payload = ranked(limit=min(MAX_HITS, 3 * limit)).to_dict()
+        payload["hits"] = fold_versions(payload["hits"], text)[:limit]
     return payload
 
 

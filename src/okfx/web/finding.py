@@ -12,6 +12,7 @@ import re2
 from okfx.search.analyzer import analyze_query
 from okfx.search.cjk import has_cjk
 from okfx.search.scoring import CONFIDENT
+from okfx.search.versions import other_versions
 from okfx.tools.notices import close_sentence, reworded
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -69,6 +70,8 @@ def search(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
         hit["pieces"] = marked(plain(hit["snippet"]), hit["matched"], held)
         # Under CONFIDENT the hit holds few of the query's words: say so, as agents read it.
         hit["weak"] = float(hit.get("confidence", 1.0)) < CONFIDENT
+        named, hit["more_versions"] = other_versions(hit)  # a page kept once per release
+        hit["versions"] = [(v, urls.concept(hit["bundle"], path)) for v, path in named]
     close = [
         (c["title"], c["bundle"], urls.concept(c["bundle"], c["path"]))
         for c in payload.get("did_you_mean") or ()

@@ -1,0 +1,82 @@
+"""search_concepts shows a page kept once per release as one hit (``other_versions``),
+through the tool and ``okfx search``; the ranking underneath still returns every copy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import MakeBundle, concept
+from okfx import Bundle, Toolbox
+from okfx.cli.commands import cli
+
+GUIDE = "How replication works: the replication log, replication lag and replication slots."
+RELEASES = ["3.9", "3.10", "3.11", "3.12"]
+
+
+@pytest.fixture
+def versioned(make_bundle: MakeBundle) -> Path:
+    """One guide in four release folders, and five other pages that say "replication"
+    less often."""
+    files = {
+        f"products/db/{v}/replication.md": concept("Guide", GUIDE, title="Replication guide")
+        for v in RELEASES
+    }
+    for n in range(5):
+        files[f"notes/note-{n}.md"] = concept(
+            "Note", f"A note on backups; see replication. {'filler words ' * n}", title=f"Note {n}"
+        )
+    return make_bundle(files)
+
+
+def test_a_page_in_four_releases_takes_one_of_three_hits(versioned: Path) -> None:
+    bundle = Bundle.load(versioned)
+    # the ranking itself returns every copy, and three hits are copies of one page
+    assert all(h.path.endswith("/replication.md") for h in bundle.search("replication guide", 3))
+    assert sum(h.path.endswith("/replication.md") for h in bundle.search("replication", 10)) == 4
+    payload = Toolbox(bundle).search_concepts(query="replication guide", limit=3)
+    hits = payload["hits"]
+    assert len(hits) == 3 and len({h["path"].rsplit("/", 1)[-1] for h in hits}) == 3
+    assert hits[0]["path"] == "/products/db/3.12/replication.md"
+    assert hits[0]["other_versions"] == [
+        "/products/db/3.11/replication.md",
+        "/products/db/3.10/replication.md",
+        "/products/db/3.9/replication.md",
+    ]
+    assert "other_versions_total" not in hits[0]
+    assert all("other_versions" not in h for h in hits[1:])
+
+
+def test_a_release_the_query_names_is_the_hit_shown(versioned: Path) -> None:
+    payload = Toolbox(Bundle.load(versioned)).search_concepts(query="replication guide 3.10")
+    assert payload["hits"][0]["path"] == "/products/db/3.10/replication.md"
+    assert "/products/db/3.12/replication.md" in payload["hits"][0]["other_versions"]
+
+
+def test_an_unversioned_bundle_gets_no_version_fields(make_bundle: MakeBundle) -> None:
+    # year folders hold different pages: no release, nothing folded
+    root = make_bundle(
+        {
+            f"{year}/report.md": concept("Report", "Yearly replication report.")
+            for year in (2023, 2024)
+        }
+    )
+    payload = Toolbox(Bundle.load(root)).search_concepts(query="replication report")
+    assert sorted(h["path"] for h in payload["hits"]) == ["/2023/report.md", "/2024/report.md"]
+    assert "other_versions" not in json.dumps(payload)
+
+
+def test_okfx_search_names_the_other_releases_under_the_hit(versioned: Path) -> None:
+    runner = CliRunner()
+    text = runner.invoke(cli, ["search", str(versioned), "replication guide", "--limit", "3"])
+    assert text.exit_code == 0, text.output
+    lines = text.output.splitlines()
+    assert lines[0].startswith(" 1. Replication guide")
+    # under the first hit, before the second
+    assert "also 3.11, 3.10, 3.9" in [line.strip() for line in lines[1:4]]
+    assert text.output.count("also ") == 1
+    raw = runner.invoke(cli, ["search", str(versioned), "replication guide", "--json"])
+    assert json.loads(raw.output)["hits"][0]["other_versions"][0].endswith("/3.11/replication.md")
