@@ -50,7 +50,7 @@ def test_the_version_is_a_folder_never_the_file_name() -> None:
     assert version_segment("/p/2024/v2/1.5/x.md") == "v2"  # the first one
 
 
-def test_copies_of_a_page_fold_into_the_newest_at_the_best_copys_place() -> None:
+def test_copies_of_a_page_fold_into_the_newest_placed_by_its_own_score() -> None:
     hits = [
         hit("/p/3.11/x.md", 12.76),
         hit("/p/3.12/x.md", 12.76),
@@ -142,7 +142,7 @@ def sibling_key(h: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 @given(hits=_HITS, query=st.sampled_from(["", "how to 3.16", "v2 setup", "1.3"]))
-def test_folding_loses_no_hit_keeps_order_and_leaves_no_siblings(
+def test_folding_loses_no_hit_keeps_score_order_and_leaves_no_siblings(
     hits: list[dict[str, Any]], query: str
 ) -> None:
     folded = fold_versions(hits, query)
@@ -160,12 +160,13 @@ def test_folding_loses_no_hit_keeps_order_and_leaves_no_siblings(
     assert all(len(h.get("other_versions", [])) <= MAX_OTHER_VERSIONS for h in folded)
     keys = [k for k in map(sibling_key, folded) if k is not None]
     assert len(keys) == len(set(keys))
-    # each group stands where its best-ranked member stood
-    first: dict[object, int] = {}
-    for i, h in enumerate(hits):
-        first.setdefault(sibling_key(h) or i, i)
-    places = [first[sibling_key(h) or given.index((h["bundle"], h["path"]))] for h in folded]
-    assert places == sorted(places)
+    # hits come best first, and so do the folded ones: no score rises down the list,
+    # and the hits that folded nothing keep the ranker's order among themselves
+    ranked = sorted(hits, key=lambda h: -h["score"])
+    shown_scores = [h["score"] for h in fold_versions(ranked, query)]
+    assert shown_scores == sorted(shown_scores, reverse=True)
+    alone = [h["path"] for h in ranked if sibling_key(h) is None]
+    assert [h["path"] for h in fold_versions(ranked, query) if sibling_key(h) is None] == alone
     for h in folded:
         others = [hit(p, bundle=h["bundle"]) for p in h.get("other_versions", [])]
         assert all(sibling_key(o) == sibling_key(h) for o in others)
