@@ -126,10 +126,10 @@ _MATCH = (
 )
 
 
-def _hidden(which: str) -> str:
+def _hidden(which: str, among: str = "") -> str:
     return (
         f"Filter name (`directory`, `type`, `tags`, `trust_tier`, `deprecated`, `stale`...) to "
-        f"how many {which} it hid; `{{}}` when none."
+        f"how many {which} it hid{among}; `{{}}` when none."
     )
 
 
@@ -230,7 +230,7 @@ _SEARCH = (
         (
             Key("query", "string", "The query as given."),
             Key("hits", "list of objects", "The hits, best first, at most `limit`."),
-            Key("hidden", "object", _hidden("matches that would have ranked here")),
+            Key("hidden", "object", _hidden("matches", " of those that would have ranked here")),
             Key("notice", "string", "What to try next, what was hidden, how words were read."),
             Key(
                 "ranking", "string", "`lexical` (BM25F), `hybrid` (with an embedding) or `ranker`."
