@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Print the parameter table of every tool, as docs/tools.md holds it (tests compare)."""
+"""Print every tool's parameters and result keys, as docs/tools.md holds them (tests compare).
+
+The parameters come from the signatures; the result keys from :mod:`okfx.tools.results`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import typing
 from typing import Any
 
 from okfx import Toolbox
+from okfx.tools.results import ERROR, RESULTS, Table
 from okfx.tools.toolbox import RUN_TOOL
 from okfx.tools.toolbox import TOOL_NAMES as CONTRACT
 
@@ -21,6 +25,16 @@ def _type_name(annotation: Any) -> str:
     return text if not isinstance(base, type) else base.__name__
 
 
+def key_table(table: Table) -> str:
+    """One object's keys: where it sits and what it is, then a row a key."""
+    where = ", ".join(f"`{at}`" for at in table.at if at)
+    rows = [f"{where}, {table.title}:" if where else f"{table.title[0].upper()}{table.title[1:]}:"]
+    rows.append("")
+    rows += ["| key | type | when | what |", "|---|---|---|---|"]
+    rows += [f"| `{k.name}` | {k.type} | {k.when} | {k.what} |" for k in table.keys]
+    return "\n".join(rows) + "\n"
+
+
 def tool_table(name: str) -> str:
     method = getattr(Toolbox, name)
     summary = (inspect.getdoc(method) or "").strip()
@@ -32,11 +46,23 @@ def tool_table(name: str) -> str:
         rows.append(
             f"| `{pname}` | `{_type_name(param.annotation)}` | {default} | {meta.description} |"
         )
-    return "\n".join(rows) + "\n"
+    results = "\n".join(key_table(table) for table in RESULTS[name])
+    return "\n".join(rows) + "\n\n" + results
+
+
+def error_table() -> str:
+    """The one shape of a failed call, whatever the tool."""
+    intro = "## A failed call\n\nEvery tool, when a call fails (the codes are listed above).\n"
+    return intro + "\n" + "\n".join(key_table(table) for table in ERROR)
+
+
+def block() -> str:
+    """The generated part of docs/tools.md, between its markers."""
+    return "\n".join([*(tool_table(name) for name in TOOL_NAMES), error_table()])
 
 
 def main() -> None:
-    print("\n".join(tool_table(name) for name in TOOL_NAMES))
+    print(block())
 
 
 if __name__ == "__main__":

@@ -102,13 +102,28 @@ def test_every_stdio_client_config_in_the_mcp_doc_runs_a_real_okfx_command() -> 
 def test_tools_doc_matches_the_tool_signatures() -> None:
     sys.path.insert(0, str(PROJECT_ROOT / "scripts"))
     try:
-        from tools_doc import TOOL_NAMES, tool_table
+        from tools_doc import block
     finally:
         sys.path.pop(0)
     doc = (PROJECT_ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
     generated = doc.split("<!-- tools:start -->\n", 1)[1].split("<!-- tools:end -->", 1)[0]
-    expected = "\n".join(tool_table(name) for name in TOOL_NAMES)
+    expected = block()
     assert generated.strip() == expected.strip(), "run: python scripts/tools_doc.py"
+
+
+def test_the_tools_doc_lists_every_result_key_under_its_tool() -> None:
+    from okfx.tools.results import ERROR, RESULTS
+
+    doc = (PROJECT_ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
+    generated = doc.split("<!-- tools:start -->\n", 1)[1].split("<!-- tools:end -->", 1)[0]
+    sections = {part.split("\n", 1)[0]: part for part in generated.split("## ")[1:]}
+    head = "| key | type | when | what |\n|---|---|---|---|\n"
+    for name, tables in [*RESULTS.items(), ("A failed call", ERROR)]:
+        listed = [
+            re.findall(r"^\| `([^`]+)` \|", rows.split("\n\n", 1)[0], re.MULTILINE)
+            for rows in sections[name].split(head)[1:]
+        ]
+        assert listed == [list(table.names()) for table in tables], name
 
 
 def test_the_ci_workflow_in_the_cli_doc_runs_real_okfx_commands() -> None:

@@ -21,6 +21,7 @@ from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Toolbox  # noqa: E402
 from okfx.adapters import mcp as okfx_mcp  # noqa: E402
 from okfx.adapters.mcp import build_server, concept_uri, index_uri  # noqa: E402
 from okfx.tools.payloads import jsonable  # noqa: E402
+from okfx.tools.results import RESULTS  # noqa: E402
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
 READ_ONLY = {
@@ -67,7 +68,9 @@ def test_every_toolbox_tool_is_listed_with_its_own_signature_and_read_only_hints
         required = [p for p, v in parameters.items() if v.default is inspect.Parameter.empty]
         assert schema.get("required", []) == required, name
         assert tool["annotations"] == READ_ONLY, name
-        assert tool["outputSchema"]["type"] == "object", name
+        output = tool["outputSchema"]
+        assert output["type"] == "object" and output["additionalProperties"] is True, name
+        assert list(output["properties"]) == list(RESULTS[name][0].names()), name
         assert tool["description"] == getattr(Toolbox, name).__doc__, name
     limit = tools["search_concepts"]["inputSchema"]["properties"]["limit"]
     assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, 50, 10)

@@ -11,6 +11,11 @@ with three requests answered by okfx itself, the same way on both majors:
 - ``resources/list``: a page at a time, with ``nextCursor``;
 - ``resources/read``: rendered from the bundles on demand.
 
+``tools/list`` is the SDK's, each okfx tool's ``outputSchema`` (an object of any keys, read
+from the return type) given the keys :mod:`okfx.tools.results` describes, as properties
+with a description only: any other key stays allowed, and none is required, so an error
+result or a key added later still validates.
+
 Overriding these touches SDK internals in two places, both checked by the tests on each
 major: 2.x's ``MCPServer._handle_list_resources`` and 1.x's low-level request table.
 """
@@ -29,6 +34,7 @@ from typing import Any
 from okfx.errors import OKFError
 from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload, internal_error
+from okfx.tools.results import RESULTS
 
 from ._mcp_resources import MIME, Entry, Resources, wire_meta
 from ._optional import require
@@ -154,6 +160,10 @@ def server_class() -> Any:
                 isError="error" in payload,
             )
 
+        # -- tools/list ------------------------------------------------------------------
+        async def list_tools(self, *args: Any, **kwargs: Any) -> list[Any]:
+            return [_with_result_keys(tool) for tool in await super().list_tools(*args, **kwargs)]
+
         # -- prompts ---------------------------------------------------------------------
         async def get_prompt(self, name: str, arguments: Any = None, *args: Any, **kw: Any) -> Any:
             """A prompt okfx does not have, or arguments to one that takes none, is an
@@ -195,6 +205,22 @@ def server_class() -> Any:
             return [found.read_contents(content=text, mime_type=MIME, meta=wire_meta())]
 
     return OkfxServer
+
+
+def _with_result_keys(tool: Any) -> Any:
+    """``tool`` with its result schema naming the keys its result can hold (the field is
+    ``output_schema`` on 2.x, ``outputSchema`` on 1.x); as it is for a tool not okfx's."""
+    fields = type(tool).model_fields
+    field = next((f for f in ("output_schema", "outputSchema") if f in fields), None)
+    schema = getattr(tool, field) if field else None
+    tables = RESULTS.get(tool.name)
+    if tables is None or not isinstance(schema, dict):
+        return tool
+    properties = {
+        key.name: {"description": f"{key.type}, {key.when}: {key.what}"} for key in tables[0].keys
+    }
+    described = {**schema, "properties": properties, "additionalProperties": True}
+    return tool.model_copy(update={field: described})
 
 
 async def _run_tool(
