@@ -375,6 +375,23 @@ def _several(box: Toolbox) -> list[Answer]:
     ]
 
 
+#: One page in 12 releases, and pages naming producer ids (one unknown, one ambiguous).
+RELEASES: dict[str, str | bytes] = {
+    **{f"db/3.{n}/setup.md": concept(title=f"Setup 3.{n}", body="Install the server.\n")
+       for n in range(12)},
+    "ids/a.md": concept(id="k.a", related="[k.b, k.dup, k.aa]"),
+    "ids/dup1.md": concept(id="k.dup"),
+    "ids/dup2.md": concept(id="k.dup"),
+}  # fmt: skip
+
+
+def _releases(box: Toolbox) -> list[Answer]:
+    return [
+        ask(box, "search_concepts", "a page in twelve releases", query="install server setup"),
+        ask(box, "get_neighbors", "relation ids that draw no edge", path="ids/a"),
+    ]
+
+
 def _empty_and_many(root: Path) -> list[Answer]:
     empty = Bundle.load(write_tree(root / "empty", {"notes.txt": "nothing here\n"}))
     alone = Toolbox(empty, now=lambda: NOW)
@@ -410,4 +427,5 @@ def answers(root: Path) -> list[Answer]:
             *_big(Toolbox(big, now=lambda: NOW)),
             *_several(both),
             *_empty_and_many(root),
+            *_releases(Toolbox(Bundle.load(write_tree(root / "releases", RELEASES)))),
         ]

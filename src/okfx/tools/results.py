@@ -105,6 +105,22 @@ _HIT = {
 }
 #: One hit, in :data:`okfx.search.hits.HIT_KEYS` order (a key added there needs its line).
 _HITS = tuple(_HIT[name] for name in HIT_KEYS)
+#: What search_concepts adds to a hit that stands for a page kept once per release
+#: (:mod:`okfx.search.versions`).
+_FOLDED = (
+    Key(
+        "other_versions",
+        "list of strings",
+        "The paths of the other releases of its page among the hits, newest first (at most 10).",
+        "a hit that folded other releases",
+    ),
+    Key(
+        "other_versions_total",
+        "integer",
+        "How many other releases it folded, when more than `other_versions` names.",
+        "more than 10 other releases",
+    ),
+)
 
 _NAMED = (
     Key("bundle", "string", "The bundle holding it."),
@@ -264,7 +280,7 @@ _SEARCH = (
             _cut("hits"),
         ),
     ),
-    Table(("hits[]",), "one hit", _HITS),
+    Table(("hits[]",), "one hit", (*_HITS, *_FOLDED)),
     Table(("did_you_mean[]",), "one concept named", _NAMED),
 )
 
@@ -529,11 +545,35 @@ _NEIGHBORS = (
         ("outbound[]", "backlinks[]", "unresolved[]"),
         "one link (one per other end and field)",
         (
-            Key("path", "string", "The other end: the target, or for a backlink its source."),
+            Key(
+                "path",
+                "string",
+                "The other end: the target, or for a backlink its source.",
+                "every link but an unresolved id",
+            ),
+            Key(
+                "id",
+                "string",
+                "The producer id a relation value names, which draws no edge.",
+                "unresolved, a relation value naming an id",
+            ),
             Key("field", "string", "Where the link is written: `body` or a frontmatter field."),
             Key("text", "string", "The link's text (cut at 100 characters)."),
             Key("line", "integer or null", "The link's line in its file; null if none."),
             Key("exists", "boolean", "Whether the target exists (false for unresolved)."),
+            Key(
+                "reason",
+                "string",
+                "Why the id draws no edge: `unknown_id` (no concept declares it) or "
+                "`ambiguous_id` (several do).",
+                "unresolved, a relation value naming an id",
+            ),
+            Key(
+                "candidates",
+                "list of strings",
+                "The concepts declaring the id (at most 5).",
+                "unresolved, an `ambiguous_id`",
+            ),
             Key(
                 "section",
                 "string",
@@ -561,7 +601,7 @@ _NEIGHBORS = (
             Key(
                 "did_you_mean",
                 "string",
-                "The path of the concept the link most likely meant.",
+                "The path of the concept the link (or the id) most likely meant.",
                 "unresolved, when one is close",
             ),
         ),
