@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from okfx.search.versions import (
     MAX_OTHER_VERSIONS,
     fold_versions,
+    one_per_page,
     other_versions,
     version_key,
     version_segment,
@@ -170,3 +171,9 @@ def test_folding_loses_no_hit_keeps_score_order_and_leaves_no_siblings(
     for h in folded:
         others = [hit(p, bundle=h["bundle"]) for p in h.get("other_versions", [])]
         assert all(sibling_key(o) == sibling_key(h) for o in others)
+
+
+def test_names_keep_one_release_of_a_page_the_newest_at_its_first_place() -> None:
+    named = [hit("/p/3.9/x.md"), hit("/a.md"), hit("/p/3.10/x.md"), hit("/q/3.1/y.md")]
+    assert paths(one_per_page(named)) == ["/p/3.10/x.md", "/a.md", "/q/3.1/y.md"]
+    assert one_per_page([hit("/a.md"), hit("/b.md")]) == [hit("/a.md"), hit("/b.md")]

@@ -141,6 +141,8 @@ def test_a_search_that_finds_nothing_names_concepts_with_a_close_name(
     # nothing close: none named; a filter that narrowed the search: none looked for
     assert box.search_concepts(query="xyzzy qwerty")["did_you_mean"] == []
     assert "did_you_mean" not in box.search_concepts(query="custommer", type="Metric")
+    tier = box.search_concepts(query="custommer", trust_tier="human-reviewed")
+    assert "did_you_mean" not in tier  # as for the other filters (results QA)
 
 
 def test_neighbors_of_a_folder_without_an_index_names_its_concepts(

@@ -80,3 +80,13 @@ def test_okfx_search_names_the_other_releases_under_the_hit(versioned: Path) -> 
     assert text.output.count("also ") == 1
     raw = runner.invoke(cli, ["search", str(versioned), "replication guide", "--json"])
     assert json.loads(raw.output)["hits"][0]["other_versions"][0].endswith("/3.11/replication.md")
+
+
+def test_names_close_to_a_misspelt_word_name_a_page_once(versioned: Path) -> None:
+    """Results QA: did_you_mean could name three releases of one page (three concepts
+    titled "Replication guide"); it names the page once, by its newest release."""
+    box = Toolbox(Bundle.load(versioned))
+    for query in ("replicaton guide", "replicaton gide"):  # hits, and none
+        named = [c["path"] for c in box.search_concepts(query=query)["did_you_mean"]]
+        assert named and sum(p.endswith("/replication.md") for p in named) == 1, named
+        assert "/products/db/3.12/replication.md" in named

@@ -22,6 +22,7 @@ __all__ = [
     "MAX_OTHER_VERSIONS",
     "NEAR_TIE",
     "fold_versions",
+    "one_per_page",
     "other_versions",
     "version_key",
     "version_segment",
@@ -141,6 +142,27 @@ def fold_versions(hits: Sequence[dict[str, Any]], query: str = "") -> list[dict[
         out.append(folded)
     if len(out) < len(hits):  # a stable sort: hits of equal score keep the ranker's order
         out.sort(key=lambda h: -float(h["score"]))
+    return out
+
+
+def one_per_page(named: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Concepts named (``did_you_mean``: bundle, path, title, in the order of closeness)
+    with each page kept once per release named once, by its newest release, at the place
+    of its first: the close names of a misspelt title were three releases of one page."""
+    newest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for item in named:
+        key = _sibling_key(item)
+        if key is not None and (key not in newest or _release(item) > _release(newest[key])):
+            newest[key] = item
+    out: list[dict[str, Any]] = []
+    placed: set[tuple[str, str, str]] = set()
+    for item in named:
+        key = _sibling_key(item)
+        if key is None:
+            out.append(item)
+        elif key not in placed:
+            placed.add(key)
+            out.append(newest[key])
     return out
 
 

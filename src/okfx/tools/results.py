@@ -271,12 +271,7 @@ _SEARCH = (
                 "are `did_you_mean`.",
                 "only when no name was close to a missing word, but a word of one was",
             ),
-            Key(
-                UNTRUSTED,
-                "true",
-                _TRUE.what,
-                "always, but when no bundle searched holds a concept",
-            ),
+            _TRUE,
             _cut("hits"),
         ),
     ),

@@ -33,7 +33,7 @@ from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadabl
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
 from okfx.search.suggest import closest
-from okfx.search.versions import fold_versions
+from okfx.search.versions import fold_versions, one_per_page
 from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -343,15 +343,21 @@ def search(
         # Nothing to search, not a query to reword (okf-gem QA: "try other words").
         payload["missing_words"] = []
         payload["notice"] = notices.nothing_to_search(empty)
+        payload[UNTRUSTED] = True  # as every search result says (results QA)
         return payload
     if not payload["hits"]:
         close: list[dict[str, Any]] = []
-        if text.strip() and not payload.get("hidden") and not (type_ or tags or directory):
+        if (
+            text.strip()
+            and not payload.get("hidden")
+            and not (type_ or tags or directory or trust_tier)
+        ):
             # Nothing matched and no filter narrowed it: perhaps a name, misspelt, as the
             # whole query ("custommer") or as one of its words ("custmer email adress").
             close = notices.close_names(scope, text) or notices.close_names_of(scope, missing)
             if not close:
                 respelt, close = _respelled(box, scope, text, name, missing, filters)
+            close = one_per_page(close)  # releases of one page are one name, as in hits
             payload["did_you_mean"] = _named(close)
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close, respelt)
     elif missing:
@@ -366,6 +372,7 @@ def search(
         if not close:
             respelt, close = _respelled(box, scope, text, name, missing, filters)
             _sure_as_respelt(payload["hits"], close)
+        close = one_per_page(close)
         payload["did_you_mean"] = _named(close)
         hybrid = payload.get("ranking") == "hybrid"
         payload["notice"] = notices.missing_words(
@@ -416,15 +423,16 @@ def _respelled(
     if respelt is None:
         return None, []
     found = box.manager.search(
-        respelt, bundle=bundle, limit=notices.CLOSE_NAMES, now=box.now(), **filters
+        respelt, bundle=bundle, limit=3 * notices.CLOSE_NAMES, now=box.now(), **filters
     )
-    hits = found.hits
+    # Releases of one page are one name, as in the hits (results QA: three copies of one)
+    hits = fold_versions([h.to_dict() for h in found.hits], respelt)[: notices.CLOSE_NAMES]
     return respelt, [
         {
-            "bundle": h.bundle,
-            "path": h.path,
-            "title": clip(h.title, TITLE_CHARS),
-            "confidence": h.confidence,  # for _sure_as_respelt; not shown as is
+            "bundle": h["bundle"],
+            "path": h["path"],
+            "title": clip(h["title"], TITLE_CHARS),
+            "confidence": h["confidence"],  # for _sure_as_respelt; not shown as is
         }
         for h in hits
     ]
