@@ -32,6 +32,7 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
+from okfx.search.index import MAX_LIMIT
 from okfx.search.suggest import closest
 from okfx.search.versions import fold_versions, one_per_page
 from okfx.tools import notices
@@ -316,7 +317,7 @@ def search(
         include_stale=include_stale,
         now=box.now(),
     )
-    payload = _folded(ranked, text, _int(limit, "limit", 1, MAX_HITS))
+    payload = _folded(ranked, text, _int(limit, "limit", 1, MAX_LIMIT))
     for hit in payload["hits"]:
         hit.update(
             title=clip(hit["title"], TITLE_CHARS),
@@ -390,20 +391,16 @@ def search(
     return payload
 
 
-#: The most hits one search returns (the ``limit`` of search_concepts is clamped to it).
-MAX_HITS = 50
-
-
 def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]:
     """The search's result with version siblings folded into one hit each
     (:func:`~okfx.search.versions.fold_versions`). A full page that folding shortened is
-    searched once more, three times as deep (at most :data:`MAX_HITS`), and cut to
+    searched once more, three times as deep (at most :data:`~okfx.search.index.MAX_LIMIT`), and cut to
     ``limit``: ten hits asked for are then up to ten pages, not ten copies of three."""
     payload: dict[str, Any] = ranked(limit=limit).to_dict()
     raw = len(payload["hits"])
     payload["hits"] = fold_versions(payload["hits"], text)
-    if len(payload["hits"]) < raw == limit < MAX_HITS:
-        payload = ranked(limit=min(MAX_HITS, 3 * limit)).to_dict()
+    if len(payload["hits"]) < raw == limit < MAX_LIMIT:
+        payload = ranked(limit=min(MAX_LIMIT, 3 * limit)).to_dict()
         payload["hits"] = fold_versions(payload["hits"], text)[:limit]
     return payload
 
