@@ -394,8 +394,9 @@ def search(
 def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]:
     """The search's result with version siblings folded into one hit each
     (:func:`~okfx.search.versions.fold_versions`). A full page that folding shortened is
-    searched once more, three times as deep (at most :data:`~okfx.search.index.MAX_LIMIT`), and cut to
-    ``limit``: ten hits asked for are then up to ten pages, not ten copies of three."""
+    searched once more, three times as deep (at most
+    :data:`~okfx.search.index.MAX_LIMIT`), and cut to ``limit``: ten hits asked for are
+    then up to ten pages, not ten copies of three."""
     payload: dict[str, Any] = ranked(limit=limit).to_dict()
     raw = len(payload["hits"])
     payload["hits"] = fold_versions(payload["hits"], text)
