@@ -60,6 +60,13 @@ def private_dir(path: str | os.PathLike[str], *, create: bool = True) -> Path:
     """
     folder = Path(path).expanduser().absolute()
     if create:
+        # The folders already there are checked first: nothing is made inside a folder
+        # okfx then refuses (platform QA: a 0700 subfolder was left in a 0777 one).
+        existing = folder
+        while not os.path.lexists(existing) and existing != existing.parent:
+            existing = existing.parent
+        if existing != folder:
+            _check_path(folder, existing)
         _make(folder)
     _check(folder)
     return folder
@@ -68,8 +75,8 @@ def private_dir(path: str | os.PathLike[str], *, create: bool = True) -> Path:
 def _refuse(folder: Path, culprit: Path, why: str) -> UnsafeCacheDir:
     return UnsafeCacheDir(
         f"okfx will not use the cache folder {folder}: {culprit} {why}. Use a folder that "
-        f"only you can write (set ${CACHE_ROOT_ENV} or pass a cache folder), or turn the "
-        "cache off.",
+        f"only you can write (set ${CACHE_ROOT_ENV} or pass a cache folder); the state "
+        "cache can also be turned off (OKFX_STATE_CACHE=off).",
         path=str(folder),
     )
 
@@ -96,7 +103,6 @@ def _check(folder: Path) -> None:
             raise _refuse(folder, folder, "is not a folder")
         return
     uid = getuid()
-    trusted = {uid, 0}
     try:
         leaf = os.lstat(folder)
     except OSError as exc:
@@ -109,7 +115,18 @@ def _check(folder: Path) -> None:
         raise _refuse(folder, folder, "is owned by another user")
     if leaf.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         raise _refuse(folder, folder, "is writable by other users")
-    for chain in (folder, Path(os.path.realpath(folder))):
+    _check_path(folder, folder)
+
+
+def _check_path(folder: Path, target: Path) -> None:
+    """Every folder on ``target``'s path, as written and as it resolves, and ``target``
+    itself: owned by this user or root, writable by no one else but under a sticky bit.
+    ``folder`` is the cache folder the refusal names."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return
+    trusted = {getuid(), 0}
+    for chain in (target, Path(os.path.realpath(target))):
         for part in [*reversed(chain.parents), chain]:
             try:
                 st = os.lstat(part)
