@@ -276,3 +276,22 @@ def test_arguments_are_checked_as_mcp_checks_them_and_never_end_the_run() -> Non
     row ended the run with UnexpectedModelBehavior."""
     script = run(ARGUMENT_CASES)
     assert_argument_answers(script.returns)
+
+
+def test_only_keeps_the_tools_it_names_and_the_block_says_so() -> None:
+    """Adapter QA: a ``.filtered`` subset left the block naming every tool; ``only``
+    (as LangChain's and the OpenAI Agents SDK's ``tools`` take it) is decided up front."""
+    script = Script([("okf_search_concepts", {"query": "dock"})])
+    chosen = toolset(KNOWLEDGE, only=["search_concepts", "read_concept"]).prefixed("okf")
+    run_agent(Agent(FunctionModel(script), toolsets=[chosen]), "q")
+    offered = [t.name for t in script.infos[0].function_tools]
+    assert offered == ["okf_search_concepts", "okf_read_concept"]
+    said = script.infos[0].instructions or ""
+    assert "okf_search_concepts(query)" in said and "Not offered here:" in said
+    assert "okf_grep_concepts(" not in said
+    assert script.returns[0]["hits"]
+    assert [t.name for t in script.infos[0].function_tools] == offered
+    with pytest.raises(ValueError, match="no such tool: grep"):
+        toolset(KNOWLEDGE, only=["grep"])
+    empty = toolset(KNOWLEDGE, only=[])
+    assert empty.tools == {}

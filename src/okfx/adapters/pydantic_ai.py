@@ -12,6 +12,7 @@ result to rename or select tools.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from okfx.tools.arguments import ToolArguments
@@ -26,38 +27,49 @@ _FunctionToolset: Any = require("pydantic_ai.toolsets.function", "pydantic-ai").
 _Tool: Any = require("pydantic_ai.tools", "pydantic-ai").Tool
 
 
-def toolset(source: Source) -> Any:
+def toolset(source: Source, *, only: Iterable[str] | None = None) -> Any:
     """A ``FunctionToolset`` of the OKF tools whose instructions are the ``<knowledge>`` block.
 
     ``source`` is a Bundle, KnowledgeManager or Toolbox, or paths/URLs as
-    ``KnowledgeManager.from_paths`` takes them.
+    ``KnowledgeManager.from_paths`` takes them. ``only`` keeps the tools it names, and the
+    block says the others are not offered; pydantic-ai's ``.filtered`` decides per request,
+    after the block is written, so the block cannot follow it.
+
+    Raises:
+        ValueError: ``only`` names a tool that is not offered.
     """
     box = toolbox(source)
     checked = checked_tools(box)
-    return _KnowledgeToolset([_raw(checked, tool) for tool in checked.tools.values()], box)
+    names = exposed_names(box, None, only) if only is not None else None
+    tools = [
+        _raw(checked, tool)
+        for name, tool in checked.tools.items()
+        if names is None or name in names
+    ]
+    return _KnowledgeToolset(tools, box, names)
 
 
 class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
     """The tools, with the ``<knowledge>`` block as instructions, rendered per request so
-    that it stays in step with bundles added to the manager later. ``.prefixed(p)`` and
-    ``.renamed(...)`` call the tools by their new names in the block (adapter QA: it named
-    tools the model did not have)."""
+    that it stays in step with bundles added to the manager later. ``names`` maps each
+    tool offered to the name the model sees (None: every tool, by its own name);
+    ``.prefixed(p)`` and ``.renamed(...)`` call the tools by their new names in the block
+    (adapter QA: it named tools the model did not have)."""
 
     def __init__(self, tools: list[Any], box: Any, names: dict[str, str] | None = None) -> None:
         super().__init__(tools, instructions=lambda: box.manager.prompt(names))
-        self._okfx = (tools, box)
+        self._okfx = (tools, box, names or {tool.name: tool.name for tool in tools})
 
     def prefixed(self, prefix: str) -> Any:
-        tools, box = self._okfx
-        names = exposed_names(box, prefix)  # pydantic-ai writes <prefix>_<name> too
-        return _FunctionToolset.prefixed(_KnowledgeToolset(tools, box, names), prefix)
+        tools, box, names = self._okfx  # pydantic-ai writes <prefix>_<name> too
+        prefixed = {tool: f"{prefix}_{name}" for tool, name in names.items()}
+        return _FunctionToolset.prefixed(_KnowledgeToolset(tools, box, prefixed), prefix)
 
     def renamed(self, name_map: dict[str, str]) -> Any:
-        tools, box = self._okfx
-        names = {tool.name: tool.name for tool in tools} | {
-            old: new for new, old in name_map.items()
-        }
-        return _FunctionToolset.renamed(_KnowledgeToolset(tools, box, names), name_map)
+        tools, box, names = self._okfx
+        new_of = {old: new for new, old in name_map.items()}
+        renamed = {tool: new_of.get(name, name) for tool, name in names.items()}
+        return _FunctionToolset.renamed(_KnowledgeToolset(tools, box, renamed), name_map)
 
 
 def _raw(checked: ToolArguments, tool: Tool) -> Any:
