@@ -159,3 +159,14 @@ def test_the_same_folder_given_twice_is_served_once(tmp_path: Path) -> None:
     assert f"{folder}/ is {folder} again" in result.stderr
     named = run("bundles", f"one={folder}", f"two={folder}", "--json")  # named: as asked
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["one", "two"]
+
+
+def test_searching_a_bundle_without_concepts_points_to_validate(tmp_path: Path) -> None:
+    """Platform QA: the CLI said "list_bundles says why (its empty field)"."""
+    (tmp_path / "kb").mkdir()
+    (tmp_path / "kb" / "notes.txt").write_text("no concept here\n", encoding="utf-8")
+    shown = run("search", str(tmp_path / "kb"), "anything").stdout
+    assert shown.rstrip().endswith(
+        "has no concepts, so no search can find anything: okfx validate says why."
+    )
+    assert "list_bundles" not in shown

@@ -174,6 +174,8 @@ CLI_WORDS = {
     " (did_you_mean)": "",
     "pass bundle= one of": "choose one with --bundle NAME:",
     "; read it as an attached file (read_resource)": "; shown as a file",
+    "list_bundles says why (its empty field), as okfx validate does": "okfx validate says why",
+    "list_bundles says why (their empty fields), as okfx validate does": "okfx validate says why",
 }
 
 
