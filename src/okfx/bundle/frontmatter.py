@@ -156,6 +156,8 @@ class Parsed:
     #: Frontmatter lines whose plain value held ": " and was read as text
     #: (:mod:`okfx.bundle.yamlrepair`).
     quoted_lines: list[int] = field(default_factory=list)
+    #: The YAML text ``data`` was loaded from: the frontmatter, with those values quoted.
+    yaml_text: str = ""
 
 
 # The closing line, matched from the newline before it: a literal first character lets
@@ -416,10 +418,11 @@ def _load_with_pyyaml(
 
 def load_repaired(
     yaml_text: str, limits: Limits, strings: dict[str, str] | None = None
-) -> tuple[Any, list[str], list[int]]:
+) -> tuple[Any, list[str], list[int], str]:
     """:func:`load_yaml`, and when the only mistake is values holding an unquoted ``: ``,
     the text with those values quoted (:mod:`okfx.bundle.yamlrepair`): the data, the
-    duplicate keys and the lines quoted. Raises the first error otherwise."""
+    duplicate keys, the lines quoted and the text loaded. Raises the first error
+    otherwise."""
     try:
         data, duplicates = load_yaml(yaml_text, limits, strings)
     except FrontmatterError as exc:
@@ -430,8 +433,8 @@ def load_repaired(
             data, duplicates = load_yaml(repaired[0], limits, strings)
         except FrontmatterError:
             raise exc from None  # another mistake too: the first one is the one to fix
-        return data, duplicates, repaired[1]
-    return data, duplicates, []
+        return data, duplicates, repaired[1], repaired[0]
+    return data, duplicates, [], yaml_text
 
 
 def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> Parsed:
@@ -444,10 +447,10 @@ def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> P
             "no YAML frontmatter: a concept must start with a '---' line, "
             "a 'type: ...' line and a closing '---' line",
         )
-    data, duplicates, quoted = load_repaired(yaml_text, limits, strings)
+    data, duplicates, quoted, loaded = load_repaired(yaml_text, limits, strings)
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
         raise FrontmatterError(
             "frontmatter_not_mapping", f"frontmatter is {kind}; it must be 'key: value' pairs"
         )
-    return Parsed(data, body, body_line, duplicates, quoted)
+    return Parsed(data, body, body_line, duplicates, quoted, loaded)

@@ -30,7 +30,6 @@ from okfx.bundle.reserved import (
 from okfx.bundle.scope import written_version
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.bundle.written import typed_text_paths, with_written, written_scalars
-from okfx.bundle.yamlrepair import quote_colon_values
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
 from okfx.model import Concept, IdRef, IndexFile, Link, LogFile
@@ -505,7 +504,7 @@ class DocumentParser:
         lines = KeyLines(text, parsed.body_line)  # reads nothing until a line is asked for
         typed = typed_text_paths(data)
         if typed:
-            data = self._as_written(path, text, data, typed, lines, bool(parsed.quoted_lines))
+            data = self._as_written(path, parsed.yaml_text, data, typed, lines)
         values, report = normalize(data, type_, parsed.body)
         for code, message, key in report:
             self.warn(path, code, with_line(message, lines.line(key)))
@@ -517,21 +516,16 @@ class DocumentParser:
     def _as_written(
         self,
         path: str,
-        text: str,
+        yaml_text: str,
         data: dict[str, Any],
         typed: dict[str, Any],
         lines: KeyLines,
-        repaired: bool = False,
     ) -> dict[str, Any]:
         """``data`` with its text fields that YAML typed as numbers or booleans read as
-        written (:mod:`okfx.bundle.written`), each reported. ``repaired``: the frontmatter
-        loaded only with its ': ' values quoted, so its text is read so repaired too (it
-        does not compose as written: tags had read 3.10 as 3.1 beside such a value)."""
-        yaml_text = split(text)[0]
-        if repaired and yaml_text is not None:
-            quoted = quote_colon_values(yaml_text)
-            yaml_text = quoted[0] if quoted is not None else yaml_text
-        written = written_scalars(yaml_text, typed) if yaml_text is not None else {}
+        written (:mod:`okfx.bundle.written`) in ``yaml_text``, the text ``data`` was loaded
+        from (its ': ' values quoted when the load had to: as written it does not compose,
+        and tags had read 3.10 as 3.1 beside such a value), each reported."""
+        written = written_scalars(yaml_text, typed)
         for key, as_written in list(written.items()):
             value = typed[key]
             if not isinstance(value, bool) and str(value) == as_written:

@@ -226,7 +226,7 @@ class FileStore:
         if not yaml_text:
             return {}
         try:
-            data, _, _ = load_repaired(yaml_text, self.limits)  # as the load read it
+            data = load_repaired(yaml_text, self.limits)[0]  # as the load read it
         except FrontmatterError:
             return {}
         return data if isinstance(data, dict) else {}

@@ -87,7 +87,7 @@ def _child(node: Any, part: str | int) -> Any:
 def written_scalars(yaml_text: str, paths: Iterable[str]) -> dict[str, str]:
     """The text of each plain scalar at ``paths`` in ``yaml_text`` as it is written;
     paths that hold no plain scalar are left out, and so is every path when the text
-    does not compose (it was loaded once already, so it does unless it was repaired)."""
+    does not compose (given the text a load read, it does)."""
     loader = _LOADER(yaml_text)
     try:
         root = loader.get_single_node()
