@@ -355,10 +355,11 @@ def search(
         ):
             # Nothing matched and no filter narrowed it: perhaps a name, misspelt, as the
             # whole query ("custommer") or as one of its words ("custmer email adress").
-            close = notices.close_names(scope, text) or notices.close_names_of(scope, missing)
+            close = one_per_page(  # releases of one page are one name, as in the hits
+                notices.close_names(scope, text) or notices.close_names_of(scope, missing)
+            )
             if not close:
                 respelt, close = _respelled(box, scope, text, name, missing, filters)
-            close = one_per_page(close)  # releases of one page are one name, as in hits
             payload["did_you_mean"] = _named(close)
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close, respelt)
     elif missing:
@@ -369,11 +370,10 @@ def search(
         # "unidentifed burried" lost the suggestion lexical search gave).
         by_meaning = all(not hit.get("matched") for hit in payload["hits"])
         close = notices.close_names(scope, text) if by_meaning else []
-        close = close or notices.close_names_of(scope, missing)
+        close = one_per_page(close or notices.close_names_of(scope, missing))
         if not close:
             respelt, close = _respelled(box, scope, text, name, missing, filters)
             _sure_as_respelt(payload["hits"], close)
-        close = one_per_page(close)
         payload["did_you_mean"] = _named(close)
         hybrid = payload.get("ranking") == "hybrid"
         payload["notice"] = notices.missing_words(
