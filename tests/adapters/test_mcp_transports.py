@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import anyio  # noqa: E402
+from adapter_contract import run_doc_snippet  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from mcp_clients import INITIALIZE, Session, over_http, over_stdio, uvicorn_thread  # noqa: E402
 
@@ -293,15 +294,8 @@ def test_serve_takes_the_token_from_okfx_token(monkeypatch: pytest.MonkeyPatch) 
     assert "test stops before binding 0.0.0.0:8765" in result.output
 
 
-def test_the_in_process_client_example_lists_the_tools_and_searches(
-    bundle: Bundle, tmp_path: Path
-) -> None:
-    snippet = PROJECT_ROOT / "docs" / "snippets" / "mcp_in_process.py"
-    doc = (PROJECT_ROOT / "docs" / "mcp.md").read_text(encoding="utf-8")
-    assert snippet.read_text(encoding="utf-8") in doc
-    ran = subprocess.run(
-        [sys.executable, str(snippet)], cwd=tmp_path, capture_output=True, text=True, check=False
-    )
+def test_the_in_process_client_example_lists_the_tools_and_searches(bundle: Bundle) -> None:
+    ran = run_doc_snippet("mcp", "mcp_in_process.py")  # shown verbatim, run from elsewhere
     assert ran.returncode == 0, ran.stderr
     lines = ran.stdout.splitlines()
     assert lines[0] == "tools: " + ", ".join(sorted(TOOL_NAMES))
