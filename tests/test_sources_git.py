@@ -423,3 +423,65 @@ def test_a_subdir_inside_a_submodule_is_named_as_such(remote: Remote, tmp_path: 
     with pytest.raises(FileNotFoundError, match="in the git submodule 'vendor/kb'"):
         with open_source(f"{remote.url}#:vendor/kb/okf", cache_dir=tmp_path / "cache"):
             pass
+
+
+def test_a_whole_commit_id_pins_the_source_and_a_refresh_leaves_it(
+    remote: Remote, tmp_path: Path, git_log: Path
+) -> None:
+    """Platform QA: a commit could not be pinned (``--branch`` takes branches and tags), so
+    a GitHub permalink's ``tree/<commit>/...`` failed as a missing branch."""
+    first = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    remote.commit({"okf/sales/new.md": "new\n"})
+    cache = tmp_path / "cache"
+    with open_source(f"{remote.url}#{first.upper()}:okf/sales", cache_dir=cache) as (root, name):
+        assert (
+            tree(root)
+            == {
+                "index.md": "# Sales\n",
+                "metrics/revenue.md": MAIN_FILES["okf/sales/metrics/revenue.md"],
+            }
+            and name == "sales"
+        )
+    with open_source(GitSource(remote.url, ref=first), cache_dir=cache) as (root, _):
+        assert tree(root) == MAIN_FILES
+    meta = json.loads(next((cache / "git").glob("*/okfx-source.json")).read_text("utf-8"))
+    assert meta["ref"] == first and meta["commit"] == first
+    fetched = sum(" fetch " in line for line in git_log.read_text("utf-8").splitlines())
+    assert fetched == 1 and clones(git_log) == 0  # one pin, one cache entry, in lower case
+    with open_source(GitSource(remote.url, ref=first), cache_dir=cache, refresh=True):
+        pass
+    assert sum(" fetch " in line for line in git_log.read_text("utf-8").splitlines()) == 1
+
+
+def test_a_github_permalink_with_a_commit_reads_as_a_pin() -> None:
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    parsed = parse_source(f"https://github.com/org/kb/tree/{sha}/okf/sales")
+    assert parsed == GitSource("https://github.com/org/kb", ref=sha, subdir="okf/sales")
+
+
+def test_an_unknown_or_abbreviated_commit_says_what_to_write(
+    remote: Remote, tmp_path: Path
+) -> None:
+    from okfx.sources import GitNotFound
+
+    missing = "ab" * 20
+    with pytest.raises(GitNotFound) as unknown:
+        with open_source(f"{remote.url}#{missing}", cache_dir=tmp_path / "c"):
+            pass
+    assert str(unknown.value).startswith(f"commit {missing} not found in {remote.url}")
+    short = git("rev-parse", "--short=10", "HEAD", cwd=remote.work).strip()
+    with pytest.raises(GitNotFound) as abbreviated:
+        with open_source(f"{remote.url}#{short}", cache_dir=tmp_path / "c"):
+            pass
+    assert "to pin a commit, write its whole id" in str(abbreviated.value)
+    assert [p for p in (tmp_path / "c" / "git").iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_the_watcher_asks_no_remote_about_a_pinned_commit(remote: Remote, git_log: Path) -> None:
+    from okfx.sources.refresh import remote_commit
+
+    first = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    remote.commit({"okf/sales/new.md": "new\n"})
+    assert remote_commit(GitSource(remote.url, ref=first)) == first
+    assert remote_commit(GitSource(remote.url, ref="main")) != first
+    assert sum(" ls-remote " in line for line in git_log.read_text("utf-8").splitlines()) == 1

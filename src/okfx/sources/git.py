@@ -26,6 +26,8 @@ from okfx.sources.spec import (
     check_git_url,
     git_cache_key,
     git_default_name,
+    is_commit_id,
+    looks_like_short_commit,
     redact,
     scrub,
 )
@@ -138,17 +140,22 @@ def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
     """Shallow-clone ``source`` into ``dest`` and return the metadata to publish with it.
 
     The ``.git`` folder is removed afterwards: the cache holds only the files of one commit,
-    and a refresh clones anew.
+    and a refresh clones anew. A whole commit id as ``ref`` is fetched by that id (``git
+    clone --branch`` takes branches and tags only).
     """
     check_git_url(source.url)
-    args = ["clone", "--depth=1", "--single-branch", "--no-recurse-submodules"]
-    if source.ref is not None:
-        args.append(f"--branch={source.ref}")
-    # "--" ends option parsing, so no URL can be read as an option even if a check is missed.
-    args += ["--", source.url, str(dest)]
     shown = redact(source.url)
     try:
-        run_git(args, timeout=timeout, url=source.url)
+        if is_commit_id(source.ref):
+            _fetch_commit(source, dest, timeout=timeout)
+        else:
+            args = ["clone", "--depth=1", "--single-branch", "--no-recurse-submodules"]
+            if source.ref is not None:
+                args.append(f"--branch={source.ref}")
+            # "--" ends option parsing, so no URL can be read as an option even if a check
+            # is missed.
+            args += ["--", source.url, str(dest)]
+            run_git(args, timeout=timeout, url=source.url)
     except GitError as exc:
         raise clone_failure(str(exc), source) from None
     commit = run_git(["rev-parse", "HEAD"], timeout=timeout, cwd=dest).strip()
@@ -161,6 +168,18 @@ def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
     }
 
 
+def _fetch_commit(source: GitSource, dest: Path, *, timeout: float) -> None:
+    """Check out the commit ``source.ref`` names into ``dest``: an empty repository, one
+    shallow fetch of that commit, a detached checkout. Servers that speak git's protocol
+    version 2 (GitHub, GitLab, git 2.26 and later) serve any commit their branches and
+    tags reach."""
+    dest.mkdir(parents=True)
+    run_git(["init", "--quiet", "--", str(dest)], timeout=timeout)
+    fetch = ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules"]
+    run_git([*fetch, "--", source.url, str(source.ref)], timeout=timeout, cwd=dest, url=source.url)
+    run_git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], timeout=timeout, cwd=dest)
+
+
 def clone_failure(said: str, source: GitSource) -> GitError:
     """The error for a failed clone, from git's message ``said``: what was asked and why
     it failed, in one line (platform QA: git's own lines came through whole, with the
@@ -169,14 +188,23 @@ def clone_failure(said: str, source: GitSource) -> GitError:
     ``error:`` lines, joined."""
     shown = redact(source.url)
     lines = [" ".join(line.split()) for line in said.replace("\r", "\n").splitlines()]
-    if any("remote branch" in line.lower() and "not found" in line.lower() for line in lines):
-        hint = (
-            f" (if the branch's name holds '/', write {shown}#BRANCH/NAME:SUBDIR)"
-            if source.subdir and "/" not in (source.ref or "")
-            else ""
-        )
-        return GitNotFound(f"branch or tag {source.ref!r} not found in {shown}{hint}")
     lowered = said.lower()
+    if is_commit_id(source.ref) and any(
+        words in lowered
+        for words in ("not our ref", "couldn't find remote ref", "unadvertised object")
+    ):
+        return GitNotFound(
+            f"commit {source.ref} not found in {shown}, or its server does not serve a commit "
+            "by id: name a branch or tag that holds it"
+        )
+    if any("remote branch" in line.lower() and "not found" in line.lower() for line in lines):
+        if looks_like_short_commit(source.ref):
+            hint = f" (to pin a commit, write its whole id: {shown}#<40 hex digits>)"
+        elif source.subdir and "/" not in (source.ref or ""):
+            hint = f" (if the branch's name holds '/', write {shown}#BRANCH/NAME:SUBDIR)"
+        else:
+            hint = ""
+        return GitNotFound(f"branch or tag {source.ref!r} not found in {shown}{hint}")
     if "does not appear to be a git repository" in lowered or "repository not found" in lowered:
         return GitNotFound(f"repository {shown} not found, or this machine has no access to it")
     kept = [line for line in lines if line.startswith(("fatal:", "error:"))]
@@ -194,6 +222,8 @@ def open_git(
         if outermost:
             slot.remove_leftovers()
         meta = slot.read_meta()
+        if meta is not None and is_commit_id(source.ref):
+            refresh = False  # a pinned commit never moves: its clone is already current
         if refresh and not outermost:
             # The outer holder in this thread is reading the tree a refresh would replace.
             raise RuntimeError(f"cannot refresh {redact(source.url)} while this thread has it open")

@@ -12,17 +12,20 @@ import os
 from okfx.sources.cache import Slot, resolve_cache_dir
 from okfx.sources.errors import GitError
 from okfx.sources.git import run_git
-from okfx.sources.spec import GitSource, check_git_url, git_cache_key, redact
+from okfx.sources.spec import GitSource, check_git_url, git_cache_key, is_commit_id, redact
 
 __all__ = ["cached_commit", "remote_commit"]
 
 
 def remote_commit(source: GitSource, *, timeout: float = 30.0) -> str:
-    """The commit ``source.ref`` (default: the remote's HEAD) points at on the remote.
+    """The commit ``source.ref`` (default: the remote's HEAD) points at on the remote; a
+    whole commit id as ``ref`` is its own answer, without asking the remote.
 
     Raises :class:`~okfx.sources.errors.GitError` when git fails or the ref is unknown.
     """
     check_git_url(source.url)
+    if is_commit_id(source.ref):
+        return str(source.ref)  # a pinned commit is where it is; nothing to ask
     ref = source.ref or "HEAD"
     out = run_git(["ls-remote", "--", source.url, ref], timeout=timeout, url=source.url)
     wanted = {ref, f"refs/heads/{ref}", f"refs/tags/{ref}", f"refs/tags/{ref}^{{}}"}

@@ -21,6 +21,7 @@ __all__ = [
     "GitSource",
     "LocalDir",
     "ParsedSource",
+    "is_commit_id",
     "parse_source",
     "redact",
 ]
@@ -36,11 +37,26 @@ _REMOTE_HELPER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+._-]*::")
 _SCP_LIKE = re.compile(r"^[^/@:\s]+@(\[[^\]]+\]|[^/:\s]+):(?!//)")
 _SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# A whole commit id: SHA-1 (40 hex digits) or SHA-256 (64). Git fetches a commit by its
+# whole id only; an abbreviated one is read as a branch or tag name.
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
+_SHORT_COMMIT = re.compile(r"[0-9a-fA-F]{7,39}")
+
+
+def is_commit_id(ref: str | None) -> bool:
+    """Whether ``ref`` is a whole commit id (40 or 64 hex digits), which pins a source."""
+    return ref is not None and _COMMIT_ID.fullmatch(ref) is not None
+
+
+def looks_like_short_commit(ref: str | None) -> bool:
+    """Whether ``ref`` could be an abbreviated commit id (7 to 39 hex digits)."""
+    return ref is not None and _SHORT_COMMIT.fullmatch(ref) is not None
 
 
 @dataclass(frozen=True, repr=False)
 class GitSource:
-    """A git repository, optionally at a branch or tag (``ref``) and a subdirectory."""
+    """A git repository, optionally at a branch, a tag or a whole commit id (``ref``), and a
+    subdirectory. A commit id pins the source: it never moves, so a refresh leaves it."""
 
     url: str
     ref: str | None = None
@@ -330,6 +346,8 @@ def _checked_git(source: GitSource) -> GitSource:
         ref, subdir = tree_ref, tree_subdir
     if ref is not None and (not ref or ref.startswith("-") or _CONTROL.search(ref) or " " in ref):
         raise UnsafeSourceError(f"refusing ref {ref!r}: not a branch or tag name")
+    if ref is not None and is_commit_id(ref):
+        ref = ref.lower()  # the form git writes; one pin, one cache entry
     if not _SCHEME.match(url) and not _SCP_LIKE.match(url):
         # A plain local path: pin it, since git would resolve it against its own cwd.
         url = os.path.abspath(url)
