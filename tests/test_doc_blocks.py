@@ -144,6 +144,8 @@ def test_the_sources_snippets_load_every_kind_of_source_offline(tmp_path: Path) 
     (work / "exports").mkdir()
     with tarfile.open(work / "exports" / "kb.tar.gz", "w:gz") as tar:
         tar.add(_bundle(tmp_path / "archived" / "kb", "Archived"), arcname="kb")
+    with zipfile.ZipFile(work / "exports" / "kb-main.zip", "w") as archive:
+        archive.write(_bundle(tmp_path / "download", "Sales") / "a.md", "kb-main/okf/sales/a.md")
     with zipfile.ZipFile(work / "kb.zip", "w") as archive:
         archive.write(_bundle(tmp_path / "zipped", "Zipped") / "a.md", "kb/a.md")
     env = {"HOME": str(home), "XDG_CACHE_HOME": str(tmp_path / "cache")}

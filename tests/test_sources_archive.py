@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from okfx.sources import ArchiveError, ArchiveLimitError, SourceLimits, open_source
+from okfx.sources import (
+    ArchiveError,
+    ArchiveLimitError,
+    SourceLimits,
+    UnsafeSourceError,
+    open_source,
+)
 
 BUNDLE = {
     "index.md": "# KB\n",
@@ -323,3 +329,45 @@ def test_a_local_folder_is_yielded_in_place_without_touching_the_cache(tmp_path:
     with pytest.raises(FileNotFoundError):
         with open_source(tmp_path / "missing"):
             pass
+
+
+@pytest.mark.parametrize("file", ["kb-main.zip", "kb-main.tar.gz"])
+def test_a_folder_inside_an_archive_is_the_bundle_when_named_after_a_hash(
+    file: str, tmp_path: Path
+) -> None:
+    """Platform QA: a repository's download (``kb-main/okf/sales/...``) could only be read
+    whole, so every concept's path started with the repository's other folders."""
+    files = {"README.md": "# repo\n", **{f"okf/sales/{k}": v for k, v in BUNDLE.items()}}
+    archive = folder_archive(tmp_path / file, files, "kb-main")
+    cache = tmp_path / "cache"
+    for spec in (f"{archive}#okf/sales", f"{archive}#:okf/sales/", f"{archive}#kb-main/okf/sales"):
+        with open_source(spec, cache_dir=cache) as (root, name):
+            assert tree(root) == BUNDLE and name == "sales"
+    assert len(list((cache / "archive").glob("*/tree"))) == 1  # one extraction for all three
+
+
+def test_a_missing_folder_in_an_archive_names_the_folders_it_has(tmp_path: Path) -> None:
+    archive = folder_archive(tmp_path / "kb.zip", BUNDLE, "kb")
+    with pytest.raises(FileNotFoundError) as missing:
+        with open_source(f"{archive}#okf", cache_dir=tmp_path / "c"):
+            pass
+    assert str(missing.value) == "folder 'okf' not found in kb.zip (its folders: metrics, tables)"
+    with pytest.raises(NotADirectoryError, match="is a file"):
+        with open_source(f"{archive}#index.md", cache_dir=tmp_path / "c"):
+            pass
+    with pytest.raises(UnsafeSourceError):
+        with open_source(f"{archive}#../x", cache_dir=tmp_path / "c"):
+            pass
+
+
+def test_a_path_holding_a_hash_that_exists_is_read_as_that_path(tmp_path: Path) -> None:
+    folder = tmp_path / "notes#2"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntype: Note\n---\n", encoding="utf-8")
+    with open_source(str(folder), cache_dir=tmp_path / "c") as (root, name):
+        assert root == folder and name == "notes#2"
+    archive = folder_archive(tmp_path / "kb#1.zip", BUNDLE, "kb")
+    with open_source(str(archive), cache_dir=tmp_path / "c") as (root, _):
+        assert tree(root) == BUNDLE
+    with open_source(f"{archive}#metrics", cache_dir=tmp_path / "c") as (root, name):
+        assert sorted(tree(root)) == ["margin.md", "revenue.md"] and name == "metrics"

@@ -297,7 +297,8 @@ class Bundle:
                 return bundle._load(progress, state, source, options)
             text = os.fspath(source)
             remote = "://" in text or "::" in text or text.startswith("git@")
-            if not os.path.exists(text) and not remote:
+            # "kb.zip#okf" names a folder in an archive (okfx.sources.spec).
+            if not os.path.exists(text) and not remote and "#" not in text:
                 raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
         from okfx.sources import open_source  # only needed for git URLs and archives
         from okfx.sources.cache import origin_of

@@ -97,7 +97,10 @@ def open_archive(
                     shutil.rmtree(temp, ignore_errors=True)
                     raise
             handle.close()
-            yield _pick_root(slot.tree, archive_stem(path))
+            root, name = _pick_root(slot.tree, archive_stem(path))
+            if source.subdir is not None:
+                root, name = _folder_in(slot.tree, root, source.subdir, path.name)
+            yield root, name
 
 
 def _open_regular(path: Path) -> io.BufferedReader:
@@ -352,3 +355,24 @@ def _pick_root(tree: Path, stem: str) -> tuple[Path, str]:
     if len(entries) == 1 and entries[0].is_dir():
         return entries[0], entries[0].name
     return tree, stem
+
+
+def _folder_in(tree: Path, root: Path, subdir: str, archive: str) -> tuple[Path, str]:
+    """The folder ``subdir`` names, under the archive's single top folder (a repository's
+    ``kb-main/`` in GitHub's downloads), else under the extraction itself; the bundle is
+    named after its last part. Archives hold no links (they are refused), so a path without
+    ``..`` stays inside.
+
+    Raises:
+        FileNotFoundError: neither holds that folder (the message lists the top folders).
+        NotADirectoryError: it is a file.
+    """
+    for base in dict.fromkeys((root, tree)):
+        found = base / subdir
+        if found.is_dir():
+            return found, found.name
+        if found.exists():
+            raise NotADirectoryError(f"{subdir!r} in {archive} is a file, not a folder")
+    tops = sorted(entry.name for entry in root.iterdir() if entry.is_dir())[:20]
+    listed = ", ".join(tops) if tops else "none"
+    raise FileNotFoundError(f"folder {subdir!r} not found in {archive} (its folders: {listed})")

@@ -76,9 +76,14 @@ class LocalDir:
 
 @dataclass(frozen=True)
 class ArchiveSource:
-    """A local ``.zip``, ``.tar``, ``.tar.gz``, ``.tgz`` or ``.tar.xz`` file."""
+    """A local ``.zip``, ``.tar``, ``.tar.gz``, ``.tgz`` or ``.tar.xz`` file, and optionally
+    the folder in it that holds the bundle (``subdir``, written ``kb.zip#okf/sales``)."""
 
     path: Path
+    subdir: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "subdir", clean_subdir(self.subdir))
 
 
 ParsedSource = LocalDir | GitSource | ArchiveSource
@@ -89,7 +94,8 @@ def parse_source(spec: str | os.PathLike[str] | ParsedSource) -> ParsedSource:
 
     URLs (https, ssh, git, file), scp-like ``git@host:org/repo`` and GitHub/GitLab
     ``.../tree/<ref>/<subdir>`` pages become a ``GitSource``; a path whose name ends in an
-    archive suffix and that is not a directory becomes an ``ArchiveSource``; any other path,
+    archive suffix and that is not a directory becomes an ``ArchiveSource`` (``kb.zip#okf``,
+    when no file has that whole name, names the folder ``okf`` in it); any other path,
     including a git work tree, is a ``LocalDir``. A missing path is reported when opened.
 
     Raises:
@@ -109,7 +115,23 @@ def parse_source(spec: str | os.PathLike[str] | ParsedSource) -> ParsedSource:
     path = Path(spec).expanduser()
     if spec.startswith("-") and not path.exists():
         raise UnsafeSourceError(f"refusing source {redact(spec)!r}: it looks like an option")
+    if "#" in spec and not path.exists():
+        inside = _archive_folder(spec)
+        if inside is not None:
+            return inside
     return _local(path)
+
+
+def _archive_folder(spec: str) -> ArchiveSource | None:
+    """``kb.zip#okf/sales`` (or ``kb.zip#:okf/sales``, the git form) as an archive and the
+    folder in it, when the text before a ``#`` names an archive; else None."""
+    at = spec.find("#")
+    while at >= 0:
+        head, folder = spec[:at], spec[at + 1 :]
+        if head.lower().endswith(ARCHIVE_SUFFIXES):
+            return ArchiveSource(Path(head).expanduser(), folder.removeprefix(":") or None)
+        at = spec.find("#", at + 1)
+    return None
 
 
 def redact(text: str) -> str:
