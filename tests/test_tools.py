@@ -880,3 +880,24 @@ def test_list_concepts_without_a_bundle_spans_every_bundle_in_order(
     assert tables["total"] == 2 and tables["hidden"] == {"type": 3}
     assert box.list_concepts(bundle="second")["total"] == 2
     assert box.list_concepts(offset=9)["notice"].startswith("offset 9 is past")
+
+
+def test_the_neighbors_of_an_index_or_log_page_name_that_page(tmp_path: Path) -> None:
+    """Review: a concept's neighbors said its title and type, an index page's neither,
+    though a link to that index page says both."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "index.md").write_text("# Start here\n\n- [Sub](sub/index.md)\n", "utf-8")
+    (tmp_path / "sub" / "index.md").write_text("- [A](a.md)\n", "utf-8")
+    (tmp_path / "sub" / "a.md").write_text("---\ntype: Note\ntitle: A\n---\n", "utf-8")
+    (tmp_path / "log.md").write_text("# Changes\n\n## 2026-01-02\n- [A](sub/a.md)\n", "utf-8")
+    box = Toolbox(Bundle.load(tmp_path))
+    root = box.get_neighbors("/index.md")
+    assert (root["title"], root["type"]) == ("Start here", "index") and "status" not in root
+    assert {k: root["outbound"][0][k] for k in ("title", "type")} == {
+        "title": "sub/index.md",
+        "type": "index",
+    }
+    sub = box.get_neighbors("/sub/index.md")
+    assert (sub["title"], sub["type"]) == ("sub/index.md", "index")
+    log = box.get_neighbors("/log.md")
+    assert (log["title"], log["type"]) == ("Changes", "log")

@@ -505,8 +505,8 @@ _NEIGHBORS = (
         (
             _BUNDLE,
             Key("path", "string", "The document whose links these are."),
-            Key("title", "string", "Its title.", "a concept"),
-            Key("type", "string", "Its `type`.", "a concept"),
+            Key("title", "string", "Its title (an index page's first heading)."),
+            Key("type", "string", "Its `type`; `index` or `log` for those pages."),
             Key("status", "string", "Its status.", "a concept"),
             Key("outbound", "list of objects", "Links from it that resolve, a page of them."),
             Key("backlinks", "list of objects", "Links to it from other documents, a page."),

@@ -796,6 +796,8 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
                 "status": doc.status,
             }
         )
+    else:  # an index or a log page: named as a link to it is (review: it had neither)
+        payload.update({key: value for key, value in (meta(doc.path) or {}).items()})
     payload.update(
         {
             "outbound": edges(around.outbound, True, "outbound"),
