@@ -28,6 +28,7 @@ from okfx.errors import InvalidArgument, OKFError
 from okfx.tools import computations, views
 from okfx.tools.caps import EDGES, NEIGHBORS_PAGE
 from okfx.tools.manager import KnowledgeManager
+from okfx.tools.names import RUN_TOOL, TOOL_NAMES
 from okfx.tools.payloads import error_payload, internal_error
 from okfx.trust import utcnow
 
@@ -87,20 +88,6 @@ StaleArg = Annotated[
 
 F = TypeVar("F", bound=Callable[..., dict[str, Any]])
 
-#: The canonical tool names, in the order adapters register them.
-TOOL_NAMES = (
-    "list_bundles",
-    "list_concepts",
-    "search_concepts",
-    "grep_concepts",
-    "read_concept",
-    "get_neighbors",
-    "read_resource",
-    "prepare_computation",
-    "check_attestation",
-)
-#: The tool that runs a computation: offered only with a configured executor, not read-only.
-RUN_TOOL = "run_computation"
 
 ComputationPathArg = Annotated[
     str,
