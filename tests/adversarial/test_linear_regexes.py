@@ -360,6 +360,8 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.sources.spec._REMOTE_HELPER": ("match", [rep("a", tail=":")]),
     "okfx.sources.spec._SCP_LIKE": ("match", [rep("a", tail="@b"), rep("b", "a@[")]),
     "okfx.sources.spec._CONTROL": ("scan", [rep("a")]),
+    "okfx.sources.spec._COMMIT_ID": ("fullmatch", [rep("a"), rep("a", tail="x")]),
+    "okfx.sources.spec._SHORT_COMMIT": ("fullmatch", [rep("a"), rep("a", tail="x")]),
 }
 
 # PyYAML's implicit resolvers type every plain scalar of a frontmatter.

@@ -46,9 +46,7 @@ _MANY_BUNDLES = (
 )
 #: The tools the block calls by name.
 _TOOLS_NAMED = tuple(
-    name
-    for name in (*TOOL_NAMES, RUN_TOOL)
-    if re.search(rf"\b{name}\b", INSTRUCTIONS + _MANY_BUNDLES)
+    name for name in (*TOOL_NAMES, RUN_TOOL) if name in INSTRUCTIONS + _MANY_BUNDLES
 )
 
 
