@@ -44,9 +44,10 @@ _MANY_BUNDLES = (
     "search_concepts and grep_concepts span all, and a path is read in the one bundle that "
     "holds it)."
 )
-#: The tools the block calls by name.
+_SAID = INSTRUCTIONS + _MANY_BUNDLES
+#: The tools the block calls by name, in the order it first names them.
 _TOOLS_NAMED = tuple(
-    name for name in (*TOOL_NAMES, RUN_TOOL) if name in INSTRUCTIONS + _MANY_BUNDLES
+    sorted((name for name in (*TOOL_NAMES, RUN_TOOL) if name in _SAID), key=_SAID.index)
 )
 
 
