@@ -5,9 +5,12 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import MakeBundle, concept
 from okfx import Bundle, validate
+from okfx.bundle.logdates import likely_dates
 from okfx.bundle.problems import problem_line
 from okfx.bundle.reserved import heading_rest
 
@@ -306,3 +309,40 @@ def test_an_entry_with_a_marker_before_its_description_is_an_entry(
         ("B", ""),
         ("C", "c"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("heading", "written"),
+    [
+        ("20-08-2026", "'2026-08-20'"),
+        ("2026/08/21", "'2026-08-21'"),
+        ("2026.8.1 - export", "'2026-08-01'"),
+        ("Aug 22, 2026", "'2026-08-22'"),
+        ("22nd September 2026", "'2026-09-22'"),
+        ("20260821", "'2026-08-21'"),
+        ("07-08-2026", "'2026-08-07' or '2026-07-08'"),
+    ],
+)
+def test_a_heading_in_another_date_form_is_told_which_heading_to_write(
+    make_bundle: MakeBundle, heading: str, written: str
+) -> None:
+    """Validate QA: `20-08-2026` was reported as no date, without the heading to write.
+    The entries keep no date (the spec's form is the only one read); the message names
+    the day, both when day and month could be either."""
+    log = f"# Log\n\n## {heading}\n* entry\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert _entries(bundle) == [(None, "entry")]
+    [message] = [w.message for w in bundle.warnings if w.code == "invalid_log_date"]
+    assert f"its entries get no date: write the heading as {written}" in message
+    assert ("day and the month" in message) == (" or " in written)
+
+
+@given(st.text(max_size=40))
+def test_likely_dates_are_real_days_in_the_spec_form(heading: str) -> None:
+    for day in likely_dates(heading):
+        assert date.fromisoformat(day).isoformat() == day != heading.strip()
+
+
+@pytest.mark.parametrize("heading", ["Release notes", "13-13-2026", "2026-08-21", "Mayday 3 2026"])
+def test_no_day_is_suggested_where_none_is_written(heading: str) -> None:
+    assert likely_dates(heading) == []

@@ -18,6 +18,7 @@ from okfx.bundle.fields import kind_of, normalize, source_places
 from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
 from okfx.bundle.keylines import KeyLines, field_lines, item_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
+from okfx.bundle.logdates import likely_dates
 from okfx.bundle.paths import join, parent_dir
 from okfx.bundle.reserved import (
     heading_rest,
@@ -722,6 +723,12 @@ class DocumentParser:
                 message += (
                     f"; its entries are dated {day}, the day it starts with: write the "
                     f"heading as '{day}' alone ({fix})"
+                )
+            elif likely := likely_dates(heading):
+                either = " (the day and the month could be either)" if len(likely) > 1 else ""
+                message += (
+                    "; its entries get no date: write the heading as "
+                    f"{' or '.join(repr(day) for day in likely)}{either}"
                 )
             else:
                 message += (
