@@ -970,3 +970,18 @@ def test_the_walk_scores_fewer_concepts_by_their_ceilings(monkeypatch):
     without = [(h.path, h.score) for h in index.search("invoice ledger", now=NOW)]
     assert with_ceilings == without
     assert 0 < walked < 0.6 * len(scored), (walked, len(scored))
+
+
+@pytest.mark.parametrize("query", ["theme", "themes", "theming"])
+def test_a_form_that_is_a_stopword_is_not_looked_up(query):
+    """Agent QA: "theme" grew the form "them", a stopword, so every page saying "them"
+    was a theme hit (a no-answer question read confidence 0.6 on a tree view's page)."""
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/tree.md", title="Tree", body="Keep the branch out from under them."),
+            FakeConcept("/colors.md", title="Colors", body="The color theme of the app."),
+        )
+    )
+    assert paths(index, query) == ["/colors.md"]
+    forms = {form for term in analyze_query(query) for form, _ in term.forms}
+    assert not forms & STOPWORDS
