@@ -75,3 +75,44 @@ def test_one_shot_commands_still_stop_at_a_source_that_does_not_load(tmp_path: P
 def test_list_bundles_without_unavailable_sources_has_no_such_key(tmp_path: Path) -> None:
     box = Toolbox(KnowledgeManager([Bundle.load(write_tree(tmp_path / "k", {"a.md": concept()}))]))
     assert "unavailable" not in box.list_bundles()
+
+
+TOKEN = "s3cr3tTOKEN"
+
+
+def test_a_git_urls_token_reaches_no_message_output_or_agent(
+    tmp_path: Path, served: list[Toolbox], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sources QA: a failed load repeated the source as typed, token and all, on stderr,
+    in --json, in a GitHub annotation, in the two-bundles error, and in the reason
+    ``list_bundles`` gives every agent (the stderr line of serve alone was redacted)."""
+    import subprocess
+
+    repo = write_tree(tmp_path / "repo", {"kb/a.md": concept(title="A")})
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    config = tmp_path / "gitconfig"
+    url = f"https://alice:{TOKEN}@git.example.org/kb"
+    config.write_text(f'[url "{repo.as_uri()}"]\n\tinsteadOf = {url}\n', encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    for role in ("AUTHOR", "COMMITTER"):
+        monkeypatch.setenv(f"GIT_{role}_NAME", "T")
+        monkeypatch.setenv(f"GIT_{role}_EMAIL", "t@t")
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "cache"))
+    runner = CliRunner()
+    calls = [
+        ["bundles", f"{url}#:nope"],
+        ["index", "--json", f"{url}#:nope"],
+        ["validate", "--format", "github", f"{url}#:nope"],
+        ["bundles", f"{url}#:kb", f"{url}#:kb/"],
+        ["bundles", f"{url}#:kb", f"{url}#:kb/", f"{url}#:./kb"],
+    ]
+    for args in calls:
+        result = runner.invoke(cli, args)
+        said = result.output + result.stderr
+        assert "https://***@git.example.org/kb" in said and TOKEN not in said, (args, said)
+    result = runner.invoke(cli, ["serve", f"{url}#:kb", f"{url}#:nope", "--lazy-index"])
+    assert result.exit_code == 0, result.output
+    (box,) = served
+    listed = box.list_bundles()
+    assert listed["unavailable"] and TOKEN not in str(listed) and TOKEN not in result.stderr

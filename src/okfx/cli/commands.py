@@ -83,8 +83,9 @@ def _load(source: str) -> Bundle:
     state_cache = (ctx.find_root().obj or {}).get("state_cache") if ctx else None
     options = ctx.meta.get(_LOAD_OPTIONS, {}) if ctx else {}
     name, source = named_source(source)
+    shown = redact(source)  # a git URL's token never reaches a terminal, a log or an agent
     try:
-        with status(f"loading {source}") as progress:
+        with status(f"loading {shown}") as progress:
             return Bundle.load(
                 source, name, progress=progress.update, state_cache=state_cache, **options
             )
@@ -94,11 +95,11 @@ def _load(source: str) -> Bundle:
         # BUNDLE names nothing okfx can load: the caller's argument is wrong
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         raise InvalidArgument(
-            f"cannot load {source}: {reason}. BUNDLE is a folder, a git URL or an archive"
+            f"cannot load {shown}: {redact(reason)}. BUNDLE is a folder, a git URL or an archive"
         ) from None
     except (OSError, ValueError, RuntimeError, TimeoutError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-        raise Unreadable(f"cannot load {source}: {reason}", path=source) from None
+        raise Unreadable(f"cannot load {shown}: {redact(reason)}", path=shown) from None
 
 
 _semantic_flags = [
@@ -226,11 +227,11 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
                 source = f"{other}={source}"
                 bundle = _load(source)
             if bundle.name in given:  # two bundles with one name
-                first = named_source(given[bundle.name])[1]
+                first = redact(named_source(given[bundle.name])[1])
+                second = redact(named_source(source)[1])
                 raise InvalidArgument(
-                    f"two bundles are named {bundle.name!r} ({first} and "
-                    f"{named_source(source)[1]}); name them as NAME=SOURCE, e.g. "
-                    f"one={first} two={named_source(source)[1]}"
+                    f"two bundles are named {bundle.name!r} ({first} and {second}); name "
+                    f"them as NAME=SOURCE, e.g. one={first} two={second}"
                 )
         except OKFError as exc:
             if not serve_what_loads:
@@ -242,7 +243,7 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
     if failed and not len(manager):
         raise failed[0][1]  # nothing to serve: the first reason, as without the option
     for shown, error in failed:
-        manager.note_unavailable(shown, error.message)
+        manager.note_unavailable(shown, redact(error.message))
         click.echo(visible(f"okfx: not serving {shown}: {redact(error.message)}"), err=True)
     return manager
 
