@@ -53,3 +53,57 @@ def test_an_unreachable_remote_is_logged_and_the_bundle_kept(
     watcher = Watcher(manager, watch=False)
     assert not watcher.refresh_now()
     assert manager.bundle("repo") is before
+
+
+def test_two_folders_of_one_clone_are_both_reloaded_and_a_pin_is_left(
+    remote: Remote,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Sources QA: two folders of one repository and ref share a clone; the first one's
+    refresh moved the cache's commit, so the second was judged current and kept serving
+    its old concepts (over files already replaced). A pinned commit is never asked."""
+
+    head = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    remote.commit({"okf/ops/runbook.md": "---\ntype: Runbook\n---\nRestart.\n"})
+    sources = {
+        "ops": GitSource(remote.url, ref="main", subdir="okf/ops"),
+        "sales": GitSource(remote.url, ref="main", subdir="okf/sales"),
+        "pinned": GitSource(remote.url, ref=head, subdir="okf/sales"),
+    }
+    manager = KnowledgeManager.from_paths(sources, cache_dir=tmp_path / "sources")
+    watcher = Watcher(manager, watch=False)
+    remote.commit(
+        {
+            "okf/ops/scale.md": "---\ntype: Runbook\n---\nScale.\n",
+            "okf/sales/metrics/margin.md": "---\ntype: Metric\n---\nMargin.\n",
+        }
+    )
+    report = watcher.refresh_now()
+    assert sorted(report.refreshed) == ["ops", "sales"]
+    assert "/scale.md" in manager.bundle("ops")
+    assert "/metrics/margin.md" in manager.bundle("sales")
+    assert "/metrics/margin.md" not in manager.bundle("pinned")
+    assert not watcher.refresh_now()
+
+
+def test_a_refresh_whose_commit_lacks_the_folder_keeps_the_tree_served(
+    remote: Remote,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Sources QA: the new clone replaced the cached tree before its folder was looked
+    for, so the served bundle's files were gone and every read failed; the cache then
+    held the new commit, so the failure was said once and never tried again."""
+    import shutil
+
+    from okfx import Toolbox
+
+    remote.commit({"okf/ops/runbook.md": "---\ntype: Runbook\n---\nRestart the pods.\n"})
+    source = GitSource(remote.url, ref="main", subdir="okf/ops")
+    manager = KnowledgeManager.from_paths({"ops": source}, cache_dir=tmp_path / "sources")
+    watcher = Watcher(manager, watch=False)
+    shutil.rmtree(remote.work / "okf" / "ops")
+    remote.commit({"README.md": "moved ops away\n"})
+    for _ in range(2):  # tried again at the next interval, as the commit still differs
+        assert not watcher.refresh_now()
+    read = Toolbox(manager).read_concept("/runbook.md")
+    assert "Restart the pods." in read["body"], read

@@ -230,7 +230,12 @@ def open_git(
         if meta is None or refresh:
             temp = slot.new_temp()
             try:
-                meta = clone(source, temp / "tree", timeout=timeout)
+                fresh = clone(source, temp / "tree", timeout=timeout)
+                if meta is not None:
+                    # A refresh whose commit lacks the subdirectory keeps the old tree, which
+                    # the bundle served now reads (sources QA: it was replaced, then failed).
+                    bundle_root(temp / "tree", source)
+                meta = fresh
                 slot.publish(temp, meta)
             except BaseException:
                 shutil.rmtree(temp, ignore_errors=True)

@@ -213,25 +213,36 @@ class Watcher:
     def refresh_now(self) -> Reload:
         """Fetch each git bundle whose remote commit moved, and swap it in."""
         from okfx.sources.refresh import cached_commit, remote_commit
+        from okfx.sources.spec import is_commit_id
 
         report = Reload()
         started = time.perf_counter()
         for bundle in self._git_bundles():
             source = _git_source(bundle)
+            if is_commit_id(source.ref):
+                continue  # a pinned commit never moves
             options = bundle.load_options
             try:
                 remote = remote_commit(source, timeout=float(options.get("timeout", 30.0)))
-                loaded = self._commits.get(bundle.name) or cached_commit(
-                    source, options.get("cache_dir")
+                # The commit this bundle was loaded from, not the cache's: two folders of one
+                # repository share a clone, and the first one's refresh moves the cache's
+                # commit (sources QA: the second was never reloaded).
+                cached = cached_commit(source, options.get("cache_dir"))
+                loaded = (
+                    self._commits.get(bundle.name) or (bundle.origin or {}).get("commit") or cached
                 )
                 if remote == loaded:
                     continue
                 with self._lock:
                     fresh = Bundle.load(
-                        bundle.source, bundle.name, limits=bundle.limits, refresh=True, **options
+                        bundle.source,
+                        bundle.name,
+                        limits=bundle.limits,
+                        refresh=cached != remote,  # fetched already for another folder
+                        **options,
                     )
                     self.manager.replace(fresh)
-                self._commits[bundle.name] = remote
+                self._commits[bundle.name] = (fresh.origin or {}).get("commit") or remote
                 report.refreshed.append(bundle.name)
             except Exception as exc:
                 logger.warning("okfx: refreshing %s failed: %s", bundle.name, exc)
