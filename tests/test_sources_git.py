@@ -485,3 +485,22 @@ def test_the_watcher_asks_no_remote_about_a_pinned_commit(remote: Remote, git_lo
     assert remote_commit(GitSource(remote.url, ref=first)) == first
     assert remote_commit(GitSource(remote.url, ref="main")) != first
     assert sum(" ls-remote " in line for line in git_log.read_text("utf-8").splitlines()) == 1
+
+
+def test_a_sha256_repository_is_pinned_by_its_64_digit_ids(tmp_path: Path) -> None:
+    """Sources QA: the docs said a 64-digit id pins a SHA-256 repository, but okfx fetched
+    it into a SHA-1 repository, and git read the id as a ref name."""
+    from okfx.sources import GitNotFound
+
+    work = tmp_path / "sha256"
+    git("init", "-q", "--object-format=sha256", str(work))
+    write(work, MAIN_FILES)
+    git("add", "-A", cwd=work)
+    git("commit", "-q", "-m", "first", cwd=work)
+    head = git("rev-parse", "HEAD", cwd=work).strip()
+    assert len(head) == 64
+    with open_source(f"{work.as_uri()}#{head}:okf/sales", cache_dir=tmp_path / "c") as (root, _):
+        assert tree(root)["metrics/revenue.md"] == MAIN_FILES["okf/sales/metrics/revenue.md"]
+    with pytest.raises(GitNotFound, match="whose commits have SHA-256 \\(64 hex digits\\) ids"):
+        with open_source(f"{work.as_uri()}#{head[:40]}", cache_dir=tmp_path / "c"):
+            pass

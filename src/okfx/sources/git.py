@@ -174,7 +174,10 @@ def _fetch_commit(source: GitSource, dest: Path, *, timeout: float) -> None:
     version 2 (GitHub, GitLab, git 2.26 and later) serve any commit their branches and
     tags reach."""
     dest.mkdir(parents=True)
-    run_git(["init", "--quiet", "--", str(dest)], timeout=timeout)
+    # A 64-digit id names a commit of a SHA-256 repository, which a SHA-1 one cannot fetch.
+    # (The option only then: git before 2.29 knows no --object-format.)
+    form = ["--object-format=sha256"] if len(str(source.ref)) == 64 else []
+    run_git(["init", "--quiet", *form, "--", str(dest)], timeout=timeout)
     fetch = ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules"]
     run_git([*fetch, "--", source.url, str(source.ref)], timeout=timeout, cwd=dest, url=source.url)
     run_git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], timeout=timeout, cwd=dest)
@@ -189,6 +192,11 @@ def clone_failure(said: str, source: GitSource) -> GitError:
     shown = redact(source.url)
     lines = [" ".join(line.split()) for line in said.replace("\r", "\n").splitlines()]
     lowered = said.lower()
+    if is_commit_id(source.ref) and "mismatched algorithms" in lowered:
+        other = "SHA-1 (40 hex digits)" if "server sha1" in lowered else "SHA-256 (64 hex digits)"
+        return GitNotFound(
+            f"commit {source.ref} is not an id of {shown}, whose commits have {other} ids"
+        )
     if is_commit_id(source.ref) and any(
         words in lowered
         for words in ("not our ref", "couldn't find remote ref", "unadvertised object")
