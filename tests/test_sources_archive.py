@@ -18,6 +18,7 @@ from okfx.sources import (
     UnsafeSourceError,
     open_source,
 )
+from okfx.sources.archive import _zip_name
 
 BUNDLE = {
     "index.md": "# KB\n",
@@ -371,3 +372,26 @@ def test_a_path_holding_a_hash_that_exists_is_read_as_that_path(tmp_path: Path) 
         assert tree(root) == BUNDLE
     with open_source(f"{archive}#metrics", cache_dir=tmp_path / "c") as (root, name):
         assert sorted(tree(root)) == ["margin.md", "revenue.md"] and name == "metrics"
+
+
+def test_utf8_names_of_a_zip_without_the_utf8_flag_keep_their_letters(tmp_path: Path) -> None:
+    """Sources QA: Info-ZIP's zip writes UTF-8 names without the flag; read as CP437 the
+    folder ``ventes-été`` became ``ventes-├⌐t├⌐``. A CP437 name that is no UTF-8 stays."""
+    archive = tmp_path / "kb.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for name, data in {
+            "kb/ventes-été/a.md": BUNDLE["tables/orders.md"],
+            "kb/x.md": "x",
+        }.items():
+            info = zipfile.ZipInfo(name)
+            out.writestr(info, data)
+    raw = archive.read_bytes()
+    # Clear bit 11 (UTF-8) in every header, as Info-ZIP leaves it: the name bytes are UTF-8.
+    raw = raw.replace(b"PK\x03\x04\x14\x00\x00\x08", b"PK\x03\x04\x14\x00\x00\x00")
+    raw = raw.replace(b"PK\x01\x02\x14\x03\x14\x00\x00\x08", b"PK\x01\x02\x14\x03\x14\x00\x00\x00")
+    archive.write_bytes(raw)
+    with zipfile.ZipFile(archive) as check:
+        assert "kb/ventes-├⌐t├⌐/a.md" in check.namelist()  # what zipfile alone reads
+    with open_source(f"{archive}#ventes-été", cache_dir=tmp_path / "c") as (root, name):
+        assert name == "ventes-été" and tree(root) == {"a.md": BUNDLE["tables/orders.md"]}
+    assert _zip_name(zipfile.ZipInfo("caf\x82.md")) == "caf\x82.md"  # cp437 'é' alone

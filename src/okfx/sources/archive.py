@@ -160,18 +160,32 @@ def _extract_zip(handle: IO[bytes], writer: _Writer, budget: Budget) -> None:
         budget.check_bytes(declared, "declares")
         budget.check_ratio(declared)
         for info in infos:
-            parts = member_parts(info.filename)
+            name = _zip_name(info)
+            parts = member_parts(name)
             is_dir = _zip_entry_is_dir(info)
             budget.add_entry()
             if not parts:
                 continue
             if is_dir:
-                writer.directory(parts, info.filename)
+                writer.directory(parts, name)
                 continue
             if info.flag_bits & 0x1:
-                raise ArchiveError(f"refusing entry {info.filename!r}: it is encrypted")
+                raise ArchiveError(f"refusing entry {name!r}: it is encrypted")
             with archive.open(info) as stream:
-                writer.file(parts, info.filename, stream, _zip_mtime(info))
+                writer.file(parts, name, stream, _zip_mtime(info))
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """The entry's name as its maker wrote it. Without the UTF-8 flag (bit 11) the zip
+    format says CP437, which ``zipfile`` decodes; but Info-ZIP's ``zip`` on Linux and most
+    tools since write UTF-8 without the flag, as ``unzip`` and 7-Zip read them (sources
+    QA: ``ventes-été`` came out as ``ventes-├⌐t├⌐``). Bytes that are not UTF-8 stay CP437."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except UnicodeError:
+        return info.filename
 
 
 def _zip_entry_is_dir(info: zipfile.ZipInfo) -> bool:
