@@ -471,9 +471,12 @@ def test_an_unknown_or_abbreviated_commit_says_what_to_write(
     assert str(unknown.value).startswith(f"commit {missing} not found in {remote.url}")
     short = git("rev-parse", "--short=10", "HEAD", cwd=remote.work).strip()
     with pytest.raises(GitNotFound) as abbreviated:
-        with open_source(f"{remote.url}#{short}", cache_dir=tmp_path / "c"):
+        with open_source(f"{remote.url}#{short}:okf/sales", cache_dir=tmp_path / "c"):
             pass
-    assert "to pin a commit, write its whole id" in str(abbreviated.value)
+    assert (
+        f"(to pin a commit, write its whole id: {remote.url}#<40 hex digits>:okf/sales, or "
+        "ref=<40 hex digits>)"
+    ) in str(abbreviated.value)
     assert [p for p in (tmp_path / "c" / "git").iterdir() if not p.name.endswith(".lock")] == []
 
 

@@ -219,3 +219,27 @@ def test_default_name_is_subdir_tail_else_repository_name(source: GitSource, nam
 )
 def test_archive_stem_drops_the_whole_archive_suffix(file: str, stem: str) -> None:
     assert archive_stem(Path(file)) == stem
+
+
+def test_a_copied_page_address_reads_as_its_folder_or_names_the_folder_to_give() -> None:
+    """Sources QA: a tree page copied with its anchor (``#readme``) read the anchor as a
+    second ref; a file's page was cloned as a repository; an upper-case commit id given
+    beside a tree URL's lower-case one was a conflict (and exit 1, not 2)."""
+    from okfx.sources import SourceSpecError
+
+    sha = "d6e8500ed2b480c29c102f0c91e51cb3b258d8d4"
+    tree = f"https://github.com/org/kb/tree/{sha}/catalog/cli"
+    expected = GitSource("https://github.com/org/kb", ref=sha, subdir="catalog/cli")
+    assert parse_source(f"{tree}#readme") == expected
+    assert parse_source(GitSource(tree, ref=sha.upper())) == expected
+    with pytest.raises(SourceSpecError) as page:
+        parse_source(f"https://tok:en@github.com/org/kb/blob/{sha}/catalog/cli/index.md#L3")
+    assert str(page.value) == (
+        f"https://***@github.com/org/kb/blob/{sha}/catalog/cli/index.md is the page of one "
+        f"file; a bundle is a folder: give its folder's page, e.g. "
+        f"https://***@github.com/org/kb/tree/{sha}/catalog/cli"
+    )
+    with pytest.raises(SourceSpecError, match=r"/-/tree/main/okf"):
+        parse_source("https://gitlab.example.org/g/sub/kb/-/blob/main/okf/a.md")
+    with pytest.raises(SourceSpecError, match="conflicts"):
+        parse_source(GitSource(tree, ref="main"))

@@ -35,7 +35,7 @@ from okfx.cli.terminal import json_text, visible, visible_data
 from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
 from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
-from okfx.sources.errors import GitNotFound, UnsafeSourceError
+from okfx.sources.errors import GitNotFound, SourceSpecError, UnsafeSourceError
 from okfx.sources.spec import (
     ArchiveSource,
     GitSource,
@@ -91,7 +91,13 @@ def _load(source: str) -> Bundle:
             )
     except OKFError:
         raise
-    except (FileNotFoundError, NotADirectoryError, UnsafeSourceError, GitNotFound) as exc:
+    except (
+        FileNotFoundError,
+        NotADirectoryError,
+        UnsafeSourceError,
+        SourceSpecError,
+        GitNotFound,
+    ) as exc:
         # BUNDLE names nothing okfx can load: the caller's argument is wrong
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         raise InvalidArgument(

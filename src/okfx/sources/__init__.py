@@ -9,6 +9,7 @@ from okfx.sources.errors import (
     ArchiveLimitError,
     GitError,
     GitNotFound,
+    SourceSpecError,
     UnsafeSourceError,
 )
 from okfx.sources.limits import SourceLimits
@@ -25,6 +26,7 @@ __all__ = [
     "LocalDir",
     "ParsedSource",
     "SourceLimits",
+    "SourceSpecError",
     "UnsafeSourceError",
     "open_source",
     "parse_source",

@@ -5,6 +5,8 @@ Each subclasses the builtin a caller would already catch, so ``except ValueError
 - ``GitError(RuntimeError)``: git is missing, or a git command failed; carries git's reason.
     - ``GitNotFound``: the repository or the ref asked for is not there.
 - ``UnsafeSourceError(ValueError)``: a spec, subdirectory or link we refuse to follow.
+- ``SourceSpecError(ValueError)``: a spec that says two things at once (two refs) or names
+  no folder (a file's web page).
 - ``ArchiveError(ValueError)``: an archive that cannot be read, or holds an entry we refuse.
     - ``ArchiveLimitError``: an archive over one of the ``SourceLimits`` caps; ``.limit`` names it.
 
@@ -14,7 +16,14 @@ folder, archive or git subdirectory raises ``FileNotFoundError``.
 
 from __future__ import annotations
 
-__all__ = ["ArchiveError", "ArchiveLimitError", "GitError", "GitNotFound", "UnsafeSourceError"]
+__all__ = [
+    "ArchiveError",
+    "ArchiveLimitError",
+    "GitError",
+    "GitNotFound",
+    "SourceSpecError",
+    "UnsafeSourceError",
+]
 
 
 class GitError(RuntimeError):
@@ -34,6 +43,14 @@ class UnsafeSourceError(ValueError):
     """A source spec, subdirectory or committed symlink that would escape where it should stay."""
 
     code = "unsafe_source"
+
+
+class SourceSpecError(ValueError):
+    """A source spec okfx cannot read as one source: a ref or subdirectory given twice with
+    different values, or a file's page where a folder's is needed; the message says what
+    to write."""
+
+    code = "invalid_source"
 
 
 class ArchiveError(ValueError):

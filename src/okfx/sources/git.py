@@ -207,7 +207,11 @@ def clone_failure(said: str, source: GitSource) -> GitError:
         )
     if any("remote branch" in line.lower() and "not found" in line.lower() for line in lines):
         if looks_like_short_commit(source.ref):
-            hint = f" (to pin a commit, write its whole id: {shown}#<40 hex digits>)"
+            folder = f":{source.subdir}" if source.subdir else ""
+            hint = (
+                f" (to pin a commit, write its whole id: {shown}#<40 hex digits>{folder}, "
+                "or ref=<40 hex digits>)"
+            )
         elif source.subdir and "/" not in (source.ref or ""):
             hint = f" (if the branch's name holds '/', write {shown}#BRANCH/NAME:SUBDIR)"
         else:

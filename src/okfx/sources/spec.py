@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from okfx.sources.errors import UnsafeSourceError
+from okfx.sources.errors import SourceSpecError, UnsafeSourceError
 
 __all__ = [
     "ARCHIVE_SUFFIXES",
@@ -353,18 +353,25 @@ def fragment_parts(url: str) -> tuple[str, str | None, str | None]:
 
 def _checked_git(source: GitSource) -> GitSource:
     check_git_url(source.url)
-    url, ref, subdir = fragment_parts(source.url)
-    for given, named, what in ((source.ref, ref, "ref"), (source.subdir, subdir, "subdir")):
+    _refuse_file_page(source.url)
+    page = source.url.partition("#")[0]
+    # A web page's "#..." is an anchor on that page (GitHub's "#readme"), never a ref.
+    url, ref, subdir = (page, None, None) if web_tree_parts(page) else fragment_parts(source.url)
+    given_ref = _same_case(source.ref)
+    for given, named, what in (
+        (given_ref, _same_case(ref), "ref"),
+        (source.subdir, subdir, "subdir"),
+    ):
         if given is not None and named is not None and given != named:
-            raise ValueError(f"{what} {given!r} conflicts with {named!r} in the URL")
-    ref, subdir = source.ref or ref, source.subdir or subdir
+            raise SourceSpecError(f"{what} {given!r} conflicts with {named!r} in the URL")
+    ref, subdir = given_ref or ref, source.subdir or subdir
     tree = web_tree_parts(url)
     if tree is not None:
         url, tree_ref, tree_subdir = tree
-        if ref is not None and ref != tree_ref:
-            raise ValueError(f"ref {ref!r} conflicts with {tree_ref!r} in the URL")
+        if ref is not None and _same_case(ref) != _same_case(tree_ref):
+            raise SourceSpecError(f"ref {ref!r} conflicts with {tree_ref!r} in the URL")
         if subdir is not None and clean_subdir(subdir) != clean_subdir(tree_subdir):
-            raise ValueError(f"subdir {subdir!r} conflicts with {tree_subdir!r} in the URL")
+            raise SourceSpecError(f"subdir {subdir!r} conflicts with {tree_subdir!r} in the URL")
         ref, subdir = tree_ref, tree_subdir
     if ref is not None and (not ref or ref.startswith("-") or _CONTROL.search(ref) or " " in ref):
         raise UnsafeSourceError(f"refusing ref {ref!r}: not a branch or tag name")
@@ -374,6 +381,37 @@ def _checked_git(source: GitSource) -> GitSource:
         # A plain local path: pin it, since git would resolve it against its own cwd.
         url = os.path.abspath(url)
     return GitSource(url=url, ref=ref, subdir=clean_subdir(subdir))
+
+
+def _same_case(ref: str | None) -> str | None:
+    """A whole commit id in lower case (the form git writes); any other ref as it is."""
+    return ref.lower() if ref is not None and is_commit_id(ref) else ref
+
+
+def _refuse_file_page(url: str) -> None:
+    """A GitHub or GitLab page of one file (``.../blob/<ref>/<path>``) names no folder to
+    load: refuse it, naming the folder's page (sources QA: it was cloned as a repository
+    that does not exist)."""
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "https":
+        return
+    raw = [segment for segment in parts.path.split("/") if segment]
+    host = parts.netloc.rpartition("@")[2].lower()
+    at = (
+        2
+        if host in ("github.com", "www.github.com")
+        else next(
+            (i + 1 for i in range(2, len(raw) - 2) if raw[i] == "-" and raw[i + 1] == "blob"), -1
+        )
+    )
+    if at < 0 or len(raw) < at + 3 or raw[at] != "blob":
+        return
+    folder = "/".join(raw[:at] + ["tree"] + raw[at + 1 : -1])
+    shown = redact(urlunsplit((parts.scheme, parts.netloc, "/" + folder, "", "")))
+    raise SourceSpecError(
+        f"{redact(url.partition('#')[0])} is the page of one file; a bundle is a folder: "
+        f"give its folder's page, e.g. {shown}"
+    )
 
 
 def _local(path: Path) -> ParsedSource:
