@@ -395,3 +395,18 @@ def test_utf8_names_of_a_zip_without_the_utf8_flag_keep_their_letters(tmp_path: 
     with open_source(f"{archive}#ventes-été", cache_dir=tmp_path / "c") as (root, name):
         assert name == "ventes-été" and tree(root) == {"a.md": BUNDLE["tables/orders.md"]}
     assert _zip_name(zipfile.ZipInfo("caf\x82.md")) == "caf\x82.md"  # cp437 'é' alone
+
+
+def test_a_folder_deep_in_an_archive_still_says_where_it_came_from(tmp_path: Path) -> None:
+    """Sources QA: the origin was looked for 8 folders up at most, and said no folder, so
+    three folders of one archive read the same."""
+    from okfx import Bundle
+
+    deep = "a/b/c/d/e/f/g/h/i"
+    files = {f"{deep}/{k}": v for k, v in BUNDLE.items()} | {"x/a.md": BUNDLE["index.md"]}
+    archive = folder_archive(tmp_path / "kb.zip", files, "kb-main")
+    loaded = Bundle.load(f"{archive}#{deep}", cache_dir=tmp_path / "c")
+    assert loaded.origin is not None and loaded.origin["folder"] == f"kb-main/{deep}"
+    other = Bundle.load(f"{archive}#x", cache_dir=tmp_path / "c")
+    assert other.origin is not None and other.origin["folder"] == "kb-main/x"
+    assert other.origin["sha256"] == loaded.origin["sha256"]

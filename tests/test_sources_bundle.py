@@ -118,10 +118,16 @@ def test_list_bundles_says_where_a_fetched_bundle_came_from(repo_url: str, tmp_p
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=tmp_path / "work", capture_output=True, text=True
     ).stdout.strip()
-    assert cloned.origin == {"kind": "git", "url": repo_url, "ref": "main", "commit": commit}
+    assert cloned.origin == {
+        "kind": "git",
+        "url": repo_url,
+        "ref": "main",
+        "commit": commit,
+        "subdir": "okf/knowledge",
+    }
     archive = Bundle.load(pack(EXAMPLE, tmp_path / "kb.zip"), "from-zip", cache_dir=tmp_path / "c")
     assert archive.origin is not None and archive.origin["kind"] == "archive"
-    assert len(archive.origin["sha256"]) == 64
+    assert len(archive.origin["sha256"]) == 64 and archive.origin["folder"] == "knowledge"
     rows = Toolbox(KnowledgeManager([cloned, archive, Bundle.load(EXAMPLE)])).list_bundles()
     sources = [row.get("source") for row in rows["bundles"]]
     assert sources == [cloned.origin, archive.origin, None]  # a folder's path is not said

@@ -167,14 +167,20 @@ def published_meta(final: Path) -> dict[str, Any] | None:
 def origin_of(root: Path) -> dict[str, Any] | None:
     """Where a bundle loaded from the cache came from, read from its entry's metadata: a
     git clone's URL (credentials redacted when it was written), ref and commit, an
-    archive's sha256; None for a folder read in place. ``root`` is the entry's ``tree/``
-    or a folder in it."""
-    for folder in (root, *root.parents[:8]):
+    archive's sha256, and the folder of the clone or extraction the bundle is (``subdir``
+    for git, ``folder`` for an archive: sources QA, two folders of one archive read the
+    same); None for a folder read in place. ``root`` is the entry's ``tree/`` or a folder
+    in it, at any depth."""
+    for folder in (root, *root.parents):
         if folder.name == "tree":
             meta = published_meta(folder.parent)
             if meta is not None:
                 keys = ("kind", "url", "ref", "commit", "sha256")
-                return {key: meta[key] for key in keys if meta.get(key) is not None}
+                origin = {key: meta[key] for key in keys if meta.get(key) is not None}
+                inside = root.relative_to(folder).as_posix()
+                if inside != ".":
+                    origin["subdir" if meta.get("kind") == "git" else "folder"] = inside
+                return origin
     return None
 
 

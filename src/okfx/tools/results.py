@@ -183,7 +183,8 @@ _BUNDLES = (
             Key(
                 "source",
                 "object",
-                "Where it was fetched from.",
+                "Where it was fetched from: `kind` (`git` or `archive`); `url`, `ref`, `commit` "
+                "and `subdir` of a git source; `sha256` and `folder` of an archive.",
                 "only for a bundle from a git URL or an archive",
             ),
             Key("empty", "string", "Why it holds no concept.", "only when it holds none"),
