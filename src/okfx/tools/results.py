@@ -183,8 +183,7 @@ _BUNDLES = (
             Key(
                 "source",
                 "object",
-                "Where it was fetched from: `kind` (`git` or `archive`); `url`, `ref`, `commit` "
-                "and `subdir` of a git source; `sha256` and `folder` of an archive.",
+                "Where it was fetched from.",
                 "only for a bundle from a git URL or an archive",
             ),
             Key("empty", "string", "Why it holds no concept.", "only when it holds none"),
@@ -205,6 +204,18 @@ _BUNDLES = (
             Key("ref", "string", "The branch, tag or commit the URL named.", "git, when named"),
             Key("commit", "string", "The commit served.", "git"),
             Key("sha256", "string", "The archive's SHA-256.", "archive"),
+            Key(
+                "subdir",
+                "string",
+                "The bundle's folder in the repository.",
+                "git, when the bundle is a folder of it",
+            ),
+            Key(
+                "folder",
+                "string",
+                "The bundle's folder in the archive (its top folder too).",
+                "archive, when the bundle is a folder of it",
+            ),
         ),
     ),
 )
