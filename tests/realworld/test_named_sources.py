@@ -98,3 +98,41 @@ def test_a_folder_and_a_clone_of_one_name_are_told_apart_by_where_they_come_from
     assert "serving" in err and "as 'kb1-okf'" in err
     code, out, err = run("bundles", a, f"other.zip={a}", url, "--json")  # a named one stays
     assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "other.zip", "kb1-okf"]
+
+
+def test_pins_of_one_repository_and_archives_of_one_name_get_names_that_tell_them_apart(
+    tmp_path: Path,
+) -> None:
+    """Sources QA: two pins of one repository were named after the repository alone
+    (nothing said which commit) and a third was refused; three teams' ``kb.zip`` the
+    same. A pin now takes its short commit, an archive its folder too."""
+    import subprocess
+    import zipfile
+
+    work = tmp_path / "kb1"
+    env = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin"}
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@x", "-c", "init.defaultBranch=main"]
+    commits = []
+    for step in range(2):
+        write_tree(work / "okf", {f"z{step}.md": concept(title=f"Step {step}")})
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", f"s{step}"]):
+            subprocess.run([*git, *args], cwd=work, check=True, env=env)
+        commits.append(
+            subprocess.run(
+                [*git, "rev-parse", "HEAD"], cwd=work, env=env, capture_output=True, text=True
+            ).stdout.strip()
+        )
+    pins = [f"{work.as_uri()}#{commit}:okf" for commit in commits]
+    code, out, err = run("bundles", *pins, f"{work.as_uri()}#main:okf", "--json")
+    assert code == 0, err
+    names = [b["name"] for b in json.loads(out)["bundles"]]
+    assert names == ["okf", f"okf-{commits[1][:7]}", "kb1-okf"]
+    archives = []
+    for team in ("teama", "teamb", "teamc"):
+        (tmp_path / team).mkdir()
+        archives.append(tmp_path / team / "kb.zip")
+        with zipfile.ZipFile(archives[-1], "w") as out_zip:
+            out_zip.writestr("kb/okf/a.md", concept(title=team))
+    code, out, err = run("bundles", *(f"{a}#okf" for a in archives), "--json")
+    assert code == 0, err
+    assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "kb-okf", "teamc-kb-okf"]

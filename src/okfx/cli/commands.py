@@ -41,6 +41,7 @@ from okfx.sources.spec import (
     GitSource,
     archive_stem,
     git_default_name,
+    is_commit_id,
     parse_source,
     redact,
 )
@@ -189,27 +190,33 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     return out
 
 
-def _told_by_source(source: str, name: str) -> str | None:
-    """For an unnamed git or archive source whose bundle's name another bundle has, a name
-    that says where it comes from: the repository's (``kb1-okf`` for ``.../kb1.git#:okf``),
-    or the archive's file name (``export-okf`` for ``export.zip``). Platform QA: plain
+def _told_by_source(source: str, name: str) -> list[str]:
+    """For an unnamed git or archive source whose bundle's name another bundle has, the
+    names that say where it comes from, best first: a pinned commit's (``catalog-af9c122``),
+    the repository's (``kb1-okf`` for ``.../kb1.git#:okf``), or the archive's file name
+    and then its folder too (``export-okf``, ``teamb-export-okf``). Platform QA: plain
     folders were told apart, but a folder and a clone both named ``okf`` stopped the
-    command. None for a named source or a folder (:func:`_told_apart` tells folders apart,
-    before anything loads)."""
+    command; sources QA: two pins of one repository were told apart by the repository's
+    name alone, and a third was refused. Empty for a named source or a folder
+    (:func:`_told_apart` tells folders apart, before anything loads)."""
     if named_source(source)[0] is not None or os.path.isdir(source):
-        return None
+        return []
     try:
         parsed = parse_source(source)
     except (ValueError, TypeError):
-        return None
+        return []
     if isinstance(parsed, GitSource):
         owner = git_default_name(GitSource(parsed.url))
+        pin = parsed.ref if is_commit_id(parsed.ref) else None
+        told = [f"{name}-{pin[:7]}"] if pin else []
+        told.append(f"{owner}-{name}")
     elif isinstance(parsed, ArchiveSource):
-        owner = archive_stem(parsed.path)
+        stem = archive_stem(parsed.path)
+        parent = folder_name(parsed.path.resolve().parent)
+        told = [f"{stem}-{name}", f"{parent}-{stem}-{name}"]
     else:
-        return None
-    told = _as_name(f"{owner}-{name}")
-    return told if told != name else None
+        return []
+    return [other for other in dict.fromkeys(_as_name(t) for t in told) if other != name]
 
 
 def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> KnowledgeManager:
@@ -223,8 +230,9 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
     for source in _told_apart(sources):
         try:
             bundle = _load(source)
-            other = _told_by_source(source, bundle.name) if bundle.name in given else None
-            if other is not None and other not in given:  # a clone or an archive: its own name
+            told = _told_by_source(source, bundle.name) if bundle.name in given else []
+            other = next((name for name in told if name not in given), None)
+            if other is not None:  # a clone or an archive: its own name
                 click.echo(
                     f"okfx: two bundles are named {bundle.name!r}; serving "
                     f"{redact(source)} as {other!r} (name bundles yourself with NAME=SOURCE)",
