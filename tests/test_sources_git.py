@@ -507,3 +507,27 @@ def test_a_sha256_repository_is_pinned_by_its_64_digit_ids(tmp_path: Path) -> No
     with pytest.raises(GitNotFound, match="whose commits have SHA-256 \\(64 hex digits\\) ids"):
         with open_source(f"{work.as_uri()}#{head[:40]}", cache_dir=tmp_path / "c"):
             pass
+
+
+def test_a_refresh_fetches_each_source_once_whatever_folders_of_it_load(
+    remote: Remote, tmp_path: Path, git_log: Path
+) -> None:
+    """Sources QA: ``--refresh`` with three folders of one repository cloned it three
+    times (each clone replacing the tree the bundles before had loaded from)."""
+    from click.testing import CliRunner
+
+    from okfx import KnowledgeManager
+    from okfx.cli.commands import cli
+
+    remote.commit({"okf/ops/a.md": "---\ntype: Runbook\n---\nA.\n"})
+    specs = [f"{remote.url}#main:okf/sales", f"{remote.url}#main:okf/ops", f"{remote.url}#main:okf"]
+    cache = tmp_path / "cache"
+    manager = KnowledgeManager.from_paths(specs, cache_dir=cache, refresh=True)
+    assert manager.names == ["sales", "ops", "okf"] and clones(git_log) == 1
+    manager = KnowledgeManager.from_paths(specs[:2], cache_dir=cache, refresh=True)
+    assert clones(git_log) == 2
+    result = CliRunner(env={"OKFX_CACHE_HOME": str(tmp_path / "home")}).invoke(
+        cli, ["bundles", "--refresh", *specs]
+    )
+    assert result.exit_code == 0, result.output
+    assert clones(git_log) == 3

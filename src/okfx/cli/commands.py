@@ -40,6 +40,7 @@ from okfx.sources.spec import (
     ArchiveSource,
     GitSource,
     archive_stem,
+    fetch_key,
     git_default_name,
     is_commit_id,
     parse_source,
@@ -85,6 +86,13 @@ def _load(source: str) -> Bundle:
     options = ctx.meta.get(_LOAD_OPTIONS, {}) if ctx else {}
     name, source = named_source(source)
     shown = redact(source)  # a git URL's token never reaches a terminal, a log or an agent
+    if options.get("refresh") and ctx is not None:
+        # One fetch per source and command, whatever folders of it are loaded.
+        fetched: set[str] = ctx.meta.setdefault("okfx.fetched", set())
+        key = fetch_key(source)
+        options = {**options, "refresh": key not in fetched}
+        if key is not None:
+            fetched.add(key)
     try:
         with status(f"loading {shown}") as progress:
             return Bundle.load(

@@ -134,6 +134,23 @@ def _archive_folder(spec: str) -> ArchiveSource | None:
     return None
 
 
+def fetch_key(spec: str | os.PathLike[str] | ParsedSource) -> str | None:
+    """What one fetch serves: the cache entry of a git source (its repository, ref and
+    credentials, whatever folder of it is asked) or an archive's path; None for a folder
+    or a spec that does not parse. A command that refreshes several bundles of one source
+    fetches it once (sources QA: three folders of one repository cloned it three times,
+    and could serve three commits)."""
+    try:
+        parsed = parse_source(spec)
+    except (ValueError, TypeError):
+        return None
+    if isinstance(parsed, GitSource):
+        return "git:" + git_cache_key(parsed)
+    if isinstance(parsed, ArchiveSource):
+        return f"archive:{os.path.abspath(parsed.path)}"
+    return None
+
+
 def redact(text: str) -> str:
     """Replace the user-info part of every URL in ``text`` with ``***``.
 
