@@ -352,7 +352,17 @@ def test_a_missing_folder_in_an_archive_names_the_folders_it_has(tmp_path: Path)
     with pytest.raises(FileNotFoundError) as missing:
         with open_source(f"{archive}#okf", cache_dir=tmp_path / "c"):
             pass
-    assert str(missing.value) == "folder 'okf' not found in kb.zip (its folders: metrics, tables)"
+    assert str(missing.value) == (
+        f"folder 'okf' not found in {archive} (its folders: metrics, tables)"
+    )
+    with pytest.raises(FileNotFoundError) as deeper:
+        with open_source(f"{archive}#metrics/nope", cache_dir=tmp_path / "c"):
+            pass
+    assert str(deeper.value).endswith("(the folders of metrics/: none)")
+    with pytest.raises(FileNotFoundError) as case:
+        with open_source(f"{archive}#Tables", cache_dir=tmp_path / "c"):
+            pass
+    assert str(case.value).endswith("(its folders: metrics, tables); did you mean 'tables'?")
     with pytest.raises(NotADirectoryError, match="is a file"):
         with open_source(f"{archive}#index.md", cache_dir=tmp_path / "c"):
             pass

@@ -334,7 +334,8 @@ def _load_options(func: F) -> F:
     func = click.option(
         "--refresh", is_flag=True, expose_value=False, callback=_remember,
         help="Clone git sources and extract archives again, rather than read the cached "
-        "copy (a branch's new commits).",
+        "copy (a branch's new commits); once per source. A source pinned to a commit is "
+        "kept (okfx cache clear --sources removes it).",
     )(func)  # fmt: skip
     return click.option(
         "--wikilinks", is_flag=True, expose_value=False, callback=_remember,

@@ -99,7 +99,7 @@ def open_archive(
             handle.close()
             root, name = _pick_root(slot.tree, archive_stem(path))
             if source.subdir is not None:
-                root, name = _folder_in(slot.tree, root, source.subdir, path.name)
+                root, name = _folder_in(slot.tree, root, source.subdir, str(path))
             yield root, name
 
 
@@ -378,7 +378,9 @@ def _folder_in(tree: Path, root: Path, subdir: str, archive: str) -> tuple[Path,
     ``..`` stays inside.
 
     Raises:
-        FileNotFoundError: neither holds that folder (the message lists the top folders).
+        FileNotFoundError: neither holds that folder; the message lists the folders of the
+            deepest folder on its way that exists (sources QA: it listed the top level
+            for ``catalog/nope``), and one named alike in another letter case.
         NotADirectoryError: it is a file.
     """
     for base in dict.fromkeys((root, tree)):
@@ -387,6 +389,22 @@ def _folder_in(tree: Path, root: Path, subdir: str, archive: str) -> tuple[Path,
             return found, found.name
         if found.exists():
             raise NotADirectoryError(f"{subdir!r} in {archive} is a file, not a folder")
-    tops = sorted(entry.name for entry in root.iterdir() if entry.is_dir())[:20]
-    listed = ", ".join(tops) if tops else "none"
-    raise FileNotFoundError(f"folder {subdir!r} not found in {archive} (its folders: {listed})")
+    where, parts = root, subdir.split("/")
+    while parts and (where / parts[0]).is_dir():
+        where = where / parts.pop(0)
+    folders = sorted(
+        (entry.name for entry in where.iterdir() if entry.is_dir()),
+        key=lambda name: (name.startswith("."), name),
+    )
+    alike = [name for name in folders if parts and name.casefold() == parts[0].casefold()]
+    inside = where.relative_to(root).as_posix()
+    label = "its folders" if inside == "." else f"the folders of {inside}/"
+    shown = ", ".join(folders[:_LISTED]) or "none"
+    if len(folders) > _LISTED:
+        shown += f" and {len(folders) - _LISTED} more"
+    hint = f"; did you mean {alike[0]!r}?" if alike else ""
+    raise FileNotFoundError(f"folder {subdir!r} not found in {archive} ({label}: {shown}){hint}")
+
+
+#: Folders named in the error for a folder an archive lacks.
+_LISTED = 20
