@@ -683,3 +683,12 @@ def test_a_reload_under_background_vectors_answers_hybrid_at_once(
     assert found["ranking"] == "lexical" and "not ready yet" in found["notice"]
     assert time.monotonic() - started < 5
     embedder.block.set()
+
+
+@pytest.mark.parametrize("query", ["?", "...", "!!!", " — ", "  "])
+def test_a_query_of_no_letter_or_digit_finds_nothing_by_meaning_either(tmp_path, query):
+    """Agent QA: hybrid search of "?" gave ten hits found by meaning and no notice, where
+    lexical search says the query has no searchable words."""
+    index = ranker(tmp_path)
+    results = index.search(query, now=NOW)
+    assert list(results) == [] and results.notice == "The query has no searchable words."

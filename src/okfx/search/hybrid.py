@@ -289,7 +289,9 @@ class HybridRanker:
         )  # fmt: skip
         k = clamp_limit(limit, MAX_LIMIT)
         waiting = next((s for s in self.states if s.vectors is None), None)
-        if waiting is not None or self._lexical_only or not query.strip():
+        # A query without a letter or digit ("?", "...") has no words to find, by spelling
+        # or by meaning (agent QA: the embedding of "?" gave ten hits and no notice).
+        if waiting is not None or self._lexical_only or not any(c.isalnum() for c in query):
             return _lexical(index.rank(query, limit=k, **options), _not_ready(waiting))
         unread = _unread(self.state.embedder, query)
         if unread:
