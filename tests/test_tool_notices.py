@@ -182,8 +182,19 @@ def test_a_grep_that_finds_nothing_says_what_would_match(make_bundle: MakeBundle
         said == "No match as written; 1 concept(s) match as a regular expression (pass regex=true)."
     )
     nothing = box.grep_concepts(pattern="axle nut torque")
-    assert nothing["matches"] == [] and nothing["notice"].startswith(
-        "No concept holds the exact text, in this case."
+    assert nothing["matches"] == [] and nothing["notice"] == (
+        "No concept holds the exact text in this letter case. grep matches text as written: "
+        "try a shorter piece, ignore_case=true, or search_concepts for the words."
     )
-    assert "search_concepts" in nothing["notice"]
+    # Agent QA: the advice offered what the call had passed already.
+    told = box.grep_concepts(pattern="axle nut", ignore_case=True)["notice"]
+    assert told == (
+        "No concept holds the exact text. grep matches text as written: try a shorter piece, "
+        "or search_concepts for the words."
+    )
+    told = box.grep_concepts(pattern="axle (nut|bolt)", regex=True, ignore_case=True)["notice"]
+    assert told == (
+        "No concept holds the regular expression. Try a looser expression, or search_concepts "
+        "for the words."
+    )
     assert box.grep_concepts(pattern="HPSOV")["notice"] == ""  # a match: nothing to say

@@ -528,12 +528,16 @@ def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
             continue
         if found.concepts:
             return f"No match as written; {found.concepts} concept(s) match {how}."
+    # The advice follows the call (agent QA: it offered ignore_case=true to a call that
+    # had passed it, and "as written" to a regular expression).
     kind = "the regular expression" if regex else "the exact text"
-    case = "" if ignore_case else ", in this case"
-    return (
-        f"No concept holds {kind}{case}. grep matches text as written: try a shorter "
-        "piece, ignore_case=true, or search_concepts for the words."
-    )
+    case = "" if ignore_case else " in this letter case"
+    how = " Try" if regex else " grep matches text as written: try"
+    ideas = ["a looser expression" if regex else "a shorter piece"]
+    if not ignore_case:
+        ideas.append("ignore_case=true")
+    ideas.append("or search_concepts for the words")
+    return f"No concept holds {kind}{case}.{how} {', '.join(ideas)}."
 
 
 # -- L2 --------------------------------------------------------------------------------------
