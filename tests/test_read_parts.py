@@ -36,3 +36,23 @@ def test_a_cut_page_ends_at_a_line_or_word_end(make_bundle: MakeBundle) -> None:
     cjk = make_bundle({"c.md": concept("Note", "缓存" * 800 + "\n")})
     page = Toolbox(Bundle.load(cjk)).read_concept("c.md", max_chars=1001)
     assert len(page["body"]) == 1001  # no blank to end on: cut where it must be
+
+
+def test_a_section_asked_by_some_of_its_words_is_read_when_one_heading_holds_them(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: section="Merge" for a page whose only such heading is "Merge precedence"
+    was not found. Words held by two headings stay not found, naming both."""
+    body = "## Merge precedence\n\nLast wins.\n\n## Failure behavior\n\nStops.\n\n"
+    body += "## Retry policy\n\nThrice.\n\n## Retry budget\n\nTen.\n"
+    box = Toolbox(Bundle.load(make_bundle({"a.md": concept("Note", body)})))
+    read = box.read_concept("a.md", section="merge")
+    assert read["body"].startswith("## Merge precedence") and "Stops" not in read["body"]
+    assert read["notice"] == (
+        "No heading is 'merge'; this is the section headed 'Merge precedence'."
+    )
+    assert box.read_concept("a.md", section="Merge prec")["error"]["code"] == "not_found"
+    both = box.read_concept("a.md", section="retry")["error"]
+    assert both["code"] == "not_found" and {"Retry policy", "Retry budget"} <= set(
+        both["did_you_mean"]
+    )

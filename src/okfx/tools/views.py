@@ -561,7 +561,8 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
     """The section under ``heading`` (to the next heading of its level or above) and a
     notice when other sections share its heading. ``heading`` is matched as written, then
     without inline marks, then as the heading's GitHub id (``log_level-1``: the second
-    heading of that text), so every section can be asked for."""
+    heading of that text), so every section can be asked for; last, as words that one
+    heading holds whole (``Merge`` for ``Merge precedence``), which the notice says."""
     wanted = heading.strip().lstrip("#").strip()
     headings = list(lines_outside_code(body, _HEADING))
     texts = [heading_text(m.group(2)) for m in headings]
@@ -576,6 +577,14 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
     if by_id:
         key = fragment_key(heading.strip().removeprefix("#"))
         picked = next((i for i, anchor in enumerate(ids) if anchor == key), None)
+    held = None
+    if picked is None:
+        # The one heading that holds the words asked, whole (agent QA: "Merge" for the
+        # page's only "Merge precedence" was not found).
+        asked = f" {_loose(wanted)} "
+        holding = [i for i, t in enumerate(loose) if asked.strip() and asked in f" {t} "]
+        if holding and len({loose[i] for i in holding}) == 1:
+            picked, held = holding[0], texts[holding[0]]
     if picked is None:
         available = [clip(t, TITLE_CHARS) for t in texts[:30]]
         near = closest(heading, available)  # the closest first, then the others in order
@@ -599,6 +608,9 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
             f"{len(twins)} sections are headed {clip(texts[picked], TITLE_CHARS)!r}; this is "
             f"the first: ask for section={', '.join(others)} ({which}"
         )
+    if held is not None:
+        read = f"No heading is {wanted!r}; this is the section headed {clip(held, TITLE_CHARS)!r}."
+        notice = f"{read} {notice}" if notice else read
     return _with_footnotes(body, match.start(), end), notice
 
 
