@@ -403,8 +403,9 @@ _READ = (
             Key(
                 "notice",
                 "string",
-                "An offset past the end, or other sections of the same heading; a folder: "
-                'what was not shown (`""` if all was).',
+                "An offset past the end, other sections of the same heading, or the heading "
+                "a section asked by some of its words was read as; a folder: what was not "
+                'shown (`""` if all was).',
                 "a folder; else only when there is one",
             ),
             Key(
