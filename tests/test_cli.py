@@ -484,3 +484,20 @@ def test_neighbors_say_which_concept_a_broken_link_meant(make_bundle: MakeBundle
     assert meant.split()[-1] == "/topics/b-page.md"
     other = next(line for line in lines if "/nowhere/else.md" in line)
     assert other.split()[-1] == "body:4"  # no concept is close: nothing named
+
+
+@pytest.mark.parametrize(
+    ("args", "key", "most"),
+    [
+        (["search", EXAMPLE, "trips", "--limit", "1000", "--json"], "hits", 50),
+        (["index", EXAMPLE, "--limit", "1000", "--json"], "concepts", 200),
+        (["grep", EXAMPLE, "e", "--limit", "1000", "--json"], "matches", 200),
+    ],
+)
+def test_a_limit_above_the_tools_maximum_reads_as_it(args: list[str], key: str, most: int) -> None:
+    """Agent QA: the CLI refused --limit 100 where the tools, over Python and MCP, read a
+    limit above their maximum as that maximum."""
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert 0 < len(payload[key]) <= most

@@ -533,7 +533,10 @@ def bundles(sources: tuple[str, ...], as_json: bool) -> None:
 @_bundle_name
 @_filters
 @_trust
-@click.option("--limit", type=click.IntRange(1, 200), default=50, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1), default=50, show_default=True,
+    help="Rows to show (at most 200; more reads as 200).",
+)  # fmt: skip
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @_semantic
 @_json
@@ -629,7 +632,10 @@ def read(
 @_sources
 @click.argument("query")
 @_bundle_name
-@click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1), default=10, show_default=True,
+    help="Hits to show (at most 50; more reads as 50).",
+)  # fmt: skip
 @_filters
 @_trust
 @_semantic
@@ -684,7 +690,10 @@ def search(
 @_bundle_name
 @click.option("--regex", is_flag=True, help="PATTERN is an RE2 regular expression.")
 @click.option("-i", "--ignore-case", is_flag=True, help="Match regardless of case.")
-@click.option("--limit", type=click.IntRange(1, 200), default=50, show_default=True)
+@click.option(
+    "--limit", type=click.IntRange(1), default=50, show_default=True,
+    help="Matches to show (at most 200; more reads as 200).",
+)  # fmt: skip
 @_filters
 @_json
 def grep(
@@ -729,8 +738,8 @@ def grep(
 @click.argument("path")
 @_bundle_name
 @click.option(
-    "--limit", type=click.IntRange(1, 500), default=100, show_default=True,
-    help="Links of each list to show.",
+    "--limit", type=click.IntRange(1), default=100, show_default=True,
+    help="Links of each list to show (at most 500; more reads as 500).",
 )  # fmt: skip
 @click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
 @_json
