@@ -43,6 +43,8 @@ def test_normalize_gives_canonical_bundle_paths(raw: str, canon: str) -> None:
         "a\x00b",
         "a\nb",
         "x" * 5000,
+        "\u202e/core/composition.md",  # a right-to-left override (agent QA)
+        "notes/\u2066evil\u2069.md",
     ],
 )
 def test_normalize_refuses_unsafe_paths(raw: str) -> None:

@@ -39,8 +39,10 @@ __all__ = [
 
 MAX_PATH_CHARS = 4096
 
-# Control characters (NUL included) and backslashes never appear in a safe bundle path.
-_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f\\]")
+# Control characters (NUL included), backslashes and the bidirectional embedding, override
+# and isolate controls (which make a path read other than it is: "Trojan Source") never
+# appear in a safe bundle path (agent QA: U+202E came back inside an error message).
+_FORBIDDEN = re.compile(r"[\x00-\x1f\x7f\\\u202a-\u202e\u2066-\u2069]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
@@ -51,7 +53,13 @@ def _check_text(raw: object) -> str:
         raise UnsafePath(f"path is longer than {MAX_PATH_CHARS} characters", path=raw[:80])
     bad = _FORBIDDEN.search(raw)
     if bad:
-        what = "a backslash" if bad.group() == "\\" else "a control character"
+        char = bad.group()
+        if char == "\\":
+            what = "a backslash"
+        elif char < "\x80":
+            what = "a control character"
+        else:
+            what = f"the direction control U+{ord(char):04X}"
         raise UnsafePath(
             f"path {raw!r} contains {what}; use bundle paths like '/tables/orders.md'",
             path=raw,
