@@ -100,7 +100,10 @@ _HIT = {
     "snippet": Key("snippet", "string", "Its best-matching body sentence (200 characters)."),
     "found": Key("found", "string", "`lexical`, or in hybrid search `semantic` or `both`."),
     "confidence": Key(
-        "confidence", "number", "0 to 1: the share of the query's words it holds (for reading)."
+        "confidence",
+        "number",
+        "0 to 1, for reading: the share of the query's words it holds; with hybrid ranking, "
+        "its similarity to the query on the model's scale when that is higher.",
     ),
 }
 #: One hit, in :data:`okfx.search.hits.HIT_KEYS` order (a key added there needs its line).
