@@ -56,3 +56,22 @@ def test_a_section_asked_by_some_of_its_words_is_read_when_one_heading_holds_the
     assert both["code"] == "not_found" and {"Retry policy", "Retry budget"} <= set(
         both["did_you_mean"]
     )
+
+
+def test_a_path_copied_from_a_links_href_is_read_decoded(make_bundle: MakeBundle) -> None:
+    """Agent QA: get_neighbors named a link to ``my%20file.md`` as ``/my file.md``, but
+    read_concept of the href the body shows was not found. A file whose name holds the
+    ``%20`` itself is read as written; a decoded ``..`` is refused like any."""
+    root = make_bundle(
+        {
+            "a.md": concept("Note", "[spaced](my%20file.md) [odd](odd%2520name.md)\n"),
+            "my file.md": concept("Note", "Spaced out.\n"),
+            "odd%20name.md": concept("Note", "Named with a percent.\n"),
+        }
+    )
+    box = Toolbox(Bundle.load(root))
+    read = box.read_concept("/my%20file.md")
+    assert read["path"] == "/my file.md" and "Spaced out." in read["body"]
+    assert box.get_neighbors("my%20file.md")["backlinks"][0]["path"] == "/a.md"
+    assert "Named with a percent." in box.read_concept("odd%20name.md")["body"]
+    assert box.read_concept("%2e%2e/%2e%2e/etc/passwd")["error"]["code"] == "not_found"

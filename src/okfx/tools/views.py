@@ -124,9 +124,13 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     refused the addresses the server advertised). A bundle named in both must agree."""
     raw = _text(path, "path")
     if raw is None or not raw.startswith(OKF_SCHEME):
-        if raw is not None and bundle in (None, "") and len(box.manager) > 1:
+        if raw is None:
+            return _bundle(box, bundle), raw
+        if bundle in (None, "") and len(box.manager) > 1:
+            raw = _as_linked(list(box.manager.bundles.values()), raw)
             return _holding(box, raw), raw
-        return _bundle(box, bundle), raw
+        chosen = _bundle(box, bundle)
+        return chosen, _as_linked([chosen], raw)
     # split, then decode: a bundle named "ops/team" is "ops%2Fteam" in an address
     quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
     named, inner = unquote(quoted_name), unquote(quoted_inner)
@@ -174,6 +178,28 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
 
 def _is_file_or_folder(b: Bundle, path: str) -> bool:
     return path in b.files or path in b.directories
+
+
+def _holds(b: Bundle, raw: str) -> bool:
+    """Whether ``b`` has a document, file or folder at ``raw`` (a fragment left out)."""
+    page = raw.partition("#")[0]
+    try:
+        return b.get(page) is not None or _is_file_or_folder(b, normalize(page))
+    except UnsafePath:
+        return False
+
+
+def _as_linked(within: list[Bundle], raw: str) -> str:
+    """``raw``, or its percent-decoded form when no bundle of ``within`` holds ``raw`` and
+    one holds that: a path copied from a link's href (``my%20file.md``), which links are
+    resolved from (agent QA: get_neighbors named ``/my file.md``, and read_concept of the
+    href was not found). The decoded path meets the same guard as any path."""
+    if "%" not in raw:
+        return raw
+    decoded = unquote(raw)
+    if decoded == raw or any(_holds(b, raw) for b in within):
+        return raw
+    return decoded if any(_holds(b, decoded) for b in within) else raw
 
 
 def _bundle(box: Toolbox, name: Any) -> Bundle:
