@@ -198,3 +198,28 @@ def test_a_grep_that_finds_nothing_says_what_would_match(make_bundle: MakeBundle
         "for the words."
     )
     assert box.grep_concepts(pattern="HPSOV")["notice"] == ""  # a match: nothing to say
+
+
+def test_a_filter_value_no_concept_has_is_named_with_the_values_there_are(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: a guessed type or folder emptied the result, and the notice said "try
+    fewer or other words", pointing at the query; nothing listed the types or folders."""
+    files = {
+        "tables/orders.md": concept("Table", "Orders of a day.\n", tags="[sales]"),
+        "tables/refunds.md": concept("Table", "Refunds.\n", tags="[sales]"),
+        "metrics/revenue.md": concept("Metric", "Orders sum.\n", tags="[finance]"),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    listed = box.list_concepts(type="Tabel")
+    assert listed["concepts"] == [] and listed["notice"].startswith(
+        "No concept has type 'Tabel' (types: 'Table', 'Metric')."
+    )
+    found = box.search_concepts("orders", directory="/tabels")
+    assert found["hits"] == [] and found["notice"].startswith(
+        "No concept is in '/tabels/' (folders: '/tables/', '/metrics/')."
+    )
+    grepped = box.grep_concepts("Orders", tags=["sale", "finance"])
+    assert grepped["notice"].startswith("No concept is tagged 'sale' (tags: 'sales', 'finance').")
+    # A value some concept has says nothing of the kind, even when the result is empty.
+    assert "No concept has type" not in box.search_concepts("zebra", type="metric")["notice"]

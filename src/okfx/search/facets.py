@@ -93,6 +93,11 @@ _VALUE: dict[str, Callable[[Concept], str]] = {
 }
 
 
+def _written(tags: Sequence[str], folded: str) -> str:
+    """The tag of ``tags`` whose casefolded form is ``folded``, as written."""
+    return next((tag for tag in tags if tag.casefold() == folded), folded)
+
+
 class Facets:
     """Bit sets of the concepts that have each filter value, made on first use.
 
@@ -136,6 +141,16 @@ class Facets:
                 found = _mask(self._group(facet).get(value, ()))
             self._remember(key, found)
         return found
+
+    def values(self, facet: str) -> dict[str, tuple[str, int]]:
+        """Each value of ``facet`` (``type`` or ``tag``), casefolded, to its form as the
+        first concept holding it writes it and how many concepts hold it."""
+        out = {}
+        for value, held in self._group(facet).items():
+            first = self.concepts[held[0]]
+            shown = first.type if facet == "type" else _written(first.tags, value)
+            out[value] = (shown, len(held))
+        return out
 
     def _group(self, facet: str) -> dict[str, array[int]]:
         """Positions of the concepts, ascending, by their value of ``facet`` (4-byte

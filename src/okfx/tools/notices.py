@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from okfx.bundle.bundle import Bundle
-from okfx.errors import NotFound
+from okfx.errors import NotFound, OKFError
 from okfx.model import Concept
 from okfx.tools.display import quoted
 
@@ -256,3 +256,61 @@ def reworded(text: str, words: dict[str, str]) -> str:
     for tool_words, replacement in words.items():
         text = text.replace(tool_words, replacement)
     return text
+
+
+#: Values a notice lists for a filter value no concept has.
+FILTER_VALUES = 12
+
+
+def unknown_filter_values(
+    bundles: list[Bundle], type_: object, tags: object, directory: object
+) -> str:
+    """A sentence for each filter value that no concept of ``bundles`` has, listing the
+    values there are, the closest first, else the most held (agent QA: a guessed type or
+    folder emptied the result, and "try fewer or other words" pointed at the query).
+    Empty when every value asked for is held somewhere. Values are matched as the filter
+    matches them: a type or tag in any case, a folder as a subtree."""
+    from difflib import get_close_matches
+
+    from okfx.search.filters import normalize_directory
+
+    said: list[str] = []
+
+    def listing(asked: str, held: dict[str, tuple[str, int]]) -> str:
+        close = get_close_matches(asked, list(held), n=FILTER_VALUES, cutoff=0.6)
+        common = sorted(held, key=lambda value: (-held[value][1], value))
+        shown = list(dict.fromkeys([*close, *common]))
+        listed = ", ".join(quoted(held[value][0]) for value in shown[:FILTER_VALUES])
+        more = len(shown) - FILTER_VALUES
+        return listed + (f" and {more} more" if more > 0 else "") if listed else "none"
+
+    for facet, asked in (("type", type_), *(("tag", tag) for tag in _asked_tags(tags))):
+        if not isinstance(asked, str) or not asked.strip():
+            continue
+        held: dict[str, tuple[str, int]] = {}
+        for b in bundles:
+            for value, (shown, count) in b.facets().values(facet).items():
+                before = held.get(value, (shown, 0))
+                held[value] = (before[0], before[1] + count)
+        wanted = asked.strip().casefold()
+        if wanted not in held:
+            what = "has type" if facet == "type" else "is tagged"
+            said.append(f"No concept {what} {quoted(asked)} ({facet}s: {listing(wanted, held)}).")
+    try:
+        folder = normalize_directory(directory)
+    except OKFError:
+        folder = None
+    if folder is not None and not any(b.facets().mask("dir", folder) for b in bundles):
+        tops = {d.rstrip("/") + "/" for b in bundles for d in b.directories if d.count("/") == 1}
+        tops.discard("/")
+        near = {top: (top, 1) for top in sorted(tops)}
+        said.append(f"No concept is in {quoted(folder)} (folders: {listing(folder, near)}).")
+    return " ".join(said)
+
+
+def _asked_tags(tags: object) -> list[object]:
+    """The tags a filter asks for, as :class:`~okfx.search.filters.ConceptFilter` reads
+    them: a lone string is one tag."""
+    if isinstance(tags, str):
+        return [tags]
+    return list(tags) if isinstance(tags, list | tuple | set | frozenset) else []

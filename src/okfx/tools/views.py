@@ -298,6 +298,9 @@ def list_rows(
     notice = hidden_notice(hidden, chosen=not rows)
     if not rows and offset_ and total:
         notice = " ".join(filter(None, [notices.past_last_row(offset_, total), notice]))
+    elif not rows:
+        unknown = notices.unknown_filter_values(scope, type_, tags, directory)
+        notice = " ".join(filter(None, [unknown, notice]))
     payload = {
         "bundle": scope[0].name if len(scope) == 1 else None,
         "total": total,
@@ -388,6 +391,8 @@ def search(
                 respelt, close = _respelled(box, scope, text, name, missing, filters)
             payload["did_you_mean"] = _named(close)
         payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close, respelt)
+        unknown = notices.unknown_filter_values(scope, type_, tags, directory)
+        payload["notice"] = " ".join(filter(None, [unknown, payload["notice"]]))
     elif missing:
         # A word no concept holds: perhaps a name, misspelt ("custommer orders"), or a
         # word of one ("instrinsic hieght widget": the query spelt with the bundle's words).
@@ -516,7 +521,8 @@ def grep(
         # Nothing as asked: say what would match (MCP QA: "hpsov" found nothing in a
         # bundle that writes HPSOV, and a model took grep's silence for absence).
         said = _grep_miss(text, regex, ignore_case, lambda r, i: run(r, i, 200))
-        payload["notice"] = " ".join(filter(None, [said, payload.get("notice", "")]))
+        unknown = notices.unknown_filter_values(targets, type_, tags, directory)
+        payload["notice"] = " ".join(filter(None, [unknown, said, payload.get("notice", "")]))
     for match in payload["matches"]:
         match["text"] = clip(match["text"], VALUE_CHARS)
     payload["pattern"] = text
