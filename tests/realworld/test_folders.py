@@ -66,3 +66,24 @@ def test_okfx_read_on_a_folder_prints_its_listing(make_bundle: MakeBundle) -> No
     assert "/sub/deeper/" in result.output
     data = json.loads(CliRunner().invoke(cli, ["read", str(root), "sub/", "--json"]).output)
     assert data["kind"] == "folder"
+
+
+def test_a_folders_listing_names_the_files_in_it_that_are_no_concept(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: a folder holding ``query.sql`` and ``blob.bin`` was listed as empty, so
+    attached files were found only through a link or a failed read_resource."""
+    root = make_bundle(
+        {
+            "a.md": concept(),
+            "sub/c.md": concept(),
+            "sub/query.sql": "select 1\n",
+            "sub/deeper/x.sql": "select 2\n",
+        }
+    )
+    box = Toolbox(Bundle.load(root))
+    listing = box.read_concept("sub/")
+    assert listing["kind"] == "folder" and listing["files"] == ["/sub/query.sql"]
+    assert [c["path"] for c in listing["concepts"]] == ["/sub/c.md"]
+    assert box.read_resource(listing["files"][0])["text"] == "select 1\n"
+    assert box.read_concept("sub/deeper")["files"] == ["/sub/deeper/x.sql"]

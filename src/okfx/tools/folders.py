@@ -42,6 +42,12 @@ def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] |
                 below[child] += 1
     rows = [concept_row(bundle.name, c, c.is_stale(now)) for c in direct[:MAX_LISTING]]
     folders = [{"path": f, "concepts": n} for f, n in sorted(below.items())[:MAX_LISTING]]
+    # The files in it that are no concept (SQL, scripts, images), which read_resource
+    # reads (agent QA: a folder of two attached files was listed as empty).
+    held = {c.path for c in direct}
+    attached = sorted(
+        f for f in bundle.files if f.rpartition("/")[0] == canon.rstrip("/") and f not in held
+    )
     truncated = len(direct) > MAX_LISTING or len(below) > MAX_LISTING
     notice = (
         f"Showing {len(rows)} of {len(direct)} concepts and {len(folders)} of {len(below)} "
@@ -56,6 +62,7 @@ def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] |
         "note": "This folder has no index.md; here is what it holds.",
         "concepts": rows,
         "folders": folders,
+        "files": attached[:MAX_LISTING],
         "total": len(direct),
         "truncated": truncated,
         "notice": notice,

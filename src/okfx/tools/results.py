@@ -396,6 +396,13 @@ _READ = (
                 "Its subfolders: `path` and `concepts` (a count).",
                 "a folder",
             ),
+            Key(
+                "files",
+                "list of strings",
+                "The paths of the files directly in it that are no concept (SQL, scripts, "
+                "images: `read_resource` reads one), at most 50.",
+                "a folder",
+            ),
             Key("total", "integer", "How many concepts are directly in it.", "a folder"),
             Key(
                 "headings",
