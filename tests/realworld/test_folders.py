@@ -87,3 +87,10 @@ def test_a_folders_listing_names_the_files_in_it_that_are_no_concept(
     assert [c["path"] for c in listing["concepts"]] == ["/sub/c.md"]
     assert box.read_resource(listing["files"][0])["text"] == "select 1\n"
     assert box.read_concept("sub/deeper")["files"] == ["/sub/deeper/x.sql"]
+
+
+def test_okfx_read_of_a_folder_names_its_files(make_bundle: MakeBundle) -> None:
+    root = make_bundle({"sub/c.md": concept(), "sub/query.sql": "select 1\n"})
+    result = CliRunner().invoke(cli, ["read", str(root), "sub/"])
+    assert result.exit_code == 0, result.output
+    assert "/sub/query.sql  (a file: okfx read shows it)" in result.output

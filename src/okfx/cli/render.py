@@ -306,6 +306,8 @@ def folder(payload: dict[str, Any]) -> str:
     for sub in payload.get("folders") or []:
         count = _dim(f"({sub.get('concepts')} concepts)")
         lines.append(f"{sub.get('path')}/  {count}")
+    for attached in payload.get("files") or []:
+        lines.append(f"{attached}  {_dim('(a file: okfx read shows it)')}")
     return "\n".join(lines + _notice(payload))
 
 
