@@ -189,7 +189,7 @@ def test_a_missing_word_of_a_longer_name_is_respelt_with_the_bundles_words(
     assert found["respelled_query"] == "intrinsic hieght widget"  # "height": in no name
     assert [d["path"] for d in found["did_you_mean"]][0] == "/intrinsic_sizing.md"  # type: ignore[union-attr]
     assert str(found["notice"]).endswith(
-        "Spelt with the bundle's words, the query reads 'intrinsic hieght widget': its best "
+        "Spelt with the bundle's words ('instrinsic' as 'intrinsic'), the query: its best "
         "hits are in did_you_mean."
     )
     # a camelCase title's words count; the case of the query is kept around them
@@ -248,3 +248,21 @@ def test_a_hit_of_the_respelt_query_reads_its_confidence_there(make_bundle: Make
     # 3 of 4 words as typed; all 4 as respelt, which scalar.md holds
     assert by_path["/scalar.md"] == 1.0 and by_path["/other.md"] == 0.75
     assert all("confidence" not in c for c in found["did_you_mean"])  # type: ignore[union-attr]
+
+
+def test_a_word_one_first_letter_from_a_name_word_is_not_respelt(make_bundle: MakeBundle) -> None:
+    """Agent QA: "leader election" was respelt "leader selection", and the notice asked
+    to check the spelling of a real word; a first letter added or dropped makes another
+    word as often as a typo. A long query's respelling names the words it changed, where
+    the notice quoted the whole query cut mid-word."""
+    files: dict[str, str | bytes] = {
+        "select.md": concept(title="Provider selection", body="Leader of the providers."),
+        "health.md": concept(title="Health checks", body="Replicas and the leader."),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "leader election across replicas")
+    assert "respelled_query" not in found and found["missing_words"] == ["election", "across"]
+    long = "how do I run it with a leader and provder selection across several replicas today"
+    said = search(box, long)
+    assert said["respelled_query"].startswith("how do I run it with a leader and provider")
+    assert "Spelt with the bundle's words ('provder' as 'provider')" in str(said["notice"])

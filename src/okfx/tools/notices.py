@@ -84,7 +84,7 @@ def no_hits(
 ) -> str:
     """A search found nothing admissible: the concepts named close to the query (or the
     query ``respelt`` with the bundle's words), what to try, then what the filters hid."""
-    advice = f"No concept matches {quoted(query)}." + close_sentence(close, respelt)
+    advice = f"No concept matches {quoted(query)}." + close_sentence(close, respelt, query)
     advice += (
         " Try fewer or other words, grep_concepts for an exact name or phrase, or "
         "list_concepts with a type or tag to browse."
@@ -99,6 +99,7 @@ def missing_words(
     close: list[dict[str, str]] | None = None,
     respelt: str | None = None,
     by_meaning: bool = False,
+    query: str = "",
 ) -> str:
     """A search found hits, but some of the query's words are in no concept: say which,
     so that a misspelling or a word the bundle does not use is seen as such. With
@@ -113,7 +114,7 @@ def missing_words(
             "how near), not an answer that names what was asked. The bundle may not "
             "cover it; concepts with a close name, if any, are in did_you_mean."
         )
-        advice += close_sentence(close, respelt)
+        advice += close_sentence(close, respelt, query)
         return f"{advice} {hidden}" if hidden else advice
     found = (
         "hits found by meaning may still be about them"
@@ -124,7 +125,7 @@ def missing_words(
         f"No concept contains the word(s) {shown}{more}: {found}. Check the spelling, "
         "or use the bundle's own words for it."
     )
-    advice += close_sentence(close, respelt)
+    advice += close_sentence(close, respelt, query)
     return f"{advice} {hidden}" if hidden else advice
 
 
@@ -137,11 +138,21 @@ def common_words_only(query: str) -> str:
     )
 
 
-def close_sentence(close: list[dict[str, str]] | None, respelt: str | None = None) -> str:
+def close_sentence(
+    close: list[dict[str, str]] | None, respelt: str | None = None, query: str = ""
+) -> str:
     """The sentence naming the concepts of ``did_you_mean`` (after a space), or ''; for
-    a query ``respelt`` with the bundle's words, the sentence saying so."""
+    a query ``respelt`` with the bundle's words, the sentence saying so, naming the words
+    it spelt otherwise (agent QA: the whole query, cut mid-word at 80 characters)."""
     if respelt is not None:
         found = "its best hits are in did_you_mean" if close else "it finds nothing either"
+        changed = [
+            f"{quoted(was)} as {quoted(now)}"
+            for was, now in zip(_LETTERS.findall(query), _LETTERS.findall(respelt), strict=False)
+            if was != now
+        ]
+        if changed:
+            return f" Spelt with the bundle's words ({', '.join(changed)}), the query: {found}."
         return f" Spelt with the bundle's words, the query reads {quoted(respelt)}: {found}."
     if not close:
         return ""
@@ -189,8 +200,12 @@ def respelled(bundles: list[Bundle], query: str, words: Sequence[str]) -> str | 
 
 def _other_form(word: str, found: str) -> bool:
     """Whether ``found`` is ``word`` or only adds or drops an ending of two letters or
-    more: another form of the word ("secretly" and secret), no misspelling of it."""
+    more: another form of the word ("secretly" and secret), no misspelling of it; or
+    only adds or drops a first letter: as often another word ("election" and selection,
+    agent QA: "leader election" was respelt, as if misspelt, with the same hits)."""
     short, long = sorted((word, found), key=len)
+    if long.endswith(short) and len(long) - len(short) == 1:
+        return True
     return long.startswith(short) and len(long) - len(short) != 1
 
 

@@ -408,7 +408,7 @@ def search(
         payload["did_you_mean"] = _named(close)
         hybrid = payload.get("ranking") == "hybrid"
         payload["notice"] = notices.missing_words(
-            missing, payload.get("notice", ""), hybrid, close, respelt, by_meaning
+            missing, payload.get("notice", ""), hybrid, close, respelt, by_meaning, text
         )
     if respelt is not None:
         payload["respelled_query"] = clip(respelt, VALUE_CHARS)
