@@ -75,3 +75,21 @@ def test_a_path_copied_from_a_links_href_is_read_decoded(make_bundle: MakeBundle
     assert box.get_neighbors("my%20file.md")["backlinks"][0]["path"] == "/a.md"
     assert "Named with a percent." in box.read_concept("odd%20name.md")["body"]
     assert box.read_concept("%2e%2e/%2e%2e/etc/passwd")["error"]["code"] == "not_found"
+
+
+def test_a_cut_whose_rest_is_only_footnotes_says_so(make_bundle: MakeBundle) -> None:
+    """Agent QA: in a bundle whose footnotes repeat its sources, the read a cut asked for
+    brought only footnote definitions (9 of 13 cut pages); the cut now says the rest is
+    footnotes, whose sources the header already gives."""
+    prose = "Words of the page. " * 30 + "[^a] [^b]\n\n"
+    notes = "".join(f"[^{x}]: [Source {x}](https://example.org/{x})\n" for x in "ab")
+    root = make_bundle({"p.md": concept("Note", prose + notes), "q.md": concept("Note", prose)})
+    box = Toolbox(Bundle.load(root))
+    cut = box.read_concept("p.md", max_chars=len(prose) + 5)
+    assert cut["truncated"] and cut["truncation"].startswith(
+        "[cut: the rest is 2 footnote definition(s), "
+    )
+    rest = box.read_concept("p.md", offset=cut["next_offset"])["body"]
+    assert "Source b" in rest and "Words" not in rest
+    plain = box.read_concept("p.md", max_chars=100)["truncation"]
+    assert plain.startswith("[cut: ") and "footnote" not in plain

@@ -438,7 +438,8 @@ _READ = (
             Key(
                 "truncation",
                 "string",
-                "The call that reads the rest.",
+                "The call that reads the rest; when the rest is only footnote definitions "
+                "(whose sources `sources` and `citations` give), it says so.",
                 "only when the body was cut",
             ),
             _TRUE,
