@@ -985,3 +985,23 @@ def test_a_form_that_is_a_stopword_is_not_looked_up(query):
     assert paths(index, query) == ["/colors.md"]
     forms = {form for term in analyze_query(query) for form, _ in term.forms}
     assert not forms & STOPWORDS
+
+
+def test_look_like_and_look_up_are_light_and_reflexive_pronouns_no_words():
+    """Agent QA: in "what does its schema look like", "like" put first a page saying
+    "would you like this wrapped"; "look" and "up" of "look up a nation" and "myself"
+    were named missing words, with a spelling notice."""
+    assert light_words("what does its schema look like") == {"look", "like"}
+    assert light_words("look up a single nation by its code") == {"look", "up"}
+    assert light_words("pages people like") == frozenset()
+    assert {"myself", "themselves"} <= STOPWORDS
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/cli.md", title="CLI", body="Would you like this wrapped as a project?"),
+            FakeConcept("/xrd.md", title="XRD schema", body="An XRD declares an OpenAPI schema."),
+            FakeConcept("/ready.md", title="Readiness", body="Mark a resource ready."),
+        )
+    )
+    assert paths(index, "What is an XRD and what does its schema look like?")[0] == "/xrd.md"
+    assert index.missing_words("how do I look up an XRD schema") == ()
+    assert index.missing_words("how do I mark a resource ready myself") == ()

@@ -36,6 +36,7 @@ __all__ = [
     "LAST_WORD_IDIOMS",
     "LIGHT_VERB_WEIGHT",
     "MAX_QUERY_TERMS",
+    "PAIR_IDIOMS",
     "PARTICLE_IDIOMS",
     "QUESTION_VERBS",
     "STOPWORDS",
@@ -78,6 +79,9 @@ STOPWORDS = frozenset(
     # adults take insulin" named "many" a missing word, with a spelling notice, and
     # "smoking rate among adults" read "among" as a word the answer held.
     + "among each many per since".split()
+    # Reflexive pronouns (session 58's agent QA: "mark it ready myself" named "myself" a
+    # missing word, with a spelling notice).
+    + "itself myself ourselves themselves yourself yourselves".split()
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
@@ -362,6 +366,10 @@ PARTICLE_IDIOMS = frozenset(
 #: does the retry queue work"), where they are light; elsewhere they keep their word
 #: ("mean session length", "work items").
 LAST_WORD_IDIOMS = frozenset({"mean", "means", "work", "works"})
+#: Question idioms neither of whose words the answer must hold ("what does its schema look
+#: like", "look up a country by its code": agent QA, where "like" put first a page saying
+#: "would you like", and "look" and "up" were named missing words): both read as light.
+PAIR_IDIOMS = frozenset({("look", "like"), ("looks", "like"), ("look", "up"), ("looks", "up")})
 _DO = frozenset({"do", "does", "did"})
 #: What a question's light verb weighs in ranking, against a word (tuning sets: lexical
 #: 0.788 and hybrid 0.860 either way; questions 0.809 -> 0.813 lexical, 0.867 -> 0.870
@@ -379,10 +387,15 @@ def only_stopwords(query: str) -> bool:
 def light_words(query: str) -> frozenset[str]:
     """The words of ``query`` read as a question's light verbs: the
     :data:`QUESTION_VERBS`, a verb of a :data:`PARTICLE_IDIOMS` pair followed by its
-    particle, and a :data:`LAST_WORD_IDIOMS` verb ending a question asked with "do"."""
+    particle, both words of a :data:`PAIR_IDIOMS` pair, and a :data:`LAST_WORD_IDIOMS`
+    verb ending a question asked with "do"."""
     words = [chunk.casefold() for chunk in split_chunks(query)]
     light = {word for word in words if word in QUESTION_VERBS}
-    light.update(a for a, b in zip(words, words[1:], strict=False) if (a, b) in PARTICLE_IDIOMS)
+    for pair in zip(words, words[1:], strict=False):
+        if pair in PARTICLE_IDIOMS:
+            light.add(pair[0])
+        elif pair in PAIR_IDIOMS:
+            light.update(pair)
     if len(words) > 2 and words[-1] in LAST_WORD_IDIOMS and not _DO.isdisjoint(words[:-1]):
         light.add(words[-1])
     return frozenset(light)
