@@ -901,3 +901,18 @@ def test_the_neighbors_of_an_index_or_log_page_name_that_page(tmp_path: Path) ->
     assert (sub["title"], sub["type"]) == ("sub/index.md", "index")
     log = box.get_neighbors("/log.md")
     assert (log["title"], log["type"]) == ("Changes", "log")
+
+
+def test_list_bundles_names_the_kinds_of_problem_it_counts(tmp_path: Path) -> None:
+    """Agent QA: a bundle listed "errors: 2, warnings: 192" with nothing to say what they
+    were; the row names the kinds, the most frequent first."""
+    (tmp_path / "a.md").write_text("---\ntype: Note\n---\n[x](gone.md) [y](gone2.md)\n", "utf-8")
+    (tmp_path / "b.md").write_text("---\ntype: Note\nstatus: wip\n---\n[z](gone3.md)\n", "utf-8")
+    (tmp_path / "c.md").write_text("no frontmatter\n", "utf-8")
+    row = Toolbox(Bundle.load(tmp_path)).list_bundles()["bundles"][0]
+    assert row["problems"].startswith("3 broken_link, ")
+    assert row["problems"].endswith("(okfx validate lists them)")
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "a.md").write_text("---\ntype: Note\n---\nok\n", "utf-8")
+    assert "problems" not in Toolbox(Bundle.load(clean)).list_bundles()["bundles"][0]

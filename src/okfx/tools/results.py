@@ -184,6 +184,13 @@ _BUNDLES = (
             Key("warnings", "integer", "Its load's other problems (`okfx validate` lists them)."),
             Key("index", "string", "Its root `index.md` (or a listing made up), cut at 600."),
             Key(
+                "problems",
+                "string",
+                "The kinds of problem its load found, the most frequent first, with counts "
+                "(`47 broken_link, 7 index_table (okfx validate lists them)`).",
+                "only when it has some",
+            ),
+            Key(
                 "source",
                 "object",
                 "Where it was fetched from.",
