@@ -420,3 +420,25 @@ def test_a_folder_deep_in_an_archive_still_says_where_it_came_from(tmp_path: Pat
     other = Bundle.load(f"{archive}#x", cache_dir=tmp_path / "c")
     assert other.origin is not None and other.origin["folder"] == "kb-main/x"
     assert other.origin["sha256"] == loaded.origin["sha256"]
+
+
+def test_okfx_cache_path_names_the_fetched_sources_and_their_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sources QA: ``okfx cache path`` showed the state cache alone, while the fetched
+    sources, which nothing bounds, held more."""
+    from click.testing import CliRunner
+
+    from okfx import Bundle
+    from okfx.cli.commands import cli
+
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("OKFX_CACHE_DIR", raising=False)
+    archive = folder_archive(tmp_path / "kb.zip", BUNDLE, "kb")
+    Bundle.load(archive)
+    shown = CliRunner().invoke(cli, ["cache", "path"])
+    assert shown.exit_code == 0, shown.output
+    assert f"fetched sources: {tmp_path / 'home' / 'sources'}: 0 git clone(s), 1 archive(s)" in (
+        shown.stderr
+    )
+    assert "okfx cache clear --sources removes them" in shown.stderr

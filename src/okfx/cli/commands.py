@@ -1101,6 +1101,16 @@ def cache_path() -> None:
         f"(set {MAX_ENV} to change it)",
         err=True,
     )
+    # The fetched sources too, which nothing bounds (sources QA: they were not shown).
+    from okfx.sources.cache import resolve_cache_dir, source_usage
+
+    where = resolve_cache_dir(None)
+    clones, archives, held = source_usage(where)
+    click.echo(
+        f"fetched sources: {where}: {clones} git clone(s), {archives} archive(s), "
+        f"{held / 2**20:.1f} MB; not bounded: okfx cache clear --sources removes them",
+        err=True,
+    )
 
 
 @cache.command("clear")

@@ -39,6 +39,7 @@ __all__ = [
     "owned",
     "published_meta",
     "resolve_cache_dir",
+    "source_usage",
 ]
 
 CACHE_ENV_VAR = "OKFX_CACHE_DIR"
@@ -190,3 +191,24 @@ def _write_new(path: Path, text: str) -> None:
             handle.write(text)
     except FileExistsError:
         pass
+
+
+def source_usage(base: Path) -> tuple[int, int, int]:
+    """How many git clones and archive extractions the source cache at ``base`` holds,
+    and their bytes (``okfx cache path``); symlinks are not followed."""
+    counts = {"git": 0, "archive": 0}
+    size = 0
+    for area in counts:
+        folder = base / area
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for entry in folder.iterdir():
+            if entry.is_dir() and not entry.is_symlink() and "." not in entry.name:
+                counts[area] += 1
+        for top, _dirs, names in os.walk(folder):
+            for name in names:
+                try:
+                    size += os.lstat(os.path.join(top, name)).st_size
+                except OSError:
+                    continue
+    return counts["git"], counts["archive"], size
