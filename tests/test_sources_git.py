@@ -531,3 +531,27 @@ def test_a_refresh_fetches_each_source_once_whatever_folders_of_it_load(
     )
     assert result.exit_code == 0, result.output
     assert clones(git_log) == 3
+
+
+def test_the_serving_line_says_which_commit_each_clone_is_at_and_which_are_pinned(
+    remote: Remote, tmp_path: Path
+) -> None:
+    """Sources QA: an operator could not tell from okfx serve's line which bundles were
+    pinned, nor at which commit a branch was served."""
+    from okfx import KnowledgeManager
+    from okfx.cli.render import stdio_notice
+
+    first = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    moved = remote.commit({"okf/sales/new.md": "---\ntype: Metric\n---\nNew.\n"})
+    manager = KnowledgeManager.from_paths(
+        {
+            "pinned": GitSource(remote.url, ref=first, subdir="okf/sales"),
+            "main": GitSource(remote.url, ref="main", subdir="okf/sales"),
+            "default": GitSource(remote.url, subdir="okf/sales"),
+        },
+        cache_dir=tmp_path / "c",
+    )
+    line = stdio_notice(manager).splitlines()[0]
+    assert f"pinned (1 concepts, pinned at {first[:7]})" in line
+    assert f"main (2 concepts, main at {moved[:7]})" in line
+    assert f"default (2 concepts, the default branch at {moved[:7]})" in line

@@ -474,8 +474,24 @@ def _counted(payload: dict[str, Any], key: str, shown: int) -> str:
 
 
 def _served(manager: KnowledgeManager) -> str:
-    """The bundles a server serves, for people: ``name (N concepts), ...``."""
-    return visible(", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values()))
+    """The bundles a server serves, for people: ``name (N concepts), ...``, and the commit
+    a fetched clone is at (``pinned at`` one its source names whole: sources QA, an
+    operator could not see which were pinned)."""
+    return visible(", ".join(f"{b.name} ({_size_and_commit(b)})" for b in manager.bundles.values()))
+
+
+def _size_and_commit(bundle: Any) -> str:
+    said = f"{len(bundle)} concepts"
+    origin = bundle.origin or {}
+    commit = str(origin.get("commit") or "")
+    if origin.get("kind") == "git" and commit:
+        where = (
+            "pinned"
+            if origin.get("ref") == commit
+            else str(origin.get("ref") or "the default branch")
+        )
+        said += f", {where} at {commit[:7]}"
+    return said
 
 
 def stdio_notice(manager: KnowledgeManager) -> str:
