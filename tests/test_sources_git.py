@@ -555,3 +555,21 @@ def test_the_serving_line_says_which_commit_each_clone_is_at_and_which_are_pinne
     assert f"pinned (1 concepts, pinned at {first[:7]})" in line
     assert f"main (2 concepts, main at {moved[:7]})" in line
     assert f"default (2 concepts, the default branch at {moved[:7]})" in line
+
+
+def test_validate_says_which_commit_it_checked(remote: Remote, tmp_path: Path) -> None:
+    """Sources QA: a CI job that validated a pinned source could not show what it
+    validated: neither the text report nor --json named the commit."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    head = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    runner = CliRunner(env={"OKFX_CACHE_HOME": str(tmp_path / "home")})
+    spec = f"{remote.url}#{head}:okf/sales"
+    text = runner.invoke(cli, ["validate", spec])
+    assert f"; {remote.url} at {head[:12]}" in text.output.splitlines()[0], text.output
+    report = json.loads(runner.invoke(cli, ["validate", "--json", spec]).output)
+    assert report["source"]["commit"] == head and report["source"]["subdir"] == "okf/sales"
+    folder = json.loads(runner.invoke(cli, ["validate", "--json", str(remote.work)]).output)
+    assert folder["source"] is None

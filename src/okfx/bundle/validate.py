@@ -66,6 +66,7 @@ class ConformanceReport:
     by_code: dict[str, int] = field(default_factory=dict)  # every problem, exact
     excluded: tuple[str, ...] = ()  # .md files left out by exclude patterns (not problems)
     notes: tuple[str, ...] = ()  # what the check did not look at, and how to make it
+    source: dict[str, Any] | None = None  # a fetched bundle's origin: which commit or archive
 
     def __post_init__(self) -> None:
         if not self.by_code:  # built by hand: count what is listed
@@ -106,8 +107,18 @@ class ConformanceReport:
         return (
             f"{self.bundle}: {verdict} ({_count(self.concepts, 'concept')}, "
             f"{_count(self.error_count, 'error')}, {_count(self.warning_count, 'warning')}"
-            f"{version})"
+            f"{version}){self._fetched()}"
         )
+
+    def _fetched(self) -> str:
+        """Which commit or archive a fetched bundle was checked at (sources QA: a CI job
+        that validated a pin could not show what it validated)."""
+        source = self.source or {}
+        if source.get("kind") == "git":
+            return f"; {source.get('url')} at {str(source.get('commit'))[:12]}"
+        if source.get("kind") == "archive":
+            return f"; archive sha256 {str(source.get('sha256'))[:12]}"
+        return ""
 
     def counts(self) -> dict[str, int]:
         """Number of problems per code (every one, recorded or not), sorted by code."""
@@ -124,6 +135,7 @@ class ConformanceReport:
         return {
             "bundle": self.bundle,
             "root": self.root,
+            "source": self.source,
             "okf_version": self.okf_version,
             "conformant": self.conformant,
             "strict": strict,
@@ -560,4 +572,5 @@ def validate(
         by_code=counts,
         excluded=bundle.excluded,
         notes=notes,
+        source=bundle.origin,
     )
