@@ -555,3 +555,24 @@ def test_graph_labels_that_would_overlap_wait_for_a_zoom_or_the_pointer(
         assert sum(label["quiet"] for label in zoomed) < quiet
         assert _overlapping(zoomed) == 0
         watched.clean()
+
+
+def test_back_shows_the_filters_of_the_list_it_shows(watched: Watched) -> None:
+    """Viewer QA: after a filter was applied and Back pressed, the list was unfiltered
+    again but the form still showed the filter, and Apply re-applied it unseen."""
+    page = watched.page
+    watched.go("/b/knowledge/browse")
+    page.select_option("select[name=type]", "Metric")
+    page.click("form.facet-form button[type=submit], form.facet-form input[type=submit]")
+    page.wait_for_url("**type=Metric**")
+    page.go_back()
+    page.wait_for_url("**/b/knowledge/browse")
+    assert page.eval_on_selector("select[name=type]", "el => el.value") == ""
+    watched.go("/search?q=dock")
+    page.fill("form.search-form input[name=type]", "Metric")
+    page.press("form.search-form input[name=q]", "Enter")
+    page.wait_for_url("**type=Metric**")
+    page.go_back()
+    page.wait_for_url("**/search?q=dock")
+    assert page.eval_on_selector("form.search-form input[name=type]", "el => el.value") == ""
+    watched.clean()

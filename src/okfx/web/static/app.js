@@ -35,6 +35,14 @@
     var heading = document.getElementById("h-" + wanted.toLowerCase());
     if (heading) { heading.scrollIntoView(); }
   }
+  // A page shown again by Back or Forward keeps what its forms were changed to before
+  // they were sent; the list shows the address's filters, so the forms must too (viewer
+  // QA: Back showed every row under a tag still picked). reset() restores what the
+  // server wrote.
+  window.addEventListener("pageshow", function () {
+    var forms = document.querySelectorAll("form.facet-form, form.search-form");
+    Array.prototype.forEach.call(forms, function (form) { form.reset(); });
+  });
   window.addEventListener("hashchange", land);
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", land);
