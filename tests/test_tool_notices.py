@@ -223,3 +223,18 @@ def test_a_filter_value_no_concept_has_is_named_with_the_values_there_are(
     assert grepped["notice"].startswith("No concept is tagged 'sale' (tags: 'sales', 'finance').")
     # A value some concept has says nothing of the kind, even when the result is empty.
     assert "No concept has type" not in box.search_concepts("zebra", type="metric")["notice"]
+
+
+def test_a_search_its_filters_emptied_says_the_filter_is_the_cause(
+    make_bundle: MakeBundle,
+) -> None:
+    """Viewer QA: words that matched 10 concepts a tag filter hid were answered "no
+    concept matches; try fewer or other words", the filter named only at the end."""
+    files = {f"c{i}.md": concept(body="upjet providers\n", tags="[generated]") for i in range(3)}
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    said = box.search_concepts("upjet", tags=["generated", "gitops"])["notice"]
+    assert said.startswith("No concept is tagged 'gitops'")
+    assert "Concepts match 'upjet', but not within the filters: 3 matches without the " in said
+    assert "Try fewer or other words" not in said
+    plain = box.search_concepts("zebra")["notice"]
+    assert plain.startswith("No concept matches 'zebra'.") and "Try fewer" in plain
