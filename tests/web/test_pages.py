@@ -1214,3 +1214,24 @@ def test_graph_edges_show_their_direction_and_the_field_they_come_from(
     assert '<marker id="arrow"' in html and '<marker id="arrow-root"' in html
     assert '<strong aria-current="true">1</strong>' in html  # the depth shown is no link
     assert re.search(r'<a href="[^"]*depth=2[^"]*">2</a>', html)
+
+
+def test_a_type_written_in_two_cases_is_one_figure_and_every_tag_is_offered(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: "reference 7" and "Reference 1" were two types, and the second's link
+    listed 8 (the filter reads any case); the tag drop-down stopped at 60 of 134 tags,
+    and a tag opened from the address read "(0)" beside the concept it listed."""
+    files = {f"r{i}.md": "---\ntype: reference\n---\n" for i in range(7)}
+    files["big.md"] = "---\ntype: Reference\n---\n"
+    files.update({f"t{i:03}.md": f"---\ntype: Note\ntags: [tag{i:03}]\n---\n" for i in range(70)})
+    files["pair.md"] = "---\ntype: Note\ntags: [tag069]\n---\n"
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    browse = app.get(f"/b/{tmp_path.name}/browse").text
+    (kinds,) = re.findall(r'<select name="type">(.*?)</select>', browse, re.S)
+    assert ">Reference (8)</option>" in kinds and kinds.count("eference") == 2  # value, label
+    assert browse.count('<option value="tag0') == 70
+    picked = app.get(f"/b/{tmp_path.name}/browse?tag=tag069").text
+    assert ">tag069 (2)</option>" in picked
