@@ -565,6 +565,7 @@ def test_back_shows_the_filters_of_the_list_it_shows(watched: Watched) -> None:
     page.select_option("select[name=type]", "Metric")
     page.click("form.facet-form button[type=submit], form.facet-form input[type=submit]")
     page.wait_for_url("**type=Metric**")
+    assert page.url.endswith("/b/knowledge/browse?type=Metric")  # no empty field in it
     page.go_back()
     page.wait_for_url("**/b/knowledge/browse")
     assert page.eval_on_selector("select[name=type]", "el => el.value") == ""

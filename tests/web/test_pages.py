@@ -1235,3 +1235,11 @@ def test_a_type_written_in_two_cases_is_one_figure_and_every_tag_is_offered(
     assert browse.count('<option value="tag0') == 70
     picked = app.get(f"/b/{tmp_path.name}/browse?tag=tag069").text
     assert ">tag069 (2)</option>" in picked
+
+
+def test_one_concept_and_one_line_are_said_in_the_singular(client: TestClient) -> None:
+    """Viewer QA: "1 concepts" and "1 matching lines from 1 concepts"."""
+    one = client.get("/b/knowledge/browse?type=Dataset").text
+    assert re.search(r'<strong id="total">1</strong> concept(?!s)', one)
+    grep = client.get("/grep?pattern=spokeway-prod.analytics.bikes").text
+    assert re.search(r"<strong>1</strong> matching line from 1 concept\b", grep), grep[-2000:]

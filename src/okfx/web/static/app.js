@@ -41,7 +41,21 @@
   // server wrote.
   window.addEventListener("pageshow", function () {
     var forms = document.querySelectorAll("form.facet-form, form.search-form");
-    Array.prototype.forEach.call(forms, function (form) { form.reset(); });
+    Array.prototype.forEach.call(forms, function (form) {
+      form.reset();
+      Array.prototype.forEach.call(form.elements, function (field) { field.disabled = false; });
+    });
+  });
+  // A filter left empty stays out of the address people copy and share (viewer QA:
+  // "?type=pattern&tag=&tier=&status=&stale="): disabled on submit, so not sent.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form.facet-form, form.search-form")) { return; }
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (field.name && field.name !== "q" && field.name !== "pattern" && field.value === "") {
+        field.disabled = true;
+      }
+    });
   });
   window.addEventListener("hashchange", land);
   if (document.readyState === "loading") {
