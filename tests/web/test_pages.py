@@ -1243,3 +1243,13 @@ def test_one_concept_and_one_line_are_said_in_the_singular(client: TestClient) -
     assert re.search(r'<strong id="total">1</strong> concept(?!s)', one)
     grep = client.get("/grep?pattern=spokeway-prod.analytics.bikes").text
     assert re.search(r"<strong>1</strong> matching line from 1 concept\b", grep), grep[-2000:]
+
+
+def test_a_bundles_page_leads_to_its_root_index_first(client: TestClient) -> None:
+    """Viewer QA: the author's "Start here" index was reachable only from Browse's
+    sidebar; the bundle's page was all counts."""
+    home = client.get("/b/knowledge/").text
+    start = re.search(r'<p class="start">[^<]*<a href="([^"]+)">([^<]+)</a></p>', home)
+    assert start is not None and start.group(1) == "/b/knowledge/c/index.md"
+    assert home.index('class="start"') < home.index("By type")
+    assert client.get(start.group(1)).status_code == 200

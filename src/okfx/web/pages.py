@@ -19,7 +19,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.bundle.meant import meant_by
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.problems import unsaid_line
-from okfx.bundle.reserved import heading_rest
+from okfx.bundle.reserved import heading_rest, page_heading
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
@@ -77,6 +77,9 @@ class Site:
                     ],
                     "verified": [(c, c.last_verified) for c in view.recent_verified],
                     "has_log": bool(view.bundle.logs),
+                    # The author's own way in, first (viewer QA: the root index, "Start
+                    # here", was reachable only from Browse's sidebar).
+                    "start": _start(view.bundle),
                 }
             )
         # A bundle's own home is that bundle's page: its links in the top bar.
@@ -306,6 +309,15 @@ class Site:
                  "out_of_order": "log_order" in said}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
+
+
+def _start(bundle: Bundle) -> tuple[str, str] | None:
+    """The root index's page (its address and what it is headed), when the bundle has
+    one."""
+    index = bundle.index
+    if index is None:
+        return None
+    return urls.concept(bundle.name, index.path), page_heading(index) or "index.md"
 
 
 #: Values a filter's drop-down offers, the most common first (viewer QA: 60 left 74 of one
