@@ -1253,3 +1253,18 @@ def test_a_bundles_page_leads_to_its_root_index_first(client: TestClient) -> Non
     assert start is not None and start.group(1) == "/b/knowledge/c/index.md"
     assert home.index('class="start"') < home.index("By type")
     assert client.get(start.group(1)).status_code == 200
+
+
+def test_the_problems_page_says_once_the_missing_folder_broken_links_lead_into(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: 47 broken links into one folder the bundle lacks were 47 rows, and the
+    page never said their one cause (a concept's page did)."""
+    body = "".join(f"[i{i}](/implementations/web/c{i}.md) " for i in range(4)) + "[x](gone.md)\n"
+    (tmp_path / "a.md").write_text(f"---\ntype: Note\n---\n{body}", encoding="utf-8")
+    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    html = app.get(f"/b/{tmp_path.name}/problems").text
+    assert re.findall(r'<p class="cause">(.*?)</p>', html) == [
+        "<strong>4</strong> of the 5 lead into <code>/implementations/</code>, a folder the "
+        "bundle does not have."
+    ]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Collection
 from types import TracebackType
 
 from okfx.errors import UnsafePath
@@ -32,6 +33,7 @@ __all__ = [
     "PathGuard",
     "is_inside",
     "join",
+    "missing_folder",
     "normalize",
     "open_error",
     "parent_dir",
@@ -270,3 +272,16 @@ def open_error(exc: OSError) -> str:
             "folder or file was), and okfx does not follow it"
         )
     return str(exc.strerror or exc)
+
+
+def missing_folder(directories: Collection[str], target: str) -> str | None:
+    """The first folder on the way to ``target`` that ``directories`` (a bundle's) lacks
+    (``/implementations/`` for ``/implementations/web/button``), or None when the
+    target's folder is there and only its file is missing: m3e's 47 broken links all
+    lead into a folder beside the bundle, outside its root."""
+    parts = target.strip("/").split("/")[:-1]
+    for depth in range(1, len(parts) + 1):
+        folder = "/" + "/".join(parts[:depth])
+        if folder not in directories:
+            return folder + "/"
+    return None

@@ -24,7 +24,7 @@ from okfx.bundle.links import (
     lines_outside_code,
 )
 from okfx.bundle.meant import meant
-from okfx.bundle.paths import normalize, open_error, parent_dir
+from okfx.bundle.paths import missing_folder, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import heading_text, page_heading
 from okfx.bundle.validate import why_empty
@@ -860,7 +860,7 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
             (other, _), link = item
             entry = link_payload(link, meta(other), other)
             if name == "unresolved":
-                missing = _missing_folder(b, other)
+                missing = missing_folder(b.directories, other)
                 if missing is not None:
                     entry["missing_folder"] = missing
                 close = meant(b, other, link.source)
@@ -968,19 +968,6 @@ def _page_title(page: IndexFile | LogFile) -> str:
     which tell apart the index files a root index links."""
     named = page.path.lstrip("/").rsplit("/", 2)[-2:]
     return clip(page_heading(page), TITLE_CHARS) or "/".join(named)
-
-
-def _missing_folder(b: Bundle, target: str) -> str | None:
-    """The first folder on the way to ``target`` that the bundle does not have
-    (``/implementations/`` for ``/implementations/web/button``), or None when the
-    target's folder is there and only its file is missing: m3e's 47 broken links all
-    lead into a folder beside the bundle, outside its root."""
-    parts = target.strip("/").split("/")[:-1]
-    for depth in range(1, len(parts) + 1):
-        folder = "/" + "/".join(parts[:depth])
-        if folder not in b.directories:
-            return folder + "/"
-    return None
 
 
 # -- L3 --------------------------------------------------------------------------------------

@@ -254,6 +254,8 @@ class Site:
                     "count": group.count,
                     "severity": group.severity,
                     "explanation": group.explanation,
+                    # what most of a code's problems share, said once
+                    "causes": view.missing_folders[:5] if group.code == "broken_link" else [],
                     "unlisted": group.unlisted,
                     # with the file's line where the message names it only inside
                     "problems": [
