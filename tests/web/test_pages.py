@@ -1268,3 +1268,16 @@ def test_the_problems_page_says_once_the_missing_folder_broken_links_lead_into(
         "<strong>4</strong> of the 5 lead into <code>/implementations/</code>, a folder the "
         "bundle does not have."
     ]
+
+
+def test_a_grep_row_names_the_page_by_its_title_and_path(client: TestClient) -> None:
+    """Viewer QA: each matching line was headed by a path alone."""
+    html = client.get("/grep?pattern=docks_available").text
+    first = re.search(
+        r'<li class="match row"><a class="primary" href="([^"]+)">([^<]+)</a> '
+        r'<code class="quiet">([^<]+)</code>',
+        html,
+    )
+    assert first is not None
+    assert first.group(2) == "Dock availability rate for a date range"
+    assert first.group(3) == "/computations/dock-availability-rate.md"

@@ -142,6 +142,9 @@ def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:
     finder = _finder(pattern, regex, ignore_case)
     for match in _placed(box, payload["matches"]):
         match["pieces"] = _pieces(match["text"], finder)
+        # The page a line is on, as a reader knows it (viewer QA: a path alone).
+        doc = box.manager.bundle(match["bundle"]).get(match["path"])
+        match["title"] = getattr(doc, "title", "") or ""
     notice = reworded(payload.get("notice", ""), _VIEWER_WORDS)
     matches = payload["matches"]
     context.update(
