@@ -329,6 +329,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     # -- the viewer's markdown
     "okfx.web.markdown._INVISIBLE": ("scan", [rep(" "), rep("a "), rep("\x00a")]),
     "okfx.web.markdown._SCHEME": ("match", [rep("a"), rep("a", tail=":"), rep("a1")]),
+    "okfx.web.markdown._INERT_TAG": (
+        "scan",
+        [rep("&lt;"), rep("&lt;/"), rep("&lt;br"), rep(" ", "&lt;b"), rep("&lt;b /")],
+    ),
     "okfx.web.markdown._INLINE": (
         "scan",
         [rep("`"), rep("**"), rep("[a"), rep("[a](", "("), rep("`a")],

@@ -202,3 +202,21 @@ def test_a_descriptions_inline_marks_read_as_text_and_code() -> None:
     assert shown == ("The <code>Float</code> &lt;b&gt;x&lt;/b&gt; by IEEE 754 <strong>now</strong>")
     assert str(okfx.web.markdown.inline("a `<script>` b")) == "a <code>&lt;script&gt;</code> b"
     assert str(okfx.web.markdown.inline("lone ` tick")) == "lone ` tick"
+
+
+def test_bare_inert_tags_in_prose_read_as_what_they_are_and_nothing_else_does() -> None:
+    """Viewer QA: real pages written for GitHub joined a list with "<br>" and wrapped a
+    table cell in "<p>", shown as literal tags. Bare br, b, i, em, strong, code, sub,
+    sup and kbd become those elements; a tag with any attribute, any other tag, and
+    anything in code stay text."""
+    html = render(
+        "A<br> B<BR/> C <b>bold</b> <sub>2</sub> <p>cell</p>\n\n"
+        "`<br>` <b onclick=x>no</b> <script>alert(1)</script> <img src=x>\n",
+        lambda url, image: None,
+    ).html
+    assert "A<br> B<br> C <b>bold</b> <sub>2</sub> cell<br>" in html
+    assert "<code>&lt;br&gt;</code>" in html
+    assert (
+        "&lt;b onclick=x&gt;" in html and "&lt;script&gt;" in html and "&lt;img src=x&gt;" in html
+    )
+    assert "<script" not in html and "<img" not in html and "onclick=x>" not in html

@@ -1,23 +1,24 @@
 """Markdown to HTML for bundle text, which is hostile input.
 
-CommonMark with tables, strikethrough and footnotes (markdown-it-py), with raw HTML
-off: a ``<script>`` in a body is shown as text. Every link and image URL is sorted by
-:func:`url_kind` before anything is emitted: ``http``, ``https`` and ``mailto`` stay
-links to the outside (marked, ``rel="noopener noreferrer nofollow"``); any other scheme
-(``javascript:``, ``data:``, ``vbscript:``, ``file:``...) is refused at parse time, so
-the text stays text; a relative URL goes to the caller's ``rewrite``, which maps it to a
-viewer page (a concept, a folder, an attached file) or to nothing, and a link to nothing
-is rendered as a marked span without an ``href``. Images load only from the viewer's
-own origin (the caller decides which bundle files are raster images); any other image
-becomes a link. With ``wikilink`` given (a bundle loaded with ``--wikilinks``),
-``[[name]]``, ``[[name|label]]`` and ``[[name#heading]]`` outside code are links too,
-resolved by the caller as the loader resolves them. Headings get ids (``h-<slug>``,
-never clashing with the page's own, ``<slug>`` being GitHub's id, the one ``okfx
-validate`` checks fragments against; a repeated heading takes ``-1``, ``-2``... as on
-GitHub, which is what authors' ``#heading-1`` links assume) and make the outline. A
-table's column alignment is a class (``align-right``), never an inline style, which the
-viewer's Content-Security-Policy refuses. Bodies over :data:`MAX_RENDER_CHARS` are cut,
-and the cut is reported.
+CommonMark with tables, strikethrough and footnotes (markdown-it-py), with raw HTML off:
+a ``<script>`` in a body is shown as text; only a few inert tags written bare in prose
+(``<br>``, ``<code>``...: :data:`_INERT_TAG`) become those elements. Every link and
+image URL is sorted by :func:`url_kind` before anything is emitted: ``http``, ``https``
+and ``mailto`` stay links to the outside (marked, ``rel="noopener noreferrer
+nofollow"``); any other scheme (``javascript:``, ``data:``, ``vbscript:``, ``file:``...)
+is refused at parse time, so the text stays text; a relative URL goes to the caller's
+``rewrite``, which maps it to a viewer page (a concept, a folder, an attached file) or
+to nothing, and a link to nothing is rendered as a marked span without an ``href``.
+Images load only from the viewer's own origin (the caller decides which bundle files are
+raster images); any other image becomes a link. With ``wikilink`` given (a bundle loaded
+with ``--wikilinks``), ``[[name]]``, ``[[name|label]]`` and ``[[name#heading]]`` outside
+code are links too, resolved by the caller as the loader resolves them. Headings get ids
+(``h-<slug>``, never clashing with the page's own, ``<slug>`` being GitHub's id, the one
+``okfx validate`` checks fragments against; a repeated heading takes ``-1``, ``-2``...
+as on GitHub, which is what authors' ``#heading-1`` links assume) and make the outline.
+A table's column alignment is a class (``align-right``), never an inline style, which
+the viewer's Content-Security-Policy refuses. Bodies over :data:`MAX_RENDER_CHARS` are
+cut, and the cut is reported.
 """
 
 from __future__ import annotations
@@ -136,9 +137,33 @@ def _parser(wikilinks: bool = False) -> MarkdownIt:
     md.use(footnote_plugin)
     md.validateLink = lambda url: url_kind(url) != "unsafe"  # type: ignore[method-assign]
     md.add_render_rule("image", _render_image)
+    md.add_render_rule("text", _render_text)
     if wikilinks:
         md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md
+
+
+# A few inert tags written in prose, as bare as can be (no attribute, any case): pages
+# written for GitHub use them, and shown as text they read as breakage (viewer QA: a list
+# of countries joined by "<br>", a table cell wrapped in "<p>"). Matched in the escaped
+# text of a text token, never in code; what they become carries no attribute.
+_INERT_TAG = re.compile(r"&lt;(/?)(br|b|i|em|strong|code|sub|sup|kbd|p) ?/?&gt;", re.IGNORECASE)
+
+
+def _inert(found: re.Match[str]) -> str:
+    closing, name = found.group(1), found.group(2).lower()
+    if name == "br":
+        return "<br>"
+    if name == "p":
+        return "" if not closing else "<br>"  # no paragraph inside a paragraph
+    return f"<{closing}{name}>"
+
+
+def _render_text(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    text = escapeHtml(tokens[idx].content)
+    return _INERT_TAG.sub(_inert, text) if "&lt;" in text else text
 
 
 def _render_image(
