@@ -266,3 +266,21 @@ def test_a_word_one_first_letter_from_a_name_word_is_not_respelt(make_bundle: Ma
     said = search(box, long)
     assert said["respelled_query"].startswith("how do I run it with a leader and provider")
     assert "Spelt with the bundle's words ('provder' as 'provider')" in str(said["notice"])
+
+
+def test_a_missing_word_joined_to_a_held_one_is_named(make_bundle: MakeBundle) -> None:
+    """Agent QA: "funtion-kro" and "ISO alpha-2 code" named no missing word, "kro" and "2"
+    being held; a word of five letters or more in such a chunk is named on its own."""
+    files: dict[str, str | bytes] = {
+        "kro.md": concept(title="Function kro", body="Compose with kro and 2 steps."),
+        "code.md": concept(title="Country code", body="A code."),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "funtion-kro")
+    assert found["missing_words"] == ["funtion"]
+    assert found["respelled_query"] == "function-kro"
+    assert search(box, "alpha-2 code")["missing_words"] == ["alpha"]
+    assert (
+        "missing_words" not in search(box, "function-kro")
+        or not search(box, "function-kro")["missing_words"]
+    )
