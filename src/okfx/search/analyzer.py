@@ -437,9 +437,12 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
                 forms.setdefault(variant, FORM_WEIGHT)
         # A form that is a stopword is no form to look up: "theme" and "themes" are no
         # "them", "sometime" no "sometimes" (agent QA: "theme" found pages saying "them").
-        forms = {
-            form: weight for form, weight in forms.items() if form == text or form not in stopwords
-        }
+        if not stopwords.isdisjoint(forms):
+            forms = {
+                form: weight
+                for form, weight in forms.items()
+                if form == text or form not in stopwords
+            }
         if text in light:
             forms = {form: weight * LIGHT_VERB_WEIGHT for form, weight in forms.items()}
         merged = next((owner[f] for f in forms if f in owner), None)
