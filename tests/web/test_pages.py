@@ -1281,3 +1281,18 @@ def test_a_grep_row_names_the_page_by_its_title_and_path(client: TestClient) -> 
     assert first is not None
     assert first.group(2) == "Dock availability rate for a date range"
     assert first.group(3) == "/computations/dock-availability-rate.md"
+
+
+def test_a_body_opening_with_comments_then_its_title_does_not_show_the_title_twice(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: graphql-okf's pages open with two generator comments, then ``# Country``,
+    shown under the page's own "Country" heading."""
+    (tmp_path / "Country.md").write_text(
+        '---\ntype: object\ntitle: "Country"\n---\n\n<!-- generated:start -->\n<!-- do not '
+        "edit -->\n\n# Country\n\n## Fields\n\n- code\n",
+        encoding="utf-8",
+    )
+    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    html = app.get(f"/b/{tmp_path.name}/c/Country.md").text
+    assert html.count(">Country</h") == 1 and ">Fields</h" in html

@@ -138,11 +138,18 @@ def without_title_heading(body: str, title: str) -> str:
     """``body`` with its first line blanked when that line (after blank ones) is a
     heading that only repeats ``title`` (``# Snake Plant``): a hit shows its title
     already, and a snippet that repeats it tells an agent nothing (helper QA: 39 of 216
-    hits over three bundles). The line's break stays, so later lines keep their place."""
-    start = len(body) - len(body.lstrip("\n"))
-    end = body.find("\n", start)
-    end = len(body) if end < 0 else end
-    line = body[start:end].strip()
+    hits over three bundles). The line's break stays, so later lines keep their place.
+    Blank lines and whole-line HTML comments before it are passed over (viewer QA:
+    graphql-okf opens each page with two generator comments, then ``# Country``)."""
+    start = 0
+    while True:
+        end = body.find("\n", start)
+        end = len(body) if end < 0 else end
+        line = body[start:end].strip()
+        if end < len(body) and (not line or (line.startswith("<!--") and line.endswith("-->"))):
+            start = end + 1
+            continue
+        break
     if not line.startswith("#"):
         return body
     text = line.strip("#").strip()
