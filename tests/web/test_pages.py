@@ -1296,3 +1296,21 @@ def test_a_body_opening_with_comments_then_its_title_does_not_show_the_title_twi
     app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
     html = app.get(f"/b/{tmp_path.name}/c/Country.md").text
     assert html.count(">Country</h") == 1 and ">Fields</h" in html
+
+
+def test_the_log_page_keeps_the_logs_opening_and_a_days_points_as_a_list(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: the log's opening sentence was dropped, and a day's bullet points were
+    shown as separate paragraphs."""
+    (tmp_path / "a.md").write_text("---\ntype: Note\n---\n", encoding="utf-8")
+    (tmp_path / "log.md").write_text(
+        "# Curation log\n\nA running record of what entered. Newest first.\n\n"
+        "## 2026-07-11\n\n- Seeded the root.\n- Authored concepts.\n\n## 2026-07-01\n\n- One.\n",
+        encoding="utf-8",
+    )
+    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    html = app.get(f"/b/{tmp_path.name}/log").text
+    assert '<div class="markdown intro"><p>A running record of what entered.' in html
+    (day,) = re.findall(r'<ul class="day">(.*?)</ul>', html, re.S)
+    assert day.count("<li") == 2 and "Seeded the root." in day

@@ -302,8 +302,11 @@ class Site:
                          "rest": heading_rest(entry.heading) if entry.date else ""}
                     )  # fmt: skip
             said = {w.code: w.message for w in view.bundle.warnings if w.path == log.path}
+            opening = _log_opening(log.body)
             logs.append(
                 {"path": log.path, "title": log.title, "entries": groups,
+                 # What the log says of itself before its first day (viewer QA: dropped).
+                 "intro": Markup(render(opening, rewrite).html) if opening else None,
                  "more": max(len(log.entries) - MAX_LISTED, 0),
                  "url": urls.concept(view.name, log.path),
                  "not_a_log": said.get("reserved_concept"),
@@ -311,6 +314,22 @@ class Site:
                  "out_of_order": "log_order" in said}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
+
+
+def _log_opening(body: str) -> str:
+    """A log's prose between its title and its first other heading ("A running record
+    of what entered the bundle..."), which no entry holds; "" when it has none. A
+    list there is entries, not an opening."""
+    lines = body.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    if at < len(lines) and lines[at].startswith("# "):
+        at += 1  # the title
+    kept: list[str] = []
+    for line in lines[at:]:
+        if line.lstrip().startswith(("#", "- ", "* ", "+ ")):
+            break
+        kept.append(line)
+    return "\n".join(kept).strip()
 
 
 def _start(bundle: Bundle) -> tuple[str, str] | None:
