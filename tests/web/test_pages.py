@@ -37,6 +37,11 @@ def client(example: Bundle) -> TestClient:
     return TestClient(create_app(Toolbox(example, now=lambda: NOW)), base_url=LOCAL)
 
 
+def app_of(root: Path) -> TestClient:
+    """A test client of the viewer over the bundle at ``root``."""
+    return TestClient(create_app(Toolbox(Bundle.load(root), now=lambda: NOW)), base_url=LOCAL)
+
+
 def hrefs(html: str) -> list[str]:
     return re.findall(r'(?:href|src)="([^"]*)"', html)
 
@@ -1228,7 +1233,7 @@ def test_a_type_written_in_two_cases_is_one_figure_and_every_tag_is_offered(
     files["pair.md"] = "---\ntype: Note\ntags: [tag069]\n---\n"
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
-    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    app = app_of(tmp_path)
     browse = app.get(f"/b/{tmp_path.name}/browse").text
     (kinds,) = re.findall(r'<select name="type">(.*?)</select>', browse, re.S)
     assert ">Reference (8)</option>" in kinds and kinds.count("eference") == 2  # value, label
@@ -1262,7 +1267,7 @@ def test_the_problems_page_says_once_the_missing_folder_broken_links_lead_into(
     page never said their one cause (a concept's page did)."""
     body = "".join(f"[i{i}](/implementations/web/c{i}.md) " for i in range(4)) + "[x](gone.md)\n"
     (tmp_path / "a.md").write_text(f"---\ntype: Note\n---\n{body}", encoding="utf-8")
-    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    app = app_of(tmp_path)
     html = app.get(f"/b/{tmp_path.name}/problems").text
     assert re.findall(r'<p class="cause">(.*?)</p>', html) == [
         "<strong>4</strong> of the 5 lead into <code>/implementations/</code>, a folder the "
@@ -1293,7 +1298,7 @@ def test_a_body_opening_with_comments_then_its_title_does_not_show_the_title_twi
         "edit -->\n\n# Country\n\n## Fields\n\n- code\n",
         encoding="utf-8",
     )
-    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    app = app_of(tmp_path)
     html = app.get(f"/b/{tmp_path.name}/c/Country.md").text
     assert html.count(">Country</h") == 1 and ">Fields</h" in html
 
@@ -1309,7 +1314,7 @@ def test_the_log_page_keeps_the_logs_opening_and_a_days_points_as_a_list(
         "## 2026-07-11\n\n- Seeded the root.\n- Authored concepts.\n\n## 2026-07-01\n\n- One.\n",
         encoding="utf-8",
     )
-    app = TestClient(create_app(Toolbox(Bundle.load(tmp_path), now=lambda: NOW)), base_url=LOCAL)
+    app = app_of(tmp_path)
     html = app.get(f"/b/{tmp_path.name}/log").text
     assert '<div class="markdown intro"><p>A running record of what entered.' in html
     (day,) = re.findall(r'<ul class="day">(.*?)</ul>', html, re.S)
