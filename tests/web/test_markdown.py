@@ -220,3 +220,10 @@ def test_bare_inert_tags_in_prose_read_as_what_they_are_and_nothing_else_does() 
         "&lt;b onclick=x&gt;" in html and "&lt;script&gt;" in html and "&lt;img src=x&gt;" in html
     )
     assert "<script" not in html and "<img" not in html and "onclick=x>" not in html
+
+
+def test_a_footnote_cited_again_keeps_its_number() -> None:
+    """Viewer QA: a footnote cited a second time read "[1:1]"."""
+    html = render("A[^a] and again[^a].\n\n[^a]: Note.\n", lambda url, image: None).html
+    assert html.count(">[1]</a>") == 2 and "[1:1]" not in html
+    assert 'id="fnref1"' in html and 'id="fnref1:1"' in html  # each citation its own anchor

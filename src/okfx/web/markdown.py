@@ -135,6 +135,7 @@ def _parser(wikilinks: bool = False) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(footnote_plugin)
+    md.add_render_rule("footnote_caption", _render_footnote_caption)
     md.validateLink = lambda url: url_kind(url) != "unsafe"  # type: ignore[method-assign]
     md.add_render_rule("image", _render_image)
     md.add_render_rule("text", _render_text)
@@ -164,6 +165,14 @@ def _render_text(
 ) -> str:
     text = escapeHtml(tokens[idx].content)
     return _INERT_TAG.sub(_inert, text) if "&lt;" in text else text
+
+
+def _render_footnote_caption(
+    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
+) -> str:
+    """A footnote's number as a reader cites it, ``[3]``, also when the body cites it
+    again (the plugin wrote ``[3:1]``: viewer QA)."""
+    return f"[{int(tokens[idx].meta['id']) + 1}]"
 
 
 def _render_image(
