@@ -199,8 +199,9 @@ def test_an_extension_left_out_for_its_size_is_named_and_a_nested_one_is_laid_ou
     html = TestClient(create_app(box), base_url=LOCAL).get(f"/b/{root.name}/c/big.md").text
     extra = html[html.index('<details class="extra">') :]
     assert "left out: owl;" in extra  # not silently missing
-    assert '<dt><code>sha</code></dt><dd><code>"abc"</code></dd>' in extra
-    assert '<pre><code>{\n  "a": 1,' in extra  # a mapping, one key a line
+    # As an author writes YAML (viewer QA: it read as JSON, quotes and brackets).
+    assert "<dt><code>sha</code></dt><dd><code>abc</code></dd>" in extra
+    assert "<pre><code>a: 1\nb:\n- x\n- y</code></pre>" in extra  # a mapping, one key a line
     inert(html)
 
 

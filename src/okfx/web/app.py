@@ -42,7 +42,7 @@ from okfx.version import __version__
 from okfx.web import urls
 from okfx.web.answers import PageError, Redirect
 from okfx.web.headers import RAW_CSP, security_headers
-from okfx.web.markdown import inline
+from okfx.web.markdown import as_written, inline
 from okfx.web.pages import Site
 from okfx.web.site import raster_type
 
@@ -85,6 +85,7 @@ def create_app(
     )
     env.globals.update({"urls": urls, "iso": iso, "version": __version__})
     env.filters["inline"] = inline  # a description's inline marks (code spans, links)
+    env.filters["as_written"] = as_written  # a frontmatter value as YAML reads
 
     def html(template: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
         names = [b.name for b in site.bundles()]

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import yaml
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_inline import StateInline
@@ -45,6 +46,7 @@ __all__ = [
     "Rendered",
     "Rewrite",
     "WikiRewrite",
+    "as_written",
     "inline",
     "render",
     "slug",
@@ -294,6 +296,19 @@ def render(
 _INLINE = re.compile(
     r"`([^`\n]{1,200})`|\*\*([^*\n]{1,200})\*\*|\[([^\[\]\n]{1,200})\]\([^()\s]{0,500}\)"
 )
+
+
+def as_written(value: Any) -> str:
+    """A frontmatter value as an author writes YAML: a string bare, lists and mappings as
+    block YAML (viewer QA: they read as JSON, quotes and brackets)."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, list | dict):
+        text = yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=10**6)
+        return str(text).rstrip("\n")
+    return str(value)
 
 
 def inline(text: str) -> Markup:
