@@ -116,3 +116,25 @@ def test_a_git_urls_token_reaches_no_message_output_or_agent(
     (box,) = served
     listed = box.list_bundles()
     assert listed["unavailable"] and TOKEN not in str(listed) and TOKEN not in result.stderr
+
+
+def test_serving_with_watch_names_the_bundles_an_archive_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sources QA: an operator replaced a served archive and waited for a reload that
+    --watch and --refresh-interval never make; the server now says so when it starts."""
+    from okfx.cli.commands import _say_unwatched
+
+    archive = tmp_path / "kb.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("kb/a.md", concept())
+    folder = write_tree(tmp_path / "ops", {"a.md": concept()})
+    manager = KnowledgeManager(
+        [Bundle.load(archive, cache_dir=tmp_path / "c"), Bundle.load(folder)]
+    )
+    _say_unwatched(manager)
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        "okfx: kb is read from an archive, which is not reloaded while it is served: start "
+        "again with a new archive (--refresh extracts it again)"
+    ]

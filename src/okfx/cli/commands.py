@@ -270,6 +270,18 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
     return manager
 
 
+def _say_unwatched(manager: KnowledgeManager) -> None:
+    """Name the bundles neither ``--watch`` nor ``--refresh-interval`` reloads: those
+    extracted from an archive (sources QA: an operator replaced the archive and waited)."""
+    for bundle in manager.bundles.values():
+        if (bundle.origin or {}).get("kind") == "archive":
+            click.echo(
+                f"okfx: {bundle.name} is read from an archive, which is not reloaded while "
+                "it is served: start again with a new archive (--refresh extracts it again)",
+                err=True,
+            )
+
+
 def _toolbox(
     sources: Sequence[str], bundle_name: str | None = None, path: str | None = None
 ) -> tuple[Toolbox, str | None, str]:
@@ -932,6 +944,7 @@ def serve(
     if watch or refresh_interval:
         from okfx.tools.watch import Watcher
 
+        _say_unwatched(manager)
         Watcher(
             manager,
             on_reload=adapter.watch_resources(server, manager),
@@ -1278,6 +1291,7 @@ def view(
     if watch or refresh_interval:
         from okfx.tools.watch import Watcher
 
+        _say_unwatched(manager)
         Watcher(
             manager,
             watch=watch,
