@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from okfx.sources.errors import SourceSpecError, UnsafeSourceError
 
@@ -322,26 +322,33 @@ def web_tree_parts(url: str) -> tuple[str, str, str | None] | None:
     A ref containing ``/`` cannot be told apart from the subdirectory in such a URL; the
     first segment is taken as the ref, so pass ``ref=`` and ``subdir=`` explicitly for those.
     """
+    page = _web_page(url, "tree")
+    if page is None:
+        return None
+    parts, repo, rest = page
+    clone_url = urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(repo), "", ""))
+    subdir = "/".join(unquote(segment) for segment in rest[1:]) or None
+    return clone_url, unquote(rest[0]), subdir
+
+
+def _web_page(url: str, kind: str) -> tuple[SplitResult, list[str], list[str]] | None:
+    """A GitHub ``/<kind>/`` or GitLab ``/-/<kind>/`` page URL (``tree`` or ``blob``) taken
+    apart: the URL's parts, the repository's path segments, and the segments after the
+    kind (the ref first, at least one more); None for any other URL."""
     parts = urlsplit(url)
     if parts.scheme.lower() != "https":
         return None
     host = parts.netloc.rpartition("@")[2].lower()
     raw = [segment for segment in parts.path.split("/") if segment]
     if host in ("github.com", "www.github.com"):
-        if len(raw) < 4 or raw[2] != "tree":
+        if len(raw) < 4 or raw[2] != kind:
             return None
-        repo, rest = raw[:2], raw[3:]
-    else:
-        # GitLab puts "-" between the (possibly nested) project path and the page kind.
-        marker = next(
-            (i for i in range(2, len(raw) - 2) if raw[i] == "-" and raw[i + 1] == "tree"), None
-        )
-        if marker is None:
-            return None
-        repo, rest = raw[:marker], raw[marker + 2 :]
-    clone_url = urlunsplit((parts.scheme, parts.netloc, "/" + "/".join(repo), "", ""))
-    subdir = "/".join(unquote(segment) for segment in rest[1:]) or None
-    return clone_url, unquote(rest[0]), subdir
+        return parts, raw[:2], raw[3:]
+    # GitLab puts "-" between the (possibly nested) project path and the page kind.
+    marker = next((i for i in range(2, len(raw) - 2) if raw[i] == "-" and raw[i + 1] == kind), None)
+    if marker is None:
+        return None
+    return parts, raw[:marker], raw[marker + 2 :]
 
 
 def fragment_parts(url: str) -> tuple[str, str | None, str | None]:
@@ -409,21 +416,13 @@ def _refuse_file_page(url: str) -> None:
     """A GitHub or GitLab page of one file (``.../blob/<ref>/<path>``) names no folder to
     load: refuse it, naming the folder's page (sources QA: it was cloned as a repository
     that does not exist)."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() != "https":
+    page = _web_page(url.partition("#")[0], "blob")
+    if page is None or len(page[2]) < 2:
         return
-    raw = [segment for segment in parts.path.split("/") if segment]
+    parts, repo, rest = page
     host = parts.netloc.rpartition("@")[2].lower()
-    at = (
-        2
-        if host in ("github.com", "www.github.com")
-        else next(
-            (i + 1 for i in range(2, len(raw) - 2) if raw[i] == "-" and raw[i + 1] == "blob"), -1
-        )
-    )
-    if at < 0 or len(raw) < at + 3 or raw[at] != "blob":
-        return
-    folder = "/".join(raw[:at] + ["tree"] + raw[at + 1 : -1])
+    tree = ["tree"] if host in ("github.com", "www.github.com") else ["-", "tree"]
+    folder = "/".join([*repo, *tree, *rest[:-1]])
     shown = redact(urlunsplit((parts.scheme, parts.netloc, "/" + folder, "", "")))
     raise SourceSpecError(
         f"{redact(url.partition('#')[0])} is the page of one file; a bundle is a folder: "
