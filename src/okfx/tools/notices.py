@@ -81,13 +81,14 @@ def no_hits(
     hidden: str,
     close: list[dict[str, str]] | None = None,
     respelt: str | None = None,
+    filtered: bool = False,
 ) -> str:
     """A search found nothing admissible: the concepts named close to the query (or the
     query ``respelt`` with the bundle's words), what to try, then what the filters hid.
-    When a filter the caller chose hid matches, that is the cause, and it comes first
-    (viewer QA: "try fewer or other words" for words that matched 10 concepts a tag
-    filter hid)."""
-    if hidden and any(f"({name} filter)" in hidden for name in _CHOSEN_FILTERS):
+    When a filter the caller chose hid matches (``filtered``), that is the cause, and it
+    comes first (viewer QA: "try fewer or other words" for words that matched 10
+    concepts a tag filter hid)."""
+    if filtered and hidden:
         return (
             f"Concepts match {quoted(query)}, but not within the filters: {hidden} Widen or "
             "drop the filter to see them."
@@ -280,9 +281,6 @@ def reworded(text: str, words: dict[str, str]) -> str:
         text = text.replace(tool_words, replacement)
     return text
 
-
-#: The filters a caller chooses, as hidden-match notices name them.
-_CHOSEN_FILTERS = ("bundle", "directory", "type", "tags", "trust_tier")
 
 #: Values a notice lists for a filter value no concept has.
 FILTER_VALUES = 12

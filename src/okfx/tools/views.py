@@ -32,6 +32,7 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
+from okfx.search.filters import CHOSEN
 from okfx.search.index import MAX_LIMIT
 from okfx.search.suggest import closest
 from okfx.search.versions import fold_versions, one_per_page
@@ -146,15 +147,11 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
     bundle has had cost a round trip). Several holding it is an ``invalid_argument``
     naming them; none, a ``not_found`` whose ``did_you_mean`` gives each bundle's close
     concepts as ``okf://`` addresses, which the tools read as they are."""
-    page = raw.partition("#")[0]  # x.md#part is read in the bundle holding x.md
+    # The path is refused whichever bundle it is read in (adapter QA); x.md#part is
+    # read in the bundle holding x.md.
+    normalize(raw.partition("#")[0])
     loaded = list(box.manager.bundles.values())
-    holders: list[Bundle] = []
-    for b in loaded:
-        try:
-            if b.get(page) is not None or _is_file_or_folder(b, normalize(page)):
-                holders.append(b)
-        except UnsafePath:
-            raise  # the path is refused whichever bundle it is read in (adapter QA)
+    holders = [b for b in loaded if _holds(b, raw)]
     if len(holders) == 1:
         _event(bundle=holders[0].name)
         return holders[0]
@@ -405,7 +402,11 @@ def search(
             if not close:
                 respelt, close = _respelled(box, scope, text, name, missing, filters)
             payload["did_you_mean"] = _named(close)
-        payload["notice"] = notices.no_hits(text, payload.get("notice", ""), close, respelt)
+        hidden = payload.get("hidden") or {}
+        filtered = any(hidden.get(name) for name in CHOSEN)  # a filter asked for hid them
+        payload["notice"] = notices.no_hits(
+            text, payload.get("notice", ""), close, respelt, filtered
+        )
         unknown = notices.unknown_filter_values(scope, type_, tags, directory)
         payload["notice"] = " ".join(filter(None, [unknown, payload["notice"]]))
     elif missing:
