@@ -177,6 +177,34 @@ def test_an_identifier_held_only_by_its_one_letter_parts_is_not_held():
     assert found["/pseudo.md"] == 1.0
 
 
+def test_a_word_only_in_a_link_destination_is_no_word_a_hit_holds():
+    """A link's destination, an autolink and a bare URL still rank a page (a file name is
+    often all a link says), but a hit does not claim their words in ``matched`` nor count
+    them in its confidence (agent QA: "scalar" only in ``../scalars/ID.md`` read 1.0)."""
+    concepts = [
+        FakeConcept("/types/scalars/id.md", title="ID", body="The ID scalar."),
+        FakeConcept("/types/objects/subdivision.md", title="Subdivision",
+                    body="- **code**: [ID!](../scalars/id.md), see <https://x.org/scalar>"),
+        FakeConcept("/queries/country.md", title="Country",
+                    body="Returns [Country](../types/objects/country.md) by ID."),
+        # a form of the word in the text, the word itself only in a link: held
+        FakeConcept("/notes/scalars.md", title="Notes",
+                    body="Custom scalars and IDs; [the id](https://x.org/scalar)."),
+        # the folder names the word: held (the kind field is text the index reads)
+        FakeConcept("/scalar/kinds.md", title="Kinds", body="[here](https://x.org/id)"),
+    ]  # fmt: skip
+    index = SearchIndex.build(entries(*concepts))
+    hits = {hit.path: hit for hit in index.search("ID scalar", now=NOW)}
+    assert hits["/types/objects/subdivision.md"].matched == ("id",)
+    assert hits["/types/objects/subdivision.md"].confidence == 0.5
+    assert hits["/types/scalars/id.md"].matched == ("id", "scalar")
+    assert hits["/notes/scalars.md"].confidence == 1.0
+    assert hits["/scalar/kinds.md"].matched == ("scalar",)  # "id" only in its link
+    # a hit holding the query's word only in links holds none of it
+    (hit,) = [h for h in index.search("objects", now=NOW) if h.path == "/queries/country.md"]
+    assert (hit.matched, hit.confidence) == ((), 0.0)
+
+
 def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     """ "sessions table": the guide tagged "table" scores higher than the table itself on
     the words; the kind factor (the type's head noun and the folder names) puts the

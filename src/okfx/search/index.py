@@ -32,8 +32,16 @@ from okfx.search.analyzer import (
     light_words,
     plural_variants,
     split_chunks,
+    tokenize,
 )
-from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
+from okfx.search.bm25f import (
+    ARRAYS,
+    FIELD_WEIGHTS,
+    STATUS_MULTIPLIERS,
+    Postings,
+    Stats,
+    build_postings,
+)
 from okfx.search.cjk import glue_bigram
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
@@ -63,7 +71,13 @@ from okfx.search.scoring import (
     query_units,
     query_words,
 )
-from okfx.search.snippets import best_line, without_footnote_labels, without_title_heading
+from okfx.search.snippets import (
+    addresses,
+    best_line,
+    without_addresses,
+    without_footnote_labels,
+    without_title_heading,
+)
 from okfx.search.topk import Ranked, Scored, top_k
 from okfx.search.wordforms import (
     initialism_runs,
@@ -128,7 +142,8 @@ def without_parentheses(text: str) -> str:
     return "".join(out)
 
 
-def _fields(concept: ConceptLike) -> dict[str, str]:
+def _fields(concept: ConceptLike, body: str | None = None) -> dict[str, str]:
+    # ``body``: the concept's body when the caller holds it (a hit's kept body).
     # The file name is the concept's handle in links and index listings
     # ("revenue-ytd"), so it is searchable as part of the title, and so are the title's
     # initials ("Monthly active users" -> mau). The concept's kind and place, its type
@@ -145,7 +160,9 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "tags": " ".join(concept.tags),
         "description": concept.description,
         "body": without_footnote_labels(
-            without_html_tags(without_fence_info(without_comments(concept.body)))
+            without_html_tags(
+                without_fence_info(without_comments(concept.body if body is None else body))
+            )
         ),
         "kind": f"{concept.type} {_type_name(concept.type)} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
@@ -651,12 +668,14 @@ class SearchIndex:
         """The hit of ``doc``; its confidence is left 0.0 without ``similarity`` (the
         cosine similarities of the docs hybrid search found, else empty)."""
         bundle, concept = self.entries[doc]
-        matched, words = needles.of(doc)
+        ranked, words = needles.of(doc)
+        body = snippet_body(concept)
+        matched = needles.as_text(ranked, words, concept, body) if ranked else ranked
         sure = 0.0
         if similarity is not None:
             near = similarity.get(doc)
             sure = confidence(needles.units, needles.analysed, matched, near)
-            if sure == 0.0 and not matched and near is None:
+            if sure == 0.0 and not ranked and near is None:
                 sure = 0.5  # found through an acronym alone
         values = (
             bundle,
@@ -670,9 +689,7 @@ class SearchIndex:
             concept.is_stale(now),
             score,
             needles.shown(matched),
-            best_line(
-                without_title_heading(without_comments(snippet_body(concept)), concept.title), words
-            ),
+            best_line(without_title_heading(without_comments(body), concept.title), words),
             found,
             sure,
         )
@@ -775,6 +792,31 @@ class _Needles:
             if found:
                 matched.append(text)
         return tuple(matched), words + self.typed
+
+    def as_text(
+        self,
+        matched: tuple[str, ...],
+        words: Sequence[tuple[str, float, int]],
+        concept: ConceptLike,
+        body: str,
+    ) -> tuple[str, ...]:
+        """``matched`` without the terms ``concept`` holds only in an address of its body
+        (a link's destination, an autolink, a bare URL): those stay in its ranking (a
+        file name is often all a link says), but a hit does not claim them as words it
+        holds, nor count them in its confidence ("scalar" only in ``../scalars/ID.md``;
+        agent QA). Cheap for a body whose addresses hold none of the matched forms."""
+        held = addresses(body)
+        if not held:
+            return matched
+        slices = self.slices
+        suspects = {slices[term][0] for name, _, term in words if term >= 0 and name in held}
+        if not suspects:
+            return matched
+        fields = _fields(concept, body)
+        fields["body"] = without_addresses(fields["body"])
+        readable = set(tokenize(" ".join(fields[f] for f in FIELD_WEIGHTS)))
+        kept = {slices[term][0] for name, _, term in words if term >= 0 and name in readable}
+        return tuple(t for t in matched if t not in suspects or t in kept)
 
     def shown(self, matched: tuple[str, ...]) -> tuple[str, ...]:
         """``matched`` as a hit lists it: without a one-letter part of a chunk when a

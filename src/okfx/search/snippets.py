@@ -13,8 +13,10 @@ from collections.abc import Sequence
 __all__ = [
     "DEFINITION_WEIGHT",
     "EXCERPT_CHARS",
+    "addresses",
     "best_line",
     "cut_line",
+    "without_addresses",
     "without_footnote_labels",
     "without_title_heading",
 ]
@@ -322,6 +324,19 @@ def _text_of(line: str) -> str:
     if "](" in line or "//" in line or "<" in line:
         line = _ADDRESS.sub(" ", line)
     return without_footnote_labels(line)
+
+
+def addresses(text: str) -> str:
+    """The addresses ``text`` holds (links' destinations, autolinks, bare URLs), folded
+    and joined by blanks; ``""`` when it holds none."""
+    if "](" not in text and "//" not in text and "<" not in text:
+        return ""
+    return " ".join(_ADDRESS.findall(text)).casefold()
+
+
+def without_addresses(text: str) -> str:
+    """``text`` with each address (:func:`addresses`) made a blank."""
+    return _ADDRESS.sub(" ", text)
 
 
 def without_footnote_labels(text: str) -> str:

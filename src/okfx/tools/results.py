@@ -102,7 +102,8 @@ _HIT = {
     "confidence": Key(
         "confidence",
         "number",
-        "0 to 1, for reading: the share of the query's words it holds; with hybrid ranking, "
+        "0 to 1, for reading: the share of the query's words it holds (a word only in a "
+        "link's address is not held, nor in `matched`); with hybrid ranking, "
         "its similarity to the query on the model's scale when that is higher.",
     ),
 }
