@@ -7,6 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import concept
+from okfx import Bundle
 from okfx.bundle.links import (
     Resolver,
     _inside,
@@ -264,3 +266,30 @@ def test_long_runs_of_fence_markers_on_one_line_scan_in_linear_time() -> None:
     start = time.process_time()
     scan_markdown("[a](b.md)\n" + body)
     assert time.process_time() - start < 2.0
+
+
+def test_a_destination_is_read_with_its_escapes_and_character_references() -> None:
+    """CommonMark reads ``\\_`` as ``_`` and ``&#106;`` as ``j`` in a destination, as the
+    viewer's renderer does: the loader read ``&#106;avascript:x`` as a link to the file
+    ``&`` (viewer QA: "leads to /&, which does not exist")."""
+    body = (
+        "[a](a\\_b.md) [b](a&amp;b.md) [c](&#106;avascript:alert(1)) [d](&#x2F;d.md) "
+        "[e](&nosuch;.md) [f][ref]\n\n[ref]: <x&#95;y.md>\n"
+    )
+    assert hrefs(body) == [
+        "a_b.md", "a&b.md", "javascript:alert(1)", "/d.md", "&nosuch;.md", "x_y.md",
+    ]  # fmt: skip
+
+
+def test_an_escaped_link_resolves_where_the_viewer_sends_it(make_bundle) -> None:
+    root = make_bundle(
+        {
+            "a_b.md": concept(),
+            "page.md": concept(body="[one](a\\_b.md) and [js](&#106;avascript:alert('x'))\n"),
+        }
+    )
+    bundle = Bundle.load(root)
+    around = bundle.neighbors("/page.md")
+    assert [link.target for link in around.outbound] == ["/a_b.md"]
+    assert around.unresolved == ()
+    assert not [w for w in bundle.warnings if w.path == "/page.md"]

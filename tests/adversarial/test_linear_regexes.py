@@ -179,6 +179,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.codeblocks._TILDES": ("scan", [rep("~"), rep("~a")]),
     "okfx.bundle.links._SINGLE_TICK_SPAN": ("scan", [rep("a", "`"), rep("`a"), rep("a`")]),
     "okfx.bundle.links._SCHEME": ("match", [rep("a"), rep("a", tail="/")]),
+    "okfx.bundle.links._ESCAPED": (
+        "scan",
+        [rep("&a"), rep("a", "&"), rep("&#1"), rep("1", "&#"), rep("\\"), rep("&#x")],
+    ),
     "okfx.bundle.links._SIMPLE": (
         "fullmatch",
         [rep("a", tail=".mdx"), rep("a/", tail="a.mdx"), rep("../", tail="a"), rep("a-")],

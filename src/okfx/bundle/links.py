@@ -9,6 +9,7 @@ scanner uses bounded regular expressions and pairs code-span backtick runs in on
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from bisect import bisect_right
@@ -23,6 +24,7 @@ from okfx.errors import UnsafePath
 __all__ = [
     "RawLink",
     "Resolver",
+    "destination",
     "footnote_definitions",
     "footnote_offsets",
     "footnote_spans",
@@ -62,6 +64,11 @@ _FOOTNOTE_DEF = re.compile(r"\n {0,3}\[\^([^\]\s]{1,200})\]:")
 _SINGLE_TICK_SPAN = re.compile(r"`[^`]*+`")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _SIMPLE = re.compile(r"(/|\./|(?:\.\./)+)?([\w\-]+(?:/[\w\-]+)*\.md)")
+# What a link destination spells otherwise (CommonMark 0.31, sections 2.4 and 2.5): a
+# backslash before ASCII punctuation, an entity or a numeric character reference.
+_ESCAPED = re.compile(
+    r"\\([!-/:-@\[-`{-~])|&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"
+)
 
 
 def _masked_spans(body: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -145,6 +152,21 @@ class _Mask:
         return bool(self.spans) and _inside(self.spans, self.starts, offset)
 
 
+def destination(href: str) -> str:
+    """A link destination as CommonMark reads it: ``a\\_b.md`` is ``a_b.md``, and
+    ``&#106;avascript:x`` is ``javascript:x`` (a scheme, never a file: the viewer's
+    renderer read it so, the loader as the file ``&``); an unknown entity stays as
+    written."""
+    if "\\" not in href and "&" not in href:
+        return href
+    return _ESCAPED.sub(_unescaped, href)
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    char = match.group(1)
+    return char if char is not None else html.unescape(match.group())
+
+
 def _label(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -172,7 +194,7 @@ def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], l
                 href = m.group(2)
                 if href.startswith("<") and href.endswith(">"):
                     href = href[1:-1]
-                definitions.setdefault(_label(m.group(1)), href)
+                definitions.setdefault(_label(m.group(1)), destination(href))
                 if len(definitions) >= most:
                     break
     by_reference = False
@@ -188,7 +210,7 @@ def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], l
             if (at and body[at - 1] == "!") or mask.covers(at):
                 continue
             href, text = m.group(2, 1)
-            found.append((href, text, at))
+            found.append((destination(href), text, at))
             if len(found) >= most:
                 # Reference links before this one still count: each pattern below keeps
                 # its first ``most``, and the sort and cut at the end keep the first
