@@ -104,6 +104,28 @@ def test_each_declared_type_is_checked() -> None:
             check_values(declared, {name: bad})
 
 
+def test_a_huge_number_is_refused_as_one_not_a_crash() -> None:
+    """An integer past what a float holds (``10**400``) is a JSON number an agent may
+    send: refused as out of range, where converting it raised OverflowError
+    (``internal_error``; Attested Computation QA)."""
+    declared = (Parameter("n", "number", True), Parameter("d", "date", True))
+    for value in (10**400, -(10**400), 1e300):
+        with pytest.raises(InvalidParameter, match="under 1e300") as caught:
+            check_values(declared, {"n": value, "d": "2026-01-01"})
+        assert len(caught.value.message) < 300  # no 400-digit repr
+    assert check_values(declared, {"n": 10**299, "d": "2026-01-01"})["n"] == 10**299
+    with pytest.raises(InvalidParameter, match="names no day of the calendar"):
+        check_values(declared, {"n": 1, "d": "2024-02-30"})
+
+
+def test_a_bound_breach_shows_a_date_as_written() -> None:
+    declared = (Parameter("d", "date", True, minimum="2025-01-01"),)
+    with pytest.raises(InvalidParameter) as caught:
+        check_values(declared, {"d": "2024-12-31"})
+    assert "'2024-12-31' is below the declared min '2025-01-01'" in caught.value.message
+    assert "datetime" not in caught.value.message
+
+
 def test_an_unknown_declared_type_is_refused_not_guessed() -> None:
     with pytest.raises(InvalidParameter, match="declares type 'geography'"):
         check_values((Parameter("g", "geography", True),), {"g": "POINT(1 2)"})

@@ -141,3 +141,24 @@ def test_the_cli_reports_them(make_bundle: MakeBundle) -> None:
     assert [w["code"] for w in data["warnings"]] == ["unused_parameter"]
     strict = CliRunner().invoke(main, ["validate", str(root), "--strict"])
     assert strict.exit_code != 0
+
+
+def test_a_contract_written_off_the_spec_is_read_on_the_safe_side(make_bundle: MakeBundle) -> None:
+    """``required: "yes"`` bound NULL silently (the parameter read as optional, the figure
+    attested wrong); a runtime that is a list read as missing; parameters written as a
+    mapping of names had "no name" (Attested Computation QA)."""
+    root = make_bundle(
+        {
+            "yes.md": computation('  - {name: y, type: integer, required: "yes"}\n', "SELECT $y"),
+            "list.md": computation("  - {name: y, type: integer}\n", "SELECT $y", "[a, b]"),
+            "map.md": "---\ntype: Attested Computation\nruntime: duckdb\nparameters:\n"
+            "  year: integer\n---\n\n# Computation\n\n```sql\nSELECT 1\n```\n",
+        }
+    )
+    bundle = Bundle.load(root)
+    with pytest.raises(OKFError, match="'y' is required"):
+        bind(bundle, "/yes.md", {})
+    messages = {w.path: w.message for w in bundle.warnings if w.code == "invalid_field"}
+    assert "required is a string 'yes', not true or false; read as true" in messages["/yes.md"]
+    assert "runtime is a list" in messages["/list.md"]
+    assert "parameters is a mapping of names; write a list" in messages["/map.md"]

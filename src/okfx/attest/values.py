@@ -36,6 +36,8 @@ _ORDERED = frozenset({"integer", "number", "date", "timestamp"})
 MAX_STRING_CHARS = 4096
 MAX_NAME_CHARS = 128
 _INT64 = (-(2**63), 2**63 - 1)
+#: A ``number`` parameter's magnitude stays under this (a float keeps its digits).
+NUMBER_BOUND = 1e300
 
 #: Declared type names okfx checks, and the type each means. Anything else is refused.
 TYPES = {
@@ -61,9 +63,9 @@ TYPES = {
 
 #: How each type is written, for messages.
 _EXPECTED = {
-    "string": f"a string of at most {MAX_STRING_CHARS} characters",
+    "string": f"a string of at most {MAX_STRING_CHARS} characters, without NUL",
     "integer": "an integer (a JSON number without a fraction, within 64 bits)",
-    "number": "a finite number",
+    "number": "a finite number under 1e300 in magnitude",
     "boolean": "true or false",
     "date": "a date written YYYY-MM-DD",
     "timestamp": "an ISO 8601 timestamp with a UTC offset, e.g. 2026-10-05T00:00:00Z",
@@ -74,9 +76,14 @@ def declared_type(parameter: Parameter) -> str:
     """The okfx type of a declared parameter; raises when okfx cannot check it."""
     kind = TYPES.get((parameter.type or "").strip().casefold())
     if kind is None:
+        declares = (
+            "no type"
+            if parameter.type is None
+            else f"type {parameter.type!r}, which okfx cannot check"
+        )
         raise InvalidParameter(
-            f"parameter {parameter.name!r} declares type {parameter.type!r}, which okfx "
-            f"cannot check (known: {', '.join(sorted(set(TYPES.values())))}); the "
+            f"parameter {parameter.name!r} declares {declares} "
+            f"(known: {', '.join(sorted(set(TYPES.values())))}); the "
             "computation cannot be bound until its contract names one",
             parameter=parameter.name,
             expected="a declared type okfx knows",
@@ -86,14 +93,19 @@ def declared_type(parameter: Parameter) -> str:
 
 def parse_date(text: str) -> date | None:
     """A strict ``YYYY-MM-DD`` date, or None (``20261005`` and ``2026-W41`` are refused)."""
-    if len(text) != 10 or text[4] != "-" or text[7] != "-":
-        return None
-    if not (text[:4] + text[5:7] + text[8:]).isdigit() or not text.isascii():
+    if not _date_shaped(text):
         return None
     try:
         return date.fromisoformat(text)
     except ValueError:
         return None
+
+
+def _date_shaped(text: str) -> bool:
+    """Whether ``text`` is written ``YYYY-MM-DD`` (ASCII digits), a day or not."""
+    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+        return False
+    return (text[:4] + text[5:7] + text[8:]).isdigit() and text.isascii()
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -103,12 +115,26 @@ def parse_timestamp(text: str) -> datetime | None:
 
 
 def _refuse(name: str, kind: str, value: Any) -> InvalidParameter:
-    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10**80:
+        shown = f"of {len(str(abs(value)))} digits"  # repr of a huge int is no help
+    else:
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+    why = f"got {type(value).__name__} {shown}"
+    if isinstance(value, str) and "\x00" in value:
+        why = "got a string holding a NUL character"
+    elif kind == "date" and isinstance(value, str) and _date_shaped(value):
+        why = f"{shown} is written so but names no day of the calendar"
     return InvalidParameter(
-        f"parameter {name!r} must be {_EXPECTED[kind]}; got {type(value).__name__} {shown}",
-        parameter=name,
-        expected=kind,
+        f"parameter {name!r} must be {_EXPECTED[kind]}; {why}", parameter=name, expected=kind
     )
+
+
+def shown(value: Any) -> str:
+    """A typed value as a message shows it: a date or an instant as ISO 8601, quoted
+    (``'2024-12-31'``, where ``repr`` wrote ``datetime.date(2024, 12, 31)``)."""
+    if isinstance(value, date | datetime):
+        return repr(value.isoformat())
+    return repr(value)
 
 
 def check_value(name: str, kind: str, value: Any) -> Any:
@@ -121,9 +147,11 @@ def check_value(name: str, kind: str, value: Any) -> Any:
             if _INT64[0] <= value <= _INT64[1]:
                 return value
     elif kind == "number":
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            if math.isfinite(value) and abs(value) < 1e300:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) < NUMBER_BOUND:  # compared exactly: no float of a huge int
                 return value
+        elif isinstance(value, float) and math.isfinite(value) and abs(value) < NUMBER_BOUND:
+            return value
     elif isinstance(value, str) and len(value) <= MAX_STRING_CHARS and "\x00" not in value:
         if kind == "string":
             return value
@@ -262,16 +290,16 @@ def _outside(parameter: Parameter, kind: str, typed: Any) -> str | None:
     if parameter.enum is not None:
         allowed = [_declared(parameter, kind, v, "the enum value") for v in parameter.enum]
         if typed not in allowed:
-            shown = ", ".join(repr(v) for v in parameter.enum[:20])
+            listed = ", ".join(repr(v) for v in parameter.enum[:20])
             more = ", ..." if len(parameter.enum) > 20 else ""
-            return f"{typed!r} is not one of the declared values ({shown}{more})"
+            return f"{shown(typed)} is not one of the declared values ({listed}{more})"
     for bound, below in ((parameter.minimum, True), (parameter.maximum, False)):
         if bound is None or kind not in _ORDERED:
             continue
         limit = _declared(parameter, kind, bound, "min" if below else "max")
         if (typed < limit) if below else (typed > limit):
             side = "below the declared min" if below else "above the declared max"
-            return f"{typed!r} is {side} {bound!r}"
+            return f"{shown(typed)} is {side} {bound!r}"
     return None
 
 

@@ -433,7 +433,12 @@ def _computation(
         return None
     runtime = _text(fm.get("runtime")) or None
     if runtime is None:
-        message = "runtime is required for an Attested Computation"
+        message = "runtime is required for an Attested Computation (spec §10.2)"
+        if fm.get("runtime") is not None:
+            message = (
+                f"runtime is {kind_of(fm['runtime'])}; an Attested Computation names one "
+                "engine as a string (runtime: duckdb)"
+            )
         report.append(("invalid_field", message, "runtime" if "runtime" in fm else "type"))
     params: list[Parameter] = []
     raw_params = fm.get("parameters")
@@ -446,11 +451,26 @@ def _computation(
             report.append(("invalid_field", message, f"parameters[{i}]"))
             continue
         pname = _text(entry.get("name"))
+        if not pname and isinstance(raw_params, dict) and "name" not in entry:
+            message = (
+                "parameters is a mapping of names; write a list of {name, type, required} "
+                "(parameters: [{name: year, type: integer, required: true}]); ignored"
+            )
+            report.append(("invalid_field", message, "parameters"))
+            continue
         if not pname:
             message = f"parameters[{i}] has no name; ignored"
             report.append(("invalid_field", message, f"parameters[{i}]"))
             continue
         required = entry.get("required", False)
+        if not isinstance(required, bool):
+            # The safe side: a computation bound with NULL would attest a wrong figure.
+            message = (
+                f"parameters[{i}].required is {kind_of(required)} {str(required)[:40]!r}, "
+                "not true or false; read as true: write true or false"
+            )
+            report.append(("invalid_field", message, f"parameters[{i}].required"))
+            required = True
         extra = _constraints(entry, f"parameters[{i}]", report)
         params.append(Parameter(pname, _text(entry.get("type")) or None, required is True, **extra))
     executor = _contract_part(fm, "executor", report)
