@@ -264,3 +264,27 @@ def test_a_receipt_that_stops_early_differs_where_its_text_ends(bound: Bound) ->
     assert (verdict.difference.line, verdict.difference.column) == (len(last), len(last[-1]) + 1)
     assert verdict.difference.found == "the end of the statement"
     assert f"line {len(last)}, column {len(last[-1]) + 1}" in verdict.difference.message
+
+
+def test_a_stale_after_okfx_cannot_read_is_not_taken_for_fresh(tmp_path: Any) -> None:
+    """``stale_after: soon`` passed the gate as "no stale_after", even under the refuse
+    policy (Attested Computation QA): whether it is stale is not known, so the gate warns,
+    or refuses under "refuse", and prepare_computation's gate says why."""
+    from attest_bundle import FILES
+    from conftest import write_tree
+    from okfx import Toolbox
+
+    text = str(FILES["computations/revenue.md"])
+    files = {**FILES, "computations/revenue.md": text.replace("2026-12-31T00:00:00Z", "soon")}
+    kb = Bundle.load(write_tree(tmp_path / "kb", files))
+    soon = bind(kb, "computations/revenue", {"year": 2026, "region": "north"})
+    good = receipt(REVENUE_SQL, parameters={"year": 2026, "region": "north"})
+    warned = attest(soon, good, now=NOW, value=100.5)
+    assert (warned.status, warned.display) == ("warn", True)
+    assert "stale_after is written 'soon'" in warned.reasons[0]
+    refused = attest(soon, good, now=NOW, value=100.5, stale_policy="refuse")
+    assert (refused.status, refused.display) == ("fail", False)
+    gate = Toolbox(kb).prepare_computation(
+        path="computations/revenue", parameters={"year": 2026, "region": "north"}
+    )["gate"]
+    assert any(n.startswith("STALE_AFTER: written 'soon'") for n in gate["notices"])

@@ -6,8 +6,9 @@ Nothing here reads the clock unless ``now`` is omitted; tests pass fixed instant
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime
+from typing import Any
 
 __all__ = [
     "TRUST_TIERS",
@@ -16,6 +17,7 @@ __all__ = [
     "is_valid_actor",
     "parse_instant",
     "trust_tier",
+    "unread_stale_after",
     "utcnow",
 ]
 
@@ -66,6 +68,16 @@ def trust_tier(verifier_actors: Iterable[str]) -> str:
 def utcnow() -> datetime:
     """The current instant, timezone-aware UTC."""
     return datetime.now(UTC)
+
+
+def unread_stale_after(stale_after: datetime | None, frontmatter: Mapping[str, Any]) -> str | None:
+    """The ``stale_after`` a producer wrote that okfx could not read (``soon``, a bare
+    number), as written; None when it was read or not written. Such a concept is never
+    stale to :func:`is_stale`; a gate must not take that for fresh."""
+    written = frontmatter.get("stale_after")
+    if stale_after is not None or written in (None, "", [], {}):
+        return None
+    return str(written)
 
 
 def is_stale(stale_after: datetime | None, now: datetime | None = None) -> bool:

@@ -28,7 +28,7 @@ from okfx.attest.binding import Bound, json_value
 from okfx.attest.compare import Difference, compare
 from okfx.attest.values import check_value
 from okfx.errors import InvalidArgument, InvalidParameter
-from okfx.trust import is_stale
+from okfx.trust import is_stale, unread_stale_after
 
 __all__ = [
     "NO_VALUE",
@@ -272,7 +272,20 @@ def _gate(bound: Bound, now: datetime, policy: str) -> list[Check]:
     concept = bound.concept
     checks: list[Check] = []
     when = json_value(concept.stale_after)
-    if is_stale(concept.stale_after, now):
+    unread = unread_stale_after(concept.stale_after, concept.frontmatter)
+    if unread is not None:
+        # Freshness cannot be judged: neither fresh nor stale (Attested Computation QA:
+        # ``stale_after: soon`` passed as "no stale_after", even under "refuse").
+        checks.append(
+            Check(
+                "freshness",
+                FAIL if policy == "refuse" else WARN,
+                f"the computation's stale_after is written {unread[:60]!r}, which okfx cannot "
+                "read as an instant (spec §5.5), so whether it is stale is not known; its "
+                "author should write an ISO 8601 date or timestamp",
+            )
+        )
+    elif is_stale(concept.stale_after, now):
         status = FAIL if policy == "refuse" else WARN
         checks.append(
             Check(

@@ -19,7 +19,7 @@ from okfx.attest.verdict import NO_VALUE, attest
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, TooLarge
 from okfx.tools.manager import KnowledgeManager
-from okfx.tools.payloads import UNTRUSTED, notices
+from okfx.tools.payloads import UNTRUSTED, notices, unread_notices
 from okfx.tools.views import EVENT, located
 
 __all__ = ["MAX_RECEIPT_CHARS", "check", "prepare", "run"]
@@ -71,7 +71,7 @@ def _gate(box: Toolbox, bound: Bound) -> dict[str, Any]:
         "stale": stale,
         "stale_after": json_value(concept.stale_after),
         "stale_policy": box.computations.stale_policy,
-        "notices": notices(concept, stale),
+        "notices": notices(concept, stale) + unread_notices(concept),
     }
 
 

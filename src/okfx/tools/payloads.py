@@ -48,6 +48,7 @@ __all__ = [
     "jsonable",
     "link_payload",
     "notices",
+    "unread_notices",
 ]
 
 UNTRUSTED = "content_is_untrusted_data"
@@ -310,6 +311,12 @@ def _status_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[st
         f"STATUS: written {clip(written.strip(), VALUE_CHARS)!r}, which spec §5.4 does not "
         f"define (draft, stable, deprecated); read as {concept.status}."
     ]
+
+
+def unread_notices(concept: Concept) -> list[str]:
+    """:func:`_unread_as_written` of the concept's own frontmatter (an Attested
+    Computation's gate: its trust and freshness fields as the verdict judges them)."""
+    return _unread_as_written(concept, concept.frontmatter)
 
 
 def _unread_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[str]:
