@@ -66,8 +66,12 @@ def test_a_receipt_edited_after_the_run_fails_the_re_read(
     assert verdict.status == "fail"
     assert "result differ from what run" in verdict.reasons[-1]
     unknown = {**executor.run(bound), "run_id": "duckdb:made-up"}
+    # not re-read is not attested (spec §10.5 step 5): a run it did not make may hold any
+    # result, so the value is not shown (Attested Computation QA: it only warned)
     checks = {c.name: c.status for c in executor.attest(bound, unknown)}
-    assert checks == {"rerun": "warn"}
+    assert checks == {"rerun": "fail"}
+    made_up = attest(bound, unknown, now=NOW, attesters=[executor.attest], sent=True)
+    assert not made_up.display and "source" not in {c.name for c in made_up.checks}
 
 
 def test_only_a_single_select_runs(bundle: Bundle, executor: DuckDBExecutor) -> None:

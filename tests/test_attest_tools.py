@@ -93,6 +93,29 @@ def test_check_attestation_returns_the_verdict(bundle: Bundle) -> None:
     )
 
 
+def test_a_receipt_an_agent_wrote_is_not_vouched_for_by_its_own_result(bundle: Bundle) -> None:
+    """The agent has the sanctioned SQL (prepare_computation hands it over); a receipt it
+    writes itself, with a made-up result, passed and was shown (Attested Computation QA).
+    Spec §10.5 step 5: fidelity is re-read by job id, not taken from the agent's text."""
+    forged = {
+        "run_id": "duckdb:0000",
+        "executed_sql": REVENUE_SQL,
+        "parameters": {"year": 2026, "region": None},
+        "result": [9.9],
+    }
+    args = {"path": "computations/revenue", "parameters": {"year": 2026}, "receipt": forged}
+    verdict = Toolbox(bundle, now=lambda: NOW).check_attestation(**args, value=9.9)
+    checks = {c["check"]: c["status"] for c in verdict["checks"]}
+    assert checks["fidelity"] == "pass" and checks["source"] == "warn"
+    assert verdict["verdict"] == "warn"
+    assert any("not re-read" in r for r in verdict["reasons"])
+    # an application that vouches for its receipts (okfx attest: its user's file) is not told
+    vouched = ComputationSettings(receipts_vouched=True)
+    trusted = Toolbox(bundle, now=lambda: NOW, computations=vouched).check_attestation(**args)
+    assert "source" not in {c["check"] for c in trusted["checks"]}
+    assert trusted["verdict"] == "pass"
+
+
 def test_run_computation_is_offered_only_with_an_executor(bundle: Bundle) -> None:
     plain = Toolbox(bundle)
     assert [t.__name__ for t in plain.tools()] == list(TOOL_NAMES)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from okfx.attest.binding import Bound, json_value
-from okfx.attest.verdict import FAIL, PASS, WARN, Check
+from okfx.attest.verdict import FAIL, PASS, Check
 from okfx.errors import InvalidArgument, NotAttestable
 from okfx.version import install_command
 
@@ -242,12 +242,15 @@ class DuckDBExecutor:
         with self._lock:
             record = self._runs.get(run_id) if isinstance(run_id, str) else None
         if record is None:
+            # Not re-read is not attested (spec §10.5 step 5): a receipt this executor
+            # did not make may hold any result (Attested Computation QA).
             return [
                 Check(
                     "rerun",
-                    WARN,
-                    f"run {run_id!r} is not one this DuckDB executor made (or remembers), so "
-                    "its result could not be re-read",
+                    FAIL,
+                    f"run {str(run_id)[:80]!r} is not one this DuckDB executor made (or still "
+                    f"remembers, of its last {self._keep}), so its result could not be re-read; "
+                    "run the computation again with run_computation",
                 )
             ]
         changed = [k for k, v in record.items() if receipt.get(k) != v]

@@ -42,6 +42,9 @@ class ComputationSettings:
     built-in checks. An executor that also has an ``attest`` method (DuckDB re-reads its
     own runs by id) is registered as an attester of its runtime too. ``stale_policy`` is
     ``"warn"`` (a stale computation's value is shown, with a warning) or ``"refuse"``.
+    ``receipts_vouched``: receipts given to ``check_attestation`` come from a source the
+    application trusts (the ``okfx attest`` command: a file its user passes), not from an
+    agent's text; otherwise a result no attester re-read is a ``source`` warning.
     """
 
     def __init__(
@@ -50,12 +53,14 @@ class ComputationSettings:
         *,
         attesters: Mapping[str, Iterable[Attester]] | None = None,
         stale_policy: str = "warn",
+        receipts_vouched: bool = False,
     ) -> None:
         if stale_policy not in STALE_POLICIES:
             raise InvalidArgument(
                 f"stale_policy must be one of {', '.join(STALE_POLICIES)}, not {stale_policy!r}"
             )
         self.stale_policy = stale_policy
+        self.receipts_vouched = receipts_vouched
         self._executors: dict[str, Executor] = {}
         for executor in executors:
             key = executor.runtime.strip().casefold()

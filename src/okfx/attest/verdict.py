@@ -10,7 +10,9 @@ for the runtime; it never runs the bundle's own ``attester.resource``. The check
   placeholders and does not say what it bound);
 - ``fidelity``: the value to be displayed is in the receipt's ``result``;
 - ``freshness``: the computation is not past ``stale_after`` at ``now`` (a warning, or a
-  refusal under ``stale_policy="refuse"``); ``status``: not deprecated or draft.
+  refusal under ``stale_policy="refuse"``); ``status``: not deprecated or draft;
+- ``source``: for a receipt an agent sent (``sent``), a warning when no attester re-read
+  the run (the result is the receipt's as sent).
 
 A failed check refuses the value (``display`` is false); warnings let it through, named.
 """
@@ -268,6 +270,20 @@ def _fidelity(receipt: Mapping[str, Any], value: Any) -> Check:
     )
 
 
+def _not_reread(bound: Bound) -> Check:
+    """No attester re-read the run: the result is the receipt's as sent, which whoever
+    sent it could have written (spec §10.5 step 5: fidelity is re-read by job id, "rather
+    than taken from the agent's text"; Attested Computation QA: a made-up receipt passed)."""
+    return Check(
+        "source",
+        WARN,
+        f"the result was not re-read from the run that made it: no attester for runtime "
+        f"{bound.runtime[:40]!r} is configured, so the value is the receipt's as sent; "
+        "trust it as far as you trust whoever sent the receipt (an executor okfx runs, "
+        "run_computation, re-reads its own runs)",
+    )
+
+
 def _gate(bound: Bound, now: datetime, policy: str) -> list[Check]:
     concept = bound.concept
     checks: list[Check] = []
@@ -333,12 +349,14 @@ def attest(
     stale_policy: str = "warn",
     value: Any = _MISSING,
     attesters: Iterable[Attester] = (),
+    sent: bool = False,
 ) -> Verdict:
     """The verdict on ``receipt`` for ``bound``: built-in checks, then ``attesters``.
 
     ``value`` is the figure about to be displayed (checked against the receipt's
     ``result`` when given); ``now`` decides staleness; ``stale_policy`` is ``"warn"`` or
-    ``"refuse"``.
+    ``"refuse"``. ``sent``: the receipt came from someone the application does not vouch
+    for (an agent's tool call), so a result no attester re-read is a warning (``source``).
     """
     if stale_policy not in STALE_POLICIES:
         raise InvalidArgument(
@@ -354,6 +372,9 @@ def attest(
         checks.append(parameters)
     checks.append(_fidelity(receipt, value))
     checks.extend(_gate(bound, now, stale_policy))
-    checks.extend(_run_attesters(bound, receipt, attesters))
+    vouched = _run_attesters(bound, receipt, attesters)
+    if sent and not vouched and "result" in receipt:
+        checks.append(_not_reread(bound))
+    checks.extend(vouched)
     receipt_id = next((str(receipt[f]) for f in ID_FIELDS if receipt.get(f) is not None), None)
     return Verdict(bound, tuple(checks), now, stale_policy, receipt_id, difference)

@@ -200,7 +200,8 @@ def attest_cmd(
     box = Toolbox(
         KnowledgeManager([_load(bundle)]),
         now=(lambda: when) if when is not None else None,
-        computations=ComputationSettings(stale_policy=stale_policy),
+        # the receipt is a file this command's user passes, not an agent's text
+        computations=ComputationSettings(stale_policy=stale_policy, receipts_vouched=True),
     )
     payload = box.check_attestation(
         path=path,

@@ -132,6 +132,8 @@ def check(
         stale_policy=settings.stale_policy,
         value=NO_VALUE if value is None else value,
         attesters=settings.attesters_for(bound.runtime),
+        # an agent's text: only an attester's re-read vouches for its result
+        sent=not settings.receipts_vouched,
     )
     _event(verdict=verdict.status)
     return {**verdict.to_dict(), UNTRUSTED: True}
