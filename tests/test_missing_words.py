@@ -284,3 +284,24 @@ def test_a_missing_word_joined_to_a_held_one_is_named(make_bundle: MakeBundle) -
         "missing_words" not in search(box, "function-kro")
         or not search(box, "function-kro")["missing_words"]
     )
+
+
+def test_a_limit_past_the_most_a_search_returns_is_said(make_bundle: MakeBundle) -> None:
+    """``limit=10**9`` returned 50 hits and no word of the cap (agent QA), where a listing
+    says so with ``next_offset``."""
+    files = {f"b{i:02}.md": concept("Table", body=f"Bike {i} of the fleet.") for i in range(60)}
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    capped = search(box, "bike", limit=10**9)
+    assert len(capped["hits"]) == 50  # type: ignore[arg-type]
+    assert "limit is at most 50" in str(capped["notice"])
+    assert "limit is at most" not in str(search(box, "bike", limit=50)["notice"])
+
+
+def test_a_lone_surrogate_in_the_query_is_not_echoed(make_bundle: MakeBundle) -> None:
+    """A JSON client may send a lone surrogate; echoed as sent, the result could not be
+    encoded as UTF-8 by its caller (agent QA)."""
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    found = search(box, "\ud800 bike")
+    assert found["query"] == "\ufffd bike"
+    assert [h["path"] for h in found["hits"]] == ["/bikes.md"]  # type: ignore[index]
+    str(found).encode("utf-8")  # raises UnicodeEncodeError on a lone surrogate

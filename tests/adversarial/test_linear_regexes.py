@@ -183,6 +183,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep("&a"), rep("a", "&"), rep("&#1"), rep("1", "&#"), rep("\\"), rep("&#x")],
     ),
+    "okfx.tools.views._SURROGATE": ("scan", [rep("a"), rep("\ud800a")]),
     "okfx.bundle.links._SIMPLE": (
         "fullmatch",
         [rep("a", tail=".mdx"), rep("a/", tail="a.mdx"), rep("../", tail="a"), rep("a-")],

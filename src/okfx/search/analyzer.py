@@ -19,6 +19,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,7 @@ __all__ = [
     "analyze_query",
     "count_terms",
     "folded_chunks",
+    "joined_term",
     "light_words",
     "only_stopwords",
     "plural_variants",
@@ -287,6 +289,17 @@ def count_terms(text: str, cache: ChunkCache) -> tuple[dict[str, int], int]:
         for term in compound:
             counts[term] = counts.get(term, 0) + n
     return counts, length
+
+
+def joined_term(terms: Sequence[str]) -> str | None:
+    """The joined form among an identifier's terms (``gitsvn`` of git, svn, gitsvn, as
+    :func:`analyze_chunk` reads ``git-svn``): the longest, when it is as long as the
+    others together; None when there is none."""
+    if len(terms) < 3:
+        return None
+    longest = max(terms, key=len)
+    rest = sum(len(t) for t in terms) - len(longest)
+    return longest if len(longest) == rest else None
 
 
 def tokenize(text: str) -> list[str]:

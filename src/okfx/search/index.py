@@ -29,6 +29,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    joined_term,
     light_words,
     plural_variants,
     split_chunks,
@@ -460,14 +461,15 @@ class SearchIndex:
             parts = [t for t in analyze_chunk(chunk, query=True) if t in held]
             if parts and not any(held[t] for t in parts):
                 chunks.append(chunk.casefold())
-            elif len(parts) > 1:
-                # A word of five letters or more in a joined chunk that no concept holds,
+            elif len(parts) > 1 and not held.get(joined_term(parts) or ""):
+                # A word of three letters or more in a joined chunk that no concept holds,
                 # beside parts that are held (agent QA: "funtion-kro" and "alpha-2" said
-                # nothing of "funtion" and "alpha", "kro" and "2" being held).
+                # nothing of "funtion" and "alpha", "kro" and "2" being held; "git-svn"
+                # nothing of "svn"), unless a concept holds the chunk joined (gitsvn).
                 chunks.extend(
                     word
                     for word in query_words(chunk)
-                    if len(word) >= 5 and word.isalpha() and held.get(word) is False
+                    if len(word) >= 3 and word.isalpha() and held.get(word) is False
                 )
         if not chunks:
             return ()

@@ -47,6 +47,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    joined_term,
     plural_variants,
     split_chunks,
 )
@@ -456,9 +457,10 @@ def confidence(
 
 
 def _held(texts: Sequence[str], found: set[str]) -> float:
-    """How much of one query word a concept holds, 0..1: one of its terms (1 or 0), but
-    for an identifier (``S4U``: s, 4, u and the joined ``s4u``) not only parts of one or
-    two characters, which say nothing alone (every page holds an s). A run of CJK text
+    """How much of one query word a concept holds, 0..1: one of its terms (1 or 0); for
+    an identifier (``git-svn``: git, svn and the joined ``gitsvn``) 1 for its joined form,
+    else the share of its parts of three characters or more it holds, as parts of one or
+    two characters say nothing alone (every page holds an s). A run of CJK text
     is a phrase, not a word ("个人所得税年度汇算怎么申请退税"): the share of its
     :func:`~okfx.search.cjk.content_bigrams` held, where one bigram (个人) had counted as
     the whole (Chinese QA: 1.0 for questions no page answers)."""
@@ -469,4 +471,10 @@ def _held(texts: Sequence[str], found: set[str]) -> float:
         latin = [t for t in texts if t.isascii() and len(t) > 2]
         parts = [*bigrams, *latin]
         return sum(1 for t in parts if t in found) / len(parts)
-    return 1.0 if any(t in found and (len(t) > 2 or not t.isascii()) for t in texts) else 0.0
+    joined = joined_term(texts)
+    if joined is not None and joined in found:
+        return 1.0
+    # The share of its words: "git-svn" is not held by a page holding git alone (agent
+    # QA: 1.0 hid that no page says svn).
+    parts = [t for t in texts if t != joined and (len(t) > 2 or not t.isascii())]
+    return sum(1 for t in parts if t in found) / len(parts) if parts else 0.0

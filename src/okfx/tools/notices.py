@@ -23,6 +23,7 @@ __all__ = [
     "common_words_only",
     "folder_not_file",
     "gone_since_load",
+    "limit_capped",
     "missing_words",
     "no_hits",
     "nothing_to_search",
@@ -136,6 +137,14 @@ def missing_words(
     )
     advice += close_sentence(close, respelt, query)
     return f"{advice} {hidden}" if hidden else advice
+
+
+def limit_capped(most: int) -> str:
+    """A search asked for more hits than one result holds."""
+    return (
+        f"limit is at most {most}: these are the best {most} hits. Narrow the query, or "
+        "filter by directory, type or tags, to see others."
+    )
 
 
 def common_words_only(query: str) -> str:

@@ -87,6 +87,9 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+# A lone surrogate: no character, and no UTF-8 encoder takes it (a JSON client may send
+# one; echoed back, it broke the caller's encoding of the result: agent QA).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _event(**fields: Any) -> None:
@@ -103,7 +106,7 @@ def _text(value: Any, name: str, *, optional: bool = False, max_len: int = 4096)
         raise InvalidArgument(f"{name} must be a string, got {type(value).__name__}")
     if len(value) > max_len:
         raise TooLarge(f"{name} is {len(value)} characters, over the {max_len} limit")
-    return value
+    return value if value.isascii() else _SURROGATE.sub("\ufffd", value)
 
 
 def _int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
@@ -431,6 +434,9 @@ def search(
     if payload["hits"] and only_stopwords(text):
         said = notices.common_words_only(text)
         payload["notice"] = " ".join(filter(None, [said, payload.get("notice", "")]))
+    if isinstance(limit, int) and limit > MAX_LIMIT == len(payload["hits"]):
+        said = notices.limit_capped(MAX_LIMIT)
+        payload["notice"] = " ".join(filter(None, [payload.get("notice", ""), said]))
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
