@@ -217,6 +217,12 @@ def test_a_name_word_index_finds_the_closest_word() -> None:
     assert words.closest("buton", 0.85) == "button"  # of two, the closer
     assert words.closest("zebra", 0.85) is None
     assert len(words) == 5
+    # of two as alike, the one with the word's first letter (agent QA: "Catolog" was
+    # respelt "autolog", first in order); two letters swapped count as one left out
+    words = WordIndex(["autolog", "catalog", "squash", "squads"])
+    assert words.closest("catolog", 0.85) == "catalog"
+    assert words.closest("sqaush", 0.85) == "squash"
+    assert words.closest("sqausd", 0.85) is None  # two swaps
 
 
 def test_a_query_of_common_words_only_says_so_and_is_confident_of_nothing(

@@ -243,13 +243,30 @@ class WordIndex:
         return len(self._words)
 
     def closest(self, word: str, cutoff: float = CUTOFF) -> str | None:
-        """The word most alike ``word`` (its indel similarity at least ``cutoff``; of two
-        equally alike, the first in order), or None."""
+        """The word most alike ``word`` (its indel similarity at least ``cutoff``, two
+        letters swapped counting as one left out: "sqaush" -> squash), or None; of two
+        equally alike, the one with ``word``'s first letter ("catolog" is catalog, not
+        autolog: agent QA), then the first in order."""
         probe = _Probe(word[:_MAX_PROBE])
-        best, best_score = None, cutoff
+        best: str | None = None
+        best_key = (cutoff, False)
         for at in sorted(_shortlist(self._postings, _grams(word), _SCORED)):
             candidate = self._words[at]
             score = probe.similarity(candidate)
-            if score > best_score or (score == best_score and best is None):
-                best, best_score = candidate, score
+            if score < 1.0 and _swapped(word, candidate):
+                score = max(score, 2 * len(word) / (2 * len(word) + 1))
+            key = (score, candidate[:1] == word[:1])
+            if key > best_key or (best is None and key == best_key):
+                best, best_key = candidate, key
         return best
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` with two adjacent letters swapped."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    if len(diff) != 2:
+        return False
+    i, j = diff
+    return j == i + 1 and a[i] == b[j] and a[j] == b[i]
