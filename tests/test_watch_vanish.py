@@ -101,6 +101,41 @@ def test_a_watch_follows_a_folder_that_went_and_came_back(tmp_path: Path, pollin
     assert any("a" in r.failed for r in reports)
 
 
+@pytest.mark.parametrize("how", ["renamed over", "symlink switched"])
+def test_a_watch_follows_a_root_replaced_in_place(tmp_path: Path, how: str) -> None:
+    """A root replaced at once (a copy renamed over it, as a sync does; ``ln -sfn v2
+    current``) left the watch on the old folder: no edit was seen again (live edit QA)."""
+    pytest.importorskip("watchfiles", reason="the watch extra is not installed")
+    if how == "symlink switched":
+        v1 = write_tree(tmp_path / "v1", {"x.md": _note("Ex")})
+        write_tree(tmp_path / "v2", {"x.md": _note("Ex"), "two.md": _note("Two")})
+        root = tmp_path / "current"
+        root.symlink_to(v1.name)
+    else:
+        root = write_tree(tmp_path / "kb", {"x.md": _note("Ex")})
+    manager = KnowledgeManager.from_paths([root])
+    (name,) = manager.bundles
+    _until(lambda: not manager.reload() and not _unsettled(manager))
+    watcher = Watcher(manager, debounce=0.05).start()
+    try:
+        time.sleep(0.5)  # the watch is set up
+        if how == "symlink switched":
+            (tmp_path / "next").symlink_to("v2")
+            (tmp_path / "next").rename(root)  # atomic, as ln -sfn does
+            _until(lambda: manager.bundle(name).get("/two.md") is not None)
+        else:
+            fresh = write_tree(tmp_path / "kb.new", {"x.md": _note("Ex"), "y.md": _note("Why")})
+            root.rename(tmp_path / "kb.old")
+            fresh.rename(root)
+            shutil.rmtree(tmp_path / "kb.old")
+            _until(lambda: manager.bundle(name).get("/y.md") is not None)
+        # an edit after the swap is seen: the watch is on the folder there now
+        (root / "later.md").write_text(_note("Later"))
+        _until(lambda: manager.bundle(name).get("/later.md") is not None)
+    finally:
+        watcher.stop()
+
+
 def _until(condition: object) -> None:
     deadline = time.monotonic() + WAIT
     while not condition():  # type: ignore[operator]
@@ -110,3 +145,29 @@ def _until(condition: object) -> None:
 
 def _unsettled(manager: KnowledgeManager) -> bool:
     return any(bundle.unsettled for bundle in manager.bundles.values())
+
+
+def test_the_watch_sees_the_names_the_loader_reads(tmp_path: Path) -> None:
+    """watchfiles' default filter dropped edits under ``node_modules/`` and
+    ``__pycache__/`` and to ``x~`` files, which the loader reads: they waited for the next
+    edit (live edit QA). Hidden names, which the loader skips, still cause no reload."""
+    pytest.importorskip("watchfiles", reason="the watch extra is not installed")
+    root = write_tree(tmp_path / "kb", {"x.md": _note("Ex"), "node_modules/n.md": _note("N")})
+    manager = KnowledgeManager.from_paths([root])
+    (name,) = manager.bundles
+    _until(lambda: not manager.reload() and not _unsettled(manager))
+    reports: list[Reload] = []
+    watcher = Watcher(manager, on_reload=reports.append, debounce=0.05).start()
+    try:
+        time.sleep(0.5)  # the watch is set up
+        (root / ".git").mkdir()
+        (root / ".git" / "HEAD").write_text("ref: x\n")
+        time.sleep(1.0)
+        assert reports == []  # a hidden name: nothing the loader reads
+        (root / "node_modules" / "n.md").write_text(_note("N again"))
+        _until(lambda: manager.bundle(name).get("/node_modules/n.md").title == "N again")
+        (root / "__pycache__").mkdir()
+        (root / "__pycache__" / "p.md").write_text(_note("P"))
+        _until(lambda: manager.bundle(name).get("/__pycache__/p.md") is not None)
+    finally:
+        watcher.stop()

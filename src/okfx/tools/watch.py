@@ -176,17 +176,23 @@ class Watcher:
                     self._stop.wait(POLL_SECONDS)
             elif self._stop.wait(POLL_SECONDS):
                 return
-            if not self._stop.is_set() and _present(roots) != present:
-                self.reload_now()
+            if not self._stop.is_set():
+                self.reload_now()  # what happened while no watch was on (a quick check)
 
     def _watch_roots(
         self, watch: Callable[..., Iterable[set[Any]]], roots: list[str], present: list[str]
     ) -> None:
-        """Watch ``present`` (the roots that exist) until stopped or until that set changes."""
+        """Watch ``present`` (the roots that exist) until stopped, until that set changes,
+        or until one of them is another folder than the one the watch started on: removed
+        and made again, a folder renamed over it, a symlinked root pointed elsewhere (live
+        edit QA: the watch went on following the old folder, and no edit was seen again)."""
         settle = bundle_state.RACY_SECONDS + 0.1
         follow_up: float | None = None
+        started = _identities(present)
+        watched = {os.path.normpath(root) for root in present}
         for batch in watch(
             *present,
+            watch_filter=_loaded_names(present),
             debounce=int(self.debounce * 1000),
             step=50,
             stop_event=self._stop,
@@ -199,6 +205,10 @@ class Watcher:
                 self.reload_now()
                 follow_up = time.monotonic() + settle if self._unsettled() else None
             if _present(roots) != present:
+                return
+            if any(os.path.normpath(str(path)) in watched for _, path in batch or ()):
+                return  # a root itself was removed or made: watch whatever is there now
+            if _identities(present) != started:
                 return
 
     # -- git -----------------------------------------------------------------------------
@@ -254,6 +264,37 @@ class Watcher:
 
 def _present(roots: list[str]) -> list[str]:
     return [root for root in roots if os.path.isdir(root)]
+
+
+def _loaded_names(roots: list[str]) -> Callable[[Any, str], bool]:
+    """The watch filter: a change matters unless a name below its root starts with "."
+    (the loader skips those: ``.git``, ``.obsidian``, an editor's ``.x.md.swp``).
+    watchfiles' default filter also dropped ``node_modules``, ``__pycache__``, ``x~`` and
+    ``*.pyc``, which the loader reads (live edit QA: such an edit waited for the next)."""
+    prefixes = sorted((os.path.join(os.path.normpath(r), "") for r in roots), key=len)
+
+    def matters(_change: Any, path: str) -> bool:
+        path = os.path.normpath(path)
+        for prefix in reversed(prefixes):  # the deepest root holding it
+            if path.startswith(prefix):
+                rest = path[len(prefix) :]
+                return not any(part.startswith(".") for part in rest.split(os.sep))
+        return True  # a root itself (removed or made), or outside: a reload finds out
+
+    return matters
+
+
+def _identities(roots: list[str]) -> list[tuple[str, int, int] | None]:
+    """Which folder each root is: its resolved path, device and inode (None when gone)."""
+    found: list[tuple[str, int, int] | None] = []
+    for root in roots:
+        try:
+            stat = os.stat(root)
+        except OSError:
+            found.append(None)
+            continue
+        found.append((os.path.realpath(root), stat.st_dev, stat.st_ino))
+    return found
 
 
 def _is_local(bundle: Bundle) -> bool:
