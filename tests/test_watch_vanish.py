@@ -171,3 +171,21 @@ def test_the_watch_sees_the_names_the_loader_reads(tmp_path: Path) -> None:
         _until(lambda: manager.bundle(name).get("/__pycache__/p.md") is not None)
     finally:
         watcher.stop()
+
+
+def test_a_gone_folder_is_served_as_last_read(tmp_path: Path) -> None:
+    """While its folder is gone, a bundle's search and grep served what it last read but
+    read_concept answered every path "gone since load" (live edit QA): it reads the
+    concept as last read too, and says so."""
+    root = write_tree(tmp_path / "kb", {"x.md": _note("Ex") + "Body words.\n"})
+    Bundle.load(root, state_cache=tmp_path / "state")  # the state cache holds its texts
+    manager = KnowledgeManager([Bundle.load(root, state_cache=tmp_path / "state")])
+    box = Toolbox(manager)
+    root.rename(tmp_path / "away")
+    manager.reload()
+    assert "kb" in manager.reload_failures
+    read = box.read_concept(path="/x.md")
+    assert "Body words." in read["body"], read
+    assert any(n.startswith("AS LAST READ") for n in read["notices"])
+    (hit,) = box.search_concepts(query="body words")["hits"]
+    assert hit["snippet"] == "Body words."

@@ -900,8 +900,8 @@ class Bundle:
         if not isinstance(concept, StoredConcept):
             return concept  # its texts are in memory, as loaded: nothing to mix
         store = self._store
-        if store.stamp_now(concept) == concept.stamp:
-            return concept
+        if store.stamp_now(concept) == concept.stamp or store.root_gone():
+            return concept  # as loaded; a bundle whose folder went serves what it last read
         try:
             data, _ = read_file(store.open(concept.path), self.limits.max_file_bytes)
             text = decode_text(data)

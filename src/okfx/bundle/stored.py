@@ -179,6 +179,11 @@ class FileStore:
         _TEXTS.put((host, current), (yaml_text, None if kept else text))
         return yaml_text, text, current
 
+    def root_gone(self) -> bool:
+        """Whether the bundle's folder is gone (a branch switched, a sync replacing it):
+        the bundle then serves what it last read, until a reload can read it again."""
+        return not os.path.isdir(self.root or "/")
+
     def stamp_now(self, concept: StoredConcept) -> int:
         """The stamp of the concept's file now; -1 when it cannot be read."""
         try:
@@ -189,8 +194,8 @@ class FileStore:
     def body_now(self, concept: StoredConcept, stamp: int) -> tuple[str, int] | None:
         """None when the concept's file still has ``stamp``, else its body and the file
         line the body starts on as the file holds them now (empty when it is gone)."""
-        if stamp >= 0 and self.stamp_now(concept) == stamp:
-            return None
+        if stamp >= 0 and (self.stamp_now(concept) == stamp or self.root_gone()):
+            return None  # as loaded; a bundle whose folder went serves what it last read
         yaml_text, body, _ = self.read_now(concept)
         return body, yaml_text.count("\n") + 3  # as frontmatter.split counts it
 

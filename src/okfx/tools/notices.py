@@ -13,6 +13,7 @@ from okfx.model import Concept
 from okfx.tools.display import quoted
 
 __all__ = [
+    "AS_LAST_READ",
     "CHANGED_SINCE_LOAD",
     "MISSING_WORDS",
     "RESPELL_CUTOFF",
@@ -37,6 +38,13 @@ __all__ = [
 CHANGED_SINCE_LOAD = (
     "CHANGED: the file changed since the bundle was loaded; this read is the file as it "
     "is now. Search, listings and links show the change after the next reload."
+)
+
+
+#: A read of a concept of a bundle whose folder the last reload could not read.
+AS_LAST_READ = (
+    "AS LAST READ: the bundle's folder could not be read at the last reload (list_bundles "
+    "says why); this is the concept as it was last read."
 )
 
 

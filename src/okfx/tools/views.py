@@ -728,6 +728,8 @@ def read(
         payload["kind"] = "concept"
         if changed and "notices" in payload:
             payload["notices"].append(notices.CHANGED_SINCE_LOAD)
+        if b.name in box.manager.reload_failures and "notices" in payload:
+            payload["notices"].append(notices.AS_LAST_READ)
     else:
         payload = {
             "bundle": b.name,
