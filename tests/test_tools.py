@@ -623,10 +623,13 @@ def test_read_concept_on_a_file_that_is_no_concept_names_the_file_and_why(
             "cards/x.md": "# X card\n",
             "data.json": "{}\n",
             "drafts/d.md": concept(),
+            "big.md": concept(body="x" * 3000),
             "index.md": "---\nexclude: [drafts/]\n---\n# A\n\n* [a](a.md) - a\n",
         }
     )
-    box = Toolbox(Bundle.load(root))
+    box = Toolbox(Bundle.load(root, limits=Limits(max_file_bytes=2048)))
+    # a file over the size limit says so (live edit QA: "not loaded as one")
+    assert "(file_too_large: " in box.read_concept(path="big")["error"]["message"]
     said = {p: box.read_concept(path=p)["error"] for p in ("cards/x", "data.json", "drafts/d")}
     assert {p: e["file"] for p, e in said.items()} == {
         "cards/x": "/cards/x.md",

@@ -941,7 +941,10 @@ class Bundle:
             return "left out by an exclude pattern or .okfignore"
         if not file.endswith(".md"):
             return "not a .md file"
-        why = next((w for w in self.warnings if w.path == file and w.code in ERROR_CODES), None)
+        said = [w for w in self.warnings if w.path == file]
+        # An error of §11 first; else what the load said of it (file_too_large: live edit
+        # QA read "not loaded as one" for a file over the size limit).
+        why = next((w for w in said if w.code in ERROR_CODES), said[0] if said else None)
         return f"{why.code}: {why.message}" if why is not None else "not loaded as one"
 
     def suggest(self, text: str, limit: int = 5, cutoff: float | None = None) -> list[str]:

@@ -171,8 +171,13 @@ def _label(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], list[str]]:
+def scan_markdown(
+    body: str, limit: int | None = None, *, written: bool = False
+) -> tuple[list[RawLink], list[str]]:
     """Links (href, text, offset) that are candidate edges, and footnote labels, in order.
+
+    Each href is the destination as CommonMark reads it (:func:`destination`), or with
+    ``written`` as the page writes it.
 
     ``limit`` bounds what is kept (the memory a hostile body can cost): the first
     ``limit`` links by offset, ``limit`` footnote labels and ``limit`` reference
@@ -194,7 +199,7 @@ def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], l
                 href = m.group(2)
                 if href.startswith("<") and href.endswith(">"):
                     href = href[1:-1]
-                definitions.setdefault(_label(m.group(1)), destination(href))
+                definitions.setdefault(_label(m.group(1)), href if written else destination(href))
                 if len(definitions) >= most:
                     break
     by_reference = False
@@ -210,7 +215,7 @@ def scan_markdown(body: str, limit: int | None = None) -> tuple[list[RawLink], l
             if (at and body[at - 1] == "!") or mask.covers(at):
                 continue
             href, text = m.group(2, 1)
-            found.append((destination(href), text, at))
+            found.append((href if written else destination(href), text, at))
             if len(found) >= most:
                 # Reference links before this one still count: each pattern below keeps
                 # its first ``most``, and the sort and cut at the end keep the first
@@ -464,11 +469,11 @@ def leaving_links(body: str, base_dir: str, limit: int) -> list[RawLink]:
     deep, ``/../x.md``) or holds a backslash or a control character. These are the links
     a load reports as ``unsafe_link`` and keeps no edge for. At most ``limit``, in order;
     nothing is resolved against the files or read."""
-    raw, _ = scan_markdown(body, limit)
+    raw, _ = scan_markdown(body, limit, written=True)  # reported as the page writes them
     found: list[RawLink] = []
     for link in raw:
         try:
-            _NO_FILES.resolve(link[0], base_dir)
+            _NO_FILES.resolve(destination(link[0]), base_dir)
         except UnsafePath:
             found.append(link)
     return found
