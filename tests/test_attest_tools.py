@@ -65,6 +65,13 @@ def test_an_invalid_parameter_result_names_the_parameter_and_type(bundle: Bundle
         path="computations/revenue", parameters={"year": "2026"}
     )
     assert "'year' must be an integer" in out["error"]["message"]
+    # the message quotes the contract (a declared name, type or value) an author wrote:
+    # data for the agent to read, flagged as every payload with bundle text is (AC QA)
+    assert out["content_is_untrusted_data"] is True
+    python = Toolbox(bundle).prepare_computation(path="computations/python", parameters={})
+    assert python["error"]["code"] == "not_attestable" and python["content_is_untrusted_data"]
+    plain = Toolbox(bundle).prepare_computation(path="computations/revenue", parameters=3)
+    assert plain["error"]["code"] == "invalid_argument"
 
 
 def test_check_attestation_returns_the_verdict(bundle: Bundle) -> None:

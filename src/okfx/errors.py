@@ -45,6 +45,9 @@ class OKFError(Exception):
     """Base class of every okfx error; ``code`` is stable and machine-readable."""
 
     code = "error"
+    #: The message may quote text a bundle's author wrote (a contract's runtime, a
+    #: parameter's declared type or name), which an agent must read as data.
+    bundle_text = False
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -99,6 +102,7 @@ class InvalidParameter(InvalidArgument):
     wrong type; ``parameter`` names it and ``expected`` says what it must be."""
 
     code = "invalid_parameter"
+    bundle_text = True  # the contract's declared names, types and values
 
     def __init__(self, message: str, *, parameter: str = "", expected: str = "") -> None:
         super().__init__(message)
@@ -111,6 +115,7 @@ class NotAttestable(OKFError):
     that is not SQL okfx reads, or a computation text it refuses to read."""
 
     code = "not_attestable"
+    bundle_text = True  # the contract's runtime, the computation's own text
 
     def __init__(self, message: str, *, path: str = "") -> None:
         super().__init__(message)

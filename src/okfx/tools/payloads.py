@@ -513,4 +513,6 @@ def error_payload(exc: OKFError) -> dict[str, Any]:
         error["did_you_mean"] = [clip(s, VALUE_CHARS) for s in exc.suggestions[:ITEMS]]
         # Suggestions (paths, titles, headings) are bundle text too.
         return {"error": error, UNTRUSTED: True}
+    if exc.bundle_text:  # the message quotes what the bundle's author wrote (AC QA)
+        return {"error": error, UNTRUSTED: True}
     return {"error": error}

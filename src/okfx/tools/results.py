@@ -856,7 +856,8 @@ ERROR: tuple[Table, ...] = (
                 UNTRUSTED,
                 "true",
                 "The error quotes bundle text.",
-                "only with `did_you_mean` or `file`",
+                "with `did_you_mean` or `file`, and for `invalid_parameter` and "
+                "`not_attestable` (they quote a computation's contract)",
             ),
         ),
     ),
