@@ -162,3 +162,27 @@ def test_a_contract_written_off_the_spec_is_read_on_the_safe_side(make_bundle: M
     assert "required is a string 'yes', not true or false; read as true" in messages["/yes.md"]
     assert "runtime is a list" in messages["/list.md"]
     assert "parameters is a mapping of names; write a list" in messages["/map.md"]
+
+
+def test_validate_and_binding_read_a_computation_file_alike(make_bundle: MakeBundle) -> None:
+    """A bare ``computation: sql/x.sql`` beside a file at the root: validate read it from
+    the root, binding from the concept's folder and refused; a file binding cannot read
+    (not UTF-8) passed validate clean (Attested Computation QA)."""
+    contract = "---\ntype: Attested Computation\nruntime: duckdb\ncomputation: {}\n---\n"
+    root = make_bundle(
+        {
+            "c/root.md": contract.format("sql/x.sql"),
+            "c/beside.md": contract.format("./sql/y.sql"),
+            "c/binary.md": contract.format("sql/bin.sql"),
+            "sql/x.sql": "SELECT 1",
+            "c/sql/y.sql": "SELECT 2",
+            "c/sql/bin.sql": b"SELECT '\xff\xfe'",
+        }
+    )
+    bundle = Bundle.load(root)
+    assert bind(bundle, "/c/root.md", {}).sql == "SELECT 1"
+    assert bind(bundle, "/c/beside.md", {}).sql == "SELECT 2"
+    report = validate(bundle)
+    assert not [w for w in report.warnings if w.code == "broken_link"]
+    (unbindable,) = [w for w in report.warnings if w.code == "unbindable_computation"]
+    assert unbindable.path == "/c/binary.md" and "not UTF-8" in unbindable.message

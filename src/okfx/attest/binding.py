@@ -180,7 +180,12 @@ def computation_text(bundle: Bundle, concept: Concept) -> tuple[str, str]:
             "computations only from files inside the bundle",
             path=concept.path,
         )
-    target = join(concept.directory, comp.computation_path)  # UnsafePath when it climbs out
+    # Where the load's link of the field leads, as okfx validate reads it: a bare path is
+    # read from the root first, then beside the concept (spec §6.2 allows both; producers
+    # write both: AC QA saw validate and binding disagree). Else its file-relative reading,
+    # for the message (UnsafePath when it climbs out).
+    linked = next((k.target for k in concept.links if k.field == "computation"), None)
+    target = linked or join(concept.directory, comp.computation_path)
     if target not in bundle.files:
         raise NotAttestable(
             f"{concept.path}: its computation file {target} is not in the bundle",

@@ -28,7 +28,7 @@ from okfx.bundle.keylines import KeyLines
 from okfx.bundle.validate import ConformanceReport
 from okfx.bundle.validate import validate as validate_spec
 from okfx.bundle.walk import decode_text, read_bytes
-from okfx.errors import OKFError
+from okfx.errors import OKFError, UnsafePath
 from okfx.model import Concept, Problem
 
 __all__ = ["computation_problems", "validate"]
@@ -89,8 +89,15 @@ def _problems(bundle: Bundle, concept: Concept) -> Iterable[Problem]:
             )
     try:
         sql, source = computation_text(bundle, concept)
-    except OKFError:
-        return  # outside the bundle, not in it, unreadable: the load reported the path
+    except UnsafePath:
+        return  # outside the bundle: the load reported the path (unsafe_link)
+    except OKFError as exc:
+        if any(k.field == "computation" and not k.exists for k in concept.links):
+            return  # not in the bundle: the load reported the path (broken_link)
+        # In the bundle but not readable as a computation: not UTF-8, over the size a
+        # computation may be, a URL (AC QA: validate was clean, binding refused).
+        yield Problem(path, UNBINDABLE, exc.message)
+        return
     where = "its '# Computation' block" if source == "inline" else source
     dialect = dialect_for(comp.runtime)
     assert dialect is not None
