@@ -288,3 +288,14 @@ def test_a_stale_after_okfx_cannot_read_is_not_taken_for_fresh(tmp_path: Any) ->
         path="computations/revenue", parameters={"year": 2026, "region": "north"}
     )["gate"]
     assert any(n.startswith("STALE_AFTER: written 'soon'") for n in gate["notices"])
+
+
+def test_a_receipt_whose_sql_fields_disagree_fails(bound: Bound) -> None:
+    """A right executed_sql beside compiled_sql "SELECT 1" passed (AC QA): every SQL
+    field a receipt carries is the computation, or the receipt contradicts itself."""
+    fields = {"parameters": {"year": 2026, "region": "north"}}
+    same = receipt(REVENUE_SQL, compiled_sql=REVENUE_SQL.lower(), **fields)
+    assert attest(bound, same, now=NOW).status == "pass"
+    other = attest(bound, receipt(REVENUE_SQL, compiled_sql="SELECT 1", **fields), now=NOW)
+    assert other.status == "fail" and "contradicts itself" in other.reasons[0]
+    assert statuses(other)["provenance"] == "fail"

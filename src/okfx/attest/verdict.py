@@ -174,6 +174,17 @@ def _provenance(bound: Bound, receipt: Mapping[str, Any]) -> tuple[Check, tuple[
     if outcome.difference is not None:
         message = f"{name} is not the sanctioned computation: {outcome.difference.message}"
         return Check("provenance", FAIL, message), (), outcome.difference
+    # Every other SQL field the receipt carries says the same, or it contradicts itself
+    # (AC QA: a right executed_sql beside compiled_sql "SELECT 1" passed unremarked).
+    for other in SQL_FIELDS:
+        if other == name or other not in receipt:
+            continue
+        said = receipt[other]
+        differs = compare(bound, said).difference if isinstance(said, str) else None
+        if not isinstance(said, str) or differs is not None:
+            why = "is not text" if differs is None else f"differs: {differs.message}"
+            message = f"the receipt contradicts itself: {name} is the computation, {other} {why}"
+            return Check("provenance", FAIL, message), (), differs
     return (
         Check(
             "provenance",
