@@ -212,3 +212,21 @@ def test_an_application_attester_registered_for_a_runtime_runs_for_that_runtime_
     duck = {"run_id": "r", "executed_sql": REVENUE_SQL, "result": [1]}
     box.check_attestation(path="computations/revenue", parameters={"year": 2026}, receipt=duck)
     assert seen == ["bigquery"]
+
+
+def test_a_contract_with_a_file_and_a_block_says_which_binds(make_bundle: Any) -> None:
+    """prepare_computation and read_concept said nothing when a concept has both a
+    computation file and a '# Computation' block; only validate did (AC QA)."""
+    root = make_bundle(
+        {
+            "c/both.md": "---\ntype: Attested Computation\nruntime: duckdb\ncomputation: "
+            "./ok.sql\n---\n\n# Computation\n\n```sql\nSELECT 999\n```\n",
+            "c/ok.sql": "SELECT 1\n",
+        }
+    )
+    box = Toolbox(Bundle.load(root))
+    bound = box.prepare_computation(path="c/both", parameters={})
+    assert bound["sql"] == "SELECT 1\n"
+    assert any(n.startswith("TWICE:") for n in bound["gate"]["notices"])
+    read = box.read_concept(path="c/both")
+    assert "the file is the sanctioned computation" in read["computation"]["note"]

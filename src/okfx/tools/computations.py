@@ -19,7 +19,7 @@ from okfx.attest.verdict import NO_VALUE, attest
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, TooLarge
 from okfx.tools.manager import KnowledgeManager
-from okfx.tools.payloads import UNTRUSTED, notices, unread_notices
+from okfx.tools.payloads import TWICE, UNTRUSTED, notices, unread_notices
 from okfx.tools.views import EVENT, located
 
 __all__ = ["MAX_RECEIPT_CHARS", "check", "prepare", "run"]
@@ -71,8 +71,14 @@ def _gate(box: Toolbox, bound: Bound) -> dict[str, Any]:
         "stale": stale,
         "stale_after": json_value(concept.stale_after),
         "stale_policy": box.computations.stale_policy,
-        "notices": notices(concept, stale) + unread_notices(concept),
+        "notices": notices(concept, stale) + unread_notices(concept) + _twice(bound),
     }
+
+
+def _twice(bound: Bound) -> list[str]:
+    """A notice when the contract has a body block beside the file it binds (AC QA)."""
+    comp = bound.computation
+    return [f"TWICE:{TWICE}"] if comp.inline is not None and comp.computation_path else []
 
 
 def prepare(box: Toolbox, path: Any, parameters: Any, bundle: Any) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from okfx.tools.caps import (
 
 __all__ = [
     "SHOWN_KEYS",
+    "TWICE",
     "UNTRUSTED",
     "concept_header",
     "concept_row",
@@ -237,8 +238,15 @@ def _computation(c: Computation, cut: list[str]) -> dict[str, Any]:
             "receipt": [clip(r, VALUE_CHARS) for r in receipt],
         },
         "attester": {"resource": _value(c.attester_resource)},
-        "note": _computation_note(c.runtime),
+        "note": _computation_note(c.runtime) + (TWICE if c.inline and c.computation_path else ""),
     }
+
+
+#: A contract with both a computation file and a body block: which one binds (AC QA).
+TWICE = (
+    " It names a computation file and its body has a '# Computation' block as well: the "
+    "file is the sanctioned computation, the block is not."
+)
 
 
 def _computation_note(runtime: str | None) -> str:
