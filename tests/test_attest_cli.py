@@ -38,6 +38,8 @@ def test_computation_prints_the_bound_artifact(kb: str) -> None:
         (["--param", "year=twenty"], 2, "'year' must be an integer"),
         (["--param", "year"], 2, "must be NAME=VALUE"),
         (["--param", "year=2026", "--param", "sql=DROP"], 2, "'sql' is not declared"),
+        # the last of two values was bound silently (AC QA)
+        (["--param", "year=2025", "--param", "year=2026"], 2, "--param year is given twice"),
     ],
 )
 def test_computation_reports_bad_values(kb: str, args: list[str], code: int, text: str) -> None:

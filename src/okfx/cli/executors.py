@@ -28,6 +28,9 @@ def pairs(options: tuple[str, ...], what: str) -> dict[str, str]:
         name, sep, value = option.partition("=")
         if not sep or not name:
             raise click.UsageError(f"{what} {option!r} must be NAME=VALUE")
+        if name in found and found[name] != value:
+            # Which one was meant? Silently the last (AC QA): a figure for another value.
+            raise click.UsageError(f"{what} {name} is given twice ({found[name]!r}, {value!r})")
         found[name] = value
     return found
 
