@@ -64,7 +64,7 @@ def test_each_reason_a_computation_cannot_bind_is_named(bundle: Bundle) -> None:
             "/undeclared.md",
             "unbindable_computation",
             "its '# Computation' block uses the placeholder 'region' at its line 3, which the "
-            "parameters do not declare (declared: year)",
+            "parameters do not declare (declared: year) (line 13)",
         ),
         (
             "/unknown-type.md",
@@ -96,7 +96,7 @@ def test_each_reason_a_computation_cannot_bind_is_named(bundle: Bundle) -> None:
             "/unreadable.md",
             "unbindable_computation",
             "its '# Computation' block cannot be read as SQL at its line 1: unterminated "
-            "'...' starting here",
+            "'...' starting here (line 11)",
         ),
         (
             "/unused.md",
@@ -186,3 +186,18 @@ def test_validate_and_binding_read_a_computation_file_alike(make_bundle: MakeBun
     assert not [w for w in report.warnings if w.code == "broken_link"]
     (unbindable,) = [w for w in report.warnings if w.code == "unbindable_computation"]
     assert unbindable.path == "/c/binary.md" and "not UTF-8" in unbindable.message
+
+
+def test_a_problem_in_an_inline_block_names_its_file_line(make_bundle: MakeBundle) -> None:
+    """An annotation for a problem of an inline block had no line (AC QA): the block's
+    line becomes the file's, where CI annotations point."""
+    text = computation(
+        "  - {name: year, type: integer}\n", "SELECT 1\nWHERE y = $year\n  AND r = $region"
+    )
+    root = make_bundle({"undeclared.md": text})
+    (problem,) = [
+        w for w in validate(Bundle.load(root)).warnings if w.code == "unbindable_computation"
+    ]
+    lines = text.split("\n")
+    expected = next(i for i, line in enumerate(lines, 1) if "$region" in line)
+    assert problem.message.endswith(f"(line {expected})"), problem.message

@@ -99,13 +99,21 @@ def _problems(bundle: Bundle, concept: Concept) -> Iterable[Problem]:
         yield Problem(path, UNBINDABLE, exc.message)
         return
     where = "its '# Computation' block" if source == "inline" else source
+    first = _block_line(concept, sql) if source == "inline" else None
+
+    def in_file(message: str, at: int) -> str:
+        """``message`` with the file line of the block's line ``at`` (AC QA: a CI
+        annotation of an inline block's problem had no line)."""
+        return with_line(message, None if first is None else first + at - 1)
+
     dialect = dialect_for(comp.runtime)
     assert dialect is not None
     try:
         tokens = tokenize(sql, dialect, frozenset(names))
     except SqlSyntaxError as exc:
         at = sql.count("\n", 0, exc.offset) + 1
-        yield Problem(path, UNBINDABLE, f"{where} cannot be read as SQL at its line {at}: {exc}")
+        message = f"{where} cannot be read as SQL at its line {at}: {exc}"
+        yield Problem(path, UNBINDABLE, in_file(message, at))
         return
     used: dict[str, int] = {}
     for token in tokens:
@@ -114,12 +122,11 @@ def _problems(bundle: Bundle, concept: Concept) -> Iterable[Problem]:
     for key, at in sorted(used.items(), key=lambda item: item[1]):
         if key not in names:
             declared = ", ".join(sorted(p.name for p in comp.parameters)) or "none"
-            yield Problem(
-                path,
-                UNBINDABLE,
+            message = (
                 f"{where} uses the placeholder {key!r} at its line {at}, which the "
-                f"parameters do not declare (declared: {declared})",
+                f"parameters do not declare (declared: {declared})"
             )
+            yield Problem(path, UNBINDABLE, in_file(message, at))
     prefix = "@" if "@" in dialect.param_prefixes else "$"
     for parameter in comp.parameters:
         if parameter.name.casefold() not in used:
@@ -129,3 +136,16 @@ def _problems(bundle: Bundle, concept: Concept) -> Iterable[Problem]:
                 f"parameter {parameter.name!r} is declared but {where} never uses it "
                 f"(written {prefix}{parameter.name} in {comp.runtime} SQL)",
             )
+
+
+def _block_line(concept: Concept, sql: str) -> int | None:
+    """The file line of the first line of the concept's '# Computation' block (``sql``,
+    as the load read it), or None when it cannot be found in the body."""
+    body = concept.body
+    heading = body.find("Computation")
+    lead = next((line for line in sql.split("\n") if line.strip()), "")
+    at = body.find(lead, max(heading, 0)) if lead else -1
+    if at < 0:
+        return None
+    skipped = sql[: sql.find(lead)].count("\n")  # blank lines the block opens with
+    return concept.body_line + body.count("\n", 0, at) - skipped
