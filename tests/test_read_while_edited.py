@@ -44,3 +44,18 @@ def test_a_concept_deleted_or_emptied_since_the_load_is_not_found(
         error = box.read_concept(path)["error"]
         assert error["code"] == "not_found"
         assert "no longer a concept, since the bundle was loaded" in error["message"]
+
+
+def test_an_mcp_resource_reads_the_file_as_now_too(make_bundle: MakeBundle) -> None:
+    """Live edit QA: between a delete and its reload, resources/read returned an empty
+    document where read_concept said not_found; and a saved file read as loaded."""
+    from okfx import KnowledgeManager
+    from okfx.adapters._mcp_resources import Resources, concept_uri
+
+    root = make_bundle({"a.md": concept("Note", "A.\n"), "b.md": concept("Note", "B.\n")})
+    resources = Resources(KnowledgeManager([Bundle.load(root)]))
+    (root / "a.md").unlink()
+    assert resources.read(concept_uri(root.name, "/a.md")) is None
+    _later(root / "b.md", concept("Note", "B saved.\n", title="Saved"))
+    text = resources.read(concept_uri(root.name, "/b.md"))
+    assert text is not None and "B saved." in text and "title: Saved" in text

@@ -1049,3 +1049,18 @@ def test_look_like_and_look_up_are_light_and_reflexive_pronouns_no_words():
     assert paths(index, "What is an XRD and what does its schema look like?")[0] == "/xrd.md"
     assert index.missing_words("how do I look up an XRD schema") == ()
     assert index.missing_words("how do I mark a resource ready myself") == ()
+
+
+def test_which_x_holds_reads_its_verb_as_light_and_only_there():
+    """Agent QA on a table catalog: "which table holds employee payroll?" read 0.5 on
+    every table with a column named ``holds``; the frame's verb is no word the answer
+    must hold, nor a missing word. Elsewhere it is a word like any other."""
+    assert light_words("which table holds employee payroll?") == {"holds"}
+    assert light_words("what column stores the user id") == {"stores"}
+    assert light_words("the table holds of a ship") == frozenset()
+    index = SearchIndex.build(
+        entries(FakeConcept("/calls.md", title="Calls", body="| `holds` | ARRAY |\n\nA table."))
+    )
+    (hit,) = index.search("which table holds employee payroll?", now=NOW)
+    assert hit.confidence < 0.5 and hit.matched == ("table", "holds")
+    assert index.missing_words("which table holds employee payroll?") == ("employee", "payroll")

@@ -162,7 +162,13 @@ class Resources:
         found = bundle.get("/" + unquote(quoted_path))
         if not isinstance(found, Concept) or concept_uri(bundle.name, found.path) != uri:
             return None
-        return _labelled(found.path, lambda: concept_markdown(found))
+        # The file as it is now, as read_concept reads it: a concept whose file was
+        # deleted or emptied since the load is no resource (live edit QA: an empty
+        # document, where read_concept said not_found).
+        now = bundle.as_now(found)
+        if now is None:
+            return None
+        return _labelled(now.path, lambda: concept_markdown(now))
 
 
 def _start(cursor: str | None) -> int:

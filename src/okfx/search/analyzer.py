@@ -34,6 +34,7 @@ from okfx.search.wordforms import (
 
 __all__ = [
     "FORM_WEIGHT",
+    "FRAME_VERBS",
     "LAST_WORD_IDIOMS",
     "LIGHT_VERB_WEIGHT",
     "MAX_QUERY_TERMS",
@@ -411,7 +412,19 @@ def light_words(query: str) -> frozenset[str]:
             light.update(pair)
     if len(words) > 2 and words[-1] in LAST_WORD_IDIOMS and not _DO.isdisjoint(words[:-1]):
         light.add(words[-1])
+    for asks, _, verb in zip(words, words[1:], words[2:], strict=False):
+        if asks in _WHICH and verb in FRAME_VERBS:
+            light.add(verb)  # "which table holds payroll": holds is no word of the answer
     return frozenset(light)
+
+
+_WHICH = frozenset({"which", "what"})
+#: Verbs that say where a thing is kept after "which X" ("which table holds ..."):
+#: light there, and only there (agent QA: a column named "holds" matched).
+FRAME_VERBS = frozenset(
+    "holds hold contains contain stores store keeps keep has have lists list records "
+    "tracks track shows show".split()
+)
 
 
 def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[QueryTerm]:
