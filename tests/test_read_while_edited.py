@@ -59,3 +59,18 @@ def test_an_mcp_resource_reads_the_file_as_now_too(make_bundle: MakeBundle) -> N
     _later(root / "b.md", concept("Note", "B saved.\n", title="Saved"))
     text = resources.read(concept_uri(root.name, "/b.md"))
     assert text is not None and "B saved." in text and "title: Saved" in text
+
+
+def test_a_file_whole_again_since_the_load_reads_as_a_concept(make_bundle: MakeBundle) -> None:
+    """Live edit QA: a save half-written (the frontmatter cut) loaded as no concept; once
+    whole, read_concept still said "not a concept (unterminated_frontmatter)" until the
+    reload. It reads the file as it is now, with the notice that it changed."""
+    root = make_bundle({"a.md": "---\ntype: Note\ntitle: Cut\n", "b.md": concept("Note", "B\n")})
+    box = Toolbox(Bundle.load(root))
+    assert "unterminated_frontmatter" in box.read_concept("a.md")["error"]["message"]
+    _later(root / "a.md", concept("Note", "Whole now.\n", title="Whole"))
+    read = box.read_concept("a.md")
+    assert (read["title"], read["body"]) == ("Whole", "Whole now.\n")
+    assert CHANGED_SINCE_LOAD in read["notices"]
+    (root / "README.md").write_text("# no frontmatter\n")
+    assert box.read_concept("README.md")["error"]["code"] == "not_found"  # not in the load

@@ -911,6 +911,20 @@ class Bundle:
             return concept  # unreadable now (a folder swapped): its reads say so
         return self._parser(lambda *_: None).concept(concept.path, text)
 
+    def whole_now(self, file: str) -> Concept | None:
+        """The bundle file ``file``, which its load read as no concept (a frontmatter cut
+        by a save half-written), parsed as it is now; None when it is still no concept,
+        or is not a ``.md`` file the load read. Live edit QA: the file was whole again
+        but read "not a concept (unterminated_frontmatter)" until the reload."""
+        if not file.endswith(".md") or file not in self._files or file in self._skip:
+            return None
+        try:
+            data, _ = read_file(self._store.open(file), self.limits.max_file_bytes)
+            text = decode_text(data)
+        except (OSError, ValueError):
+            return None
+        return self._parser(lambda *_: None).concept(file, text)
+
     def _parser(self, warn: Callable[[str, str, str], None]) -> DocumentParser:
         """A parser of this bundle's documents against its current file set."""
         wikis = WikiIndex(self._files) if self.wikilinks else None

@@ -708,10 +708,16 @@ def read(
         where = f"list_concepts(directory={listing['path']!r}) pages through them all"
         leave_out(listing, "concepts", "concepts", where)
         return listing
-    doc = b.document(raw)
-    _event(path=doc.path)
     changed = False
-    if isinstance(doc, Concept):
+    try:
+        doc = b.document(raw)
+    except NotFound as exc:
+        whole = b.whole_now(exc.file) if exc.file else None
+        if whole is None:
+            raise
+        doc, changed = whole, True  # a concept again since the load: read as now
+    _event(path=doc.path)
+    if isinstance(doc, Concept) and not changed:
         now = b.as_now(doc)  # one version of the file: header and body alike
         if now is None:
             raise NotFound(notices.gone_since_load(doc.path, b.name), path=doc.path)
