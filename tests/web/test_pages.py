@@ -1320,3 +1320,22 @@ def test_the_log_page_keeps_the_logs_opening_and_a_days_points_as_a_list(
     assert '<div class="markdown intro"><p>A running record of what entered.' in html
     (day,) = re.findall(r'<ul class="day">(.*?)</ul>', html, re.S)
     assert day.count("<li") == 2 and "Seeded the root." in day
+
+
+def test_a_concept_page_right_after_a_save_shows_one_version(tmp_path: Path) -> None:
+    """Live edit QA: before the reload, the page showed the loaded title over the new
+    body, and said nothing of the change; a deleted concept's page had an empty body."""
+    import os
+
+    root = write_tree(tmp_path / "kb", {"a.md": concept("Note", "Old body.\n", title="Old"),
+                                        "b.md": concept("Note", "B.\n", title="Bee")})  # fmt: skip
+    client = app_of(root)
+    assert "Old" in client.get("/b/kb/c/a.md").text
+    (root / "a.md").write_text(concept("Note", "New body.\n", title="New"))
+    st = (root / "a.md").stat()
+    os.utime(root / "a.md", ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    page = client.get("/b/kb/c/a.md").text
+    assert "<h1" in page and "New" in page and ">Old<" not in page and "New body." in page
+    assert "CHANGED" in page
+    (root / "b.md").unlink()
+    assert client.get("/b/kb/c/b.md").status_code == 404

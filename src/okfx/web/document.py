@@ -18,6 +18,7 @@ from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
 from okfx.search.scoring import new_names
 from okfx.search.snippets import without_title_heading
+from okfx.tools.notices import CHANGED_SINCE_LOAD, gone_since_load
 from okfx.tools.payloads import concept_header
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -40,6 +41,14 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         if canon in b.files:  # an attached file: its own page
             raise Redirect(urls.file(b.name, canon))
         raise PageError(404, f"no concept at {canon} in bundle {b.name!r}", b.suggest(canon))
+    changed = False
+    if isinstance(doc, Concept):
+        # One version of the file, header and body alike, as read_concept reads it (live
+        # edit QA: right after a save the page had the loaded title over the new body).
+        fresh = b.as_now(doc)
+        if fresh is None:
+            raise PageError(404, gone_since_load(doc.path, b.name), [])
+        changed, doc = fresh is not doc, fresh
     text = doc.body
     if isinstance(doc, Concept):  # its opening heading, when only the title again, is the h1
         text = without_title_heading(text, doc.title)
@@ -63,6 +72,8 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
     }
     if isinstance(doc, Concept):
         context.update(_concept(view, doc, now))
+        if changed:
+            context["concept"]["notices"].append(CHANGED_SINCE_LOAD)
     else:
         kind = "index" if isinstance(doc, IndexFile) else "log"
         # Its first heading (a log's title), as a reader knows the page; else its path.
