@@ -500,3 +500,17 @@ def test_what_belongs_to_the_bundle_changing_reloads_it_whole(
     assert (new.nested_bundles, new.excluded) != (old.nested_bundles, old.excluded)
     assert "/c/z.md" not in new
     assert snapshot(new) == snapshot(fresh)
+
+
+def test_a_bundle_read_whole_again_says_how_its_concepts_changed(tmp_path: Path) -> None:
+    """Live edit QA: an .okfignore that left 3 concepts out reloaded as "0 changed, 0
+    added, 0 removed", which said nothing of the 3."""
+    root = tmp_path / "kb"
+    (root / "drafts").mkdir(parents=True)
+    for name in ("a", "drafts/b", "drafts/c"):
+        (root / f"{name}.md").write_text(f"---\ntype: Note\ntitle: {name}\n---\n")
+    manager = KnowledgeManager.from_paths([root])
+    (root / ".okfignore").write_text("drafts/\n")
+    (changes,) = manager.reload().values()
+    assert changes.summary() == "read whole again: 1 concepts, 3 before"
+    assert len(manager.bundle("kb")) == 1

@@ -169,6 +169,9 @@ def test_the_watch_sees_the_names_the_loader_reads(tmp_path: Path) -> None:
         (root / "__pycache__").mkdir()
         (root / "__pycache__" / "p.md").write_text(_note("P"))
         _until(lambda: manager.bundle(name).get("/__pycache__/p.md") is not None)
+        # the .okfignore it reads, hidden as it is, is watched too
+        (root / ".okfignore").write_text("__pycache__/\n")
+        _until(lambda: manager.bundle(name).get("/__pycache__/p.md") is None)
     finally:
         watcher.stop()
 

@@ -67,6 +67,9 @@ class Changes:
     dirs_added: list[str] = field(default_factory=list)
     dirs_removed: list[str] = field(default_factory=list)
     walk_changed: bool = False
+    #: A bundle read whole again (an exclusion or a nested bundle changed what belongs to
+    #: it): its concepts before and after, which the file counts do not tell.
+    whole: tuple[int, int] | None = None
 
     def __bool__(self) -> bool:
         return bool(
@@ -84,6 +87,10 @@ class Changes:
         return len(self.changed) + len(self.added) + len(self.removed)
 
     def summary(self) -> str:
+        if self.whole is not None and not self.files:
+            before, after = self.whole
+            counts = f"{after} concepts" + (f", {before} before" if before != after else "")
+            return f"read whole again: {counts}"
         text = f"{len(self.changed)} changed, {len(self.added)} added, {len(self.removed)} removed"
         return text + (f", {len(self.rechecked)} read again" if self.rechecked else "")
 

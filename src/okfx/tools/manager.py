@@ -291,7 +291,8 @@ class KnowledgeManager:
         """Reload every bundle (:meth:`Bundle.reload`, parsing only what changed) and swap
         the changed ones in at once, with the combined index brought up to date; a tool
         call in flight keeps the bundles it started with. Returns what changed, by bundle
-        name (a bundle loaded whole again maps to empty :class:`Changes`).
+        name (a bundle loaded whole again maps to :class:`Changes` with only ``whole``:
+        its concept counts before and after).
 
         A bundle that cannot be read now (its folder is gone, or unreadable) keeps what it
         last read and does not stop the others; :attr:`reload_failures` says which and
@@ -317,7 +318,10 @@ class KnowledgeManager:
             with self._lock:
                 self._bundles = {n: changed.get(n, b) for n, b in self._bundles.items()}
                 self._combined = combined
-        return {name: b.changes or Changes() for name, b in changed.items()}
+        return {
+            name: b.changes or Changes(whole=(len(current[name]), len(b)))
+            for name, b in changed.items()
+        }
 
     def note_unavailable(self, source: str, reason: str) -> None:
         """Record a source that did not load, so that ``list_bundles`` says it is not

@@ -34,6 +34,7 @@ from typing import Any
 
 from okfx.bundle import state as bundle_state
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.ignorefile import IGNORE_FILE
 from okfx.bundle.reload import Changes
 from okfx.tools.manager import KnowledgeManager
 from okfx.version import install_command
@@ -268,7 +269,8 @@ def _present(roots: list[str]) -> list[str]:
 
 def _loaded_names(roots: list[str]) -> Callable[[Any, str], bool]:
     """The watch filter: a change matters unless a name below its root starts with "."
-    (the loader skips those: ``.git``, ``.obsidian``, an editor's ``.x.md.swp``).
+    (the loader skips those: ``.git``, ``.obsidian``, an editor's ``.x.md.swp``), but for
+    the ``.okfignore`` it reads.
     watchfiles' default filter also dropped ``node_modules``, ``__pycache__``, ``x~`` and
     ``*.pyc``, which the loader reads (live edit QA: such an edit waited for the next)."""
     prefixes = sorted((os.path.join(os.path.normpath(r), "") for r in roots), key=len)
@@ -277,8 +279,10 @@ def _loaded_names(roots: list[str]) -> Callable[[Any, str], bool]:
         path = os.path.normpath(path)
         for prefix in reversed(prefixes):  # the deepest root holding it
             if path.startswith(prefix):
-                rest = path[len(prefix) :]
-                return not any(part.startswith(".") for part in rest.split(os.sep))
+                *folders, name = path[len(prefix) :].split(os.sep)
+                if any(part.startswith(".") for part in folders):
+                    return False
+                return not name.startswith(".") or name == IGNORE_FILE  # which it reads
         return True  # a root itself (removed or made), or outside: a reload finds out
 
     return matters
