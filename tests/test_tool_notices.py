@@ -238,3 +238,22 @@ def test_a_search_its_filters_emptied_says_the_filter_is_the_cause(
     assert "Try fewer or other words" not in said
     plain = box.search_concepts("zebra")["notice"]
     assert plain.startswith("No concept matches 'zebra'.") and "Try fewer" in plain
+
+
+def test_an_empty_folder_listing_names_a_nested_bundle_and_only_folders_with_concepts(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA on a catalog with a second bundle in okf/: the notice listed '/okf/',
+    which holds no concept, among the folders to try, and said nothing of the bundle
+    there; only okfx validate named it."""
+    root = make_bundle(
+        {
+            "tables/a.md": concept("Table"),
+            "okf/README.md": "# About\n",
+            "okf/inner/index.md": "---\nokf_version: '0.2'\n---\n# Inner\n",
+            "okf/inner/b.md": concept("Table"),
+        }
+    )
+    notice = Toolbox(Bundle.load(root)).list_concepts(directory="/okf/")["notice"]
+    assert "(folders: '/tables/')" in notice
+    assert "'/okf/inner/' holds a bundle of its own" in notice

@@ -342,11 +342,36 @@ def unknown_filter_values(
     except OKFError:
         folder = None
     if folder is not None and not any(b.facets().mask("dir", folder) for b in bundles):
-        tops = {d.rstrip("/") + "/" for b in bundles for d in b.directories if d.count("/") == 1}
-        tops.discard("/")
+        # The top folders that hold a concept (agent QA: '/okf/', which holds none, was
+        # listed as a folder to try).
+        tops = {
+            top
+            for b in bundles
+            for d in b.directories
+            if d.count("/") == 1
+            and (top := d.rstrip("/") + "/") != "/"
+            and b.facets().mask("dir", top)
+        }
         near = {top: (top, 1) for top in sorted(tops)}
         said.append(f"No concept is in {quoted(folder)} (folders: {listing(folder, near)}).")
+        said.extend(_nested_in(bundles, folder))
     return " ".join(said)
+
+
+def _nested_in(bundles: list[Bundle], folder: str) -> list[str]:
+    """A sentence for each nested bundle at, in or above ``folder``: its concepts are no
+    concepts of this bundle (agent QA: only okfx validate named it)."""
+    said: list[str] = []
+    for b in bundles:
+        for root in b.nested_bundles:
+            inner = root.rstrip("/") + "/"
+            if inner.startswith(folder) or folder.startswith(inner):
+                said.append(
+                    f"{quoted(inner)} holds a bundle of its own (its index.md declares "
+                    f"okf_version), which okfx does not read as part of {quoted(b.name)}: "
+                    "load it as a bundle to search it."
+                )
+    return said
 
 
 def _asked_tags(tags: object) -> list[object]:
