@@ -98,7 +98,13 @@ _HIT = {
     "score": Key("score", "number", "The rank score (4 decimals), relative to the corpus."),
     "matched": Key("matched", "list of strings", "The query's terms found in the concept."),
     "snippet": Key("snippet", "string", "Its best-matching body sentence (200 characters)."),
-    "found": Key("found", "string", "`lexical`, or in hybrid search `semantic` or `both`."),
+    "found": Key(
+        "found",
+        "string",
+        "`lexical`, or in hybrid search `semantic` or `both`: which ranking's candidates "
+        "held it (a `semantic` hit may still hold query words, listed in `matched`, that "
+        "ranked it too low for the lexical candidates).",
+    ),
     "confidence": Key(
         "confidence",
         "number",
