@@ -32,6 +32,7 @@ from typing import Any
 from okfx.cachedir import private_dir, user_cache_root
 
 __all__ = [
+    "AREAS",
     "CACHE_ENV_VAR",
     "Slot",
     "default_cache_dir",
@@ -41,6 +42,9 @@ __all__ = [
     "resolve_cache_dir",
     "source_usage",
 ]
+
+#: The areas of a source cache: one folder per kind of source (``Slot(base, area, key)``).
+AREAS = ("git", "archive")
 
 CACHE_ENV_VAR = "OKFX_CACHE_DIR"
 META_NAME = "okfx-source.json"
@@ -196,7 +200,7 @@ def _write_new(path: Path, text: str) -> None:
 def source_usage(base: Path) -> tuple[int, int, int]:
     """How many git clones and archive extractions the source cache at ``base`` holds,
     and their bytes (``okfx cache path``); symlinks are not followed."""
-    counts = {"git": 0, "archive": 0}
+    counts = dict.fromkeys(AREAS, 0)
     size = 0
     for area in counts:
         folder = base / area

@@ -12,19 +12,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from okfx.sources.cache import Slot
+from okfx.sources.cache import AREAS, Slot
 from okfx.sources.lock import hold
 
 __all__ = ["clear_sources"]
-
-_AREAS = ("git", "archive")
 
 
 def clear_sources(base: Path) -> tuple[int, int]:
     """Delete every entry under ``base`` (a source cache folder) whose lock is free, with
     its leftovers; returns (entries deleted, entries busy)."""
     deleted = busy = 0
-    for area in _AREAS:
+    for area in AREAS:
         area_dir = base / area
         if not area_dir.is_dir() or area_dir.is_symlink():
             continue
