@@ -38,9 +38,9 @@ from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
 from okfx.sources.errors import GitNotFound, SourceSpecError, UnsafeSourceError
 from okfx.sources.spec import (
     ArchiveSource,
+    FetchOnce,
     GitSource,
     archive_stem,
-    fetch_key,
     git_default_name,
     is_commit_id,
     parse_source,
@@ -88,11 +88,8 @@ def _load(source: str) -> Bundle:
     shown = redact(source)  # a git URL's token never reaches a terminal, a log or an agent
     if options.get("refresh") and ctx is not None:
         # One fetch per source and command, whatever folders of it are loaded.
-        fetched: set[str] = ctx.meta.setdefault("okfx.fetched", set())
-        key = fetch_key(source)
-        options = {**options, "refresh": key not in fetched}
-        if key is not None:
-            fetched.add(key)
+        fetched: FetchOnce = ctx.meta.setdefault("okfx.fetched", FetchOnce())
+        options = {**options, "refresh": fetched.refresh(source, True)}
     try:
         with status(f"loading {shown}") as progress:
             return Bundle.load(

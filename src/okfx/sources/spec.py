@@ -134,6 +134,25 @@ def _archive_folder(spec: str) -> ArchiveSource | None:
     return None
 
 
+class FetchOnce:
+    """The sources one command has fetched again: the first load of a source refreshes
+    it, a later load of another folder of it (:func:`fetch_key`) reads that fetch."""
+
+    def __init__(self) -> None:
+        self._fetched: set[str] = set()
+
+    def refresh(self, spec: str | os.PathLike[str] | ParsedSource, wanted: bool) -> bool:
+        """Whether a load of ``spec`` that ``wanted`` a refresh fetches again."""
+        if not wanted:
+            return False
+        key = fetch_key(spec)
+        if key is None:
+            return True
+        fresh = key not in self._fetched
+        self._fetched.add(key)
+        return fresh
+
+
 def fetch_key(spec: str | os.PathLike[str] | ParsedSource) -> str | None:
     """What one fetch serves: the cache entry of a git source (its repository, ref and
     credentials, whatever folder of it is asked) or an archive's path; None for a folder

@@ -76,29 +76,26 @@ class KnowledgeManager:
         ``state_cache``, ``exclude`` and ``wikilinks`` are passed to :meth:`Bundle.load`
         (see :mod:`okfx.statecache`).
         """
-        from okfx.sources.spec import fetch_key
+        from okfx.sources.spec import FetchOnce
 
         manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
         items = sources.items() if isinstance(sources, Mapping) else sources
-        fetched: set[str] = set()  # a source refreshed once serves its other folders
+        fetched = FetchOnce()  # a source refreshed once serves its other folders
         for item in items:
             name, source = item if isinstance(item, tuple) else (None, item)
             if isinstance(source, Bundle):
                 manager.add(source, name=name)
                 continue
-            key = fetch_key(source) if refresh else None
             bundle = Bundle.load(
                 source,
                 name,
                 cache_dir=cache_dir,
-                refresh=refresh and key not in fetched,
+                refresh=fetched.refresh(source, refresh),
                 timeout=timeout,
                 state_cache=state_cache,
                 exclude=exclude,
                 wikilinks=wikilinks,
             )
-            if key is not None:
-                fetched.add(key)
             manager.add(bundle)
         return manager
 
