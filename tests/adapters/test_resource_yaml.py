@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("mcp")
 
-from okfx.adapters._mcp_resources import frontmatter_yaml  # noqa: E402
+from okfx.tools.yamltext import frontmatter_yaml  # noqa: E402
 
 OPTIONS: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 1_000_000}
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
 
-import yaml
-
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument
 from okfx.model import Concept
@@ -25,6 +23,7 @@ from okfx.tools.display import one_line, visible
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import UNTRUSTED, jsonable
 from okfx.tools.prompt import index_summary
+from okfx.tools.yamltext import frontmatter_yaml
 
 __all__ = [
     "LABEL",
@@ -67,36 +66,6 @@ def concept_markdown(concept: Concept) -> str:
     comments and key quoting in the file are not kept; what it says is.
     """
     return f"---\n{frontmatter_yaml(jsonable(concept.frontmatter))}---\n{concept.body}"
-
-
-_YAML_OPTIONS: dict[str, Any] = {"sort_keys": False, "allow_unicode": True, "width": 1_000_000}
-_C_DUMPER: Any = yaml.CSafeDumper if yaml.__with_libyaml__ else None
-
-
-def frontmatter_yaml(data: Any) -> str:
-    """``yaml.safe_dump`` of ``data`` (JSON-like values). Written by libyaml's emitter,
-    a fifth of the CPU of PyYAML's own, when every key and string in ``data`` is
-    printable ASCII: there the two write the same text (``tests/adapters/
-    test_resource_yaml.py`` compares them); elsewhere they differ (control characters,
-    characters past U+FFFF, empty keys), and PyYAML's own writes it."""
-    if _C_DUMPER is not None and _printable_ascii(data):
-        return str(yaml.dump(data, Dumper=_C_DUMPER, **_YAML_OPTIONS))
-    return str(yaml.safe_dump(data, **_YAML_OPTIONS))
-
-
-def _printable_ascii(data: Any) -> bool:
-    """True when ``data`` holds only None, bools, ints, floats and printable ASCII
-    strings, in lists and in dicts whose keys are non-empty such strings."""
-    if isinstance(data, str):
-        return data.isascii() and data.isprintable()
-    if isinstance(data, dict):
-        return all(
-            isinstance(k, str) and k != "" and _printable_ascii(k) and _printable_ascii(v)
-            for k, v in data.items()
-        )
-    if isinstance(data, list):
-        return all(_printable_ascii(item) for item in data)
-    return data is None or isinstance(data, int | float)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_inline import StateInline
@@ -39,6 +38,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from okfx.bundle.anchors import fragment_key, github_slug
 from okfx.bundle.wikilinks import WIKILINK
 from okfx.codeblocks import without_comments
+from okfx.tools.yamltext import frontmatter_yaml
 
 __all__ = [
     "MAX_RENDER_CHARS",
@@ -306,8 +306,7 @@ def as_written(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, list | dict):
-        text = yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=10**6)
-        return str(text).rstrip("\n")
+        return frontmatter_yaml(value).rstrip("\n")  # as an MCP resource writes it
     return str(value)
 
 
