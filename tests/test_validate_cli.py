@@ -359,6 +359,31 @@ def test_a_broken_link_names_the_page_it_most_likely_meant(make_bundle: MakeBund
     assert line == [4, 5, 6, 7]  # the line is still read from the message
 
 
+def test_each_broken_link_of_a_line_is_given_its_own_suggestion(make_bundle: MakeBundle) -> None:
+    """Validate QA: every broken link of a line was given the first one's suggestion (or
+    none, when the first had none); a folder's link said its suggestion twice."""
+    root = make_bundle(
+        {
+            "concepts/alpha-table.md": concept(),
+            "concepts/gamma-runbook.md": concept(),
+            "audits.md": concept(),
+            "page.md": concept(
+                body="[x](z/nothing-like-it.md), [a](concepts/x/alpha-table.md), "
+                "[c](concepts/z/gamma-runbook.md)\n[f](audits/)\n"
+            ),
+        }
+    )
+    said = {
+        p.message.split("'")[1]: p.message
+        for p in validate(Bundle.load(root)).warnings
+        if p.code == "broken_link"
+    }
+    assert "did you mean" not in said["z/nothing-like-it.md"]
+    assert "; did you mean /concepts/alpha-table.md?" in said["concepts/x/alpha-table.md"]
+    assert "; did you mean /concepts/gamma-runbook.md?" in said["concepts/z/gamma-runbook.md"]
+    assert said["audits/"].count("did you mean /audits.md?") == 1
+
+
 def test_strict_json_says_why_the_job_failed(make_bundle: MakeBundle) -> None:
     root = make_bundle({"a.md": concept(body="[gone](/gone.md)")})
     runner = CliRunner()

@@ -6,6 +6,7 @@ message (validate QA: an author fixing a CI failure had to find the target by ha
 from __future__ import annotations
 
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.parse import broken_message
 from okfx.bundle.problems import problem_line
 from okfx.model import Problem
 from okfx.search.suggest import fold, similarity
@@ -48,5 +49,13 @@ def meant_by(b: Bundle, problem: Problem) -> str | None:
     line = problem_line(problem)
     if doc is None or line is None:
         return None
-    link = next((k for k in doc.links if not k.exists and k.line == line), None)
+    # The link the problem is about: on its line, and the one its message names (validate
+    # QA: every broken link of a line was given the first one's suggestion).
+    on_line = [k for k in doc.links if not k.exists and k.line == line]
+    named = [
+        k
+        for k in on_line
+        if problem.message.startswith(broken_message(k.field, k.target, 0, k.href))
+    ]
+    link = named[0] if named else on_line[0] if len(on_line) == 1 else None
     return None if link is None else meant(b, link.target, problem.path)

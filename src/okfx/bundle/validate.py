@@ -512,8 +512,8 @@ def _with_meant(bundle: Bundle, problem: Problem) -> Problem:
     do (validate QA: a typo or a file's case, the commonest broken link in CI, left the
     author to find the target by hand)."""
     path = meant_by(bundle, problem)
-    if path is None:
-        return problem
+    if path is None or f"did you mean {path}?" in problem.message:
+        return problem  # none, or said already (a folder's index.md: validate QA)
     head, said, line = problem.message.rpartition(" (line ")
     if said and line[:-1].isdigit() and line.endswith(")"):  # the message ends with its line
         return problem._replace(message=f"{head}; did you mean {path}?{said}{line}")
