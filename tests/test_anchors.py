@@ -50,6 +50,15 @@ def test_anchors_read_headings_outside_code_with_githubs_numbering() -> None:
     assert "not-a-heading" not in anchors and "hidden" not in anchors
 
 
+def test_a_link_title_holding_a_parenthesis_is_no_heading_text() -> None:
+    """Validate QA (Databricks docs): ``## 1) Install packages[​](#1-install-packages
+    "Direct link to 1) Install packages")``: the link ended at the title's ")", and the
+    rest of the title made the id, so four valid links read as broken anchors."""
+    body = '## 1) Install packages[\u200b](#1-install-packages "Direct link to 1) Install")\n'
+    body += "## Two [b](c.md 'it (is)') end\n"
+    assert {"1-install-packages", "two-b-end"} <= anchors_of(body)
+
+
 def test_fragments_are_decoded_lower_cased_and_lose_githubs_prefix() -> None:
     assert fragment_key("D%C3%A9j%C3%A0-Vu") == "déjà-vu"
     assert fragment_key("user-content-Setup") == "setup"

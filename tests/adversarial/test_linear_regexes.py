@@ -244,7 +244,18 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     "okfx.bundle.anchors._INLINE_LINK": (
         "scan",
-        [rep("["), rep("]("), rep("a", "[", "]("), rep("![a]"), rep("[a]["), rep("!")],
+        [
+            rep("["),
+            rep("]("),
+            rep("a", "[", "]("),
+            rep("![a]"),
+            rep("[a]["),
+            rep("!"),
+            rep("a", '[a](x "'),
+            rep('"', "[a]("),
+            rep("'", "[a](x "),
+            rep('[a](x "") '),
+        ],  # fmt: skip
     ),
     "okfx.bundle.anchors._TAG": ("scan", [rep("<"), rep("a", "<"), rep("<a")]),
     "okfx.bundle.anchors._EMPHASIS": ("scan", [rep("_"), rep("a_"), rep("_ ")]),

@@ -35,7 +35,10 @@ __all__ = [
 _HEADING = re.compile(r"^ {0,3}(?:#{1,6}[ \t]+(.*)|(=+|-+)[ \t]*)$", re.MULTILINE)
 # A link or image in heading text: ``[text](url)``, ``[text][ref]``; only its text counts
 # (an image's alt text is no part of GitHub's heading text).
-_INLINE_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\](?:\([^()\n]*\)|\[[^\[\]\n]*\])?")
+_INLINE_LINK = re.compile(
+    r"(!?)\[([^\[\]\n]*)\]"
+    r"(?:\((?:[^()\n\"']*+(?:\"[^\"\n]*+\"|'[^'\n]*+')[ \t]*+|[^()\n]*+)\)|\[[^\[\]\n]*\])?"
+)
 _TAG = re.compile(r"<[^<>\n]*>")
 # Runs of underscores that open or close emphasis (``_word_``, ``__word__``), not those
 # inside a word (``snake_case``). Each branch starts only at a run's first underscore and
