@@ -165,6 +165,16 @@ def test_github_format_annotates_each_problem_on_its_file(
     )
 
 
+def test_github_format_gives_the_reports_notes(make_bundle: MakeBundle) -> None:
+    """Validate QA: the notes (stale concepts, unchecked wikilinks, a folder to exclude),
+    the most actionable lines of a report, were not in the CI log."""
+    root = make_bundle({"a.md": concept(body="[[Elsewhere]]\n")})
+    result = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"])
+    notes = [line for line in result.output.splitlines() if line.startswith("::notice")]
+    assert notes and notes[0].startswith("::notice title=okfx note::1 file holds [[wikilinks]]")
+    assert result.output.splitlines()[-1].startswith("okfx: ")
+
+
 def test_github_format_cannot_be_made_to_run_a_workflow_command(
     make_bundle: MakeBundle,
 ) -> None:

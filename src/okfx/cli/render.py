@@ -650,6 +650,9 @@ def github_annotations(
                 f"{count - ANNOTATIONS_PER_CODE} more {code} problems are not annotated here: "
                 "okfx validate --all --format github annotates every one"
             )
+    # The report's notes (a folder to exclude, stale concepts, unchecked wikilinks): the
+    # most actionable lines of a report, which the CI log lacked (validate QA).
+    lines.extend(f"::notice title=okfx note::{_workflow_data(note)}" for note in result.notes)
     failed_by_strict = result.conformant and not result.passes(strict)
     # A plain line, opened by okfx's own words: the summary starts with the bundle's
     # name, which could otherwise start a workflow command ("::error title=x::forged").
