@@ -724,3 +724,28 @@ def test_a_bundle_in_a_hidden_folder_is_named_after_the_folder_holding_it(
     plain.mkdir()
     (plain / "a.md").write_text(concept(), encoding="utf-8")
     assert Bundle.load(plain, state_cache=False).name == "kb"
+
+
+def test_tags_written_as_a_quoted_list_are_told_to_lose_the_quotes(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: 189 concepts wrote ``tags: "[a, b]"`` and were told to write a YAML
+    list like [a, b], which is what they saw."""
+    root = make_bundle({"a.md": concept(tags='"[ai, react]"'), "b.md": concept(tags="solo")})
+    said = {w.path: w.message for w in Bundle.load(root).warnings if w.code == "invalid_field"}
+    assert "tags is a quoted string that looks like a list; remove the quotes" in said["/a.md"]
+    assert said["/b.md"].startswith("tags is a string; it must be a YAML list")
+
+
+def test_an_agent_name_as_generated_by_is_shown_both_actor_forms(make_bundle: MakeBundle) -> None:
+    """Validate QA: ``generated.by: claude`` was told ``e.g. human:claude``, which labels a
+    model's output a person's; a source's author stays a person."""
+    root = make_bundle(
+        {
+            "a.md": concept(generated="{by: claude, at: '2026-01-01T00:00:00Z'}"),
+            "b.md": concept(sources="[{resource: 'https://x.org', author: Tiago Forte}]"),
+        }
+    )
+    said = {w.path: w.message for w in Bundle.load(root).warnings if w.code == "invalid_field"}
+    assert "claude/<version> for an agent or tool, human:claude for a person" in said["/a.md"]
+    assert "e.g. human:tiago-forte)" in said["/b.md"]

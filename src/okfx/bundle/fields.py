@@ -103,7 +103,14 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
 
 def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
     if not isinstance(value, list):
-        report.append(("invalid_field", "tags must be a YAML list like [a, b]; ignored", "tags"))
+        message = f"tags is {kind_of(value)}; it must be a YAML list like [a, b]; ignored"
+        if isinstance(value, str) and value.strip().startswith("[") and value.strip().endswith("]"):
+            # Validate QA: 189 concepts wrote tags: "[a, b]", and were told to write [a, b].
+            message = (
+                "tags is a quoted string that looks like a list; remove the quotes so YAML "
+                "reads a list (tags: [a, b]); ignored"
+            )
+        report.append(("invalid_field", message, "tags"))
         return ()
     tags: list[str] = []
     for i, item in enumerate(value):
@@ -237,11 +244,16 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     return tuple(out)
 
 
-def _actor_hint(value: object) -> str:
+def _actor_hint(value: object, agent: bool = False) -> str:
     """What an actor looks like (spec §7), with the value written as one when it is a
-    name: "Tiago Forte" -> ``human:tiago-forte`` (QA: the message named no fix)."""
+    name: "Tiago Forte" -> ``human:tiago-forte`` (QA: the message named no fix); for
+    what generated a concept (``generated.by: claude``), both forms, the agent's first
+    (validate QA: ``human:claude`` alone labelled a model's output a person's)."""
     slug = "-".join(_ACTOR_WORD.findall(value.casefold())) if isinstance(value, str) else ""
-    example = f"human:{slug[:60]}" if slug else "human:<id>"
+    if agent and slug:
+        example = f"{slug[:60]}/<version> for an agent or tool, human:{slug[:60]} for a person"
+    else:
+        example = f"human:{slug[:60]}" if slug else "human:<id>"
     return f" (spec §7: human:<id>, process:<id> or producer/version, e.g. {example})"
 
 
@@ -264,7 +276,7 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
         message = "generated has no 'by' (spec §5.2 requires an actor)"
         report.append(("invalid_field", message, "generated"))
     elif not is_valid_actor(by):
-        message = f"generated.by {by!r} is not an actor{_actor_hint(by)}"
+        message = f"generated.by {by!r} is not an actor{_actor_hint(by, agent=True)}"
         report.append(("invalid_field", message, "generated.by"))
         by = None
     at = _instant(value["at"], "generated.at", report) if value.get("at") is not None else None
