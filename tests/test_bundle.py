@@ -749,3 +749,13 @@ def test_an_agent_name_as_generated_by_is_shown_both_actor_forms(make_bundle: Ma
     said = {w.path: w.message for w in Bundle.load(root).warnings if w.code == "invalid_field"}
     assert "claude/<version> for an agent or tool, human:claude for a person" in said["/a.md"]
     assert "e.g. human:tiago-forte)" in said["/b.md"]
+
+
+def test_two_sources_of_one_id_are_reported(make_bundle: MakeBundle) -> None:
+    """Validate QA (ScalarDB): four sources of one concept declared ``id: scalardb-saga``,
+    so a footnote citing it named any of four; nothing said so."""
+    sources = "\n  - {id: s1, resource: 'https://a.org'}\n  - {id: s1, resource: 'https://b.org'}"
+    root = make_bundle({"a.md": concept(body="Said.[^s1]\n", sources=sources)})
+    (said,) = [w for w in Bundle.load(root).warnings if w.code == "invalid_field"]
+    assert "sources[1].id 's1' is also an earlier source's" in said.message
+    assert said.message.endswith("(line 5)")  # the second entry

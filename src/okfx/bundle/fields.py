@@ -226,10 +226,19 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
             author = kept or None
         modified = entry.get("last_modified")
         window = entry.get("usage_window")
+        source_id = _text(entry.get("id")) or None
+        if source_id is not None and any(s.id == source_id for s in out):
+            # Validate QA: four sources of one concept shared an id, and a footnote cited it.
+            message = (
+                f"{name}.id {source_id[:80]!r} is also an earlier source's: a footnote "
+                f"[^{source_id[:80]}] cannot tell them apart (spec §5.1: the id is the key a "
+                "footnote cites); give each source its own id"
+            )
+            report.append(("invalid_field", message, f"{name}.id"))
         out.append(
             Source(
                 resource=resource,
-                id=_text(entry.get("id")) or None,
+                id=source_id,
                 title=_text(entry.get("title")) or None,
                 author=author,
                 usage_count=usage,
