@@ -194,7 +194,8 @@ _BUNDLES = (
                 "problems",
                 "string",
                 "The kinds of problem its load found, the most frequent first, with counts "
-                "(`47 broken_link, 7 index_table (okfx validate lists them)`).",
+                "(`47 broken_link, 7 index_table (okfx validate lists them, and checks links' "
+                "#anchors too)`).",
                 "only when it has some",
             ),
             Key(
