@@ -157,7 +157,7 @@ def test_github_format_annotates_each_problem_on_its_file(
     assert lines[0].startswith(f"::error file={root.name}/docs/nofm.md,title=okfx no_frontmatter::")
     assert lines[1] == (
         f"::warning file={root.name}/ok.md,line=4,title=okfx broken_link::"
-        "body link to /gone.md does not exist (line 4)"
+        "body link to /gone.md does not exist"  # the line is the annotation's, not said twice
     )
     assert (
         lines[2]
@@ -209,7 +209,8 @@ def test_github_format_names_files_from_the_bundle_root_when_it_is_the_cwd(
     result = CliRunner().invoke(cli, ["validate", ".", "--format", "github", "--strict"])
     assert result.exit_code == 1
     first, verdict = result.output.splitlines()
-    assert first.startswith("::warning file=ok.md,line=4,title=okfx broken_link::")
+    # --strict: the warnings fail the job, and are annotated as errors (validate QA)
+    assert first.startswith("::error file=ok.md,line=4,title=okfx broken_link::")
     assert verdict.endswith("1 warning); --strict: the warnings fail the check")
 
 

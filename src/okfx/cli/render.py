@@ -630,7 +630,10 @@ def github_annotations(
     ``::`` unless okfx wrote the command."""
     lines = []
     seen: dict[str, int] = {}  # problems of each code so far
-    for label, problems in (("error", result.errors), ("warning", result.warnings)):
+    # Under --strict the warnings fail the job: annotated as errors, so a red job does not
+    # show yellow annotations only (validate QA).
+    warned = "error" if strict else "warning"
+    for label, problems in (("error", result.errors), (warned, result.warnings)):
         for problem in problems:
             seen[problem.code] = seen.get(problem.code, 0) + 1
             if not everything and seen[problem.code] > ANNOTATIONS_PER_CODE:
@@ -638,10 +641,14 @@ def github_annotations(
             where = problem_file(problem, root)
             number = problem_line(problem)
             at = f",line={number}" if number else ""
+            # The annotation carries the line: the message does not say it again.
+            message = (
+                problem.message.removesuffix(f" (line {number})") if number else problem.message
+            )
             lines.append(
                 f"::{label} file={_workflow_property(where)}{at},"
                 f"title={_workflow_property(f'okfx {problem.code}')}::"
-                f"{_workflow_data(problem.message)}"
+                f"{_workflow_data(message)}"
             )
     for code, count in seen.items():
         if not everything and count > ANNOTATIONS_PER_CODE:
