@@ -243,7 +243,8 @@ class DocumentParser:
             else:
                 code, message = (
                     "unsafe_link",
-                    f"{field} link {shown!r} leaves the bundle; not followed",
+                    f"{field} link {shown!r} leaves the bundle; not followed: link a page "
+                    "outside it by full URL, or bring the page into the bundle",
                 )
             self.warn(path, code, with_line(message, line or None))
             return None
