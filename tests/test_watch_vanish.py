@@ -192,3 +192,33 @@ def test_a_gone_folder_is_served_as_last_read(tmp_path: Path) -> None:
     assert any(n.startswith("AS LAST READ") for n in read["notices"])
     (hit,) = box.search_concepts(query="body words")["hits"]
     assert hit["snippet"] == "Body words."
+
+
+def test_a_reload_never_follows_a_root_replaced_by_a_symlink_out(tmp_path: Path) -> None:
+    """Security QA: a git pull that committed the bundle folder as a symlink to
+    ``../../secret`` made the next reload serve the secret folder. A folder loaded as a
+    folder is not followed once it is a symlink; a symlinked root is followed to a sibling
+    (a release switched), not out of the folder holding the link."""
+    secret = write_tree(tmp_path / "secret", {"s.md": _note("Secret")})
+    root = write_tree(tmp_path / "repo" / "kb", {"x.md": _note("Ex")})
+    manager = KnowledgeManager.from_paths([root])
+    box = Toolbox(manager)
+    shutil.rmtree(root)
+    root.symlink_to(secret)
+    manager.reload()
+    assert "does not follow it" in manager.reload_failures["kb"]
+    assert box.read_concept(path="s.md")["error"]["code"] == "not_found"
+    assert box.read_concept(path="x.md")["title"] == "Ex"  # as last read
+    # a symlinked root: to a sibling, followed; out of the link's folder, not
+    releases = tmp_path / "rel"
+    write_tree(releases / "v1", {"x.md": _note("One")})
+    write_tree(releases / "v2", {"x.md": _note("Two")})
+    current = releases / "current"
+    current.symlink_to("v1")
+    served = KnowledgeManager.from_paths({"cur": current})
+    for target, title in (("v2", "Two"), (str(secret), "Two")):
+        (releases / "next").symlink_to(target)
+        (releases / "next").rename(current)
+        served.reload()
+        assert served.bundle("cur").get("/x.md").title == title
+    assert "does not follow it" in served.reload_failures["cur"]

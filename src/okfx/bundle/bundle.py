@@ -238,6 +238,10 @@ class Bundle:
         #: What the last :meth:`reload` found changed (None after a load).
         self.changes: Changes | None = None
         self._parsed: Parsed | None = None
+        #: Whether the root as given was a symlink when first loaded: a reload follows a
+        #: symlinked root where it points next (a release switched), never a folder that
+        #: became a symlink since (:meth:`reload`).
+        self._root_link = os.path.islink(self.root)
         self._store = FileStore(self.guard.real_root, self.limits)
         self._cache: StateCache | None = None
         self._key = ""
@@ -685,6 +689,8 @@ class Bundle:
         new = Bundle(
             self.root, self.name, self.limits, exclude=self.exclude, wikilinks=self.wikilinks
         )
+        self._pinned(new.guard.real_root)
+        new._root_link = self._root_link
         new.source, new.load_options, new.origin = self.source, self.load_options, self.origin
         new._cache, new._key = self._cache, self._key
         new.semantic = self.semantic  # hybrid search goes on over the updated index
@@ -718,6 +724,26 @@ class Bundle:
             new._carry_index(self, content_changes(changes))
         new._save(updated.parsed, later=True)
         return new
+
+    def _pinned(self, real_root: str) -> None:
+        """Raise :class:`UnsafePath` when the root now resolves to ``real_root``, another
+        place than the one loaded that okfx must not follow: a folder replaced by a
+        symlink (security QA: a ``git pull`` committing the bundle folder as a symlink to
+        ``../../secret`` made a reload serve that), or a symlinked root pointed outside
+        the folder that holds the link. A symlinked root pointed at a sibling (``ln -sfn
+        v2 current``) is followed."""
+        if real_root == self.guard.real_root:
+            return
+        if self._root_link:
+            holder = os.path.realpath(os.path.dirname(os.path.abspath(self.root)))
+            if real_root.startswith(holder.rstrip("/") + "/"):
+                return
+        raise UnsafePath(
+            f"bundle folder {self.root} now resolves to {real_root}, not where it was loaded "
+            f"({self.guard.real_root}): okfx does not follow it; what it last read is served "
+            "until the folder is back",
+            path=str(self.root),
+        )
 
     @property
     def unsettled(self) -> bool:
