@@ -110,8 +110,25 @@ def test_no_file_network_or_extension_access_from_a_computation(
     assert executor.run(bind(loaded, "computations/setting", {"year": 1}))["result"] == [True, 1]
 
 
+def test_no_computation_reads_the_temp_folder_duckdb_allows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Security QA: DuckDB lets a query read its temp folder (<cwd>/.tmp by default)
+    whatever enable_external_access says; the executor has none."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "canary.txt").write_text("CANARY\n", encoding="utf-8")
+    sql = "SELECT content FROM read_text('.tmp/canary.txt') WHERE $year > 0"
+    files = {"c/tmp.md": computation("Tmp", f"# Computation\n\n```sql\n{sql}\n```\n")}
+    loaded = Bundle.load(write_tree(tmp_path / "hostile", files))
+    executor = DuckDBExecutor({"orders": write_orders(tmp_path / "o.csv")}, timeout=5)
+    receipt = executor.run(bind(loaded, "c/tmp", {"year": 1}))
+    assert receipt["result"] is None and "CANARY" not in str(receipt)
+
+
 def test_a_run_past_the_time_limit_is_interrupted(tmp_path: Path) -> None:
-    slow = "SELECT COUNT(*) FROM range($year) a, range(100000000) b WHERE a.range * b.range = -1"
+    # CPU, not memory: past memory_limit a query fails at once (no temp folder to spill to)
+    slow = "SELECT COUNT(*) FROM range(CAST($year AS BIGINT) * 100000) a WHERE hash(a.range) = 0"
     body = f"# Computation\n\n```sql\n{slow}\n```\n"
     loaded = Bundle.load(write_tree(tmp_path / "kb", {"c/slow.md": computation("Slow", body)}))
     executor = DuckDBExecutor({"orders": write_orders(tmp_path / "o.csv")}, timeout=0.3)

@@ -3,7 +3,8 @@
 It runs a bound computation over data files the *application* names when it builds the
 executor (``{"trips": "data/trips.csv"}``), never over paths from a bundle. Each file
 becomes a table of an in-memory database; after loading, the connection is locked down:
-no file system or network access (``enable_external_access=false``), no extension
+no file system or network access (``enable_external_access=false``, and no temp folder,
+which DuckDB would let a query read and spill into), no extension
 loading or installing, configuration locked, one thread. Only a single ``SELECT`` runs,
 under a time limit (the connection is interrupted when it passes). Every run is
 remembered by its ``run_id`` for a while, so :meth:`DuckDBExecutor.attest` can re-read a
@@ -146,6 +147,10 @@ class DuckDBExecutor:
                 "allow_community_extensions": False,
                 "threads": 1,
                 "memory_limit": self.memory_limit,
+                # No temp folder: DuckDB lets a query read (and spill into) its temp folder,
+                # <cwd>/.tmp by default, whatever enable_external_access says (security
+                # QA); past memory_limit a query fails instead of spilling.
+                "temp_directory": "",
             },
         )
         try:
