@@ -191,3 +191,22 @@ def test_the_bound_artifact_as_data(bundle: Bundle) -> None:
         "where year = 2026 and ( 'it\\'s' is null or region = 'it\\'s' )"
     )
     assert data["receipt_fields"] == ["run_id", "executed_sql", "result"]
+
+
+def test_a_snowflake_value_with_a_backslash_stays_one_literal(tmp_path: Path) -> None:
+    """Security QA: Snowflake reads \\' inside '...' as an escaped quote, and a value
+    \\' OR 1=1 -- was written 'x\\'' OR 1=1 --': to Snowflake the literal ended early and the
+    filter after it became a comment. Snowflake runtimes are read with backslash escapes."""
+    from conftest import write_tree
+
+    text = (
+        "---\ntype: Attested Computation\nruntime: snowflake\nparameters:\n"
+        "  - {name: region, type: string, required: true}\n---\n\n# Computation\n\n"
+        "```sql\nSELECT SUM(a) FROM t WHERE region = $region AND tenant = 7\n```\n"
+    )
+    loaded = Bundle.load(write_tree(tmp_path / "kb", {"c.md": text}))
+    bound = bind(loaded, "c", {"region": "\\' OR 1=1 --"})
+    assert bound.dialect.name == "snowflake"
+    expanded = tokenize(bound.expanded, bound.dialect)  # as Snowflake reads it
+    assert [t.kind for t in expanded].count("string") == 1  # the value, whole
+    assert [t.text for t in expanded][-3:] == ["tenant", "=", "7"]  # the filter stays

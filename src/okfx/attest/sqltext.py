@@ -57,7 +57,7 @@ class Dialect:
     """
 
     name: str
-    backslash_escapes: bool  # '\'' escapes a quote inside '...' (BigQuery)
+    backslash_escapes: bool  # '\'' escapes a quote inside '...' (BigQuery, Snowflake)
     double_quote_strings: bool  # "..." is a string (BigQuery), not an identifier
     triple_quotes: bool  # '''...''' and """...""" (BigQuery)
     backtick_identifiers: bool  # `project.dataset.table` (BigQuery)
@@ -71,7 +71,10 @@ class Dialect:
 
 STANDARD = Dialect("standard", False, False, False, False, True, True, "$")
 BIGQUERY = Dialect("bigquery", True, True, True, True, False, False, "@$")
-DIALECTS = {"standard": STANDARD, "bigquery": BIGQUERY}
+# Snowflake reads a backslash in '...' as an escape ('it\'s'): a value holding \' must be
+# written so, or its expanded literal ends early (security QA: "\' OR 1=1 --").
+SNOWFLAKE = Dialect("snowflake", True, False, False, False, True, True, "$")
+DIALECTS = {"standard": STANDARD, "bigquery": BIGQUERY, "snowflake": SNOWFLAKE}
 
 #: The runtimes whose computations are SQL, and the dialect each is read in.
 _RUNTIMES = {
@@ -82,7 +85,7 @@ _RUNTIMES = {
     "athena": STANDARD,  # Trino's SQL
     "presto": STANDARD,
     "redshift": STANDARD,
-    "snowflake": STANDARD,
+    "snowflake": SNOWFLAKE,
     "sqlite": STANDARD,
     "trino": STANDARD,
 }
