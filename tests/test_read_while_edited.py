@@ -74,3 +74,15 @@ def test_a_file_whole_again_since_the_load_reads_as_a_concept(make_bundle: MakeB
     assert CHANGED_SINCE_LOAD in read["notices"]
     (root / "README.md").write_text("# no frontmatter\n")
     assert box.read_concept("README.md")["error"]["code"] == "not_found"  # not in the load
+
+
+def test_an_mcp_resource_uri_climbing_out_is_no_resource(make_bundle: MakeBundle) -> None:
+    """Security QA: ``okf://b/../x`` raised out of resources/read (a JSON-RPC error with
+    code 0 and a traceback in the log), where an unknown resource is None."""
+    from okfx import KnowledgeManager
+    from okfx.adapters._mcp_resources import Resources
+
+    root = make_bundle({"a.md": concept("Note", "A.\n")})
+    resources = Resources(KnowledgeManager([Bundle.load(root)]))
+    for uri in (f"okf://{root.name}/../secret.md", f"okf://{root.name}/%2e%2e/x.md"):
+        assert resources.read(uri) is None

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from okfx.bundle.bundle import Bundle
-from okfx.errors import InvalidArgument
+from okfx.errors import InvalidArgument, OKFError
 from okfx.model import Concept
 from okfx.tools.display import one_line, visible
 from okfx.tools.manager import KnowledgeManager
@@ -128,7 +128,10 @@ class Resources:
             return None
         if quoted_path == "index":
             return _labelled(f"the index of {bundle.name}", lambda: _index_text(bundle))
-        found = bundle.get("/" + unquote(quoted_path))
+        try:
+            found = bundle.get("/" + unquote(quoted_path))
+        except OKFError:  # a path the guard refuses (..): no resource, as any unknown one
+            return None
         if not isinstance(found, Concept) or concept_uri(bundle.name, found.path) != uri:
             return None
         # The file as it is now, as read_concept reads it: a concept whose file was
