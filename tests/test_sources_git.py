@@ -573,3 +573,21 @@ def test_validate_says_which_commit_it_checked(remote: Remote, tmp_path: Path) -
     assert report["source"]["commit"] == head and report["source"]["subdir"] == "okf/sales"
     folder = json.loads(runner.invoke(cli, ["validate", "--json", str(remote.work)]).output)
     assert folder["source"] is None
+
+
+def test_a_repository_cannot_make_a_users_filter_driver_run(
+    remote: Remote, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Security QA: a repository committing ``*.md filter=evil`` made git run the smudge
+    command the user's own git config defines for ``evil``, at a time the repository
+    chose. A checkout writes the files as committed: no filter runs, clone or pin."""
+    ran = tmp_path / "ran"
+    config = tmp_path / "user.gitconfig"
+    config.write_text(f'[filter "evil"]\n\tsmudge = touch {ran} && cat\n', encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(config))
+    pinned = remote.commit({".gitattributes": "*.md filter=evil\n", "okf/sales/x.md": "x\n"})
+    with open_source(remote.url, cache_dir=tmp_path / "c1") as (root, _):
+        assert (root / "okf/sales/x.md").read_text(encoding="utf-8") == "x\n"
+    with open_source(f"{remote.url}#{pinned}", cache_dir=tmp_path / "c2") as (root, _):
+        assert (root / "okf/sales/x.md").read_text(encoding="utf-8") == "x\n"
+    assert not ran.exists()

@@ -154,8 +154,9 @@ def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
                 args.append(f"--branch={source.ref}")
             # "--" ends option parsing, so no URL can be read as an option even if a check
             # is missed.
-            args += ["--", source.url, str(dest)]
+            args += ["--no-checkout", "--", source.url, str(dest)]
             run_git(args, timeout=timeout, url=source.url)
+            _checkout(dest, "HEAD", timeout=timeout)
     except GitError as exc:
         raise clone_failure(str(exc), source) from None
     commit = run_git(["rev-parse", "HEAD"], timeout=timeout, cwd=dest).strip()
@@ -180,7 +181,21 @@ def _fetch_commit(source: GitSource, dest: Path, *, timeout: float) -> None:
     run_git(["init", "--quiet", *form, "--", str(dest)], timeout=timeout)
     fetch = ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules"]
     run_git([*fetch, "--", source.url, str(source.ref)], timeout=timeout, cwd=dest, url=source.url)
-    run_git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], timeout=timeout, cwd=dest)
+    _checkout(dest, "FETCH_HEAD", timeout=timeout)
+
+
+#: What a checkout writes files by: as committed. ``$GIT_DIR/info/attributes`` outranks the
+#: repository's own ``.gitattributes``, whose ``filter=`` would run a driver the user's git
+#: config defines (security QA: a hostile repository chose when ``smudge`` ran).
+NO_CONVERSION = "* -filter -text -eol -ident -working-tree-encoding\n"
+
+
+def _checkout(dest: Path, commit: str, *, timeout: float) -> None:
+    """Write the files of ``commit`` into ``dest`` as committed, no filter run."""
+    info = dest / ".git" / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    (info / "attributes").write_text(NO_CONVERSION, encoding="utf-8")
+    run_git(["checkout", "--quiet", "--force", "--detach", commit], timeout=timeout, cwd=dest)
 
 
 def clone_failure(said: str, source: GitSource) -> GitError:
