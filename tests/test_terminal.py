@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from okfx.cli.terminal import columns, cut_columns
+from okfx.cli.terminal import columns, cut_columns, visible
 
 
 def test_columns_count_cjk_as_two_and_combining_marks_as_none() -> None:
@@ -19,3 +19,11 @@ def test_cut_columns_fits_wide_text_in_the_width_with_an_ellipsis() -> None:
     assert cut == "工具过滤…"
     assert columns(cut) <= 9
     assert cut_columns("abcdef", 4) == "abc…"
+
+
+def test_bidirectional_controls_are_shown_by_their_code_point() -> None:
+    """Security QA: U+202E in a path or title was printed raw, so it read reordered on a
+    terminal ("Trojan Source")."""
+    assert visible("evil\u202egnp.exe") == "evil<U+202E>gnp.exe"
+    assert visible("a\u2066b\u2069c") == "a<U+2066>b<U+2069>c"
+    assert visible("שלום abc") == "שלום abc"  # right-to-left text itself is no control

@@ -31,7 +31,14 @@ __all__ = [
     "walk",
 ]
 
-_FORBIDDEN_NAME = frozenset(chr(c) for c in range(32)) | {"\x7f", "\\"}
+# As the path guard refuses them (okfx.bundle.paths): control characters, a backslash, and
+# the bidirectional controls, so no file is listed that a read of its own path refuses
+# (security QA: a name holding U+202E was listed, searchable, and never readable).
+_FORBIDDEN_NAME = (
+    frozenset(chr(c) for c in range(32))
+    | {"\x7f", "\\"}
+    | frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0)
 
@@ -120,7 +127,8 @@ def _walk_below(
                 continue
             bpath = _bundle_child(bdir, name)
             if _FORBIDDEN_NAME.intersection(name):
-                warn(bpath, "unsafe_path", "name contains a backslash or control character")
+                message = "name contains a backslash, a control character or a direction control"
+                warn(bpath, "unsafe_path", message)
                 continue
             try:
                 name.encode("utf-8")

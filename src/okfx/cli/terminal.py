@@ -4,7 +4,8 @@ A terminal acts on control characters: an escape sequence in a title or a body c
 the window title, write the clipboard (OSC 52), plant a hidden hyperlink, move the cursor
 or clear the screen. Everything the CLI prints for people goes through :func:`visible`,
 which shows such characters the way ``cat -v`` does (``ESC`` as ``^[``, ``DEL`` as
-``^?``, the C1 control ``U+009B`` as ``M-^[``), piped or not. Newlines and tabs stay, as
+``^?``, the C1 control ``U+009B`` as ``M-^[``), and the bidirectional controls by their
+code point (``<U+202E>``), piped or not. Newlines and tabs stay, as
 layout. ``--json`` output stays exact: :func:`json_text` also escapes the characters JSON
 may leave raw (``DEL`` and the C1 controls) as ``\\u`` sequences, which read back the same.
 
@@ -26,6 +27,12 @@ _SHOWN: dict[int, str] = {code: "^" + chr(code + 64) for code in range(32)}
 _SHOWN[0x7F] = "^?"
 _SHOWN.update({code: "M-^" + chr(code - 0x80 + 64) for code in range(0x80, 0xA0)})
 del _SHOWN[ord("\n")], _SHOWN[ord("\t")]
+# The bidirectional controls reorder what follows them on screen ("Trojan Source": a path
+# or title that reads other than it is; security QA): shown by their code point.
+_SHOWN.update(
+    {code: f"<U+{code:04X}>" for code in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F))}
+)
+_SHOWN.update({code: f"<U+{code:04X}>" for code in range(0x2066, 0x206A)})
 
 
 def visible(text: str) -> str:
