@@ -33,11 +33,9 @@ from okfx.search.analyzer import (
     light_words,
     plural_variants,
     split_chunks,
-    tokenize,
 )
 from okfx.search.bm25f import (
     ARRAYS,
-    FIELD_WEIGHTS,
     STATUS_MULTIPLIERS,
     Postings,
     Stats,
@@ -75,7 +73,6 @@ from okfx.search.scoring import (
 from okfx.search.snippets import (
     addresses,
     best_line,
-    without_addresses,
     without_footnote_labels,
     without_title_heading,
 )
@@ -143,8 +140,7 @@ def without_parentheses(text: str) -> str:
     return "".join(out)
 
 
-def _fields(concept: ConceptLike, body: str | None = None) -> dict[str, str]:
-    # ``body``: the concept's body when the caller holds it (a hit's kept body).
+def _fields(concept: ConceptLike) -> dict[str, str]:
     # The file name is the concept's handle in links and index listings
     # ("revenue-ytd"), so it is searchable as part of the title, and so are the title's
     # initials ("Monthly active users" -> mau). The concept's kind and place, its type
@@ -161,9 +157,7 @@ def _fields(concept: ConceptLike, body: str | None = None) -> dict[str, str]:
         "tags": " ".join(concept.tags),
         "description": concept.description,
         "body": without_footnote_labels(
-            without_html_tags(
-                without_fence_info(without_comments(concept.body if body is None else body))
-            )
+            without_html_tags(without_fence_info(without_comments(concept.body)))
         ),
         "kind": f"{concept.type} {_type_name(concept.type)} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
@@ -814,10 +808,17 @@ class _Needles:
         suspects = {slices[term][0] for name, _, term in words if term >= 0 and name in held}
         if not suspects:
             return matched
-        fields = _fields(concept, body)
-        fields["body"] = without_addresses(fields["body"])
-        readable = set(tokenize(" ".join(fields[f] for f in FIELD_WEIGHTS)))
-        kept = {slices[term][0] for name, _, term in words if term >= 0 and name in readable}
+        # A form is held as text when the body has it more often than its addresses do,
+        # or a name field has it: substrings, so a word inside another keeps the term
+        # (the error falls on the ranking's side); no tokenizing (a search builds ten hits).
+        low = body.lower() if body.isascii() else body.casefold()
+        names = " ".join([concept.title, concept.description, *concept.tags, concept.type])
+        names = f"{names} {concept.path}".casefold()
+        kept = {
+            slices[term][0]
+            for name, _, term in words
+            if term >= 0 and (name in names or low.count(name) > held.count(name))
+        }
         return tuple(t for t in matched if t not in suspects or t in kept)
 
     def shown(self, matched: tuple[str, ...]) -> tuple[str, ...]:

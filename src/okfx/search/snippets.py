@@ -16,7 +16,6 @@ __all__ = [
     "addresses",
     "best_line",
     "cut_line",
-    "without_addresses",
     "without_footnote_labels",
     "without_title_heading",
 ]
@@ -331,12 +330,7 @@ def addresses(text: str) -> str:
     and joined by blanks; ``""`` when it holds none."""
     if "](" not in text and "//" not in text and "<" not in text:
         return ""
-    return " ".join(_ADDRESS.findall(text)).casefold()
-
-
-def without_addresses(text: str) -> str:
-    """``text`` with each address (:func:`addresses`) made a blank."""
-    return _ADDRESS.sub(" ", text)
+    return _fold(" ".join(_ADDRESS.findall(text)))
 
 
 def without_footnote_labels(text: str) -> str:
