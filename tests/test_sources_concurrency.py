@@ -162,7 +162,7 @@ def test_a_clone_killed_midway_leaves_nothing_trusted_and_the_next_load_retries(
     cache, fifo = tmp_path / "cache", tmp_path / "cloned.fifo"
     os.mkfifo(fifo)
     # The fake git finishes the real clone into the temp dir, reports, then hangs forever,
-    # so the worker is killed after the files exist but before they are published.
+    # so the worker is killed after the clone exists but before it is published.
     body = f'"{REAL_GIT}" "$@" || exit 1\necho $$ > "{fifo}"\nexec sleep 600'
     env = dict(os.environ, PATH=make_wrapper(tmp_path / "bin", body))
     worker = subprocess.Popen(
@@ -183,7 +183,8 @@ def test_a_clone_killed_midway_leaves_nothing_trusted_and_the_next_load_retries(
     final = entry_dir(cache, url)
     leftovers = list(final.parent.glob(f"{final.name}.tmp-*"))
     assert not final.exists()
-    assert leftovers and (leftovers[0] / "tree" / "okf").is_dir()  # partial work was there
+    # partial work was there: the clone (its checkout, a second git command, is not run)
+    assert leftovers and (leftovers[0] / "tree" / ".git").is_dir()
     with open_source(url, cache_dir=cache) as (root, _):
         assert tree(root) == FILES
     assert not any(leftover.exists() for leftover in leftovers)
