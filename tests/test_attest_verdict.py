@@ -299,3 +299,18 @@ def test_a_receipt_whose_sql_fields_disagree_fails(bound: Bound) -> None:
     other = attest(bound, receipt(REVENUE_SQL, compiled_sql="SELECT 1", **fields), now=NOW)
     assert other.status == "fail" and "contradicts itself" in other.reasons[0]
     assert statuses(other)["provenance"] == "fail"
+
+
+def test_a_value_from_another_column_than_the_first_is_said(bound: Bound) -> None:
+    """AC QA: a result (revenue, row_count) attested a displayed row count as the
+    revenue: any cell of the first row passed. The first cell passes; another warns,
+    naming its column."""
+    fields = {"parameters": {"year": 2026, "region": "north"}}
+    first = attest(bound, receipt(REVENUE_SQL, result=[3.614, 1], **fields), now=NOW, value=3.614)
+    assert statuses(first)["fidelity"] == "pass"
+    rows = receipt(REVENUE_SQL, result=[[3.614, 1]], columns=["revenue", "rows"], **fields)
+    other = attest(bound, rows, now=NOW, value=1)
+    assert statuses(other)["fidelity"] == "warn" and other.display
+    assert "result column 'rows', not its first cell" in other.reasons[0]
+    mapped = receipt(REVENUE_SQL, result={"revenue": 3.614, "n": 1}, **fields)
+    assert "column 'n'" in attest(bound, mapped, now=NOW, value=1).reasons[0]

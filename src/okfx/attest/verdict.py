@@ -239,6 +239,15 @@ def _cells(result: Any) -> list[Any]:
     return [result]
 
 
+def _column_names(result: Any) -> list[Any] | None:
+    """The column names of ``result``'s first row, when it is a mapping (or it is one)."""
+    if isinstance(result, Mapping):
+        return list(result)
+    if isinstance(result, list | tuple) and result and isinstance(result[0], Mapping):
+        return list(result[0])
+    return None
+
+
 def _number(value: Any) -> Decimal | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
         return None
@@ -272,8 +281,22 @@ def _fidelity(receipt: Mapping[str, Any], value: Any) -> Check:
             "no displayed value given; pass the value you will show to check it against "
             "the receipt's result",
         )
-    if any(_same_cell(value, cell) for cell in cells):
+    at = next((i for i, cell in enumerate(cells) if _same_cell(value, cell)), None)
+    if at == 0:
         return Check("fidelity", PASS, f"the displayed value {value!r} is the receipt's result")
+    if at is not None:
+        # AC QA: a result (revenue, row_count) attested a displayed row count as the
+        # revenue. The first cell is the figure; another is said, not refused (a
+        # computation may return several figures).
+        names = _column_names(result) or receipt.get("columns")
+        named = names[at] if isinstance(names, list) and at < len(names) else None
+        column = f"column {named!r}" if named is not None else f"cell {at + 1}"
+        return Check(
+            "fidelity",
+            WARN,
+            f"the displayed value {value!r} is the receipt's result {column}, not its first "
+            "cell: check that it is the figure the computation defines",
+        )
     return Check(
         "fidelity",
         FAIL,
