@@ -188,6 +188,20 @@ def test_the_example_bundle_prepares_its_duckdb_computation() -> None:
     assert "bike_type = 'ebike'" in out["expanded_sql"]
 
 
+def test_a_contracts_paths_are_given_as_read_resource_takes_them() -> None:
+    """AC QA: read_concept showed './sql/trips_per_bike_day.sql' as written, which
+    read_resource answered not_found; ``files`` gives each path field's bundle path."""
+    from conftest import PROJECT_ROOT
+
+    box = Toolbox(Bundle.load(PROJECT_ROOT / "examples" / "knowledge"))
+    contract = box.read_concept(path="computations/trips-per-bike-day")["computation"]
+    assert contract["computation"] == "./sql/trips_per_bike_day.sql"  # as written
+    files = contract["files"]
+    assert files["computation"] == "/computations/sql/trips_per_bike_day.sql"
+    assert "error" not in box.read_resource(path=files["computation"])
+    assert "error" not in box.read_resource(path=files["attester.resource"])
+
+
 def test_an_application_attester_registered_for_a_runtime_runs_for_that_runtime_only(
     bundle: Bundle,
 ) -> None:

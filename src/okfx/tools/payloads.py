@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 from urllib.parse import unquote
@@ -225,10 +226,17 @@ def _parameter(p: Parameter, cut: list[str]) -> dict[str, Any]:
     return out
 
 
-def _computation(c: Computation, cut: list[str]) -> dict[str, Any]:
+#: The contract's path fields, whose bundle paths ``files`` gives.
+_CONTRACT_PATHS = ("computation", "executor.resource", "attester.resource")
+
+
+def _computation(c: Computation, cut: list[str], links: Sequence[Link] = ()) -> dict[str, Any]:
     parameters = clip_items(list(c.parameters), ITEMS, "computation.parameters", cut)
     receipt = clip_items(list(c.receipt), ITEMS, "computation.executor.receipt", cut)
-    return {
+    # Where each path field leads, as read_resource takes it (AC QA: './sql/x.sql', as
+    # written, was not_found there): only a file of the bundle.
+    files = {k.field: k.target for k in links if k.field in _CONTRACT_PATHS and k.exists}
+    contract: dict[str, Any] = {
         "runtime": _value(c.runtime),
         "parameters": [_parameter(p, cut) for p in parameters],
         "computation": _value(c.computation_path),
@@ -238,8 +246,13 @@ def _computation(c: Computation, cut: list[str]) -> dict[str, Any]:
             "receipt": [clip(r, VALUE_CHARS) for r in receipt],
         },
         "attester": {"resource": _value(c.attester_resource)},
-        "note": _computation_note(c.runtime) + (TWICE if c.inline and c.computation_path else ""),
     }
+    if files:
+        contract["files"] = files
+    contract["note"] = _computation_note(c.runtime) + (
+        TWICE if c.inline and c.computation_path else ""
+    )
+    return contract
 
 
 #: A contract with both a computation file and a body block: which one binds (AC QA).
@@ -297,7 +310,7 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
             ],
             "computation": None
             if concept.computation is None
-            else _computation(concept.computation, cut),
+            else _computation(concept.computation, cut, concept.links),
             "notices": notices(concept, stale)
             + _status_as_written(concept, frontmatter)
             + _unread_as_written(concept, frontmatter),

@@ -507,6 +507,14 @@ _READ = (
             Key("inline_computation", "string or null", "Its `# Computation` block, if one."),
             Key("executor", "object", "`resource` (how to run it) and `receipt` (field names)."),
             Key("attester", "object", "`resource`: its attester, which okfx never runs."),
+            Key(
+                "files",
+                "object",
+                "The bundle path each of `computation`, `executor.resource` and "
+                "`attester.resource` leads to, as `read_resource` takes it (they are shown "
+                "as written, often relative to the concept).",
+                "when one leads to a file of the bundle",
+            ),
             Key("note", "string", "What an agent may do with it."),
         ),
     ),
