@@ -23,6 +23,7 @@ from okfx.attest.sqltext import SqlSyntaxError, dialect_for, tokenize
 from okfx.attest.values import contract_problems
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.conventions import with_line
+from okfx.bundle.fields import computation_heading
 from okfx.bundle.frontmatter import split
 from okfx.bundle.keylines import KeyLines
 from okfx.bundle.validate import ConformanceReport
@@ -142,9 +143,9 @@ def _block_line(concept: Concept, sql: str) -> int | None:
     """The file line of the first line of the concept's '# Computation' block (``sql``,
     as the load read it), or None when it cannot be found in the body."""
     body = concept.body
-    heading = body.find("Computation")
+    heading = computation_heading(body)  # as the load found the block
     lead = next((line for line in sql.split("\n") if line.strip()), "")
-    at = body.find(lead, max(heading, 0)) if lead else -1
+    at = body.find(lead, heading or 0) if lead else -1
     if at < 0:
         return None
     skipped = sql[: sql.find(lead)].count("\n")  # blank lines the block opens with
