@@ -31,6 +31,7 @@ __all__ = [
     "MAX_PATH_CHARS",
     "BeneathOpener",
     "PathGuard",
+    "forbidden_in",
     "is_inside",
     "join",
     "missing_folder",
@@ -46,6 +47,12 @@ MAX_PATH_CHARS = 4096
 # appear in a safe bundle path (agent QA: U+202E came back inside an error message).
 _FORBIDDEN = re.compile(r"[\x00-\x1f\x7f\\\u202a-\u202e\u2066-\u2069]")
 _DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def forbidden_in(text: str) -> bool:
+    """Whether ``text`` holds a character no bundle path may: a control character, a
+    backslash or a direction control (the walk skips such a name, as a read refuses it)."""
+    return _FORBIDDEN.search(text) is not None
 
 
 def _check_text(raw: object) -> str:

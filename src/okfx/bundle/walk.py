@@ -16,7 +16,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from okfx.bundle.paths import BENEATH, BeneathOpener, PathGuard, is_inside
+from okfx.bundle.paths import BENEATH, BeneathOpener, PathGuard, forbidden_in, is_inside
 from okfx.limits import Limits
 
 __all__ = [
@@ -31,14 +31,6 @@ __all__ = [
     "walk",
 ]
 
-# As the path guard refuses them (okfx.bundle.paths): control characters, a backslash, and
-# the bidirectional controls, so no file is listed that a read of its own path refuses
-# (security QA: a name holding U+202E was listed, searchable, and never readable).
-_FORBIDDEN_NAME = (
-    frozenset(chr(c) for c in range(32))
-    | {"\x7f", "\\"}
-    | frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
-)
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _OPEN_FLAGS |= getattr(os, "O_CLOEXEC", 0)
 
@@ -126,7 +118,9 @@ def _walk_below(
             if name.startswith("."):
                 continue
             bpath = _bundle_child(bdir, name)
-            if _FORBIDDEN_NAME.intersection(name):
+            # the characters the path guard refuses, so no file is listed that a read of
+            # its own path refuses (security QA: a name holding U+202E)
+            if forbidden_in(name):
                 message = "name contains a backslash, a control character or a direction control"
                 warn(bpath, "unsafe_path", message)
                 continue
