@@ -932,13 +932,11 @@ class Bundle:
         if store.stamp_now(concept) == concept.stamp or store.root_gone():
             return concept  # as loaded; a bundle whose folder went serves what it last read
         try:
-            data, _ = read_file(store.open(concept.path), self.limits.max_file_bytes)
-            text = decode_text(data)
+            return self._parsed_now(concept.path)
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
             return concept  # unreadable now (a folder swapped): its reads say so
-        return self._parser(lambda *_: None).concept(concept.path, text)
 
     def whole_now(self, file: str) -> Concept | None:
         """The bundle file ``file``, which its load read as no concept (a frontmatter cut
@@ -948,11 +946,16 @@ class Bundle:
         if not file.endswith(".md") or file not in self._files or file in self._skip:
             return None
         try:
-            data, _ = read_file(self._store.open(file), self.limits.max_file_bytes)
-            text = decode_text(data)
+            return self._parsed_now(file)
         except (OSError, ValueError):
             return None
-        return self._parser(lambda *_: None).concept(file, text)
+
+    def _parsed_now(self, path: str) -> Concept | None:
+        """The file at ``path`` read (below the root, within the size limit) and parsed as
+        it is now: its concept, or None when it is no concept. Raises ``OSError`` or
+        ``ValueError`` when it cannot be read."""
+        data, _ = read_file(self._store.open(path), self.limits.max_file_bytes)
+        return self._parser(lambda *_: None).concept(path, decode_text(data))
 
     def _parser(self, warn: Callable[[str, str, str], None]) -> DocumentParser:
         """A parser of this bundle's documents against its current file set."""
