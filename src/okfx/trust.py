@@ -17,8 +17,8 @@ __all__ = [
     "is_valid_actor",
     "parse_instant",
     "trust_tier",
-    "unread_stale_after",
     "utcnow",
+    "written_unread",
 ]
 
 UNVERIFIED = "unverified"
@@ -70,14 +70,16 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def unread_stale_after(stale_after: datetime | None, frontmatter: Mapping[str, Any]) -> str | None:
-    """The ``stale_after`` a producer wrote that okfx could not read (``soon``, a bare
-    number), as written; None when it was read or not written. Such a concept is never
-    stale to :func:`is_stale`; a gate must not take that for fresh."""
-    written = frontmatter.get("stale_after")
-    if stale_after is not None or written in (None, "", [], {}):
+def written_unread(frontmatter: Mapping[str, Any], key: str, read: object) -> Any:
+    """What a producer wrote for the trust or freshness field ``key`` when okfx could not
+    read it (``read``, the field as read, is empty: ``stale_after: soon``, ``verified:
+    yes``), as written; None when it was read or not written. A concept whose
+    ``stale_after`` is unread is never stale to :func:`is_stale`: a gate must not take
+    that for fresh."""
+    written = frontmatter.get(key)
+    if read or written in (None, "", [], {}):
         return None
-    return str(written)
+    return written
 
 
 def is_stale(stale_after: datetime | None, now: datetime | None = None) -> bool:

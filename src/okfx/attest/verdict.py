@@ -30,7 +30,7 @@ from okfx.attest.binding import Bound, json_value
 from okfx.attest.compare import Difference, compare
 from okfx.attest.values import check_value
 from okfx.errors import InvalidArgument, InvalidParameter
-from okfx.trust import is_stale, unread_stale_after
+from okfx.trust import is_stale, written_unread
 
 __all__ = [
     "NO_VALUE",
@@ -322,7 +322,7 @@ def _gate(bound: Bound, now: datetime, policy: str) -> list[Check]:
     concept = bound.concept
     checks: list[Check] = []
     when = json_value(concept.stale_after)
-    unread = unread_stale_after(concept.stale_after, concept.frontmatter)
+    unread = written_unread(concept.frontmatter, "stale_after", concept.stale_after)
     if unread is not None:
         # Freshness cannot be judged: neither fresh nor stale (Attested Computation QA:
         # ``stale_after: soon`` passed as "no stale_after", even under "refuse").
@@ -330,7 +330,7 @@ def _gate(bound: Bound, now: datetime, policy: str) -> list[Check]:
             Check(
                 "freshness",
                 FAIL if policy == "refuse" else WARN,
-                f"the computation's stale_after is written {unread[:60]!r}, which okfx cannot "
+                f"the computation's stale_after is written {str(unread)[:60]!r}, which okfx cannot "
                 "read as an instant (spec §5.5), so whether it is stale is not known; its "
                 "author should write an ISO 8601 date or timestamp",
             )

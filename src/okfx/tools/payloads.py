@@ -34,6 +34,7 @@ from okfx.tools.caps import (
     clip_items,
     json_chars,
 )
+from okfx.trust import written_unread
 
 __all__ = [
     "SHOWN_KEYS",
@@ -346,18 +347,18 @@ def _unread_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[st
     reader would take the concept for never verified or never stale without knowing an
     author meant otherwise (walk QA: ``verified: "yes"`` vanished from a concept's page)."""
     unread = [
-        (key, what)
+        (key, written, what)
         for key, read, what in (
             ("verified", concept.verified, "so the concept counts as unverified"),
             ("stale_after", concept.stale_after, "so the concept is never stale"),
             ("generated", concept.generated, "so who or what generated it is not known"),
         )
-        if frontmatter.get(key) not in (None, "", [], {}) and not read
+        if (written := written_unread(frontmatter, key, read)) is not None
     ]
     return [
-        f"{key.upper()}: written {clip(repr(frontmatter[key]), VALUE_CHARS)}, which okfx "
+        f"{key.upper()}: written {clip(repr(written), VALUE_CHARS)}, which okfx "
         f"cannot read (spec §5); ignored, {what}. okfx validate says why."
-        for key, what in unread
+        for key, written, what in unread
     ]
 
 
