@@ -161,6 +161,12 @@ class Computation:
     receipt: tuple[str, ...]
     attester_resource: str | None
 
+    @property
+    def twice(self) -> bool:
+        """Whether it names a computation file and has a ``# Computation`` block as well:
+        the file is the one bound (spec §10.3 asks to omit the block when it is given)."""
+        return self.computation_path is not None and self.inline is not None
+
 
 class Concept:
     """One concept document (spec §4). Build through :meth:`Bundle.load`."""

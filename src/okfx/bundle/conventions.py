@@ -134,7 +134,7 @@ def _computation(comp: Computation, body: str, body_line: int) -> list[tuple[str
                 line,
             )
         ]
-    if comp.computation_path is not None and comp.inline is not None:
+    if comp.twice:
         return [
             (
                 "computation_twice",

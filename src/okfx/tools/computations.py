@@ -71,14 +71,11 @@ def _gate(box: Toolbox, bound: Bound) -> dict[str, Any]:
         "stale": stale,
         "stale_after": json_value(concept.stale_after),
         "stale_policy": box.computations.stale_policy,
-        "notices": notices(concept, stale) + unread_notices(concept) + _twice(bound),
+        # a body block beside the file it binds is said (AC QA)
+        "notices": notices(concept, stale)
+        + unread_notices(concept)
+        + ([f"TWICE:{TWICE}"] if bound.computation.twice else []),
     }
-
-
-def _twice(bound: Bound) -> list[str]:
-    """A notice when the contract has a body block beside the file it binds (AC QA)."""
-    comp = bound.computation
-    return [f"TWICE:{TWICE}"] if comp.inline is not None and comp.computation_path else []
 
 
 def prepare(box: Toolbox, path: Any, parameters: Any, bundle: Any) -> dict[str, Any]:

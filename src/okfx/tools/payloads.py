@@ -231,7 +231,7 @@ def _parameter(p: Parameter, cut: list[str]) -> dict[str, Any]:
 _CONTRACT_PATHS = ("computation", "executor.resource", "attester.resource")
 
 
-def _computation(c: Computation, cut: list[str], links: Sequence[Link] = ()) -> dict[str, Any]:
+def _computation(c: Computation, cut: list[str], links: Sequence[Link]) -> dict[str, Any]:
     parameters = clip_items(list(c.parameters), ITEMS, "computation.parameters", cut)
     receipt = clip_items(list(c.receipt), ITEMS, "computation.executor.receipt", cut)
     # Where each path field leads, as read_resource takes it (AC QA: './sql/x.sql', as
@@ -250,9 +250,7 @@ def _computation(c: Computation, cut: list[str], links: Sequence[Link] = ()) -> 
     }
     if files:
         contract["files"] = files
-    contract["note"] = _computation_note(c.runtime) + (
-        TWICE if c.inline and c.computation_path else ""
-    )
+    contract["note"] = _computation_note(c.runtime) + (TWICE if c.twice else "")
     return contract
 
 
