@@ -34,13 +34,7 @@ from okfx.search.analyzer import (
     plural_variants,
     split_chunks,
 )
-from okfx.search.bm25f import (
-    ARRAYS,
-    STATUS_MULTIPLIERS,
-    Postings,
-    Stats,
-    build_postings,
-)
+from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
 from okfx.search.cjk import glue_bigram
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
