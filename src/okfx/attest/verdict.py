@@ -8,7 +8,8 @@ for the runtime; it never runs the bundle's own ``attester.resource``. The check
 - ``provenance``: the executed (or compiled) SQL is the binding (:mod:`okfx.attest.compare`);
 - ``parameters``: values the receipt reports are the bound ones (a warning when it keeps
   placeholders and does not say what it bound);
-- ``fidelity``: the value to be displayed is in the receipt's ``result``;
+- ``fidelity``: the value to be displayed is the first cell of the receipt's ``result``
+  (another cell of its first row is a warning naming the column);
 - ``freshness``: the computation is not past ``stale_after`` at ``now`` (a warning, or a
   refusal under ``stale_policy="refuse"``); ``status``: not deprecated or draft;
 - ``source``: for a receipt an agent sent (``sent``), a warning when no attester re-read
@@ -180,6 +181,8 @@ def _provenance(bound: Bound, receipt: Mapping[str, Any]) -> tuple[Check, tuple[
         if other == name or other not in receipt:
             continue
         said = receipt[other]
+        if said == text:
+            continue  # the same text: compared already
         differs = compare(bound, said).difference if isinstance(said, str) else None
         if not isinstance(said, str) or differs is not None:
             why = "is not text" if differs is None else f"differs: {differs.message}"
