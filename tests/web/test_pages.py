@@ -497,11 +497,22 @@ def test_the_token_rule_and_the_host_checks_guard_the_viewer(example: Bundle) ->
     assert (to_login.status_code, to_login.headers["location"]) == (303, "/login")
     assert 'type="password"' in guarded.get("/login").text
     wrong = guarded.post("/login", data={"token": "nope"}, follow_redirects=False)
+    # a wrong token is told so and sets no cookie: a link to /login?token=x cannot
+    # replace a right cookie and sign its user out
+    assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
+    assert "not the one this viewer was started with" in wrong.text
+    linked = guarded.get("/login?token=x", follow_redirects=False)
+    assert linked.status_code == 401 and "set-cookie" not in linked.headers
+    signed = guarded.post("/login", data={"token": "s3cret"}, follow_redirects=False)
+    assert (signed.status_code, signed.headers["location"]) == (303, "/")
     assert (
-        "HttpOnly" in wrong.headers["set-cookie"]
-        and "SameSite=Strict" in wrong.headers["set-cookie"]
+        "HttpOnly" in signed.headers["set-cookie"]
+        and "SameSite=Strict" in signed.headers["set-cookie"]
     )
-    assert guarded.get("/b/knowledge/browse").status_code == 401  # the wrong cookie is kept
+    # a cookie the check refuses (the viewer started again with another token)
+    guarded.cookies.clear()
+    guarded.cookies.set("okfx_token", "old-token")
+    assert guarded.get("/b/knowledge/browse").status_code == 401
     back = guarded.get("/", headers={"accept": "text/html"}, follow_redirects=False)
     assert (back.status_code, back.headers["location"]) == (303, "/login")  # and then
     assert "Max-Age=0" in back.headers["set-cookie"]  # forgotten for a browser

@@ -3,16 +3,19 @@
 A browser cannot add ``Authorization: Bearer`` to a link it follows, so
 :func:`browser_login` lets it hold the token in a cookie instead: ``/login`` shows a
 form (or takes ``?token=`` once, for ``okfx view --open``), answers with an ``HttpOnly``,
-``SameSite=Strict`` cookie and sends the browser on to the overview. Every later request
-that has the cookie and no ``Authorization`` header gets ``Authorization: Bearer
-<cookie>`` added before the wrapped app, which is the bearer check itself
-(``okfx.adapters.mcp.bearer_auth``, applied by the CLI): this module never decides
-whether a token is right. A browser without the cookie is sent to ``/login``, and so is
-one whose cookie the check refused (the cookie is cleared).
+``SameSite=Strict`` cookie and sends the browser on to the overview. A wrong token gets
+the form again and no cookie, so a link to ``/login?token=x`` cannot sign a user out by
+replacing a right cookie. Every later request that has the cookie and no
+``Authorization`` header gets ``Authorization: Bearer <cookie>`` added before the wrapped
+app, which is the bearer check itself (``okfx.adapters.mcp.bearer_auth``, applied by the
+CLI). A browser without the cookie is sent to ``/login``, and so is one whose cookie the
+check refused (a viewer started again with another token; the cookie is cleared).
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from urllib.parse import parse_qs, quote, unquote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -24,15 +27,20 @@ __all__ = ["COOKIE", "LOGIN_PATH", "browser_login"]
 COOKIE = "okfx_token"
 LOGIN_PATH = "/login"
 MAX_FORM_BYTES = 8192
-_FORM = b"""<!doctype html>
+_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign in - okfx</title>
 <link rel="stylesheet" href="/static/style.css"></head>
 <body><main id="main"><h1>okfx viewer</h1>
 <p>This viewer is served off loopback and needs its token (the one given to
 <code>okfx view --token</code> or set in <code>OKFX_TOKEN</code>).</p>
-<form method="post" action="/login"><label>Token <input name="token" type="password"
+%s<form method="post" action="/login"><label>Token <input name="token" type="password"
 autocomplete="current-password" autofocus required></label> <button type="submit">Open</button>
 </form></main></body></html>"""
+_FORM = (_PAGE % "").encode()
+_WRONG = (
+    _PAGE % '<p role="alert"><strong>That token is not the one this viewer was started with.'
+    "</strong></p>\n"
+).encode()
 
 
 def _cookie_token(headers: dict[bytes, bytes]) -> str | None:
@@ -86,22 +94,32 @@ def _back_to_login(send: Send) -> Send:
     return relay
 
 
-def browser_login(app: ASGIApp) -> ASGIApp:
-    """Wrap ``app`` (a bearer-token check in front of the viewer) so a browser can sign
-    in once and carry the token in a cookie."""
+def _digest(value: str) -> bytes:
+    return hashlib.sha256(value.encode("utf-8", "replace")).digest()
+
+
+def browser_login(app: ASGIApp, token: str) -> ASGIApp:
+    """Wrap ``app`` (a bearer-token check for ``token`` in front of the viewer) so a
+    browser can sign in once and carry the token in a cookie."""
+    expected = _digest(token)
 
     async def login(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] == "POST":
-            token = await _form_token(receive)
+            given = await _form_token(receive)
         elif scope["method"] in ("GET", "HEAD"):
-            token = (parse_qs(scope.get("query_string", b"").decode()).get("token") or [None])[0]
+            given = (parse_qs(scope.get("query_string", b"").decode()).get("token") or [None])[0]
         else:
             await _answer(send, 405, [(b"allow", b"GET, POST")], b"")
             return
-        if not token:
-            await _answer(send, 200, [(b"content-type", b"text/html; charset=utf-8")], _FORM)
+        html = [(b"content-type", b"text/html; charset=utf-8")]
+        if not given:
+            await _answer(send, 200, html, _FORM)
             return
-        cookie = f"{COOKIE}={quote(token, safe='')}; HttpOnly; SameSite=Strict; Path=/"
+        # compared as digests, in constant time, as the bearer check compares them
+        if not hmac.compare_digest(_digest(given), expected):
+            await _answer(send, 401, html, _WRONG)
+            return
+        cookie = f"{COOKIE}={quote(given, safe='')}; HttpOnly; SameSite=Strict; Path=/"
         await _answer(send, 303, [(b"location", b"/"), (b"set-cookie", cookie.encode())], b"")
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
