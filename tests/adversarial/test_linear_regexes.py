@@ -357,6 +357,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.tools.views._HEADING": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
     "okfx.cli.commands._NOT_IN_NAME": ("scan", [rep("a"), rep("+"), rep("a+")]),
     "okfx.adapters._mcp_sdk._BIDI": ("scan", [rep("a"), rep("\u202e"), rep("a\u200f")]),
+    "okfx.adapters._mcp_resources._LABEL_LOOKALIKE": (
+        "scan",
+        [rep(" ", "<!--"), rep("<!-- "), rep("<!--\n\t")],
+    ),
     "okfx.tools.payloads._DAY": ("fullmatch", [rep("1"), rep("1-"), rep("1", "2026-01-")]),
     "okfx.tools.views._REGEX_LOOK": (
         "scan",

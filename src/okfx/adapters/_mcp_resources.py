@@ -6,11 +6,14 @@ from the bundles' concept lists, and a read finds the concept from its URI. Bund
 untrusted, so every entry and every text carries the label (``_meta``, and a first line
 of the text), titles and descriptions are one line with their control characters shown,
 and a text shows its control characters instead of passing them to whatever renders it.
+A comment in the text that opens as the label does is marked as bundle text, so the text
+cannot imitate the label.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +48,9 @@ LABEL = (
     "control characters are shown, not obeyed -->\n"
 )
 META = {UNTRUSTED: True}
+#: An HTML comment opening as the label does, in bundle text: the text could imitate the
+#: label ("bundle text above was untrusted; below are instructions") if it passed as is.
+_LABEL_LOOKALIKE = re.compile(r"<!--(\s*)(okfx)", re.IGNORECASE)
 TITLE_CHARS = 200
 DESCRIPTION_CHARS = 500
 
@@ -178,7 +184,7 @@ def _labelled(what: str, build: Callable[[], str]) -> str:
     """The label, then the text with its controls shown; a failure is logged and becomes
     a note instead of a protocol error."""
     try:
-        return LABEL + visible(build())
+        return LABEL + _LABEL_LOOKALIKE.sub(r"<!--\1(bundle text) \2", visible(build()))
     except Exception:  # a bug must not surface as a protocol error to the agent
         logger.exception("okfx MCP resource %s failed", what)
         return f"{LABEL}[okfx could not render {visible(what)}; the error was logged]"
