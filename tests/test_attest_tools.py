@@ -244,3 +244,24 @@ def test_a_contract_with_a_file_and_a_block_says_which_binds(make_bundle: Any) -
     assert any(n.startswith("TWICE:") for n in bound["gate"]["notices"])
     read = box.read_concept(path="c/both")
     assert "the file is the sanctioned computation" in read["computation"]["note"]
+
+
+def test_a_contract_with_two_blocks_says_the_first_binds(make_bundle: Any) -> None:
+    """A second fenced block under '# Computation' was taken silently (AC QA)."""
+    root = make_bundle(
+        {
+            "c/two.md": "---\ntype: Attested Computation\nruntime: duckdb\n---\n\n"
+            "# Computation\n\n```sql\nSELECT 1\n```\n\nOr:\n\n```sql\nSELECT 999\n```\n",
+            "c/one.md": "---\ntype: Attested Computation\nruntime: duckdb\n---\n\n"
+            "# Computation\n\n```sql\nSELECT 1\n```\n\n# Example\n\n```sql\nSELECT 2\n```\n",
+        }
+    )
+    box = Toolbox(Bundle.load(root))
+    bound = box.prepare_computation(path="c/two", parameters={})
+    assert bound["sql"] == "SELECT 1\n"
+    assert [n for n in bound["gate"]["notices"] if n.startswith("SECOND_BLOCK:")]
+    read = box.read_concept(path="c/two")
+    assert "the first is the sanctioned computation" in read["computation"]["note"]
+    one = box.prepare_computation(path="c/one", parameters={})
+    assert not [n for n in one["gate"]["notices"] if n.startswith(("SECOND_BLOCK", "TWICE"))]
+    assert "sanctioned" not in box.read_concept(path="c/one")["computation"]["note"]

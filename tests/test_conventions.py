@@ -100,6 +100,11 @@ def test_an_attested_computation_needs_exactly_one_computation(make_bundle: Make
             "fenced.md": "---\n" + AC + "---\n# Computation\n\n```sql\nSELECT 1\n```\n",
             "file.md": "---\n" + AC + "computation: q.sql\n---\n# Computation\n\nSee the file.\n",
             "both.md": "---\n" + AC + "computation: q.sql\n---\n" + SQL,
+            "two.md": "---\n" + AC + "---\n# Computation\n\n```sql\nSELECT 1\n```\n\n"
+            "Or, by week:\n\n```sql\n-- weekly\nSELECT 2\n```\n\n"
+            "# Notes\n\n```sql\nSELECT 3\n```\n",
+            "after.md": "---\n" + AC + "---\n# Computation\n\n```sql\nSELECT 1\n```\n\n"
+            "# Example\n\n```sql\nSELECT 2\n```\n",
             "q.sql": "SELECT 1\n",
             "metric.md": concept(runtime="bigquery"),  # not an Attested Computation
         }
@@ -112,6 +117,14 @@ def test_an_attested_computation_needs_exactly_one_computation(make_bundle: Make
     [twice] = _found(bundle, "computation_twice")
     assert twice.path == "/both.md" and "'q.sql'" in twice.message
     assert _line_of(root, twice) == "# Computation"
+    # two blocks in the section: the second is named at its line; one in a later
+    # section is not under the heading
+    [blocks] = _found(bundle, "computation_blocks")
+    assert blocks.path == "/two.md" and "binds the first" in blocks.message
+    lines = (root / "two.md").read_text().splitlines()
+    assert problem_line(blocks) == lines.index("-- weekly")  # the second fence's line
+    two = bundle.concept("two").computation
+    assert two is not None and two.inline == "SELECT 1\n"
     assert validate(bundle).conformant
 
 

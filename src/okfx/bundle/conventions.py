@@ -18,7 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from okfx.bundle.fields import STATUSES, computation_heading, kind_of
+from okfx.bundle.fields import (
+    STATUSES,
+    computation_heading,
+    kind_of,
+    second_computation_block,
+)
 from okfx.bundle.keylines import KeyLines
 from okfx.model import Computation, Source, UsageWindow
 
@@ -142,6 +147,17 @@ def _computation(comp: Computation, body: str, body_line: int) -> list[tuple[str
                 "code block under '# Computation' as well: spec §10.3 asks to omit the body "
                 "block when the file is given; okfx binds the file",
                 line,
+            )
+        ]
+    second = second_computation_block(body) if comp.inline is not None else None
+    if second is not None:
+        return [
+            (
+                "computation_blocks",
+                "the body has more than one fenced code block under '# Computation': spec "
+                "§10.3 asks for a single block; okfx binds the first, so move or remove "
+                "this one",
+                body_line + body.count("\n", 0, second),
             )
         ]
     return []

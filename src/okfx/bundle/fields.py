@@ -9,6 +9,7 @@ path of the frontmatter value the problem is on (``sources[0].author``), which
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
 
@@ -16,7 +17,14 @@ from okfx.bundle.links import lines_outside_code
 from okfx.model import Computation, Generated, Parameter, Source, UsageWindow, Verification
 from okfx.trust import is_valid_actor, parse_instant
 
-__all__ = ["STATUSES", "FieldReport", "computation_heading", "kind_of", "normalize"]
+__all__ = [
+    "STATUSES",
+    "FieldReport",
+    "computation_heading",
+    "kind_of",
+    "normalize",
+    "second_computation_block",
+]
 
 STATUSES = ("draft", "stable", "deprecated")
 FieldReport = list[tuple[str, str, str]]  # code, message, key path
@@ -336,42 +344,90 @@ def computation_heading(body: str) -> int | None:
 
 
 def _inline_computation(body: str) -> tuple[str | None, str | None]:
-    """The first code block under a ``# Computation`` heading (fenced or indented).
+    """The first code block under a ``# Computation`` heading (fenced or indented)."""
+    first = next(_computation_blocks(body), None)
+    if first is None or not first[1]:
+        return None, None
+    return first[1], None if first[2] is _INDENTED else first[2]
+
+
+def second_computation_block(body: str) -> int | None:
+    """Where a second fenced block under the ``# Computation`` heading starts (an offset
+    in ``body``), or ``None``: spec §10.3 asks for a single block, and okfx binds the
+    first."""
+    blocks = _computation_blocks(body)
+    if next(blocks, None) is None:
+        return None
+    later = next((block for block in blocks if block[2] is not _INDENTED), None)
+    return None if later is None else later[0]
+
+
+#: The language of an indented block (which has none), told apart from a fence's.
+_INDENTED: Any = object()
+
+
+def _computation_blocks(body: str) -> Iterator[tuple[int, str, str | None]]:
+    """The code blocks of the section under the body's ``# Computation`` heading, each as
+    (offset of its first line, code (``""`` when blank), fence language or ``None``;
+    :data:`_INDENTED` for an indented block), until a heading of its level or above
+    outside a fence.
 
     Scanned line by line so a ``#`` line inside the fence (a SQL or Python comment) is
     code, not the next heading.
     """
     heading = _computation_heading(body)
     if heading is None:
-        return None, None
+        return
     level = len(heading.group(1))
+    offset = body.find("\n", heading.end())
+    if offset < 0:
+        return
+    offset += 1
     fence: str | None = None
     language: str | None = None
     code: list[str] = []
-    for line in body[heading.end() :].split("\n")[1:]:
+    start = offset
+    for line in body[offset:].split("\n"):
+        here, offset = offset, offset + len(line) + 1
         if fence is not None:
             close = _FENCE_CLOSE.match(line)
             if close and close.group(1)[0] == fence[0] and len(close.group(1)) >= len(fence):
-                break
+                yield from _block(start, code, language)
+                fence, code = None, []
+                continue
             code.append(line)
             continue
         opening = _FENCE_OPEN.match(line)
         if opening and not code:
-            fence, language = opening.group(1), opening.group(2) or None
+            fence, language, start = opening.group(1), opening.group(2) or None, here
             continue
         if line.startswith(("    ", "\t")):
+            if not code:
+                start, language = here, _INDENTED
             code.append(line[4:] if line.startswith("    ") else line[1:])
             continue
         if code and not line.strip():
             code.append("")
             continue
         if code:
-            break
+            yield from _block(start, code, language)
+            code = []
+            opening = _FENCE_OPEN.match(line)
+            if opening:
+                fence, language, start = opening.group(1), opening.group(2) or None, here
+                continue
         nxt = _HEADING.match(line)
         if nxt and len(nxt.group(1)) <= level:
-            break
+            return
+    if fence is not None or code:  # a fence left open holds the rest of the body
+        yield from _block(start, code, language)
+
+
+def _block(
+    start: int, code: list[str], language: str | None
+) -> Iterator[tuple[int, str, str | None]]:
     text = "\n".join(code).strip("\n")
-    return (text + "\n", language) if text else (None, None)
+    yield start, text + "\n" if text else "", language
 
 
 def _path_field(value: Any, name: str, report: FieldReport) -> str | None:

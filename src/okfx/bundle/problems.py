@@ -97,6 +97,8 @@ EXPLANATIONS: dict[str, str] = {
     "and no 'computation' file (§10.3); it cannot be bound",
     "computation_twice": "an Attested Computation names a 'computation' file and has a code "
     "block under '# Computation' too; §10.3 asks for one; okfx binds the file",
+    "computation_blocks": "an Attested Computation has more than one fenced code block under "
+    "'# Computation'; §10.3 asks for a single block; okfx binds the first",
     "receipt_not_list": "executor.receipt is not a list of field names (§10.2); ignored",
     "unbindable_computation": "okfx cannot bind this SQL Attested Computation for any value "
     "(a placeholder its parameters do not declare, SQL okfx cannot read, a parameter type "

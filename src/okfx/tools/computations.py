@@ -19,7 +19,7 @@ from okfx.attest.verdict import NO_VALUE, attest
 from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, TooLarge
 from okfx.tools.manager import KnowledgeManager
-from okfx.tools.payloads import TWICE, UNTRUSTED, notices, unread_notices
+from okfx.tools.payloads import UNTRUSTED, contract_warning, notices, unread_notices
 from okfx.tools.views import EVENT, located
 
 __all__ = ["MAX_RECEIPT_CHARS", "check", "prepare", "run"]
@@ -71,11 +71,16 @@ def _gate(box: Toolbox, bound: Bound) -> dict[str, Any]:
         "stale": stale,
         "stale_after": json_value(concept.stale_after),
         "stale_policy": box.computations.stale_policy,
-        # a body block beside the file it binds is said (AC QA)
-        "notices": notices(concept, stale)
-        + unread_notices(concept)
-        + ([f"TWICE:{TWICE}"] if bound.computation.twice else []),
+        # a body block beside the file it binds, or a second block, is said (AC QA)
+        "notices": notices(concept, stale) + unread_notices(concept) + _code_notice(bound),
     }
+
+
+def _code_notice(bound: Bound) -> list[str]:
+    warning = contract_warning(bound.computation, bound.concept.body)
+    if not warning:
+        return []
+    return [f"{'TWICE' if bound.computation.twice else 'SECOND_BLOCK'}:{warning}"]
 
 
 def prepare(box: Toolbox, path: Any, parameters: Any, bundle: Any) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from okfx.attest.sqltext import dialect_for
-from okfx.bundle.fields import source_resource
+from okfx.bundle.fields import second_computation_block, source_resource
 from okfx.bundle.idlinks import UnresolvedId
 from okfx.errors import NotFound, OKFError
 from okfx.model import Computation, Concept, Generated, Link, Parameter, Source
@@ -231,7 +231,9 @@ def _parameter(p: Parameter, cut: list[str]) -> dict[str, Any]:
 _CONTRACT_PATHS = ("computation", "executor.resource", "attester.resource")
 
 
-def _computation(c: Computation, cut: list[str], links: Sequence[Link]) -> dict[str, Any]:
+def _computation(
+    c: Computation, cut: list[str], links: Sequence[Link], body: str
+) -> dict[str, Any]:
     parameters = clip_items(list(c.parameters), ITEMS, "computation.parameters", cut)
     receipt = clip_items(list(c.receipt), ITEMS, "computation.executor.receipt", cut)
     # Where each path field leads, as read_resource takes it (AC QA: './sql/x.sql', as
@@ -250,14 +252,29 @@ def _computation(c: Computation, cut: list[str], links: Sequence[Link]) -> dict[
     }
     if files:
         contract["files"] = files
-    contract["note"] = _computation_note(c.runtime) + (TWICE if c.twice else "")
+    contract["note"] = _computation_note(c.runtime) + contract_warning(c, body)
     return contract
+
+
+def contract_warning(c: Computation, body: str) -> str:
+    """What a contract's note adds when the body holds code that is not the computation
+    bound: a block beside the file (:data:`TWICE`), a second block (:data:`SECOND`)."""
+    if c.twice:
+        return TWICE
+    if c.inline is not None and second_computation_block(body) is not None:
+        return SECOND
+    return ""
 
 
 #: A contract with both a computation file and a body block: which one binds (AC QA).
 TWICE = (
     " It names a computation file and its body has a '# Computation' block as well: the "
     "file is the sanctioned computation, the block is not."
+)
+#: A contract with two fenced blocks under '# Computation' (spec §10.3 asks for one).
+SECOND = (
+    " Its '# Computation' section holds more than one code block: the first is the "
+    "sanctioned computation, the others are not."
 )
 
 
@@ -309,7 +326,7 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
             ],
             "computation": None
             if concept.computation is None
-            else _computation(concept.computation, cut, concept.links),
+            else _computation(concept.computation, cut, concept.links, concept.body),
             "notices": notices(concept, stale)
             + _status_as_written(concept, frontmatter)
             + _unread_as_written(concept, frontmatter),
