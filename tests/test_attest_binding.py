@@ -118,6 +118,19 @@ def test_a_huge_number_is_refused_as_one_not_a_crash() -> None:
         check_values(declared, {"n": 1, "d": "2024-02-30"})
 
 
+def test_a_timestamp_finer_than_a_microsecond_is_refused_not_cut() -> None:
+    """Nanoseconds were cut silently, binding another instant than the one sent (AC QA)."""
+    declared = (Parameter("t", "timestamp", True),)
+    with pytest.raises(InvalidParameter, match="finer than a microsecond"):
+        check_values(declared, {"t": "2026-10-05T12:00:00.123456789Z"})
+    for text, micro in [
+        ("2026-10-05T12:00:00.123456Z", 123456),
+        ("2026-10-05T12:00:00.123456000+00:00", 123456),  # zeros past the sixth cut nothing
+        ("2026-10-05T12:00:00.5Z", 500000),
+    ]:
+        assert check_values(declared, {"t": text})["t"].microsecond == micro
+
+
 def test_a_bound_breach_shows_a_date_as_written() -> None:
     declared = (Parameter("d", "date", True, minimum="2025-01-01"),)
     with pytest.raises(InvalidParameter) as caught:

@@ -107,6 +107,7 @@ def test_attest_reads_the_receipt_from_stdin_and_rejects_bad_json(kb: str) -> No
     ("args", "stdin", "said"),
     [
         (["--receipt", "-"], "{not json", "the receipt - is not JSON"),
+        (["--receipt", "-"], '{"result": [NaN]}', "NaN is not a JSON value"),
         (["--receipt", "/no/such/receipt.json"], None, "cannot read the receipt"),
         (["--receipt", "-", "--now", "garbage"], "{}", "'garbage' is not a valid ISO 8601"),
     ],

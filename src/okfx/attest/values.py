@@ -124,6 +124,8 @@ def _refuse(name: str, kind: str, value: Any) -> InvalidParameter:
         why = "got a string holding a NUL character"
     elif kind == "date" and isinstance(value, str) and _date_shaped(value):
         why = f"{shown} is written so but names no day of the calendar"
+    elif kind == "timestamp" and isinstance(value, str) and _finer_than_microseconds(value):
+        why = f"{shown} is finer than a microsecond, which okfx would cut: round it to 6 digits"
     return InvalidParameter(
         f"parameter {name!r} must be {_EXPECTED[kind]}; {why}", parameter=name, expected=kind
     )
@@ -156,9 +158,21 @@ def check_value(name: str, kind: str, value: Any) -> Any:
         if kind == "string":
             return value
         parsed = parse_date(value) if kind == "date" else parse_timestamp(value)
-        if parsed is not None:
+        if parsed is not None and not (kind == "timestamp" and _finer_than_microseconds(value)):
             return parsed
     raise _refuse(name, kind, value)
+
+
+def _finer_than_microseconds(text: str) -> bool:
+    """Whether a timestamp's fraction of a second has a non-zero digit past the sixth,
+    which the instant okfx binds (microseconds) would cut (AC QA: nanoseconds dropped)."""
+    dot = text.find(".", text.find(":"))
+    if dot < 0:
+        return False
+    end = dot + 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    return text[dot + 7 : end].strip("0") != ""
 
 
 def check_values(

@@ -140,11 +140,16 @@ def _receipt(source: str) -> Any:
             "JSON file, or - for standard input"
         ) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_not_json)
     except ValueError as exc:
         raise InvalidArgument(
             f"the receipt {source} is not JSON ({exc}): give the receipt the run wrote"
         ) from None
+
+
+def _not_json(name: str) -> Any:
+    """``NaN`` and ``Infinity``, which Python's reader takes and JSON does not have."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _instant(text: str | None) -> datetime | None:
