@@ -102,7 +102,7 @@ def test_each_reason_a_computation_cannot_bind_is_named(bundle: Bundle) -> None:
             "/unused.md",
             "unused_parameter",
             "parameter 'year' is declared but its '# Computation' block never uses it "
-            "(written $year in redshift SQL)",
+            "(written $year in redshift SQL) (line 5)",
         ),
     }
     assert found == expected

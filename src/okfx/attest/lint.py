@@ -129,14 +129,16 @@ def _problems(bundle: Bundle, concept: Concept) -> Iterable[Problem]:
             )
             yield Problem(path, UNBINDABLE, in_file(message, at))
     prefix = "@" if "@" in dialect.param_prefixes else "$"
-    for parameter in comp.parameters:
+    for i, parameter in enumerate(comp.parameters):
         if parameter.name.casefold() not in used:
-            yield Problem(
-                path,
-                UNUSED,
+            lines = lines or _key_lines(bundle, concept)
+            message = (
                 f"parameter {parameter.name!r} is declared but {where} never uses it "
-                f"(written {prefix}{parameter.name} in {comp.runtime} SQL)",
+                f"(written {prefix}{parameter.name} in {comp.runtime} SQL)"
             )
+            # at its declaration, for an editor or a CI annotation (validate QA)
+            line = lines.line(f"parameters[{i}]") if lines else None
+            yield Problem(path, UNUSED, with_line(message, line))
 
 
 def _block_line(concept: Concept, sql: str) -> int | None:
