@@ -96,7 +96,19 @@ def test_entries_before_any_date_heading_are_read_and_reported(make_bundle: Make
     [problem] = report.errors
     assert problem.code == "log_ungrouped" and problem.message.startswith("4 log entries")
     assert problem_line(problem) == 3  # the first bullet
+    # two days: one heading above them all would misdate half (validate QA)
+    assert "they start with 2 dates (2026-07-02, 2026-07-15): put each day's" in problem.message
     assert not [p for p in report.warnings if p.code == "log_order"]  # newest first
+    one_day = "# Log\n\n2026-07-07 - bundle created\n\n- added a.md\n"
+    [alone] = validate(Bundle.load(make_bundle({"a.md": concept(), "log.md": one_day}))).errors
+    assert alone.code == "log_ungrouped"
+    assert "line 3 starts with 2026-07-07: make it the heading '## 2026-07-07'" in alone.message
+    dated = "# Log\n\n- 2026-07-07 added a.md\n"
+    [one] = validate(Bundle.load(make_bundle({"a.md": concept(), "log.md": dated}))).errors
+    assert "they start with 2026-07-07: add '## 2026-07-07' above them" in one.message
+    undated = "# Log\n\n- added a.md\n"
+    [none] = validate(Bundle.load(make_bundle({"a.md": concept(), "log.md": undated}))).errors
+    assert none.message.endswith("headings; add one above them (line 3)")
 
 
 def test_a_log_grouped_under_date_headings_has_no_ungrouped_entries(

@@ -708,9 +708,23 @@ class DocumentParser:
             self.warn(path, code, message)
         if ungrouped:
             are = "entry stands" if ungrouped == 1 else "entries stand"
+            # the days their text starts with, so the fix fits the file (validate QA:
+            # one heading over entries of two days would misdate half)
+            days = sorted({e.date for e in entries if not e.heading and e.date is not None})
+            if len(days) > 1:
+                shown = ", ".join(d.isoformat() for d in days[:3]) + (", ..." if days[3:] else "")
+                fix = (
+                    f"they start with {len(days)} dates ({shown}): put each day's entries "
+                    "under its own heading"
+                )
+            elif days:
+                written = days[0].isoformat()
+                fix = f"they start with {written}: add '## {written}' above them"
+            else:
+                fix = _date_paragraph(body, body_line, first) or "add one above them"
             message = (
                 f"{ungrouped} log {are} before any date heading: spec §9 groups a log's "
-                "entries under '## YYYY-MM-DD' headings; add one above them"
+                f"entries under '## YYYY-MM-DD' headings; {fix}"
             )
             line = None if first is None else body_line + first
             self.warn(path, "log_ungrouped", with_line(message, line))
@@ -774,3 +788,17 @@ def _misspelt_type(name: str) -> bool:
     if not 3 <= len(name) <= 5 or name == "type":
         return False
     return SequenceMatcher(None, name.lower(), "type").ratio() >= 0.75
+
+
+def _date_paragraph(body: str, body_line: int, first: int | None) -> str | None:
+    """The fix for entries under a date written as a paragraph above them (``2026-07-07 —
+    bundle created``, validate QA), or ``None`` when no line above them starts with one."""
+    above = body.split("\n")[: first or 0]
+    for i in range(len(above) - 1, -1, -1):
+        day = leading_date(above[i].strip())
+        if day is not None:
+            return (
+                f"line {body_line + i} starts with {day.isoformat()}: make it the heading "
+                f"'## {day.isoformat()}'"
+            )
+    return None
