@@ -284,6 +284,35 @@ def test_path_valued_frontmatter_fields_are_labelled_edges(make_bundle: MakeBund
     }
 
 
+def test_a_bare_source_resource_is_a_path_only_when_it_names_a_file(
+    make_bundle: MakeBundle,
+) -> None:
+    """The spec's Appendix A writes a dashboard as ``resource: dashboards/exec-revenue``:
+    a scope, which validate --strict reported as a broken link (validate QA)."""
+    text = (
+        "---\ntype: Metric\nsources:\n  - resource: dashboards/exec-revenue\n"
+        "  - resource: tables/t\n  - resource: reports/q3.csv\n  - resource: refs/a.md\n"
+        "  - resource: tables/sub\n---\n"
+    )
+    root = make_bundle(
+        {
+            "m.md": text,
+            "tables/t": "a file with no extension",
+            "tables/sub/index.md": "# Sub\n",
+            "refs/a.md": concept(),
+        }
+    )
+    bundle = Bundle.load(root)
+    links = {(k.field, k.target, k.exists) for k in bundle.concept("m").links}
+    assert links == {
+        ("sources[1].resource", "/tables/t", True),  # leads to a file: a path
+        ("sources[2].resource", "/reports/q3.csv", False),  # names a file: a broken path
+        ("sources[3].resource", "/refs/a.md", True),
+        ("sources[4].resource", "/tables/sub/index.md", True),  # a folder with an index
+    }
+    assert [w.code for w in bundle.warnings] == ["broken_link"]  # q3.csv, not the dashboard
+
+
 def test_computation_contract_inline_and_file(make_bundle: MakeBundle) -> None:
     inline = (
         "---\ntype: Attested Computation\nruntime: bigquery\n"

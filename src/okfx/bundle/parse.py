@@ -192,9 +192,19 @@ def producer_ids(data: dict[Any, Any]) -> list[tuple[str, str]]:
     return ids
 
 
-def _looks_like_path(value: str) -> bool:
-    """A ``sources[].resource`` may be a scope descriptor (spec §5.1), not a path."""
-    return not _WS.search(value) and ("/" in value or value.endswith(".md"))
+def _looks_like_path(value: str) -> bool | None:
+    """Whether a ``sources[].resource`` is a path, for it may be a scope descriptor (spec
+    §5.1): ``True`` for one written as §6.2 writes a path (``/``, ``./``, ``../``) or
+    naming a file (``reports/q3.csv``, ``x.md``), ``False`` for one with spaces or no
+    ``/``, and ``None`` for a bare ``dashboards/exec-revenue`` (spec Appendix A's
+    dashboard): a path only if it leads to a file of the bundle."""
+    if _WS.search(value):
+        return False
+    if value.startswith(("/", "./", "../")) or value.endswith(".md"):
+        return True
+    if "/" not in value:
+        return False
+    return True if "." in value.rstrip("/").rpartition("/")[2].lstrip(".") else None
 
 
 class DocumentParser:
@@ -251,6 +261,14 @@ class DocumentParser:
         if target is None:
             return None
         return self._link(path, target, href, text, field, line)
+
+    def _leads_to_a_file(self, href: str, path: str) -> bool:
+        """Whether ``href``, read as a path from the document at ``path``, is a file."""
+        try:
+            target = self.resolver.resolve(href, parent_dir(path), frontmatter=True)
+        except UnsafePath:
+            return False
+        return target is not None and self.resolver.known(target) is not None
 
     def _link(self, path: str, target: str, href: str, text: str, field: str, line: int) -> Link:
         """The edge to a resolved ``target``; reports it when the file does not exist."""
@@ -367,7 +385,12 @@ class DocumentParser:
             refs.append(("resource", resource))
         places = source_places(written) if values["sources"] else []
         for i, source in enumerate(values["sources"]):
-            if not self.resolver.is_external(source.resource) and _looks_like_path(source.resource):
+            if self.resolver.is_external(source.resource):
+                continue
+            is_path = _looks_like_path(source.resource)
+            if is_path is None:
+                is_path = self._leads_to_a_file(source.resource, path)
+            if is_path:
                 # Named by its place as written (the entries skipped before it counted),
                 # as warnings and extensions name it, and its line is that entry's.
                 field = f"sources[{places[i] if i < len(places) else i}].resource"
