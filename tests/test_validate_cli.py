@@ -250,6 +250,19 @@ def test_files_that_are_no_concept_in_one_folder_are_noted_with_the_exclude_to_t
     assert excluded.conformant and excluded.notes == ()
     spread = {f"d{i}/x.md": "---\ntitle: t\n---\n" for i in range(12)}
     assert validate(Bundle.load(make_bundle({"a.md": concept(), **spread}))).notes == ()
+    # split over two folders (the vault bundle: /news/ and /inbox/, validate QA)
+    two = {
+        **{f"news/twitter/p{i}.md": "---\ntitle: t\n---\n" for i in range(14)},
+        **{f"inbox/done/p{i}.md": "# no frontmatter\n" for i in range(11)},
+        "notes/loose.md": "# no frontmatter\n",
+    }
+    root = make_bundle({"a.md": concept(), **two})
+    assert validate(Bundle.load(root)).notes == (
+        "25 of the 26 files that are no concept are under /news/ (14) and /inbox/ (11): give "
+        "each a 'type', or leave the folders out with --exclude news/ --exclude inbox/",
+    )
+    excluded = validate(Bundle.load(root, exclude=["news/", "inbox/", "notes/"]))
+    assert excluded.conformant
 
 
 def test_a_repository_root_above_the_bundle_is_noted_with_the_folder_to_load(
