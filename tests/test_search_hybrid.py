@@ -692,3 +692,34 @@ def test_a_query_of_no_letter_or_digit_finds_nothing_by_meaning_either(tmp_path,
     index = ranker(tmp_path)
     results = index.search(query, now=NOW)
     assert list(results) == [] and results.notice == "The query has no searchable words."
+
+
+def test_copies_of_a_page_in_release_folders_share_the_embeddings_similarity(tmp_path):
+    """Hybrid showed the 3.8 copy of a page where 3.13 exists: scaled over the
+    candidates, a cosine a little lower made the newest copy score 6% under the oldest
+    (agent QA, ScalarDB bundle). Copies take their family's best similarity, so the
+    words and the version decide which is shown; they also fill one slot of the
+    embedding's candidates, not one each."""
+    copies = [
+        FakeConcept("/docs/3.8/users.md", title="Users", body="Reputation reputation reputation."),
+        FakeConcept("/docs/3.9/users.md", title="Users", body="Reputation reputation. Teams."),
+        FakeConcept("/docs/3.13/users.md", title="Users", body="Reputation. Teams. Groups."),
+        FakeConcept("/tables/comments.md", title="Comments", body="Comment text."),
+    ]
+    index = ranker(tmp_path, concepts=copies)
+    results = index.search("karma", now=NOW)  # no word of it: found by meaning alone
+    scores = {hit.path: hit.score for hit in results if hit.path.startswith("/docs/")}
+    assert len(scores) == 3 and len(set(scores.values())) == 1
+    embedder = index.ranker.state.embedder  # the copies do differ in meaning
+    cosines = embedder.embed(["karma", *(c.body for c in copies[:3])])
+    assert (
+        len({round(float(cosines[0] @ row) / float(row @ row) ** 0.5, 3) for row in cosines[1:]})
+        == 3
+    )
+    # the tied copies come newest first, so a list cut among them keeps the newest
+    assert [hit.path for hit in index.search("karma", limit=1, now=NOW)] == ["/docs/3.13/users.md"]
+    from okfx.search.versions import fold_versions
+
+    (shown,) = fold_versions([hit.to_dict() for hit in results if hit.path.startswith("/docs/")])
+    assert shown["path"] == "/docs/3.13/users.md"
+    assert shown["other_versions"] == ["/docs/3.9/users.md", "/docs/3.8/users.md"]

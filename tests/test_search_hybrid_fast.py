@@ -33,6 +33,7 @@ from okfx.search.vectors import (  # noqa: E402
     nearest,
     products,
 )
+from okfx.search.versions import release_family, version_key  # noqa: E402
 from test_search_hybrid import ToyEmbedder  # noqa: E402
 
 WORDS = [f"w{i}" for i in range(40)] + ["karma", "reputation", "users", "table", "billing"]
@@ -44,9 +45,21 @@ def corpus(seed: int, n: int = 150) -> list[FakeConcept]:
     def text(size: int) -> str:
         return " ".join(rng.choice(WORDS) for _ in range(size))
 
+    # some pages kept once per release (/guides/3.1/c4.md, /guides/3.2/c4.md): copies
+    # of one page share the embedding's slot and similarity
+    used: set[str] = set()
+
+    def path(i: int) -> str:
+        folder = rng.choice(["tables", "metrics", "guides"])
+        copy = f"/{folder}/{rng.choice(['3.1', '3.2', '3.10'])}/c{i % 12}.md"
+        if rng.random() < 0.3 and copy not in used:
+            used.add(copy)
+            return copy
+        return f"/{folder}/c{i}.md"
+
     return [
         FakeConcept(
-            f"/{rng.choice(['tables', 'metrics', 'guides'])}/c{i}.md",
+            path(i),
             title=text(rng.randint(1, 3)),
             description=text(rng.randint(0, 5)),
             body=text(rng.choice([4, 30, 160, 700])),  # up to four chunks
@@ -95,22 +108,45 @@ def reference(ranker: HybridRanker, query: str, limit: int, **filters):
             value[at, doc] = blended * np.float32(STATUS_MULTIPLIERS.get(concept.status, 1.0))
             concept_of[at, doc] = (bundle, concept)
     ordered = sorted(value, key=lambda key: (-value[key], key))[: 4 * CANDIDATES]
-    dense, hidden_dense = {}, []
+
+    def page(path: str) -> object:  # the copies of a page in release folders are one
+        family = release_family(path)
+        return path if family is None else family
+
+    dense, hidden_dense, pages = {}, [], []
     for key in ordered:
         verdict = spec.reason(*concept_of[key])
+        path = concept_of[key][1].path
         if verdict is not None:
             hidden_dense.append((float(value[key]), verdict))
-        elif len(dense) < CANDIDATES:
-            dense[concept_of[key][1].path] = float(value[key])
+        elif page(path) in pages or len(pages) < CANDIDATES:
+            dense[path] = float(value[key])
+            pages += [] if page(path) in pages else [page(path)]
     paths = {concept.path: key for key, (_, concept) in concept_of.items()}
-    low, high = (min(dense.values()), max(dense.values())) if dense else (0.0, 1.0)
+    firsts = {}  # each page's best value sets the scale
+    for path, v in dense.items():
+        firsts[page(path)] = max(v, firsts.get(page(path), v))
+    low, high = (min(firsts.values()), max(firsts.values())) if dense else (0.0, 1.0)
     spread = max(high - low, 1e-6)
+    similar = {path: dense.get(path, float(value[paths[path]])) for path in lex.keys() | dense}
+    best_copy = {}
+    for path, v in similar.items():
+        if release_family(path) is not None:
+            best_copy[page(path)] = max(v, best_copy.get(page(path), v))
     scored = {
         path: (alpha * lex.get(path, 0.0) / best if best > 0 else 0.0)
-        + (1 - alpha) * (dense.get(path, float(value[paths[path]])) - low) / spread
-        for path in lex.keys() | dense.keys()
+        + (1 - alpha) * (best_copy.get(page(path), similar[path]) - low) / spread
+        for path in similar
     }
-    top = sorted(scored, key=lambda path: (-scored[path], paths[path]))[:limit]
+    ranked = sorted(scored, key=lambda path: (-scored[path], paths[path]))
+    # tied copies of a page: newest first, in their family's places
+    for start in range(len(ranked)):
+        for end in range(start + 1, len(ranked)):
+            a, b = ranked[start], ranked[end]
+            if scored[a] == scored[b] and release_family(a) == release_family(b) is not None:
+                if version_key(a.split("/")[2]) < version_key(b.split("/")[2]):
+                    ranked[start], ranked[end] = b, a
+    top = ranked[:limit]
     theta = scored[top[-1]] if len(top) == limit else 0.0
     if len(top) < limit:
         hidden = dict(lexical.hidden)

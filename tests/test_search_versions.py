@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from okfx.search.versions import (
     MAX_OTHER_VERSIONS,
     fold_versions,
+    newest_in_ties,
     one_per_page,
     other_versions,
     version_key,
@@ -177,3 +178,22 @@ def test_names_keep_one_release_of_a_page_the_newest_at_its_first_place() -> Non
     named = [hit("/p/3.9/x.md"), hit("/a.md"), hit("/p/3.10/x.md"), hit("/q/3.1/y.md")]
     assert paths(one_per_page(named)) == ["/p/3.10/x.md", "/a.md", "/q/3.1/y.md"]
     assert one_per_page([hit("/a.md"), hit("/b.md")]) == [hit("/a.md"), hit("/b.md")]
+
+
+def test_tied_copies_of_a_page_come_newest_first_in_their_places() -> None:
+    ranked = [
+        ("/a/3.1/x.md", 2.0),
+        ("/a/3.2/x.md", 1.0),
+        ("/b.md", 1.0),
+        ("/a/3.10/x.md", 1.0),
+        ("/a/3.9/y.md", 1.0),
+        ("/a/3.11/x.md", 0.5),
+    ]
+    assert newest_in_ties(ranked, str) == [
+        ("/a/3.1/x.md", 2.0),  # a better score stays first, though older
+        ("/a/3.10/x.md", 1.0),
+        ("/b.md", 1.0),
+        ("/a/3.2/x.md", 1.0),
+        ("/a/3.9/y.md", 1.0),  # another page
+        ("/a/3.11/x.md", 0.5),  # not tied
+    ]

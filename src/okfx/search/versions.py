@@ -15,7 +15,7 @@ tool folds what they return.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -24,6 +24,8 @@ __all__ = [
     "fold_versions",
     "one_per_page",
     "other_versions",
+    "newest_in_ties",
+    "release_family",
     "version_key",
     "version_segment",
 ]
@@ -66,6 +68,48 @@ def _around_version(path: str) -> tuple[str, str, str] | None:
     return None
 
 
+def release_family(path: str) -> tuple[str, str] | None:
+    """What the copies of one page in release folders share (the path on each side of
+    its first release folder), or ``None`` for a path with no release folder."""
+    if "/" not in path.strip("/"):
+        return None  # a file at the root: no folder, so no release folder
+    around = _around_version(path)
+    return None if around is None else (around[0], around[2])
+
+
+def newest_in_ties(
+    ranked: Sequence[tuple[Any, float]], path_of: Callable[[Any], str]
+) -> list[tuple[Any, float]]:
+    """``ranked`` (``(key, score)``, best first) with the copies of a page in release
+    folders that tie on score put newest first, each in the places its family held among
+    the tied: a list cut at a tie then keeps the newest copies (hybrid QA: three copies
+    tied and the cut kept 3.11 and 3.12, dropping 3.13)."""
+    out = list(ranked)
+    start = 0
+    while start < len(out):
+        end = start + 1
+        while end < len(out) and out[end][1] == out[start][1]:
+            end += 1
+        if end - start > 1:
+            families: dict[tuple[str, str], list[int]] = {}
+            for at in range(start, end):
+                family = release_family(path_of(out[at][0]))
+                if family is not None:
+                    families.setdefault(family, []).append(at)
+            for places in families.values():
+                if len(places) > 1:
+                    members = [out[at] for at in places]
+                    members.sort(key=lambda item: _release_of(path_of(item[0])), reverse=True)
+                    for at, item in zip(places, members, strict=True):
+                        out[at] = item
+        start = end
+    return out
+
+
+def _release_of(path: str) -> tuple[int, ...]:
+    return version_key(version_segment(path) or "") or ()
+
+
 def _sibling_key(hit: Mapping[str, Any]) -> tuple[str, str, str] | None:
     """What version siblings share: the bundle and the path on each side of its first
     release folder (so the folder is at the same place in each); None for a path
@@ -76,7 +120,7 @@ def _sibling_key(hit: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _release(hit: Mapping[str, Any]) -> tuple[int, ...]:
     """The version of a hit's first release folder, as numbers."""
-    return version_key(version_segment(str(hit["path"])) or "") or ()
+    return _release_of(str(hit["path"]))
 
 
 def _newest_first(members: list[dict[str, Any]]) -> list[dict[str, Any]]:
