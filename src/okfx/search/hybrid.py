@@ -94,6 +94,8 @@ __all__ = [
 #: Candidates the embedding contributes before merging: pages, each copy of a page in
 #: release folders (``/3.12/x.md``, ``/3.13/x.md``) coming with the first of them.
 CANDIDATES = 20
+#: Release families kept per ranker (:meth:`HybridRanker._family`): 2 MB at most.
+_FAMILIES_KEPT = 1 << 16
 #: How far past the cut tied copies of a page are looked for (:func:`newest_in_ties`).
 TIE_ROOM = 30
 #: Candidates BM25F contributes: more than the embedding's, since each is blended with
@@ -251,6 +253,8 @@ class HybridRanker:
         self._lexical_only = lexical_only
         #: The query vectors kept (:class:`~okfx.search.embedder.QueryVectors`).
         self.query_vectors = QueryVectors(state.embedder)
+        #: Each candidate's release family, as :meth:`_family` found it.
+        self._families: dict[tuple[int, int], tuple[int, str, str] | None] = {}
 
     @classmethod
     def live(cls, index: LiveIndex, base: SemanticState, delta: SemanticState) -> HybridRanker:
@@ -369,8 +373,13 @@ class HybridRanker:
 
     def _family(self, key: tuple[int, int]) -> tuple[int, str, str] | None:
         """The release family of a candidate (:func:`release_family`), by part."""
+        if key in self._families:
+            return self._families[key]
         family = release_family(self._path(key))
-        return None if family is None else (key[0], *family)
+        found = None if family is None else (key[0], *family)
+        if len(self._families) < _FAMILIES_KEPT:
+            self._families[key] = found
+        return found
 
     def _page_values(self, dense: dict[Any, float]) -> list[float]:
         """The embedding's candidate values, best first, one per page: a release
