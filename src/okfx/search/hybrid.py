@@ -94,8 +94,9 @@ __all__ = [
 #: Candidates the embedding contributes before merging: pages, each copy of a page in
 #: release folders (``/3.12/x.md``, ``/3.13/x.md``) coming with the first of them.
 CANDIDATES = 20
-#: Release families kept per ranker (:meth:`HybridRanker._family`): 2 MB at most.
-_FAMILIES_KEPT = 1 << 16
+#: Release families kept per ranker (:meth:`HybridRanker._family`): about 1.4 MB at most
+#: (4,096 of ScalarDB-like paths measured with tracemalloc).
+_FAMILIES_KEPT = 1 << 12
 #: How far past the cut tied copies of a page are looked for (:func:`newest_in_ties`).
 TIE_ROOM = 30
 #: Candidates BM25F contributes: more than the embedding's, since each is blended with
