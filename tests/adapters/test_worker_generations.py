@@ -154,6 +154,11 @@ def test_reloads_and_deaths_start_a_whole_new_generation(
     (folder / "fail").unlink()
     os.kill(min(second), signal.SIGKILL)  # a worker dies: both are replaced
     third = supervised.serving("v2", old=frozenset(second))
+    # a SIGHUP sent to a worker (what `pgrep -f 'okfx serve'` finds on Linux) is passed
+    # on to the supervisor: a reload (docs QA: it was ignored)
+    (folder / "version").write_text("v3", encoding="utf-8")
+    os.kill(max(third), signal.SIGHUP)
+    third = supervised.serving("v3", old=frozenset(third))
     assert supervised.stop() == 0
     assert not any(Path(f"/proc/{pid}").exists() for pid in third)
     said = supervised.output()

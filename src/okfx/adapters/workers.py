@@ -495,10 +495,19 @@ class _Supervisor:
 
 
 def _default_signals() -> None:
-    """A forked process stops on SIGTERM/SIGINT and leaves reloads to the supervisor."""
+    """A forked process stops on SIGTERM/SIGINT and passes a SIGHUP on to the supervisor,
+    its parent: on Linux the supervisor's command line is no longer ``okfx serve`` once it
+    replaced itself, so ``pgrep -f 'okfx serve'`` finds a worker, whose SIGHUP was
+    ignored and reloaded nothing (docs QA)."""
     for number in (signal.SIGTERM, signal.SIGINT):
         signal.signal(number, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, _pass_reload_on)
+
+
+def _pass_reload_on(number: int, frame: object) -> None:
+    parent = os.getppid()
+    if parent > 1:  # not when orphaned: never init's
+        os.kill(parent, signal.SIGHUP)
 
 
 def _flush() -> None:
