@@ -141,7 +141,7 @@ def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path)
     assert result.exit_code == 0, result.output
     names = [b["name"] for b in json.loads(result.stdout)["bundles"]]
     assert names == ["AV-OKF-knowledge", "okf-poc-knowledge"]  # "+" is no name character
-    assert "two folders are named 'knowledge'; serving" in result.stderr
+    assert "two folders are named 'knowledge'; naming" in result.stderr
     named = run("bundles", f"av={first}", second, "--json")  # one named: no clash left
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["av", "knowledge"]
 

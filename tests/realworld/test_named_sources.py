@@ -95,9 +95,13 @@ def test_a_folder_and_a_clone_of_one_name_are_told_apart_by_where_they_come_from
     code, out, err = run("bundles", a, url, "--json")
     assert code == 0, err
     assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "kb1-okf"]
-    assert "serving" in err and "as 'kb1-okf'" in err
+    assert "naming" in err and "'kb1-okf'" in err
     code, out, err = run("bundles", a, f"other.zip={a}", url, "--json")  # a named one stays
     assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "other.zip", "kb1-okf"]
+    # the clone given first is renamed as well (docs QA: it stopped the command, exit 2)
+    code, out, err = run("bundles", url, a, "--json")
+    assert code == 0, err
+    assert [b["name"] for b in json.loads(out)["bundles"]] == ["kb1-okf", "okf"]
 
 
 def test_pins_of_one_repository_and_archives_of_one_name_get_names_that_tell_them_apart(

@@ -16,7 +16,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -187,7 +187,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
             continue
         text = named_source(source)[1]
         click.echo(
-            f"okfx: two folders are named {folder_name(folder)!r}; serving {text} as "
+            f"okfx: two folders are named {folder_name(folder)!r}; naming {text} "
             f"{renamed[folder]!r} (name bundles yourself with NAME=SOURCE)",
             err=True,
         )
@@ -224,29 +224,47 @@ def _told_by_source(source: str, name: str) -> list[str]:
     return [other for other in dict.fromkeys(_as_name(t) for t in told) if other != name]
 
 
+def _renamed(source: str, name: str, given: Mapping[str, int]) -> tuple[str, Bundle] | None:
+    """``source`` loaded again under the first name :func:`_told_by_source` gives it
+    that no bundle has yet, said on stderr; ``None`` when it has none (a folder)."""
+    other = next((told for told in _told_by_source(source, name) if told not in given), None)
+    if other is None:
+        return None
+    click.echo(
+        f"okfx: two bundles are named {name!r}; naming {redact(source)} {other!r} "
+        "(name bundles yourself with NAME=SOURCE)",
+        err=True,
+    )
+    source = f"{other}={source}"
+    return source, _load(source)
+
+
 def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> KnowledgeManager:
     """The bundles of SOURCES. A source that does not load, or whose name another takes,
     stops the command; with ``serve_what_loads`` (``okfx serve``) it is said on stderr
     and listed as unavailable, and the others are served (platform QA: one team's broken
     archive took every team's bundles away, and an MCP client saw "Connection closed")."""
     manager = KnowledgeManager()
-    given: dict[str, str] = {}
+    loaded: list[tuple[str, Bundle]] = []  # in the order given
+    given: dict[str, int] = {}  # a bundle name: its place in ``loaded``
     failed: list[tuple[str, OKFError]] = []
     for source in _told_apart(sources):
         try:
             bundle = _load(source)
-            told = _told_by_source(source, bundle.name) if bundle.name in given else []
-            other = next((name for name in told if name not in given), None)
-            if other is not None:  # a clone or an archive: its own name
-                click.echo(
-                    f"okfx: two bundles are named {bundle.name!r}; serving "
-                    f"{redact(source)} as {other!r} (name bundles yourself with NAME=SOURCE)",
-                    err=True,
-                )
-                source = f"{other}={source}"
-                bundle = _load(source)
+            if bundle.name in given:
+                # a clone or an archive takes a name of its own, whichever came first
+                # (docs QA: an archive given before a folder of its name stopped the
+                # command, and after it was renamed)
+                at = given[bundle.name]
+                renamed = _renamed(source, bundle.name, given)
+                if renamed is not None:
+                    source, bundle = renamed
+                elif (earlier := _renamed(loaded[at][0], bundle.name, given)) is not None:
+                    del given[bundle.name]
+                    loaded[at] = earlier
+                    given[earlier[1].name] = at
             if bundle.name in given:  # two bundles with one name
-                first = redact(named_source(given[bundle.name])[1])
+                first = redact(named_source(loaded[given[bundle.name]][0])[1])
                 second = redact(named_source(source)[1])
                 raise InvalidArgument(
                     f"two bundles are named {bundle.name!r} ({first} and {second}); name "
@@ -257,7 +275,9 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
                 raise
             failed.append((redact(named_source(source)[1]), exc))
             continue
-        given[bundle.name] = source
+        given[bundle.name] = len(loaded)
+        loaded.append((source, bundle))
+    for _, bundle in loaded:
         manager.add(bundle)
     if failed and not len(manager):
         raise failed[0][1]  # nothing to serve: the first reason, as without the option
