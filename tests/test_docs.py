@@ -164,3 +164,15 @@ def test_the_state_page_shows_its_reload_snippet_whole_and_it_runs(tmp_path: obj
     from okfx import Bundle
 
     assert int(count) == len(Bundle.load(PROJECT_ROOT / "examples" / "knowledge")) + 1
+
+
+def test_each_framework_page_lists_the_error_codes_of_the_tools_table() -> None:
+    """Docs QA: the four framework pages left out no_executor and timeout."""
+    tools = (PROJECT_ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
+    table = tools.split("| code | when |", 1)[1].split("\n\n", 1)[0]
+    codes = re.findall(r"^\| `([a-z_]+)` \|", table, flags=re.M)
+    assert "no_executor" in codes and "internal_error" in codes
+    for page in ("adk", "langchain", "pydantic-ai", "openai-agents"):
+        text = (PROJECT_ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8")
+        listed = text.split("(codes: ", 1)[1].split(";", 1)[0]
+        assert re.findall(r"`([a-z_]+)`", listed) == codes, page
