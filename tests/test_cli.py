@@ -207,6 +207,7 @@ def test_serve_refuses_a_non_loopback_address_without_a_token() -> None:
     assert result.exit_code == 2, result.output
     assert "refusing to serve on 0.0.0.0" in result.stderr
     assert "needs a bearer token" in result.stderr and "OKFX_TOKEN" in result.stderr
+    assert "--token-file FILE" in result.stderr  # docs QA: the safer ways come first
 
 
 class FakeTerminal(io.StringIO):

@@ -723,3 +723,11 @@ def test_copies_of_a_page_in_release_folders_share_the_embeddings_similarity(tmp
     (shown,) = fold_versions([hit.to_dict() for hit in results if hit.path.startswith("/docs/")])
     assert shown["path"] == "/docs/3.13/users.md"
     assert shown["other_versions"] == ["/docs/3.9/users.md", "/docs/3.8/users.md"]
+
+
+def test_the_size_caps_message_estimates_the_encode_from_the_count():
+    from okfx.search.vectors import _encode_time
+
+    assert _encode_time(29) == "about a minute or less"
+    assert _encode_time(20_001) == "about 9 to 23 minutes"
+    assert _encode_time(100_000) == "about 0.7 to 1.9 hours"

@@ -121,7 +121,7 @@ _semantic_flags = [
     ),
     click.option(
         "--semantic-max", type=click.IntRange(1), default=20_000, show_default=True,
-        metavar="N", help="Refuse to encode more concepts than this (encoding is ~50/s).",
+        metavar="N", help="Refuse to encode more concepts than this (encoding is ~15-40/s).",
     ),
 ]  # fmt: skip
 
@@ -1213,9 +1213,10 @@ def _require_token(host: str, token: str | None, token_file: TextIO | None) -> s
     if not adapter.is_loopback(host) and not token:
         raise click.UsageError(
             f"refusing to serve on {host}: any address other than loopback needs a bearer "
-            "token, so that no one else on the network can read the bundles. Pass --token "
-            "TOKEN or set OKFX_TOKEN (e.g. python -c 'import secrets; "
-            "print(secrets.token_urlsafe(32))')."
+            "token, so that no one else on the network can read the bundles. Set "
+            "OKFX_TOKEN or pass --token-file FILE (- reads standard input); --token TOKEN "
+            "works too, but any user can read it in ps. Make one with python -c 'import "
+            "secrets; print(secrets.token_urlsafe(32))'."
         )
     return token
 
