@@ -170,3 +170,40 @@ def test_searching_a_bundle_without_concepts_points_to_validate(tmp_path: Path) 
         "has no concepts, so no search can find anything: okfx validate says why."
     )
     assert "list_bundles" not in shown
+
+
+def test_an_option_of_okfx_itself_after_the_command_says_where_it_goes() -> None:
+    """Docs QA: `okfx bundles --no-state-cache ...` said only "No such option"."""
+    result = run("bundles", "--no-state-cache", EXAMPLE)
+    assert result.exit_code == 2
+    said = "--no-state-cache is an option of okfx itself: put it before the command"
+    assert said in result.stderr and "(okfx --no-state-cache bundles ...)" in result.stderr
+    other = run("search", EXAMPLE, "x", "--state-cache", "/tmp/x")
+    assert "(okfx --state-cache DIR search ...)" in other.stderr
+    typo = run("search", EXAMPLE, "x", "--limt", "3")  # any other option: click's own
+    assert "Did you mean '--limit'?" in typo.stderr
+
+
+def test_bundles_says_why_a_bundle_holds_no_concept_and_index_counts_one_concept(
+    tmp_path: Path,
+) -> None:
+    """Docs QA: a bundle in a hidden .okf read "0" with no reason but under --json, and
+    one row read "1-1 of 1 concepts"."""
+    hidden = tmp_path / "kb" / ".okf"
+    hidden.mkdir(parents=True)
+    (hidden / "index.md").write_text("# KB\n", encoding="utf-8")
+    (hidden / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
+    shown = run("bundles", str(tmp_path / "kb"), EXAMPLE).stdout
+    assert "kb: no concepts: " in shown and "load .okf itself" in shown
+    assert "knowledge:" not in shown  # a bundle with concepts gets no such line
+    one = run("index", EXAMPLE, "--tag", "stations", "--type", "Metric").stdout
+    assert "1-1 of 1 concept in knowledge" in one
+
+
+def test_an_archive_okfx_cannot_read_says_what_to_do(tmp_path: Path) -> None:
+    """Docs QA: a corrupt archive's error ended with Python's words and no next step."""
+    broken = tmp_path / "kb.zip"
+    broken.write_bytes(b"PK\x03\x04 not really a zip" * 10)
+    result = run("bundles", str(broken))
+    assert result.exit_code == 1 and result.stderr.startswith("error[unreadable]: ")
+    assert "fetch or build it again" in result.stderr

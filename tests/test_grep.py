@@ -91,6 +91,10 @@ def test_total_limit_truncates_and_says_so():
     assert results.truncated
     assert results.concepts == 5
     assert "first 2 matches; 5 concepts match" in results.notice
+    assert "raise limit (at most 200), or narrow" in results.notice  # docs QA
+    many = [FakeConcept(f"/c{i}.md", body="needle\n" * 5) for i in range(60)]
+    full = grep(entries(*many), "needle", limit=200, now=NOW)
+    assert len(full) == 200 and "raise limit" not in full.notice  # at the cap: narrow only
 
 
 def test_limits_are_clamped():

@@ -623,6 +623,11 @@ def test_okfx_cache_path_and_clear(
     assert not list(state.iterdir())
     other = CliRunner().invoke(cli, ["--state-cache", str(tmp_path / "x"), "cache", "path"])
     assert other.stdout.strip() == str(tmp_path / "x")
+    assert "is off" not in other.stderr
+    # off: the folder it would use, and a line that says it is off (docs QA)
+    off = CliRunner().invoke(cli, ["--no-state-cache", "cache", "path"])
+    assert off.stdout.strip() == str(state)
+    assert "okfx: the state cache is off (--no-state-cache" in off.stderr
 
 
 def test_a_reload_stores_its_state_in_the_background_for_the_next_start(

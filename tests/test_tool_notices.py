@@ -257,3 +257,12 @@ def test_an_empty_folder_listing_names_a_nested_bundle_and_only_folders_with_con
     notice = Toolbox(Bundle.load(root)).list_concepts(directory="/okf/")["notice"]
     assert "(folders: '/tables/')" in notice
     assert "'/okf/inner/' holds a bundle of its own" in notice
+
+
+def test_a_search_with_no_words_to_search_says_so_first(box: Toolbox) -> None:
+    """Docs QA: an empty query got "try fewer or other words" before the real reason."""
+    assert box.search_concepts("   ")["notice"] == (
+        "The query is empty: ask with the words of the subject."
+    )
+    said = box.search_concepts("?!")["notice"]
+    assert said.startswith("'?!' has no searchable words") and "Try fewer" not in said

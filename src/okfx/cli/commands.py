@@ -35,7 +35,7 @@ from okfx.cli.terminal import json_text, visible, visible_data
 from okfx.errors import InvalidArgument, OKFError, Unreadable
 from okfx.gcpause import freeze_after_loads
 from okfx.memory import SERVER_ARENAS, limit_malloc_arenas
-from okfx.sources.errors import GitNotFound, SourceSpecError, UnsafeSourceError
+from okfx.sources.errors import ArchiveError, GitNotFound, SourceSpecError, UnsafeSourceError
 from okfx.sources.spec import (
     ArchiveSource,
     FetchOnce,
@@ -111,6 +111,8 @@ def _load(source: str) -> Bundle:
         ) from None
     except (OSError, ValueError, RuntimeError, TimeoutError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        if type(exc) is ArchiveError:  # not ArchiveLimitError, whose message says the cap
+            reason += ": the file may be cut short or not an archive; fetch or build it again"
         raise Unreadable(f"cannot load {shown}: {redact(reason)}", path=shown) from None
 
 
@@ -312,10 +314,28 @@ def _toolbox(
     return Toolbox(manager), bundle_name, path or ""
 
 
+#: The options of ``okfx`` itself, which go before the command.
+_ROOT_OPTIONS = frozenset({"--state-cache", "--no-state-cache"})
+
+
 class _Command(click.Command):
     """A command whose failures (an :class:`~okfx.errors.OKFError` raised while loading or
     choosing bundles) are reported like a tool's error: ``error[code]: message`` on stderr,
     or the error payload on stdout under ``--json``, with the exit code of the code."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if exc.option_name not in _ROOT_OPTIONS:
+                raise
+            # docs QA: "No such option" and nothing more, for an option put where most go
+            written = exc.option_name + (" DIR" if exc.option_name == "--state-cache" else "")
+            raise click.UsageError(
+                f"{exc.option_name} is an option of okfx itself: put it before the "
+                f"command (okfx {written} {ctx.info_name} ...)",
+                ctx,
+            ) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -1114,7 +1134,15 @@ def _state_cache() -> Any:
 
     option = click.get_current_context().find_root().obj.get("state_cache")
     found = resolve(option)
-    return found if found is not None else StateCache(default_dir())
+    if found is not None:
+        return found
+    # off (docs QA: the default folder was printed, or cleared, as if in use)
+    click.echo(
+        "okfx: the state cache is off (--no-state-cache or OKFX_STATE_CACHE=off); this is "
+        "the folder it uses when on",
+        err=True,
+    )
+    return StateCache(default_dir())
 
 
 @cache.command("path")

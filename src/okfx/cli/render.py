@@ -169,6 +169,7 @@ CLI_WORDS = {
     "grep_concepts for": "okfx grep for",
     "list_concepts with a type or tag": "okfx index with --type or --tag",
     "call with offset=0": "use --offset 0",
+    "raise limit (at most 200)": "raise --limit (at most 200)",
     "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
     " (did_you_mean)": "",
@@ -199,7 +200,10 @@ def bundles(payload: dict[str, Any]) -> str:
             for b in rows
         ],
     )  # fmt: skip
-    return body
+    # why a bundle holds no concept (docs QA: a bundle in a hidden .okf read "0", and
+    # only --json said why)
+    empty = [f"{b.get('name')}: {b['empty']}" for b in rows if b.get("empty")]
+    return "\n".join([body, *empty])
 
 
 def index(payload: dict[str, Any]) -> str:
@@ -215,7 +219,8 @@ def index(payload: dict[str, Any]) -> str:
         [badges(r) for r in rows],
     )  # fmt: skip
     start = int(payload.get("offset") or 0)
-    footer = f"{start + 1}-{start + len(rows)} of {payload.get('total')} concepts"
+    total = payload.get("total")
+    footer = f"{start + 1}-{start + len(rows)} of {total} concept{'' if total == 1 else 's'}"
     footer += f" in {payload.get('bundle')}" if payload.get("bundle") else ""
     if payload.get("next_offset") is not None:
         footer += f"; next page: --offset {payload['next_offset']}"

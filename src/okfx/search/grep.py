@@ -89,9 +89,11 @@ class GrepResults(Sequence[GrepMatch]):
         self.hidden = dict(hidden)
         notes = [hidden_notice(hidden, chosen=not matches)] if hidden else []
         if truncated:
+            # docs QA: two matches of one concept shown, and only "narrow" offered
+            more = "raise limit (at most 200), or " if len(self.matches) < MAX_MATCHES else ""
             notes.append(
                 f"Showing the first {len(self.matches)} matches; {concepts} concepts match. "
-                "Narrow the pattern or the filters to see the rest."
+                f"To see the rest, {more}narrow the pattern or the filters."
             )
         self.notice = " ".join(notes)
 

@@ -85,6 +85,17 @@ def nothing_to_search(names: Sequence[str]) -> str:
     )
 
 
+def no_words(query: str) -> str:
+    """A search with nothing to search for: an empty query, punctuation, or only common
+    words, which found nothing (docs QA: "try fewer or other words" came first)."""
+    if not query.strip():
+        return "The query is empty: ask with the words of the subject."
+    return (
+        f"{quoted(query)} has no searchable words (only common words such as 'the' and "
+        "'what', or punctuation): ask with the words of the subject."
+    )
+
+
 def no_hits(
     query: str,
     hidden: str,

@@ -392,7 +392,9 @@ def search(
         payload["notice"] = notices.nothing_to_search(empty)
         payload[UNTRUSTED] = True  # as every search result says (results QA)
         return payload
-    if not payload["hits"]:
+    if not payload["hits"] and (only_stopwords(text) or not any(c.isalnum() for c in text)):
+        payload["notice"] = notices.no_words(text)
+    elif not payload["hits"]:
         close: list[dict[str, Any]] = []
         if (
             text.strip()
