@@ -161,6 +161,37 @@ def test_each_hit_says_how_sure_it_is():
     assert index.search("autoscaling thresholds", now=NOW).hits == ()
 
 
+def test_a_number_written_with_dots_or_dashes_is_held_whole_or_not_at_all():
+    """Docs and agent QA: "python 3.10" read 0.5 on the page titled "Python 3.10 notes"
+    (the analyzer keeps only 3 and 10, which say nothing alone), "OGC 23-024" 0.5 on the
+    page that cites it, and "supported databases 3.13" 0.67 on the 3.13 page."""
+    concepts = [
+        FakeConcept("/a.md", title="Python 3.10 notes", body="What changed in 3.10."),
+        FakeConcept("/b.md", title="Python 3.1 notes", body="Release 3.100 and 3.1 python."),
+        FakeConcept("/std.md", title="Standards", body="The model (OGC 23-024) says so."),
+        FakeConcept("/db/3.13/supported.md", title="Supported databases", body="MySQL."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    found = {hit.path: hit.confidence for hit in index.search("python 3.10", now=NOW)}
+    assert (found["/a.md"], found["/b.md"]) == (1.0, 0.5)  # 3.1 and 3.100 are not 3.10
+    found = {hit.path: hit.confidence for hit in index.search("3.1", now=NOW)}
+    assert found["/b.md"] == 1.0 and found.get("/a.md", 0.0) == 0.0
+    assert index.search("OGC 23-024", now=NOW)[0].confidence == 1.0
+    hit = index.search("supported databases 3.13", now=NOW)[0]
+    assert hit.path == "/db/3.13/supported.md" and hit.confidence == 1.0  # its folder says it
+
+
+@given(st.from_regex(r"[0-9]{1,3}([.-][0-9]{1,3}){1,2}", fullmatch=True), st.text(max_size=30))
+def test_a_number_is_held_only_where_no_digit_continues_it(number: str, around: str) -> None:
+    from okfx.search.scoring import holds_number
+
+    assert holds_number(f"see {number} here", number)
+    assert not holds_number(f"see {number}7 here", number)
+    assert not holds_number(f"see 7{number} here", number)
+    assert not holds_number(f"v{number}.5", number)
+    assert holds_number(around + " " + number + ".", number)  # a sentence's dot ends it
+
+
 def test_an_identifier_held_only_by_its_one_letter_parts_is_not_held():
     """ "S4U" is looked up as s, 4, u and s4u: a page holding an s and a u does not hold
     S4U (its confidence read 1.0, as high as the page that says it)."""

@@ -60,7 +60,9 @@ from okfx.search.scoring import (
     NamedTitles,
     confidence,
     file_name_words,
+    holds_number,
     new_names,
+    numbers_written,
     query_units,
     query_words,
 )
@@ -664,7 +666,8 @@ class SearchIndex:
         sure = 0.0
         if similarity is not None:
             near = similarity.get(doc)
-            sure = confidence(needles.units, needles.analysed, matched, near)
+            numbers = [n for n in needles.numbers if _holds_number(concept, body, n)]
+            sure = confidence(needles.units, needles.analysed, matched, near, numbers)
             if sure == 0.0 and not ranked and near is None:
                 sure = 0.5  # found through an acronym alone
         values = (
@@ -686,6 +689,13 @@ class SearchIndex:
         hit = object.__new__(SearchHit)
         any(map(call, HIT_SETTERS, repeat(hit), values))
         return hit
+
+
+def _holds_number(concept: ConceptLike, body: str, number: str) -> bool:
+    """Whether the concept writes ``number`` whole: its title, description, body or path
+    (a release folder, ``/3.13/``)."""
+    texts = (concept.title, concept.description, concept.path, body)
+    return any(holds_number(text, number) for text in texts if text)
 
 
 def snippet_body(concept: ConceptLike) -> str:
@@ -716,6 +726,8 @@ class _Needles:
         self.analysed = terms
         self.query = query
         self._units = units
+        #: The query's numbers written with dots or dashes (3.10), for the confidence.
+        self.numbers = numbers_written(query)
         self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
         self.names = {
             tid: form

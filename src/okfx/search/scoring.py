@@ -426,17 +426,52 @@ class Factors(Sequence[float]):
         return len(self.base)
 
 
+def numbers_written(query: str) -> list[str]:
+    """The query's numbers written with dots or dashes (``3.10``, ``23-024``,
+    ``2026-07-01``), as typed: the analyzer keeps only their parts (so a version never
+    meets a bigger number), which each say nothing alone."""
+    out: list[str] = []
+    for chunk in split_chunks(query):
+        number = chunk.strip(".-")
+        if (
+            any(sep in number for sep in ".-")
+            and number.replace(".", "").replace("-", "").isdigit()
+        ):
+            out.append(number)
+    return out
+
+
+def holds_number(text: str, number: str) -> bool:
+    """Whether ``text`` holds ``number`` whole: not inside a longer number (``3.1`` is
+    not in ``3.10``, nor ``10`` in ``3.10``)."""
+    start = text.find(number)
+    while start >= 0:
+        end = start + len(number)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isdigit() or before in ".-") and not (
+            after.isdigit() or (after in ".-" and end + 1 < len(text) and text[end + 1].isdigit())
+        ):
+            return True
+        start = text.find(number, start + 1)
+    return False
+
+
 def confidence(
     units: Sequence[Sequence[int]],
     terms: Sequence[QueryTerm],
     matched: Sequence[str],
     similarity: float | None = None,
+    numbers: Sequence[str] = (),
 ) -> float:
     """How sure a hit is, 0..1, for an agent to read: the share of the query's words
     (:func:`query_units`) the concept contains; a hit found through an acronym or word
     form alone counts 0.5; with an embedding, the cosine similarity on the default
     model's scale (0.25 -> 0, 0.6 -> 1) when that is higher. Under :data:`CONFIDENT`
-    the bundle probably does not answer the query."""
+    the bundle probably does not answer the query. ``numbers``: the query's numbers
+    written with dots or dashes (:func:`numbers_written`) that the concept holds whole,
+    each a word held (docs and agent QA: "python 3.10" read 0.5 on the page titled
+    "Python 3.10 notes", whose "3" and "10" say nothing alone)."""
     lexical = 0.0
     # A question's light verb ("what can I use to ...") is no word the answer must hold,
     # nor is a stopword: a query of stopwords alone ("the and of", searched for want of
@@ -448,7 +483,13 @@ def confidence(
     ]
     if units:
         found = set(matched)
-        held = sum(_held([terms[i].text for i in unit], found) for unit in units)
+        whole = {frozenset(analyze_chunk(number)) for number in numbers}
+        held = sum(
+            1.0
+            if frozenset(terms[i].text for i in unit) in whole
+            else _held([terms[i].text for i in unit], found)
+            for unit in units
+        )
         lexical = held / len(units)
     if similarity is not None:
         scaled = (similarity - _COSINE_NONE) / (_COSINE_SURE - _COSINE_NONE)
