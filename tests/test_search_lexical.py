@@ -1095,3 +1095,59 @@ def test_which_x_holds_reads_its_verb_as_light_and_only_there():
     (hit,) = index.search("which table holds employee payroll?", now=NOW)
     assert hit.confidence < 0.5 and hit.matched == ("table", "holds")
     assert index.missing_words("which table holds employee payroll?") == ("employee", "payroll")
+
+
+def test_which_x_should_i_pick_reads_the_choice_as_light():
+    """Session 60's agent QA: "which version should I pick" put first pages saying "pick
+    up a saga", at confidence 1.0."""
+    assert light_words("which version should I pick") == {"pick"}
+    assert light_words("what plan do we choose for the team") == {"choose"}
+    assert light_words("pick a color") == frozenset()  # a word like any other elsewhere
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/saga.md", title="Saga", body="A worker can pick up a saga."),
+            FakeConcept("/versions.md", title="Version selection", body="Which version."),
+        )
+    )
+    hits = index.search("which version should I pick", now=NOW)
+    assert hits[0].path == "/versions.md"
+    assert {h.path: h.confidence for h in hits}.get("/saga.md", 0.0) < 0.5
+
+
+def test_how_much_and_did_are_no_words_of_the_answer():
+    """Session 60's agent QA: "how much are the fees" put first a page saying "how much
+    cheaper" (matched: much, fees) over the page titled "Fees & Charges"."""
+    assert [t.text for t in analyze_query("how much are the fees")] == ["fees"]
+    assert [t.text for t in analyze_query("why did the job fail")] == ["job", "fail"]
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/faq.md", title="FAQ", body="How much cheaper is it? Fees vary."),
+            FakeConcept("/fees.md", title="Fees & Charges", body="What we charge."),
+        )
+    )
+    found = {h.path: h.confidence for h in index.search("how much are the fees", now=NOW)}
+    assert found == {"/faq.md": 1.0, "/fees.md": 1.0}
+
+
+def test_a_contraction_is_no_word_a_hit_must_hold():
+    """Session 60's agent QA: "can't" gave can, t and cant, and a page holding any "t"
+    (every "don't") held a word of "countries that can't invest"; "can't" alone read 1.0.
+    Ranking still reads the parts (read as "can", the tuning sets lost a query)."""
+    from okfx.search.analyzer import is_contraction
+
+    assert all(map(is_contraction, ["can't", "doesn\u2019t", "we'll", "I'm", "they've"]))
+    assert not any(map(is_contraction, ["cant", "O'Reilly", "n't", "users'", "it's"]))
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/a.md", title="Jurisdictions", body="Residents of these countries."),
+            FakeConcept("/b.md", title="Access", body="It doesn't show. Don't invest."),
+        )
+    )
+    found = {
+        h.path: (h.confidence, h.matched)
+        for h in index.search("countries that can't invest", now=NOW)
+    }
+    assert found["/a.md"][0] == 0.5  # countries, of countries and invest
+    assert found["/b.md"][0] == 0.5  # invest; its "t" is no word of the query's
+    assert [h.confidence for h in index.search("can't", now=NOW)] == [0.0]
+    assert index.missing_words("countries that won't invest") == ()

@@ -29,6 +29,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    is_contraction,
     joined_term,
     light_words,
     plural_variants,
@@ -446,7 +447,7 @@ class SearchIndex:
         held = {t.text: bool(self._forms(t)) for t in terms}
         chunks: list[str] = []
         for chunk in split_chunks(query):
-            if chunk.casefold() in STOPWORDS:
+            if chunk.casefold() in STOPWORDS or is_contraction(chunk):
                 continue  # no word here, even in a query of nothing else ("what does it do")
             parts = [t for t in analyze_chunk(chunk, query=True) if t in held]
             if parts and not any(held[t] for t in parts):
@@ -774,6 +775,9 @@ class _Needles:
         """The query's :func:`~okfx.search.scoring.query_units` (a hit's confidence)."""
         if self._units is None:
             self._units = query_units(self.query, self.analysed)
+        if any(is_contraction(chunk) for chunk in split_chunks(self.query)):
+            # a contraction is no word a hit must hold (agent QA: a lone "t" was held)
+            return query_units(self.query, self.analysed, contractions=False)
         return self._units
 
     def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float, int]]]:

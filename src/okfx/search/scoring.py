@@ -47,6 +47,7 @@ from okfx.search.analyzer import (
     QueryTerm,
     analyze_chunk,
     analyze_query,
+    is_contraction,
     joined_term,
     plural_variants,
     split_chunks,
@@ -117,12 +118,18 @@ def new_names(aliases: Sequence[str], names: Sequence[str]) -> list[str]:
     return kept
 
 
-def query_units(query: str, terms: Sequence[QueryTerm]) -> list[list[int]]:
+def query_units(
+    query: str, terms: Sequence[QueryTerm], *, contractions: bool = True
+) -> list[list[int]]:
     """The query's words as typed, each as the indexes of its ``terms`` (stopword-only
-    words have none and are left out; equal units count once)."""
+    words have none and are left out; equal units count once); without
+    ``contractions``, a contraction (:func:`~okfx.search.analyzer.is_contraction`) is
+    no word either (a hit's confidence; ranking counts it)."""
     position = {term.text: i for i, term in enumerate(terms)}
     units: list[list[int]] = []
     for chunk in split_chunks(query):
+        if not contractions and is_contraction(chunk):
+            continue
         unit = sorted({position[t] for t in analyze_chunk(chunk) if t in position})
         if unit and unit not in units:
             units.append(unit)
