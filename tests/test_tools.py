@@ -919,3 +919,34 @@ def test_list_bundles_names_the_kinds_of_problem_it_counts(tmp_path: Path) -> No
     clean.mkdir()
     (clean / "a.md").write_text("---\ntype: Note\n---\nok\n", "utf-8")
     assert "problems" not in Toolbox(Bundle.load(clean)).list_bundles()["bundles"][0]
+
+
+def test_a_url_given_as_a_path_is_an_external_address_not_a_mangled_file(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: read_resource of a concept's resource, https://offchain.example/api/,
+    answered not_found "no file at /https:/offchain.example/api"."""
+    root = make_bundle({"a.md": concept(resource="https://offchain.example/api/")})
+    box = Toolbox(Bundle.load(root))
+    for tool in (box.read_resource, box.read_concept, box.get_neighbors):
+        error = tool(path="https://offchain.example/api/")["error"]
+        assert error["code"] == "invalid_argument", tool
+        assert "is an external address, not a file of the bundle" in error["message"]
+    assert box.read_concept(path="okf://" + box.manager.names[0] + "/a.md")["path"] == "/a.md"
+
+
+def test_a_path_with_a_fragment_names_its_page_in_every_tool(make_bundle: MakeBundle) -> None:
+    """Agent QA: read_concept took "x.md#part" (links are written so), get_neighbors and
+    read_resource answered not_found."""
+    root = make_bundle(
+        {
+            "a.md": concept(body="# Setup\n\nSee [b](b.md).\n"),
+            "b.md": concept(),
+            "api.yaml": "paths: {}\n",
+        }
+    )
+    box = Toolbox(Bundle.load(root))
+    links = box.get_neighbors(path="a.md#setup")
+    assert links["path"] == "/a.md" and [e["path"] for e in links["outbound"]] == ["/b.md"]
+    assert box.read_resource(path="/api.yaml#paths")["text"] == "paths: {}\n"
+    assert box.get_neighbors(path="zz.md#x")["error"]["code"] == "not_found"

@@ -127,6 +127,13 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     bundle and path, ``okf://<bundle>/index`` being the root index (MCP QA: the tools
     refused the addresses the server advertised). A bundle named in both must agree."""
     raw = _text(path, "path")
+    if raw is not None and _external(raw):
+        # agent QA: a concept's resource, https://..., read as the file /https:/...
+        raise InvalidArgument(
+            f"{raw[:200]!r} is an external address, not a file of the bundle: "
+            "okfx reads only the bundle's own files (a concept's resource or source may "
+            "name a web page or a system outside it)"
+        )
     if raw is None or not raw.startswith(OKF_SCHEME):
         if raw is None:
             return _bundle(box, bundle), raw
@@ -142,6 +149,19 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     if given is not None and given != named:
         raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
     return _bundle(box, named), "/index.md" if inner == "index" else "/" + inner
+
+
+def _external(raw: str) -> bool:
+    """Whether a path argument is an address with a scheme (``https://``, ``s3://``,
+    ``file://``) other than the MCP server's own ``okf://``."""
+    scheme, sep, _ = raw.partition("://")
+    return bool(
+        sep
+        and scheme[:1].isalpha()
+        and len(scheme) <= 32
+        and all(c.isascii() and (c.isalnum() or c in "+.-") for c in scheme)
+        and scheme.casefold() != "okf"
+    )
 
 
 def _holding(box: Toolbox, raw: str) -> Bundle:
@@ -831,6 +851,8 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
     limit, offset = _int(limit, "limit", 1, EDGES), _int(offset, "offset", 0)
     b, where = located(box, path, bundle)
     text = where or ""
+    if "#" in text and b.get(text) is None and b.get(text.partition("#")[0]) is not None:
+        text = text.partition("#")[0]  # "x.md#setup", as a link names a part: the page's
     folder = folder_no_links(b, text)
     if folder is not None:
         raise folder
@@ -1008,6 +1030,8 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
     start = _int(offset, "offset", 0)
     from okfx.bundle.paths import normalize
 
+    if "#" in raw and raw.partition("#")[0] and normalize(raw.partition("#")[0]) in b.files:
+        raw = raw.partition("#")[0]  # "api.yaml#paths", as a link names a part: the file
     canon = normalize(raw)
     _event(path=canon)
     if canon not in b.files:
