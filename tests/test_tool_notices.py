@@ -266,3 +266,21 @@ def test_a_search_with_no_words_to_search_says_so_first(box: Toolbox) -> None:
     )
     said = box.search_concepts("?!")["notice"]
     assert said.startswith("'?!' has no searchable words") and "Try fewer" not in said
+
+
+def test_hits_and_rows_of_a_status_the_spec_does_not_define_say_so(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: a producer's `status: generated` on every stub page showed as "stable"
+    in every hit and row; only read_concept said otherwise."""
+    files = {
+        "a.md": concept(title="Alpha stub", status="generated"),
+        "b.md": concept(title="Alpha page"),
+        "c.md": concept(title="Alpha old", status="Deprecated"),  # a known one, in capitals
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    said = "1 hit has a status spec §5.4 does not define ('generated'), shown as the status"
+    assert said in box.search_concepts("alpha")["notice"]
+    rows = box.list_concepts()
+    assert "1 row has a status spec §5.4 does not define ('generated')" in rows["notice"]
+    assert "does not define" not in box.search_concepts("page")["notice"]

@@ -5,7 +5,7 @@ folder."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from okfx.bundle.bundle import Bundle
 from okfx.errors import NotFound, OKFError
@@ -391,3 +391,25 @@ def _asked_tags(tags: object) -> list[object]:
     if isinstance(tags, str):
         return [tags]
     return list(tags) if isinstance(tags, list | tuple | set | frozenset) else []
+
+
+def statuses_as_written(concepts: Iterable[Concept], what: str) -> str:
+    """A sentence naming the statuses spec §5.4 does not define that ``concepts`` (hits
+    or rows, ``what``) were written with, read as stable (agent QA: a producer's
+    ``status: generated`` on every stub page showed as ``stable`` in every hit, and only
+    read_concept said otherwise); empty when there is none."""
+    written: dict[str, int] = {}
+    for concept in concepts:
+        raw = concept.frontmatter.get("status")
+        if isinstance(raw, str) and raw.strip().lower() != concept.status:
+            shown = raw.strip()[:40]
+            written[shown] = written.get(shown, 0) + 1
+    if not written:
+        return ""
+    n = sum(written.values())
+    names = ", ".join(f"{word!r}" for word in sorted(written, key=lambda w: (-written[w], w)))
+    return (
+        f"{n} {what}{'' if n == 1 else 's'} {'has' if n == 1 else 'have'} a status spec §5.4 "
+        f"does not define ({names}), shown as the status okfx reads it as; read_concept "
+        "says so."
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from functools import partial
 from itertools import islice
@@ -323,6 +323,7 @@ def list_rows(
     else:
         scope = [_bundle(box, name)]
     rows: list[dict[str, Any]] = []
+    shown: list[Concept] = []
     total, hidden = 0, dict[str, int]()
     for b in scope:
         # Each bundle's part of the page (none once it is full), with its count.
@@ -330,9 +331,12 @@ def list_rows(
         for key, count in chosen.hidden.items():
             hidden[key] = hidden.get(key, 0) + count
         rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
+        shown += chosen.concepts
         total += chosen.total
     start = min(offset_, total)
     notice = hidden_notice(hidden, chosen=not rows)
+    written = notices.statuses_as_written(shown, "row")
+    notice = " ".join(filter(None, [notice, written]))
     if not rows and offset_ and total:
         notice = " ".join(filter(None, [notices.past_last_row(offset_, total), notice]))
     elif not rows:
@@ -461,11 +465,22 @@ def search(
     if isinstance(limit, int) and limit > MAX_LIMIT == len(payload["hits"]):
         said = notices.limit_capped(MAX_LIMIT)
         payload["notice"] = " ".join(filter(None, [payload.get("notice", ""), said]))
+    written = notices.statuses_as_written(_hit_concepts(box, payload["hits"]), "hit")
+    if written:
+        payload["notice"] = " ".join(filter(None, [payload.get("notice", ""), written]))
     payload["query"] = text
     payload[UNTRUSTED] = True
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
     _event(found=bool(kept), query=text, hits=kept)
     return payload
+
+
+def _hit_concepts(box: Toolbox, hits: list[dict[str, Any]]) -> Iterator[Concept]:
+    for hit in hits:
+        found = box.manager.bundles.get(hit["bundle"])
+        concept = None if found is None else found.get(hit["path"])
+        if isinstance(concept, Concept):
+            yield concept
 
 
 def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]:
