@@ -727,3 +727,30 @@ def test_a_live_index_stored_by_a_reload_searches_after_a_restart_and_updates_ag
     assert isinstance(again.search_index(), live.LiveIndex)
     assert hits(again) == hits(running)
     assert [h.path for h in again.search("refunds")][0] == "/metrics/c1.md"
+
+
+def test_a_process_about_to_exit_makes_its_waiting_stores_first(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    """Platform QA: a short process (a CLI search after an edit) exited in the stores'
+    pause, so the updated index was never stored and the next start rebuilt it whole."""
+    import subprocess
+    import sys
+
+    marker = tmp_path / "made"
+    script = (
+        "from pathlib import Path\n"
+        "from okfx import statecache\n"
+        f"cache = statecache.StateCache(Path({str(cache_dir)!r}))\n"
+        f"made = lambda: Path({str(marker)!r}).write_text('x') and None\n"
+        "statecache.store_later(cache, 'k', 'search', made)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(state_module.__file__).parents[2])},
+    )
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "x"

@@ -27,6 +27,7 @@ order. Another okfx, other limits or other options never read each other's state
 
 from __future__ import annotations
 
+import atexit
 import errno
 import hashlib
 import logging
@@ -312,7 +313,9 @@ class Spool:
         self.chunks.append(data)
         if self.size > SPOOL_BYTES:
             self.file = tempfile.TemporaryFile(dir=self.folder)
-            weakref.finalize(self, self.file.close)  # a map of it keeps its own handle
+            # a map of it keeps its own handle; not closed at exit, where a store the
+            # exit waits for may still read it (the process's end closes it anyway)
+            weakref.finalize(self, self.file.close).atexit = False
             self.file.writelines(self.chunks)
             self.chunks = []
 
@@ -381,7 +384,29 @@ class _Later:
 
 
 _LATER = _Later()
-_pause = time.sleep
+#: Set at exit: a store still waiting its pause starts at once.
+_HURRY = threading.Event()
+#: How long a process about to exit waits for its background stores.
+EXIT_WAIT = 120.0
+
+
+def _pause_unless_hurried(seconds: float) -> None:
+    _HURRY.wait(seconds)
+
+
+_pause = _pause_unless_hurried
+
+
+@atexit.register
+def _store_before_exit() -> None:
+    """A process about to exit makes its waiting stores now and waits for them: a short
+    one (a CLI search after an edit) exited in the pause, dropping the updated index, so
+    the next start rebuilt it whole (platform QA: 75 s at 100k, against 1 s)."""
+    if _LATER.idle.is_set():
+        return
+    _HURRY.set()
+    if not _LATER.idle.wait(EXIT_WAIT):
+        logger.warning("okfx: a state store was still running after %.0f s; not kept", EXIT_WAIT)
 
 
 def store_later(
