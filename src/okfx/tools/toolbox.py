@@ -66,7 +66,7 @@ TypeArg = Annotated[
 ]
 TagsArg = Annotated[
     Optional[list[str]],  # noqa: UP045
-    Field(description="Only concepts carrying all of these tags (case-insensitive)."),
+    Field(description="Only concepts carrying all of these tags (case-insensitive; at most 50)."),
 ]
 DirArg = Annotated[
     Optional[str],  # noqa: UP045
