@@ -401,8 +401,10 @@ def _empty_and_many(root: Path) -> list[Answer]:
     manager.reload()
     manager.note_unavailable("/srv/broken.zip", "not an archive")
     index = "# Index\n\n## All\n\n" + "".join(f"* [A](a.md) - {'word ' * 20}\n" for _ in range(10))
-    many = write_tree(root / "many", {"index.md": index, "a.md": concept(title="A")})
-    crowd = KnowledgeManager([Bundle.load(many, f"b{i:03}") for i in range(170)])
+    # a broken link: each row says so, and 1,000 rows pass the size cap
+    linked = concept(title="A", body="[x](missing.md)\n")
+    many = write_tree(root / "many", {"index.md": index, "a.md": linked})
+    crowd = KnowledgeManager([Bundle.load(many, f"b{i:03}") for i in range(1000)])
     return [
         ask(alone, "search_concepts", "an empty bundle", query="anything"),
         ask(alone, "list_concepts", "an empty bundle"),

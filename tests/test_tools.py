@@ -950,3 +950,36 @@ def test_a_path_with_a_fragment_names_its_page_in_every_tool(make_bundle: MakeBu
     assert links["path"] == "/a.md" and [e["path"] for e in links["outbound"]] == ["/b.md"]
     assert box.read_resource(path="/api.yaml#paths")["text"] == "paths: {}\n"
     assert box.get_neighbors(path="zz.md#x")["error"]["code"] == "not_found"
+
+
+def test_many_bundles_keep_the_prompt_and_list_bundles_within_their_bounds(
+    make_bundle: MakeBundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA: 60 bundles made a 252 KB <knowledge> block, and past 144 bundles
+    list_bundles cut the rest off: the indexes share a total, and past it a bundle is
+    named without its index; list_bundles' excerpts shrink, then go."""
+    from okfx.tools import prompt, views
+
+    index = "# Index\n\n" + "".join(f"* [Page {i}](p{i}.md) - a page\n" for i in range(400))
+    many = [
+        Bundle.load(make_bundle({"index.md": index, "a.md": concept()}), f"b{n:02d}")
+        for n in range(12)
+    ]
+    manager = KnowledgeManager(many)
+    block = prompt.render_prompt(manager.bundles.values(), 4000, None, total_char_budget=3000)
+    assert block.count("<index>") == 4  # 600 characters each and the hint, until 3,000
+    assert '<bundle name="b11" concepts="1" okf_version' not in block  # no version here
+    assert '<bundle name="b11" concepts="1"/>' in block
+    assert "[8 bundles shown without their index" in block
+    assert len(block) < len(prompt.INSTRUCTIONS) + 3000 + 12 * 400
+    assert prompt.render_prompt(many[:2]).count("<index>") == 2  # a few: as before
+    monkeypatch.setattr(prompt, "NAMES_LISTED", 3)
+    assert "(b00, b01, b02 and 9 more: list_bundles names them)" in prompt.render_prompt(many)
+    box = Toolbox(manager)
+    rows = box.list_bundles()["bundles"]
+    assert [r["name"] for r in rows] == [f"b{n:02d}" for n in range(12)]
+    assert all(len(r["index"]) <= 600 + 200 for r in rows)  # the cut's hint after it
+    monkeypatch.setattr(views, "EXCERPTS_CHARS", 12 * 100)  # under 120 each: left out
+    listed = box.list_bundles()
+    assert not any("index" in r for r in listed["bundles"])
+    assert listed["notice"].startswith("12 bundles are loaded: their rows leave out")

@@ -14,7 +14,15 @@ from okfx.bundle.bundle import Bundle
 from okfx.tools.display import one_line, visible
 from okfx.tools.names import RUN_TOOL, TOOL_NAMES
 
-__all__ = ["INSTRUCTIONS", "escape", "index_summary", "render_prompt"]
+__all__ = [
+    "INSTRUCTIONS",
+    "MIN_INDEX_CHARS",
+    "NAMES_LISTED",
+    "PROMPT_INDEX_CHARS",
+    "escape",
+    "index_summary",
+    "render_prompt",
+]
 
 #: The workflow part of the block, usable on its own as a system-prompt fragment.
 INSTRUCTIONS = """\
@@ -113,15 +121,29 @@ def index_summary(bundle: Bundle, budget: int, named: bool = False) -> str:
     )
 
 
+#: The characters all the bundles' indexes take in the block together: each gets its
+#: share, at least :data:`MIN_INDEX_CHARS`, and bundles past the total are named without
+#: their index (platform QA: 60 bundles made a 252 KB block, which clients put in every
+#: agent's context).
+PROMPT_INDEX_CHARS = 32_000
+MIN_INDEX_CHARS = 600
+#: Bundle names listed in the block's opening line; list_bundles names the rest.
+NAMES_LISTED = 50
+
+
 def render_prompt(
     bundles: Iterable[Bundle],
     index_char_budget: int = 4000,
     tool_names: Mapping[str, str] | None = None,
+    total_char_budget: int = PROMPT_INDEX_CHARS,
 ) -> str:
     """The full ``<knowledge>`` block for these bundles. ``tool_names`` maps each tool
     offered to the name the model sees it by (a framework's prefix: ``okf_search_concepts``);
     the block then calls the tools by those names and says which are not offered
-    (adapter QA: under a prefix or a subset, it named tools the model did not have)."""
+    (adapter QA: under a prefix or a subset, it named tools the model did not have).
+    Each bundle's index takes at most ``index_char_budget`` characters and its share of
+    ``total_char_budget`` (at least :data:`MIN_INDEX_CHARS`); past the total, a bundle
+    is named with its concept count only."""
     items = list(bundles)
     named = _renamer(tool_names)
     parts = ["<knowledge>", named(INSTRUCTIONS)]
@@ -130,17 +152,34 @@ def render_prompt(
         if absent:
             parts.append(f"Not offered here: {', '.join(absent)}.")
     if len(items) > 1:
-        names = escape(", ".join(b.name for b in items))
+        shown = ", ".join(b.name for b in items[:NAMES_LISTED])
+        more = len(items) - NAMES_LISTED
+        names = escape(shown) + (f" and {more} more: list_bundles names them" if more > 0 else "")
         parts.append(named(f"{len(items)} bundles are loaded ({names}); {_MANY_BUNDLES}"))
+    share = max(MIN_INDEX_CHARS, total_char_budget // max(len(items), 1))
+    budget = min(index_char_budget, share)
+    left = total_char_budget
+    unindexed = 0
     for bundle in items:
         version = f' okf_version="{escape(bundle.okf_version)}"' if bundle.okf_version else ""
-        summary = escape(index_summary(bundle, index_char_budget, named=len(items) > 1))
+        opening = f'<bundle name="{escape(bundle.name)}" concepts="{len(bundle)}"{version}'
+        if left < budget:
+            unindexed += 1
+            if unindexed <= NAMES_LISTED:
+                parts.append(opening + "/>")
+            continue
+        summary = escape(index_summary(bundle, budget, named=len(items) > 1))
+        left -= len(summary)
         head, cut, hint = summary.rpartition("\n[index cut:")
         if cut:  # okfx's own hint, after the bundle's text
             summary = head + cut + named(hint)
+        parts.append(f"{opening}>\n<index>\n{summary}\n</index>\n</bundle>")
+    if unindexed:
         parts.append(
-            f'<bundle name="{escape(bundle.name)}" concepts="{len(bundle)}"{version}>\n'
-            f"<index>\n{summary}\n</index>\n</bundle>"
+            named(
+                f"[{unindexed} bundles shown without their index, to keep this block short: "
+                "read_concept('/index.md', bundle=NAME) reads one; list_bundles lists them all]"
+            )
         )
     parts.append("</knowledge>")
     return "\n".join(parts)

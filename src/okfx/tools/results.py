@@ -167,6 +167,12 @@ _BUNDLES = (
         (
             Key("bundles", "list of objects", "One per loaded bundle, in the order they loaded."),
             Key(
+                "notice",
+                "string",
+                "Says the rows leave out their index excerpt, so that every bundle is listed.",
+                "only when more than 533 bundles are loaded",
+            ),
+            Key(
                 "unavailable",
                 "list of objects",
                 "Sources given to the server that did not load: `source` and `reason` each.",
@@ -189,7 +195,13 @@ _BUNDLES = (
             ),
             Key("errors", "integer", "The spec §11 errors its load found."),
             Key("warnings", "integer", "Its load's other problems (`okfx validate` lists them)."),
-            Key("index", "string", "Its root `index.md` (or a listing made up), cut at 600."),
+            Key(
+                "index",
+                "string",
+                "Its root `index.md` (or a listing made up), cut at 600 characters, or at "
+                "64,000 over the number of bundles when more than 106 are loaded.",
+                "unless more than 533 bundles are loaded",
+            ),
             Key(
                 "problems",
                 "string",

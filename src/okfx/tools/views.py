@@ -229,9 +229,16 @@ def _bundle(box: Toolbox, name: Any) -> Bundle:
 
 
 # -- L0 / L1 ---------------------------------------------------------------------------------
+#: Characters the rows' index excerpts take together: each gets its share, at most 600;
+#: under :data:`MIN_EXCERPT` they are left out (platform QA: 170 bundles' rows passed the
+#: result cap, and 26 bundles were not listed at all).
+EXCERPTS_CHARS, MIN_EXCERPT = 64_000, 120
+
+
 def bundles(box: Toolbox) -> dict[str, Any]:
     _event(found=True)
     rows = []
+    excerpt = min(600, EXCERPTS_CHARS // max(len(box.manager), 1))
     for b in box.manager.bundles.values():
         counts = b.problem_counts()  # exact, past max_warnings too
         errors = sum(n for code, n in counts.items() if code in ERROR_CODES)
@@ -244,9 +251,10 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 # warnings: one count said 194 for m3e, 2 of them errors (QA)
                 "errors": errors,
                 "warnings": sum(counts.values()) - errors,
-                "index": index_summary(b, 600, named=len(box.manager.bundles) > 1),
             }
         )
+        if excerpt >= MIN_EXCERPT:
+            rows[-1]["index"] = index_summary(b, excerpt, named=len(box.manager.bundles) > 1)
         if counts:  # what the two counts are (agent QA: "warnings: 192", and no way to know)
             rows[-1]["problems"] = _problem_kinds(counts)
         if b.origin:  # a git clone or an archive: which one (platform QA: two copies of
@@ -265,6 +273,11 @@ def bundles(box: Toolbox) -> dict[str, Any]:
                 "before is served until it can be read again"
             )
     payload: dict[str, Any] = {"bundles": rows}
+    if excerpt < MIN_EXCERPT:
+        payload["notice"] = (
+            f"{len(rows)} bundles are loaded: their rows leave out the index excerpt, to "
+            "list them all; read_concept('/index.md', bundle=NAME) reads one."
+        )
     if box.manager.unavailable:  # given to the server, but they did not load
         payload["unavailable"] = [
             {"source": clip(source, VALUE_CHARS), "reason": clip(reason, VALUE_CHARS)}
