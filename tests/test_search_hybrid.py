@@ -8,6 +8,7 @@ offline, when ``okfx[semantic]`` is installed (.ci/run installs it).
 import hashlib
 import http.server
 import json
+import logging
 import os
 import stat
 import subprocess
@@ -157,6 +158,26 @@ def test_the_size_cap_refuses_with_a_clear_message(tmp_path):
     state = SemanticState(index, ToyEmbedder(), None, max_concepts=3)
     with pytest.raises(SemanticUnavailable, match="capped at 3 concepts and this has 4"):
         state.build()
+
+
+def test_a_background_build_over_the_cap_tells_the_operator_and_the_agent_apart(
+    caplog: pytest.LogCaptureFixture,
+):
+    """Platform QA: `okfx serve --semantic` over the cap printed nothing to the operator,
+    and every search told the agent to raise --semantic-max."""
+    index = SearchIndex.build(entries(*CONCEPTS))
+    state = SemanticState(index, ToyEmbedder(), None, max_concepts=3)
+    index.ranker = HybridRanker(state)
+    with caplog.at_level(logging.WARNING, logger="okfx"):
+        state.start().join(10)
+    assert "capped at 3 concepts and this has 4" in caplog.text  # the operator: all of it
+    results = index.search("users", now=NOW)
+    assert results.ranking == "lexical"
+    assert (
+        "Semantic ranking is unavailable (the bundle holds more concepts than this server "
+        "encodes); these hits are lexical."
+    ) in results.notice
+    assert "--semantic-max" not in results.notice
 
 
 def test_vectors_are_encoded_once_and_a_change_re_encodes_only_that_concept(tmp_path):

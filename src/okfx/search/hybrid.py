@@ -42,6 +42,7 @@ search answers lexically and says so.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -50,6 +51,7 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
+from okfx.errors import SemanticUnavailable
 from okfx.search.acronyms import Definitions, query_acronyms, read_as
 from okfx.search.analyzer import analyze_query, tokenize
 from okfx.search.cjk import has_cjk
@@ -90,6 +92,8 @@ __all__ = [
     "identifier_query",
     "identifier_terms",
 ]
+
+logger = logging.getLogger("okfx")
 
 #: Candidates the embedding contributes before merging: pages, each copy of a page in
 #: release folders (``/3.12/x.md``, ``/3.13/x.md``) coming with the first of them.
@@ -202,7 +206,17 @@ class SemanticState:
             try:
                 self.build()
             except Exception as exc:  # kept and shown; searches stay lexical
-                self.error = f"{exc.__class__.__name__}: {exc}"
+                # the operator hears the whole reason once, on the server's log; an
+                # agent, what it means for its searches (platform QA: the size cap's
+                # advice to raise --semantic-max went to the agent on every search,
+                # and nothing to the operator)
+                logger.warning("okfx: semantic search is off for one index: %s", exc)
+                capped = isinstance(exc, SemanticUnavailable) and "capped" in str(exc)
+                self.error = (
+                    "the bundle holds more concepts than this server encodes"
+                    if capped
+                    else f"{exc.__class__.__name__}: {exc}"
+                )
                 return
             if on_ready is not None:
                 on_ready()
