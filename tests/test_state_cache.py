@@ -754,3 +754,38 @@ def test_a_process_about_to_exit_makes_its_waiting_stores_first(
     )
     assert done.returncode == 0, done.stderr
     assert marker.read_text() == "x"
+
+
+def test_a_process_waits_for_anothers_index_build_and_reads_it(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA: processes starting together shared one parse, but each built the
+    search index (13 s each at 10k). One builds under the state lock; the others wait
+    for it and read what it stored."""
+    import threading
+
+    from okfx.statecache import StateCache
+
+    root = aged(make_bundle(FILES))
+    builder = Bundle.load(root, state_cache=cache_dir)
+    reader = Bundle.load(root, state_cache=cache_dir)  # read back: it has the state's plan
+    cache = StateCache(cache_dir)
+    built: list[int] = []
+    real_build = SearchIndex.build
+    index = real_build((builder.name, c) for c in builder)  # what the other one builds
+
+    def counted(*args: object, **options: object) -> SearchIndex:
+        built.append(1)
+        return real_build(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SearchIndex, "build", counted)
+    done: list[object] = []
+    with cache.lock(builder._key):  # "another process" holds the lock, building
+        waiting = threading.Thread(target=lambda: done.append(reader.search_index()))
+        waiting.start()
+        time.sleep(0.3)
+        assert waiting.is_alive() and not done  # it waits for the lock
+        builder._save_index(index)
+    waiting.join(30)
+    assert done and not built  # read what the other stored: no build of its own
+    assert reader.search("orders").hits
