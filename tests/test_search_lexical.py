@@ -391,13 +391,20 @@ def test_a_query_naming_a_rare_type_finds_its_one_concept_in_another_language(mo
     assert paths(SearchIndex.build(entries(*concepts)), query)[0] != "/guides/selection.md"
 
 
-def test_two_query_words_meet_a_word_the_bundle_writes_as_one():
+def test_two_query_words_meet_a_word_the_bundle_writes_as_one(monkeypatch):
     concepts = [
         FakeConcept("/codes/utilitytype.md", title="utilitytype", body="Gas, water, power."),
         FakeConcept("/notes/works.md", title="Street works", body="Works on a utility."),
     ]
     index = SearchIndex.build(entries(*concepts))
     assert paths(index, "utility type")[0] == "/codes/utilitytype.md"
+    # and its second word in the other number (session 60's agent QA: "utility types"
+    # missed the codelist)
+    assert paths(index, "utility types")[0] == "/codes/utilitytype.md"
+    monkeypatch.setattr(index_module, "JOINED_FORMS", False)
+    assert (
+        paths(SearchIndex.build(entries(*concepts)), "utility types")[0] != "/codes/utilitytype.md"
+    )
     assert joined_pairs(["utility", "type"]) == ["utilitytype"]
     # short words, numbers and function words are not joined
     assert joined_pairs(["of", "type", "2024", "list", "the", "code"]) == []

@@ -218,6 +218,10 @@ def no_hits(query: str, terms: Sequence[QueryTerm]) -> SearchResults:
     return SearchResults(query, [], {}, "" if terms else "The query has no searchable words.")
 
 
+#: Whether a joined pair is also looked up with its second word's other number.
+JOINED_FORMS = True
+
+
 class SearchIndex:
     """A BM25F index over concepts of one or more bundles. Immutable; thread-safe."""
 
@@ -620,6 +624,14 @@ class SearchIndex:
         words = query_words(query)
         wanted = [(acronym, ACRONYM_WEIGHT) for acronym in initialisms(words)]
         wanted += [(joined, JOINED_WEIGHT) for joined in joined_pairs(split_chunks(query))]
+        if JOINED_FORMS:
+            # the second word's singular or plural joined too ("utility types" for
+            # utilitytype; agent QA: the codelist was found for "utility type" only)
+            wanted += [
+                (left + variant, JOINED_WEIGHT * VARIANT_WEIGHT)
+                for left, right in joined_pair_parts(split_chunks(query))
+                for variant in plural_variants(right)
+            ]
         return [
             [(tid, weight)]
             for form, weight in wanted
