@@ -122,6 +122,11 @@ def test_the_difference_names_line_and_column_in_the_receipt(bound: Bound) -> No
     assert verdict.difference is not None
     assert (verdict.difference.line, verdict.difference.column) == (3, 6)
     assert verdict.to_dict()["difference"]["found"] == "`orders_backup`"
+    # the words before it as the receipt writes them, which a search of it finds (docs
+    # QA: canonical text, `@end_date` for `$end_date`, was in neither SQL)
+    late = REVENUE_SQL.replace("OR region = $region", "OR Region <> $region")
+    difference = attest(bound, receipt(late), now=NOW).difference
+    assert difference is not None and difference.after.endswith("( $region IS NULL OR Region")
 
 
 def test_declared_receipt_fields_must_be_present(bound: Bound) -> None:

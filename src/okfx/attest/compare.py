@@ -30,7 +30,7 @@ class Difference:
     found: str  # what the receipt has there
     line: int  # 1-based, in the receipt's text (just past its end when it stops early)
     column: int
-    after: str  # the canonical tokens just before, to find the place
+    after: str  # the receipt's tokens just before, as it writes them, to find the place
 
     @property
     def message(self) -> str:
@@ -72,7 +72,9 @@ def _difference(text: str, got: list[Token], j: int, expected: str, found: str) 
     # A receipt that stops early differs where its text ends (QA: "line 0, column 0").
     at = got[j].start if j < len(got) else len(text.rstrip())
     line, column = _position(text, at)
-    after = canonical_text(got[max(0, j - _CONTEXT_TOKENS) : j])
+    # the receipt's own words, as it writes them, so a search of it finds them (docs QA:
+    # the canonical `@end_date` was in neither text, which wrote `$end_date`)
+    after = " ".join(token.text for token in got[max(0, j - _CONTEXT_TOKENS) : j])
     return Difference(expected, found, line, column, after)
 
 
