@@ -356,19 +356,21 @@ class HybridRanker:
         if embedding_side is None:
             embedding_side = self._dense(vector, spec)
         near, dense, hidden_dense = embedding_side
-        values = self._page_values(dense)
+        versioned = self._versioned
+        values = self._page_values(dense) if versioned else sorted(dense.values(), reverse=True)
         high, low = (values[0], values[-1]) if values else (1.0, 0.0)
         spread = max(high - low, 1e-6)
         keys = lex.keys() | dense.keys()
         similar = {key: dense.get(key, near.value(key)) for key in keys}
-        similar.update(self._tied_releases(similar))
+        if versioned:
+            similar.update(self._tied_releases(similar))
         scored = {
             key: (alpha * lex.get(key, 0.0) / best if best > 0 else 0.0)
             + (1 - alpha) * (similar[key] - low) / spread
             for key in keys
         }
         ranked = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
-        top = newest_in_ties(ranked[: k + TIE_ROOM], self._path)[:k]
+        top = newest_in_ties(ranked[: k + TIE_ROOM], self._path)[:k] if versioned else ranked[:k]
         hits = self._hits(query, top, lex, dense, near, spec.now, known)
         theta = top[-1][1] if len(top) == k else 0.0
         # Per filter, the larger of the two sides' counts of hidden matches that would
@@ -382,6 +384,16 @@ class HybridRanker:
             hidden[verdict] = max(hidden.get(verdict, 0), n)
         notice = f"{hidden_notice(hidden, chosen=not hits)} {read_as(meanings)}".strip()
         return SearchResults(query, hits, hidden, notice, "hybrid")
+
+    @cached_property
+    def _versioned(self) -> bool:
+        """Whether a concept of the index is kept in a release folder: else the release
+        families are skipped, and a query pays nothing for them (computed once)."""
+        return any(
+            release_family(concept.path) is not None
+            for part in self._parts
+            for _, concept in part.index.entries
+        )
 
     def _path(self, key: tuple[int, int]) -> str:
         return str(self._parts[key[0]].index.entries[key[1]][1].path)
@@ -454,7 +466,7 @@ class HybridRanker:
             if verdict is not None:
                 hidden.append((value, verdict))
                 continue
-            page = self._family((at, doc)) or (at, doc)
+            page = (self._family((at, doc)) if self._versioned else None) or (at, doc)
             if page in taken or len(taken) < CANDIDATES:
                 taken.add(page)
                 dense[(at, doc)] = value

@@ -739,6 +739,7 @@ class _Needles:
         self.analysed = terms
         self.query = query
         self._units = units
+        self._word_units: Sequence[Sequence[int]] | None = None
         #: The query's numbers written with dots or dashes (3.10), for the confidence.
         self.numbers = numbers_written(query)
         self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
@@ -785,12 +786,15 @@ class _Needles:
     @property
     def units(self) -> Sequence[Sequence[int]]:
         """The query's :func:`~okfx.search.scoring.query_units` (a hit's confidence)."""
-        if self._units is None:
-            self._units = query_units(self.query, self.analysed)
-        if any(is_contraction(chunk) for chunk in split_chunks(self.query)):
-            # a contraction is no word a hit must hold (agent QA: a lone "t" was held)
-            return query_units(self.query, self.analysed, contractions=False)
-        return self._units
+        if self._word_units is None:
+            if any(is_contraction(chunk) for chunk in split_chunks(self.query)):
+                # a contraction is no word a hit must hold (agent QA: a lone "t" was held)
+                self._word_units = query_units(self.query, self.analysed, contractions=False)
+            else:
+                if self._units is None:
+                    self._units = query_units(self.query, self.analysed)
+                self._word_units = self._units
+        return self._word_units
 
     def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float, int]]]:
         """The query terms ``doc`` matched, and the snippet's words: each form it holds,

@@ -344,7 +344,8 @@ def list_rows(
         for key, count in chosen.hidden.items():
             hidden[key] = hidden.get(key, 0) + count
         rows += [concept_row(b.name, c, c.is_stale(spec.now)) for c in chosen.concepts]
-        shown += chosen.concepts
+        if _odd_statuses(b):  # reading each row's frontmatter costs: only when some may
+            shown += chosen.concepts
         total += chosen.total
     start = min(offset_, total)
     notice = hidden_notice(hidden, chosen=not rows)
@@ -489,11 +490,18 @@ def search(
 
 
 def _hit_concepts(box: Toolbox, hits: list[dict[str, Any]]) -> Iterator[Concept]:
+    """The concepts of ``hits`` whose bundle has a status the spec does not define."""
     for hit in hits:
         found = box.manager.bundles.get(hit["bundle"])
-        concept = None if found is None else found.get(hit["path"])
+        concept = None if found is None or not _odd_statuses(found) else found.get(hit["path"])
         if isinstance(concept, Concept):
             yield concept
+
+
+def _odd_statuses(b: Bundle) -> bool:
+    """Whether a concept of ``b`` was written with a status §5.4 does not define (its
+    load counted them, exactly)."""
+    return bool(b.problem_counts().get("unknown_status"))
 
 
 def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]:
