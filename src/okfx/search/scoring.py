@@ -493,7 +493,7 @@ def confidence(
         whole = {frozenset(analyze_chunk(number)) for number in numbers}
         held = sum(
             1.0
-            if frozenset(terms[i].text for i in unit) in whole
+            if whole and frozenset(terms[i].text for i in unit) in whole
             else _held([terms[i].text for i in unit], found)
             for unit in units
         )
