@@ -245,3 +245,15 @@ def test_the_matching_concepts_are_those_a_field_by_field_search_finds(
     assert {m.path for m in results} == shown
     assert results.concepts == len(shown)
     assert results.hidden == ({"deprecated": hidden} if hidden else {})
+
+
+def test_a_cut_grep_over_several_bundles_says_how_many_each_holds():
+    """Platform QA: a grep over a big and a small bundle showed 50 of 50 matches from the
+    big one, and nothing said the small one had matches too."""
+    big = [FakeConcept(f"/b{i}.md", body="needle") for i in range(6)]
+    small = [FakeConcept(f"/s{i}.md", body="needle") for i in range(2)]
+    pairs = [("big", c) for c in big] + [("small", c) for c in small]
+    results = grep(pairs, "needle", limit=3, now=NOW)
+    assert "8 concepts match (big 6, small 2; pass bundle= to grep one)." in results.notice
+    alone = grep(entries(*big), "needle", limit=3, now=NOW)
+    assert "6 concepts match. To see" in alone.notice  # one bundle: no breakdown

@@ -170,6 +170,7 @@ CLI_WORDS = {
     "list_concepts with a type or tag": "okfx index with --type or --tag",
     "call with offset=0": "use --offset 0",
     "raise limit (at most 200)": "raise --limit (at most 200)",
+    "pass bundle= to grep one": "choose one with --bundle NAME",
     "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
     " (did_you_mean)": "",
