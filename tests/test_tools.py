@@ -983,3 +983,16 @@ def test_many_bundles_keep_the_prompt_and_list_bundles_within_their_bounds(
     listed = box.list_bundles()
     assert not any("index" in r for r in listed["bundles"])
     assert listed["notice"].startswith("12 bundles are loaded: their rows leave out")
+
+
+def test_a_path_written_from_the_repository_root_suggests_the_document_it_names(
+    make_bundle: MakeBundle,
+) -> None:
+    """Docs QA: read of /oks/kb/commits/atomic.md suggested /commits/atomic.md, but one of
+    /oks/kb/commits/index.md suggested nothing."""
+    root = make_bundle({"commits/index.md": "# Commits\n", "commits/atomic.md": concept()})
+    box = Toolbox(Bundle.load(root))
+    error = box.read_concept(path="/oks/kb/commits/index.md")["error"]
+    assert error["code"] == "not_found" and error["did_you_mean"][0] == "/commits/index.md"
+    error = box.read_concept(path="/oks/kb/commits/atomic.md")["error"]
+    assert error["did_you_mean"][0] == "/commits/atomic.md"

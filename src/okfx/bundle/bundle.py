@@ -967,10 +967,15 @@ class Bundle:
         canon = normalize(path)
         file = next((p for p in (canon, canon + ".md") if p in self._files), None)
         if file is None:
+            # a path written from the repository root (/oks/kb/commits/index.md for
+            # /commits/index.md): the document its last folders name comes first (docs
+            # QA: an index page's had no suggestion, a concept's had)
+            tail = self._tail_document(canon)
+            close = self.suggest(canon)
             return NotFound(
                 f"no concept at {canon} in bundle {self.name!r}",
                 path=canon,
-                suggestions=self.suggest(canon),
+                suggestions=[tail, *(p for p in close if p != tail)] if tail else close,
             )
         # A file of the bundle that is no concept (a README.md without frontmatter, a
         # card the graph links to): say why, and how to read it, not only "not found".
@@ -980,6 +985,16 @@ class Bundle:
             path=file,
             file=file,
         )
+
+    def _tail_document(self, canon: str) -> str | None:
+        """The document (a concept, an index or a log) at ``canon`` less its first
+        folders, the longest such tail first, or None."""
+        parts = canon.strip("/").split("/")
+        for start in range(1, len(parts)):
+            tail = "/" + "/".join(parts[start:])
+            if self.get(tail) is not None:
+                return tail
+        return None
 
     def _not_a_concept(self, file: str) -> str:
         """Why the bundle file ``file`` is no concept, in a few words."""
