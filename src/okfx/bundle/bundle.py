@@ -40,7 +40,7 @@ from okfx.bundle.stored import FileStore, StoredConcept, slim
 from okfx.bundle.texts import TEXTS_KIND, TextsBuilder, attach, read_texts
 from okfx.bundle.walk import FileEntry, decode_text, encoding_problem, read_bytes, read_file, walk
 from okfx.bundle.wikilinks import WikiIndex
-from okfx.deadline import acquire
+from okfx.deadline import Aside, acquire
 from okfx.errors import NotFound, UnsafePath
 from okfx.gcpause import gc_paused
 from okfx.limits import Limits
@@ -219,6 +219,7 @@ class Bundle:
         self._backlinks_lock = threading.Lock()
         self._listed: dict[str, list[str]] | None = None  # built on first use
         self._lock = threading.Lock()  # the search index's build
+        self._aside = Aside()  # that build, on a thread of its own for a call with a budget
         self._names_lock = threading.Lock()
         self._search_index: Index | None = None
         self._facets: Facets | None = None
@@ -1140,7 +1141,12 @@ class Bundle:
         :class:`~okfx.search.live.LiveIndex` until its delta is merged."""
         if self._search_index is not None:
             return self._search_index
-        # a call with a deadline waits for another thread's build only until then
+        # a call with a budget waits for the build, on a thread of its own, only so long
+        self._aside.run(self._build_search_index, "the search index, which is being built")
+        assert self._search_index is not None
+        return self._search_index
+
+    def _build_search_index(self) -> Index:
         acquire(self._lock, "the search index, which is being built", build=True)
         try:
             if self._search_index is None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.reload import Changes, content_changes
-from okfx.deadline import acquire
+from okfx.deadline import Aside, acquire
 from okfx.errors import InvalidArgument, NotFound, OKFError
 from okfx.search.suggest import closest
 from okfx.statecache import StateCache
@@ -46,6 +46,7 @@ class KnowledgeManager:
         self.index_char_budget = index_char_budget
         self._callbacks: list[Callback] = []
         self._lock = threading.Lock()
+        self._aside = Aside()  # the combined index's build, for a call with a budget
         self._combined: Any = None
         self._reload_lock = threading.Lock()
         self._reload_failures: dict[str, str] = {}
@@ -222,14 +223,9 @@ class KnowledgeManager:
             return next(iter(self._bundles.values())).search(query, limit, type, tags, **filters)
         index = self._combined
         if index is None:
-            # a call with a deadline waits for another thread's build only until then
-            acquire(self._lock, "the search index, which is being built", build=True)
-            try:
-                if self._combined is None:
-                    self._combined = self._combined_index()
-                index = self._combined
-            finally:
-                self._lock.release()
+            # a call with a budget waits for the build, on a thread of its own, only so long
+            self._aside.run(self._build_combined, "the search index, which is being built")
+            index = self._combined
         if self.semantic is not None:
             self.semantic.attach(index)
         return index.search(query, limit=limit, type=type, tags=tags, **filters)
@@ -261,6 +257,14 @@ class KnowledgeManager:
         for bundle in self._bundles.values():
             bundle.semantic = self.semantic
         return self.semantic
+
+    def _build_combined(self) -> None:
+        acquire(self._lock, "the search index, which is being built", build=True)
+        try:
+            if self._combined is None:
+                self._combined = self._combined_index()
+        finally:
+            self._lock.release()
 
     def _combined_index(self) -> Any:
         """The index over every bundle: read back from the bundles' state cache when
