@@ -218,6 +218,10 @@ def no_hits(query: str, terms: Sequence[QueryTerm]) -> SearchResults:
     return SearchResults(query, [], {}, "" if terms else "The query has no searchable words.")
 
 
+#: What a query word no concept holds in any form weighs in a hit's confidence, against
+#: 1 for another: the rarest word of a query is most often its subject (docs/search.md
+#: gives the tuning sets' figures).
+MISSING_WEIGHT = 2.0
 #: Whether a joined pair is also looked up with its second word's other number.
 JOINED_FORMS = True
 
@@ -680,7 +684,9 @@ class SearchIndex:
         if similarity is not None:
             near = similarity.get(doc)
             numbers = [n for n in needles.numbers if _holds_number(concept, body, n)]
-            sure = confidence(needles.units, needles.analysed, matched, near, numbers)
+            sure = confidence(
+                needles.units, needles.analysed, matched, near, numbers, needles.weights
+            )
             if sure == 0.0 and not ranked and near is None:
                 sure = 0.5  # found through an acronym alone
         values = (
@@ -740,6 +746,7 @@ class _Needles:
         self.query = query
         self._units = units
         self._word_units: Sequence[Sequence[int]] | None = None
+        self._weights: list[float] | None = None
         #: The query's numbers written with dots or dashes (3.10), for the confidence.
         self.numbers = numbers_written(query)
         self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
@@ -795,6 +802,23 @@ class _Needles:
                     self._units = query_units(self.query, self.analysed)
                 self._word_units = self._units
         return self._word_units
+
+    @property
+    def weights(self) -> list[float]:
+        """Each word of :attr:`units` as a hit's confidence weighs it: a word no concept
+        of the index holds in any of its terms weighs :data:`MISSING_WEIGHT`, any other
+        1 (agent QA: the missing subject of a question, "Kafka", weighed what
+        "configure" did, and a page holding the rest read 0.75)."""
+        if self._weights is None:
+            ids = self.postings.terms
+            terms = self.analysed
+            self._weights = [
+                MISSING_WEIGHT
+                if not any(form in ids for i in unit for form, _ in terms[i].forms)
+                else 1.0
+                for unit in self.units
+            ]
+        return self._weights
 
     def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float, int]]]:
         """The query terms ``doc`` matched, and the snippet's words: each form it holds,

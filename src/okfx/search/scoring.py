@@ -470,6 +470,7 @@ def confidence(
     matched: Sequence[str],
     similarity: float | None = None,
     numbers: Sequence[str] = (),
+    weights: Sequence[float] | None = None,
 ) -> float:
     """How sure a hit is, 0..1, for an agent to read: the share of the query's words
     (:func:`query_units`) the concept contains; a hit found through an acronym or word
@@ -478,26 +479,32 @@ def confidence(
     the bundle probably does not answer the query. ``numbers``: the query's numbers
     written with dots or dashes (:func:`numbers_written`) that the concept holds whole,
     each a word held (docs and agent QA: "python 3.10" read 0.5 on the page titled
-    "Python 3.10 notes", whose "3" and "10" say nothing alone)."""
+    "Python 3.10 notes", whose "3" and "10" say nothing alone). ``weights``: what each
+    word of ``units`` weighs in the share (by default 1 each)."""
     lexical = 0.0
     # A question's light verb ("what can I use to ...") is no word the answer must hold,
     # nor is a stopword: a query of stopwords alone ("the and of", searched for want of
     # anything else) is matched by any page, which says nothing of it (MCP QA: 1.0).
-    units = [
-        u
-        for u in units
+    kept = [
+        at
+        for at, u in enumerate(units)
         if (len(u) > 1 or not terms[u[0]].light) and not all(terms[i].text in STOPWORDS for i in u)
     ]
-    if units:
+    if kept:
         found = set(matched)
         whole = {frozenset(analyze_chunk(number)) for number in numbers}
-        held = sum(
+        shares = [
             1.0
-            if whole and frozenset(terms[i].text for i in unit) in whole
-            else _held([terms[i].text for i in unit], found)
-            for unit in units
-        )
-        lexical = held / len(units)
+            if whole and frozenset(terms[i].text for i in units[at]) in whole
+            else _held([terms[i].text for i in units[at]], found)
+            for at in kept
+        ]
+        if weights is not None:
+            kept_weights = [weights[at] for at in kept]
+            lexical = sum(w * h for w, h in zip(kept_weights, shares, strict=True))
+            lexical /= sum(kept_weights)
+        else:
+            lexical = sum(shares) / len(kept)
     if similarity is not None:
         scaled = (similarity - _COSINE_NONE) / (_COSINE_SURE - _COSINE_NONE)
         lexical = max(lexical, min(max(scaled, 0.0), 1.0))
