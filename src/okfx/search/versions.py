@@ -71,8 +71,6 @@ def _around_version(path: str) -> tuple[str, str, str] | None:
 def release_family(path: str) -> tuple[str, str] | None:
     """What the copies of one page in release folders share (the path on each side of
     its first release folder), or ``None`` for a path with no release folder."""
-    if "/" not in path.strip("/"):
-        return None  # a file at the root: no folder, so no release folder
     around = _around_version(path)
     return None if around is None else (around[0], around[2])
 
@@ -114,8 +112,8 @@ def _sibling_key(hit: Mapping[str, Any]) -> tuple[str, str, str] | None:
     """What version siblings share: the bundle and the path on each side of its first
     release folder (so the folder is at the same place in each); None for a path
     without one."""
-    around = _around_version(str(hit["path"]))
-    return None if around is None else (str(hit["bundle"]), around[0], around[2])
+    family = release_family(str(hit["path"]))
+    return None if family is None else (str(hit["bundle"]), *family)
 
 
 def _release(hit: Mapping[str, Any]) -> tuple[int, ...]:
