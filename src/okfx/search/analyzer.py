@@ -67,9 +67,6 @@ COMPOUND_WEIGHT = 0.95
 #: A query keeps at most this many distinct terms, so a pasted page stays a fast query.
 MAX_QUERY_TERMS = 64
 
-#: Question filler found by session 60's agent QA: "how much are the fees" put first a
-#: page saying "how much cheaper", and "didn't" left "did".
-EXTRA_STOPWORDS = "did much".split()
 # Function words dropped from *queries* only (documents keep every token). Natural
 # questions ("how do I ...") otherwise score rare filler words in small bundles.
 STOPWORDS = frozenset(
@@ -89,7 +86,9 @@ STOPWORDS = frozenset(
     # Reflexive pronouns (session 58's agent QA: "mark it ready myself" named "myself" a
     # missing word, with a spelling notice).
     + "itself myself ourselves themselves yourself yourselves".split()
-    + EXTRA_STOPWORDS
+    # Question filler of session 60's agent QA: "how much are the fees" put first a page
+    # saying "how much cheaper", and "didn't" left "did".
+    + ["did", "much"]
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
