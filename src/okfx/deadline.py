@@ -108,7 +108,7 @@ class Aside:
     """An index build that a call with a budget runs on a thread of its own and waits
     for, at most :data:`BUILD_GRACE` seconds past its deadline: the call then answers
     ``timeout``, and the build goes on for the calls after it. A call without a budget (a
-    library call, the CLI) builds in its own thread, as before. Platform QA: the call
+    library call, the CLI) builds in the thread it runs in, as before. Platform QA: the call
     that happened to take the lock first built a 100k index inside itself and answered
     after 76-95 s, past any budget, while the calls waiting for it answered ``timeout``
     at 30 s."""
