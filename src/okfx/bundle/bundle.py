@@ -13,6 +13,7 @@ import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -1153,17 +1154,16 @@ class Bundle:
                 from okfx.search.index import SearchIndex
 
                 index = self._index_from_cache()
-                if index is None and self._cache is not None:
+                if index is None:
                     # Another process building this index stores it once: wait for it,
                     # then read it (platform QA: three agents' servers started together
                     # each spent the 13 s of a 10k build, two minutes at 100k).
-                    with self._cache.lock(self._key):
+                    cache = self._cache
+                    with cache.lock(self._key) if cache is not None else nullcontext():
                         index = self._index_from_cache()
                         if index is None:
                             index = SearchIndex.build((self.name, c) for c in self)
                             self._save_index(index)
-                elif index is None:
-                    index = SearchIndex.build((self.name, c) for c in self)
                 self._search_index = index
             return self._search_index
         finally:
