@@ -168,6 +168,10 @@ class UnsafeCacheDir(OKFError):
 class SemanticUnavailable(OKFError):
     """Semantic search was asked for but cannot run: its packages are not installed (the
     message names the command that installs the ``semantic`` extra), or the bundle is over
-    the size cap."""
+    the size cap (``capped``)."""
 
     code = "semantic_unavailable"
+
+    def __init__(self, message: str, *, capped: bool = False) -> None:
+        super().__init__(message)
+        self.capped = capped

@@ -211,10 +211,9 @@ class SemanticState:
                 # advice to raise --semantic-max went to the agent on every search,
                 # and nothing to the operator)
                 logger.warning("okfx: semantic search is off for one index: %s", exc)
-                capped = isinstance(exc, SemanticUnavailable) and "capped" in str(exc)
                 self.error = (
                     "the bundle holds more concepts than this server encodes"
-                    if capped
+                    if isinstance(exc, SemanticUnavailable) and exc.capped
                     else f"{exc.__class__.__name__}: {exc}"
                 )
                 return

@@ -290,7 +290,8 @@ class VectorIndex:
                 f"{len(concepts):,}; encoding them takes {_encode_time(len(concepts))} "
                 "on two CPU cores (15 to 40 concepts a second with the default model). "
                 "Raise the cap (max_concepts=, or --semantic-max N) to encode them anyway, "
-                "once: the vectors are cached."
+                "once: the vectors are cached.",
+                capped=True,
             )
         model, dim = embedder.model_id, embedder.dimension
         per_concept = [concept_texts(c) for c in concepts]
