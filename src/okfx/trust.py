@@ -16,6 +16,7 @@ __all__ = [
     "is_stale",
     "is_valid_actor",
     "parse_instant",
+    "status_as_written",
     "trust_tier",
     "utcnow",
     "written_unread",
@@ -80,6 +81,16 @@ def written_unread(frontmatter: Mapping[str, Any], key: str, read: object) -> An
     if read or written in (None, "", [], {}):
         return None
     return written
+
+
+def status_as_written(frontmatter: Mapping[str, Any], read: str) -> str | None:
+    """The ``status`` a producer wrote when okfx reads another (``read``: a value §5.4
+    does not define, ``generated``, reads as stable), stripped; None when it reads as
+    written, in any case, or none was written."""
+    written = frontmatter.get("status")
+    if not isinstance(written, str) or written.strip().lower() == read:
+        return None
+    return written.strip()
 
 
 def is_stale(stale_after: datetime | None, now: datetime | None = None) -> bool:

@@ -11,6 +11,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.errors import NotFound, OKFError
 from okfx.model import Concept
 from okfx.tools.display import quoted
+from okfx.trust import status_as_written
 
 __all__ = [
     "AS_LAST_READ",
@@ -400,10 +401,9 @@ def statuses_as_written(concepts: Iterable[Concept], what: str) -> str:
     read_concept said otherwise); empty when there is none."""
     written: dict[str, int] = {}
     for concept in concepts:
-        raw = concept.frontmatter.get("status")
-        if isinstance(raw, str) and raw.strip().lower() != concept.status:
-            shown = raw.strip()[:40]
-            written[shown] = written.get(shown, 0) + 1
+        raw = status_as_written(concept.frontmatter, concept.status)
+        if raw is not None:
+            written[raw[:40]] = written.get(raw[:40], 0) + 1
     if not written:
         return ""
     n = sum(written.values())

@@ -34,7 +34,7 @@ from okfx.tools.caps import (
     clip_items,
     json_chars,
 )
-from okfx.trust import written_unread
+from okfx.trust import status_as_written, written_unread
 
 __all__ = [
     "SHOWN_KEYS",
@@ -341,11 +341,11 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
 def _status_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[str]:
     """A notice when the producer wrote a status §5.4 does not define (``approved``, read
     as stable): its word is a signal too, and the header's ``status`` no longer holds it."""
-    written = frontmatter.get("status")
-    if not isinstance(written, str) or written.strip().lower() == concept.status:
+    written = status_as_written(frontmatter, concept.status)
+    if written is None:
         return []
     return [
-        f"STATUS: written {clip(written.strip(), VALUE_CHARS)!r}, which spec §5.4 does not "
+        f"STATUS: written {clip(written, VALUE_CHARS)!r}, which spec §5.4 does not "
         f"define (draft, stable, deprecated); read as {concept.status}."
     ]
 
