@@ -37,6 +37,7 @@ __all__ = [
     "loopback_names",
     "mcp_get_answer",
     "serve",
+    "token_matcher",
     "url_for",
 ]
 
@@ -111,6 +112,15 @@ def check_token(token: str) -> str:
     return token
 
 
+def token_matcher(token: str) -> Callable[[bytes], bool]:
+    """A test of a credential against ``token`` (checked by :func:`check_token`): their
+    digests, of equal length, compared in constant time, so the time taken reveals
+    neither how much of the token matched nor how long it is. The bearer check and the
+    viewer's sign-in form share it."""
+    expected = _digest(check_token(token).encode())
+    return lambda given: hmac.compare_digest(_digest(given), expected)
+
+
 def _digest(value: bytes) -> bytes:
     return hashlib.sha256(value).digest()
 
@@ -119,16 +129,13 @@ def bearer_auth(app: ASGIApp, token: str) -> ASGIApp:
     """Wrap ``app`` so every HTTP request needs ``Authorization: Bearer <token>``."""
     if not token:
         raise ValueError("the bearer token must not be empty")
-    expected = _digest(check_token(token).encode())
+    matches = token_matcher(token)
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] in ("http", "websocket"):
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
             scheme, _, credentials = given.strip().partition(b" ")
-            # digests of equal length, compared in constant time: the time taken reveals
-            # neither how much of the token matched nor how long it is
-            matched = hmac.compare_digest(_digest(credentials.strip()), expected)
-            if not (matched and scheme.lower() == b"bearer"):
+            if not (matches(credentials.strip()) and scheme.lower() == b"bearer"):
                 await _unauthorized(scope, send)
                 return
         await app(scope, receive, send)

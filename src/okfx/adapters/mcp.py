@@ -45,6 +45,7 @@ from ._http import (
     loopback_names,
     mcp_get_answer,
     serve,
+    token_matcher,
     url_for,
 )
 from ._mcp_resources import LABEL, Resources, concept_markdown, concept_uri, index_uri
@@ -70,6 +71,7 @@ __all__ = [
     "loopback_names",
     "serve_http",
     "serve_stdio",
+    "token_matcher",
     "url_for",
     "watch_resources",
 ]

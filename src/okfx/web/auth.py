@@ -14,8 +14,7 @@ check refused (a viewer started again with another token; the cookie is cleared)
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+from collections.abc import Callable
 from urllib.parse import parse_qs, quote, unquote
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -94,14 +93,11 @@ def _back_to_login(send: Send) -> Send:
     return relay
 
 
-def _digest(value: str) -> bytes:
-    return hashlib.sha256(value.encode("utf-8", "replace")).digest()
-
-
-def browser_login(app: ASGIApp, token: str) -> ASGIApp:
-    """Wrap ``app`` (a bearer-token check for ``token`` in front of the viewer) so a
-    browser can sign in once and carry the token in a cookie."""
-    expected = _digest(token)
+def browser_login(app: ASGIApp, matches: Callable[[bytes], bool]) -> ASGIApp:
+    """Wrap ``app`` (a bearer-token check in front of the viewer) so a browser can sign
+    in once and carry the token in a cookie; ``matches`` tells whether a token given to
+    the form is the right one (the bearer check's own test,
+    ``okfx.adapters.mcp.token_matcher``)."""
 
     async def login(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] == "POST":
@@ -115,8 +111,7 @@ def browser_login(app: ASGIApp, token: str) -> ASGIApp:
         if not given:
             await _answer(send, 200, html, _FORM)
             return
-        # compared as digests, in constant time, as the bearer check compares them
-        if not hmac.compare_digest(_digest(given), expected):
+        if not matches(given.encode("utf-8", "replace")):
             await _answer(send, 401, html, _WRONG)
             return
         cookie = f"{COOKIE}={quote(given, safe='')}; HttpOnly; SameSite=Strict; Path=/"
