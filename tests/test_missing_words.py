@@ -275,6 +275,24 @@ def test_a_word_one_first_letter_from_a_name_word_is_not_respelt(make_bundle: Ma
     assert "Spelt with the bundle's words ('provder' as 'provider')" in str(said["notice"])
 
 
+def test_a_word_that_only_adds_a_prefix_to_a_name_word_is_not_respelt(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA (m3e): "what user research backs the expressive redesign" was respelt
+    "... expressive design", and the notice asked to check the spelling of "redesign",
+    an ordinary word; a typo of a name word is still respelt."""
+    files: dict[str, str | bytes] = {
+        "principles.md": concept(title="Design principles", body="Research behind them."),
+        "other.md": concept(title="Colour tokens", body="Palettes."),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    found = search(box, "research behind the redesign")
+    assert "respelled_query" not in found and found["missing_words"] == ["redesign"]
+    assert "as 'design'" not in str(found["notice"])
+    typo = search(box, "research behind the desgin")
+    assert typo["respelled_query"] == "research behind the design"
+
+
 def test_a_missing_word_joined_to_a_held_one_is_named(make_bundle: MakeBundle) -> None:
     """Agent QA: "funtion-kro" and "ISO alpha-2 code" named no missing word, "kro" and "2"
     being held; a word of five letters or more in such a chunk is named on its own."""

@@ -240,11 +240,23 @@ def _other_form(word: str, found: str) -> bool:
     """Whether ``found`` is ``word`` or only adds or drops an ending of two letters or
     more: another form of the word ("secretly" and secret), no misspelling of it; or
     only adds or drops a first letter: as often another word ("election" and selection,
-    agent QA: "leader election" was respelt, as if misspelt, with the same hits)."""
+    agent QA: "leader election" was respelt, as if misspelt, with the same hits), or one
+    of the prefixes that make a word of a word (:data:`_PREFIXES`: "redesign" and design,
+    agent QA: "redesign" was respelt as a typo)."""
     short, long = sorted((word, found), key=len)
-    if long.endswith(short) and len(long) - len(short) == 1:
+    if long.endswith(short) and (
+        len(long) - len(short) == 1 or long[: len(long) - len(short)] in _PREFIXES
+    ):
         return True
     return long.startswith(short) and len(long) - len(short) != 1
+
+
+#: English prefixes that make another word of a whole word (re+design, un+safe): a word
+#: that only adds or drops one of them is no misspelling.
+_PREFIXES = frozenset(
+    "re un in im il ir de dis mis non pre pro sub super co counter over under out multi "
+    "inter anti auto semi post".split()
+)
 
 
 def close_names(
