@@ -798,6 +798,26 @@ def test_an_unresolved_link_names_the_concept_it_most_likely_meant(
     }
 
 
+def test_of_pages_sharing_a_file_name_a_broken_link_means_the_one_in_its_folders(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA, pydantic-ai book: /docs/ai/models/overview/ was said to mean
+    /pages/docs/ai/capabilities/overview.md, though /pages/docs/ai/models/overview.md is
+    there: the page whose folders end as the link's is the one meant."""
+    hrefs = ["/docs/ai/models/overview/", "/docs/ai/capabilities/overview/", "/docs/x/overview"]
+    files = {"pages/start.md": concept(body=" ".join(f"[l]({h})" for h in hrefs))}
+    for folder in ("capabilities", "models"):
+        files[f"pages/docs/ai/{folder}/overview.md"] = concept(title="Overview")
+    result = Toolbox(Bundle.load(make_bundle(files))).get_neighbors(path="pages/start.md")
+    meant = {e["path"]: e.get("did_you_mean") for e in result["unresolved"]}
+    assert meant["/docs/ai/models/overview/index.md"] == "/pages/docs/ai/models/overview.md"
+    assert meant["/docs/ai/capabilities/overview/index.md"] == (
+        "/pages/docs/ai/capabilities/overview.md"
+    )
+    pages = {f"/pages/docs/ai/{f}/overview.md" for f in ("capabilities", "models")}
+    assert meant["/docs/x/overview"] in pages  # no folder says which: still one of them
+
+
 def test_a_hint_to_read_on_names_the_section_and_the_bundle_when_several_are_loaded(
     make_bundle: MakeBundle,
 ) -> None:

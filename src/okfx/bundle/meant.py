@@ -27,18 +27,38 @@ def meant(b: Bundle, target: str, source: str) -> str | None:
     that share a long prefix are close whatever file they end in. Never ``source``, the
     page that holds the link: m3e's ``/components/button.md`` links
     ``/implementations/m3e-web/components/button``, a card outside the bundle, and was
-    told it meant itself."""
+    told it meant itself. Of several such names, the one whose folders end as the link's
+    do (agent QA, pydantic-ai book: ``/docs/ai/models/overview/`` meant
+    ``/pages/docs/ai/models/overview.md``, not the closer-ranked
+    ``/pages/docs/ai/capabilities/overview.md``)."""
     head, _, name = target.rstrip("/").rpartition("/")
     stem = name.removesuffix(".md")
     if stem.casefold() in ("index", "readme") and head:
         head, _, stem = head.rpartition("/")
         target = f"{head}/{stem}.md"
     wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
+    folders = _folders(head)
+    best: tuple[int, str] | None = None
     for path in b.suggest(target, 5):
-        leaf = fold(path.rpartition("/")[2].removesuffix(".md"))
-        if path != source and similarity(wanted, leaf) >= MEANT_SIMILARITY:
-            return path
-    return None
+        parent, _, leaf = path.rpartition("/")
+        if path == source or similarity(wanted, fold(leaf.removesuffix(".md"))) < MEANT_SIMILARITY:
+            continue
+        shared = _shared_tail(folders, _folders(parent))
+        if best is None or shared > best[0]:
+            best = (shared, path)
+    return None if best is None else best[1]
+
+
+def _folders(head: str) -> list[str]:
+    return [part.casefold() for part in head.split("/") if part]
+
+
+def _shared_tail(a: list[str], b: list[str]) -> int:
+    """How many last folders ``a`` and ``b`` have in common, in order."""
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 def meant_by(b: Bundle, problem: Problem) -> str | None:
