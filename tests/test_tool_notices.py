@@ -257,6 +257,21 @@ def test_an_empty_folder_listing_names_a_nested_bundle_and_only_folders_with_con
     notice = Toolbox(Bundle.load(root)).list_concepts(directory="/okf/")["notice"]
     assert "(folders: '/tables/')" in notice
     assert "'/okf/inner/' holds a bundle of its own" in notice
+    # Read there, as an agent walking the folders does (agent QA, ultracart): the folder
+    # says why its subfolder is empty, and a path in it why it is not found.
+    box = Toolbox(Bundle.load(root))
+    listing = box.read_concept(path="/okf/")
+    assert listing["folders"] == [{"path": "/okf/inner", "concepts": 0}]
+    assert "'/okf/inner/' holds a bundle of its own" in listing["notice"]
+    for result in (
+        box.read_concept(path="/okf/inner/b.md"),
+        box.read_resource(path="/okf/inner/index.md"),
+    ):
+        error = result["error"]
+        assert error["code"] == "not_found" and "did_you_mean" not in error
+        assert "/okf/inner/ is a bundle of its own" in error["message"]
+        assert str(root) not in error["message"]  # no host path to the agent
+    assert "bundle of its own" not in box.read_concept(path="/okf/nothing.md")["error"]["message"]
 
 
 def test_a_search_with_no_words_to_search_says_so_first(box: Toolbox) -> None:

@@ -965,9 +965,33 @@ class Bundle:
         resolver = Resolver(set(self._files), set(self._dirs))
         return DocumentParser(resolver, self.limits, warn, wikis)
 
+    def nested_root(self, path: str) -> str | None:
+        """The root of the nested bundle (:attr:`nested_bundles`) that holds the bundle
+        path ``path``, or None."""
+        return next((r for r in self.nested_bundles if path.startswith(r.rstrip("/") + "/")), None)
+
+    def nested_not_found(self, canon: str, what: str) -> NotFound | None:
+        """The ``not_found`` for a path inside a nested bundle, which this bundle leaves
+        out (agent QA, ultracart: /okf/ultracart_warehouse/index.md was "not found" with
+        /index.md suggested, and nothing said it is a bundle of its own); else None."""
+        root = self.nested_root(canon)
+        if root is None:
+            return None
+        # No host path: an agent reads this (list_bundles does not name folders either).
+        return NotFound(
+            f"no {what} at {canon} in bundle {self.name!r}: {root}/ is a bundle of its own "
+            f"(its index.md declares okf_version), which okfx leaves out of this one. To "
+            f"read it, the bundle's operator loads that folder as a bundle of its own "
+            f"(okfx serve outer=FOLDER inner=FOLDER{root})",
+            path=canon,
+        )
+
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)
         file = next((p for p in (canon, canon + ".md") if p in self._files), None)
+        nested = self.nested_not_found(canon, "concept") if file is None else None
+        if nested is not None:
+            return nested
         if file is None:
             # a path written from the repository root (/oks/kb/commits/index.md for
             # /commits/index.md): the document its last folders name comes first (docs

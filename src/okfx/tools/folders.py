@@ -14,7 +14,7 @@ from typing import Any
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import normalize
 from okfx.errors import NotFound
-from okfx.tools.notices import FOLDER_FILES
+from okfx.tools.notices import FOLDER_FILES, nested_in
 from okfx.tools.payloads import UNTRUSTED, concept_row
 
 __all__ = ["MAX_LISTING", "folder_listing", "folder_no_links"]
@@ -55,6 +55,9 @@ def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] |
         if truncated
         else ""
     )
+    # A subfolder that is a bundle of its own reads as empty: say why (agent QA,
+    # ultracart: /okf/ultracart_warehouse listed with 0 concepts and no word of it).
+    notice = " ".join(filter(None, [notice, *nested_in([bundle], prefix)]))
     return {
         "bundle": bundle.name,
         "path": canon,

@@ -27,6 +27,7 @@ __all__ = [
     "gone_since_load",
     "limit_capped",
     "missing_words",
+    "nested_in",
     "no_hits",
     "nothing_to_search",
     "past_end",
@@ -378,11 +379,11 @@ def unknown_filter_values(
         }
         near = {top: (top, 1) for top in sorted(tops)}
         said.append(f"No concept is in {quoted(folder)} (folders: {listing(folder, near)}).")
-        said.extend(_nested_in(bundles, folder))
+        said.extend(nested_in(bundles, folder))
     return " ".join(said)
 
 
-def _nested_in(bundles: list[Bundle], folder: str) -> list[str]:
+def nested_in(bundles: list[Bundle], folder: str) -> list[str]:
     """A sentence for each nested bundle at, in or above ``folder``: its concepts are no
     concepts of this bundle (agent QA: only okfx validate named it)."""
     said: list[str] = []

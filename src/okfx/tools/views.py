@@ -1074,6 +1074,9 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         folder = notices.folder_not_file(b, canon)
         if folder is not None:
             raise folder
+        nested = b.nested_not_found(canon, "file")
+        if nested is not None:
+            raise nested
         close = b.names(files=True).suggest(canon)
         # read_resource reads the files that are no concept: those first; a concept
         # among them is named for read_concept (m3e QA: a suggested concept path, tried
