@@ -258,7 +258,7 @@ def _failures(box: Toolbox) -> list[Answer]:
         fail("list_concepts", "no such bundle", bundle="nope"),
         fail("search_concepts", "a query too large", query="x" * 3_000),
         fail("grep_concepts", "a regex RE2 refuses", pattern="(a)\\1", regex=True),
-        fail("read_resource", "a concept", path="tables/trips.md"),
+        ask(box, "read_resource", "a concept's file as written", path="tables/trips.md"),
         fail("read_resource", "a folder", path="attesters/"),
         fail("prepare_computation", "not a computation", path="tables/trips"),
         fail("prepare_computation", "a wrong value", path=EXTRACT, parameters={"start_date": 1}),

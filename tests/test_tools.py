@@ -187,10 +187,12 @@ def test_neighbors_have_titles_and_types(box: Toolbox) -> None:
     assert result["content_is_untrusted_data"] is True
 
 
-def test_read_resource_returns_text_and_refuses_concepts(box: Toolbox) -> None:
+def test_read_resource_returns_text_and_a_concepts_file_as_written(box: Toolbox) -> None:
     result = box.read_resource(path="/attesters/sql_equality.py")
     assert result["truncated"] is False and "def " in result["text"]
-    assert box.read_resource(path="tables/trips.md")["error"]["code"] == "invalid_argument"
+    assert result["note"].startswith("A file attached to the bundle")
+    raw = box.read_resource(path="tables/trips.md")
+    assert raw["text"].startswith("---\n") and raw["note"].startswith("A concept's file")
     assert box.read_resource(path="/nope.py")["error"]["code"] == "not_found"
 
 
@@ -557,6 +559,34 @@ def test_one_large_extension_leaves_out_itself_not_the_small_keys_after_it(
     assert result["extensions"] == {"x": 1, "sources[0].sha256": "693c"}
     [note] = [c for c in result["cut"] if c.startswith("extensions:")]
     assert note.startswith("extensions: 2 of 3 keys shown") and "left out: owl;" in note
+
+
+def test_computation_fields_of_a_concept_that_is_no_computation_are_extensions_whole(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA, ultracart: an ontology definition's ``parameters: [{name, default,
+    meaning}]`` showed only ``parameters[0].meaning`` (name and default nowhere), and its
+    ``sql`` was cut with no way to read the rest: read_resource refused the concept."""
+    params = "\n  - name: lapsed_window_days\n    default: 730\n    meaning: how far back"
+    sql = "|\n  " + "SELECT 1 AS a, " * 60 + "\n"
+    root = make_bundle(
+        {"d.md": concept("Ontology Definition", "Body.\n", parameters=params, sql=sql)}
+    )
+    box = Toolbox(Bundle.load(root), now=lambda: NOW)
+    result = box.read_concept(path="d")
+    assert result["computation"] is None
+    assert result["extensions"]["parameters"] == [
+        {"name": "lapsed_window_days", "default": 730, "meaning": "how far back"}
+    ]
+    assert "parameters[0].meaning" not in result["extensions"]
+    assert result["extensions"]["sql"].endswith("more characters]")
+    [note] = [c for c in result["cut"] if c.startswith("extensions:")]
+    assert "read_resource on the concept's path" in note
+    raw = box.read_resource(path="d.md")
+    assert raw["text"].startswith("---\ntype: Ontology Definition\n")
+    assert "SELECT 1 AS a, " * 60 in raw["text"] and raw["text"].endswith("Body.\n")
+    assert raw["note"].startswith("A concept's file as written")
+    assert raw["content_is_untrusted_data"] is True
 
 
 def test_an_edge_to_an_index_or_log_is_titled_by_its_first_heading(

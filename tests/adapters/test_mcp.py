@@ -121,8 +121,8 @@ def test_failures_are_structured_results_not_exceptions(bundle: Bundle, framed: 
     async def scenario(session: Session) -> None:
         results["missing"] = await session.call("read_concept", {"path": "/metrics/nope.md"})
         results["escape"] = await session.call("read_concept", {"path": "../../etc/passwd"})
-        results["concept_as_file"] = await session.call(
-            "read_resource", {"path": "/metrics/dock-availability.md"}
+        results["url_as_path"] = await session.call(
+            "read_resource", {"path": "https://example.com/metrics/dock-availability.md"}
         )
         results["out_of_range"] = await session.call(
             "search_concepts", {"query": "dock", "limit": 0}
@@ -134,8 +134,8 @@ def test_failures_are_structured_results_not_exceptions(bundle: Bundle, framed: 
     assert missing["structuredContent"]["error"]["code"] == "not_found"
     assert "/metrics/nope.md" in missing["structuredContent"]["error"]["message"]
     assert results["escape"]["structuredContent"]["error"]["code"] == "unsafe_path"
-    concept_as_file = results["concept_as_file"]["structuredContent"]["error"]
-    assert concept_as_file["code"] == "invalid_argument"
+    url_as_path = results["url_as_path"]["structuredContent"]["error"]
+    assert url_as_path["code"] == "invalid_argument"
     assert all(result.get("isError") is True for result in results.values())
     # checked against the schema (limit >= 1) before the tool runs: an error result
     out_of_range = results["out_of_range"]["structuredContent"]["error"]

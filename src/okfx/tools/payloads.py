@@ -330,7 +330,7 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
             "notices": notices(concept, stale)
             + _status_as_written(concept, frontmatter)
             + _unread_as_written(concept, frontmatter),
-            "extensions": _extensions(frontmatter, cut),
+            "extensions": _extensions(frontmatter, cut, concept.computation is not None),
         }
     )
     if cut:
@@ -396,11 +396,21 @@ _NESTED_KEYS: dict[str, frozenset[str]] = {
 }  # fmt: skip
 
 
-def _nested_extensions(frontmatter: dict[str, Any]) -> list[tuple[str, Any]]:
+#: The Attested Computation's fields (spec §10.2): ``computation`` shows them for a
+#: concept okfx reads one of; another concept's are extensions like any other key.
+_COMPUTATION_KEYS = frozenset({"parameters", "computation", "executor", "attester", "runtime"})
+
+
+def _nested_extensions(
+    frontmatter: dict[str, Any], skip: frozenset[str] = frozenset()
+) -> list[tuple[str, Any]]:
     """The keys a producer added inside a structured field, each under its path as written
-    (``sources[2].sha256`` is the third entry of ``sources`` in the file)."""
+    (``sources[2].sha256`` is the third entry of ``sources`` in the file); none of the
+    fields in ``skip``."""
     out: list[tuple[str, Any]] = []
     for field, known in _NESTED_KEYS.items():
+        if field in skip:
+            continue
         value = frontmatter.get(field)
         if isinstance(value, dict):
             entries: list[tuple[str, Any]] = [(field, value)]
@@ -417,13 +427,19 @@ def _nested_extensions(frontmatter: dict[str, Any]) -> list[tuple[str, Any]]:
     return out
 
 
-def _extensions(frontmatter: dict[str, Any], cut: list[str]) -> dict[str, Any]:
+def _extensions(
+    frontmatter: dict[str, Any], cut: list[str], computation: bool = True
+) -> dict[str, Any]:
     """The frontmatter keys not in :data:`SHOWN_KEYS` (spec §4.1 extensions), then the keys
     added inside the structured fields under their paths; JSON-safe, each value capped, all
-    of them within :data:`~okfx.tools.caps.EXTENSION_CHARS`."""
+    of them within :data:`~okfx.tools.caps.EXTENSION_CHARS`. Without a ``computation``
+    (the concept is no Attested Computation okfx reads), its §10.2 fields are extensions
+    whole: ultracart's definitions write ``parameters: [{name, default, meaning}]``, and
+    only ``parameters[0].meaning`` was shown, the name and default nowhere (agent QA)."""
     out: dict[str, Any] = {}
-    pairs = [(str(k), v) for k, v in frontmatter.items() if str(k) not in SHOWN_KEYS]
-    pairs += _nested_extensions(frontmatter)
+    shown = SHOWN_KEYS if computation else SHOWN_KEYS - _COMPUTATION_KEYS
+    pairs = [(str(k), v) for k, v in frontmatter.items() if str(k) not in shown]
+    pairs += _nested_extensions(frontmatter, frozenset() if computation else _COMPUTATION_KEYS)
     used = 2
     left: list[str] = []
     for key, raw in pairs:
@@ -440,9 +456,27 @@ def _extensions(frontmatter: dict[str, Any], cut: list[str]) -> dict[str, Any]:
         named = ", ".join(left[:10]) + (f" and {len(left) - 10} more" if len(left) > 10 else "")
         cut.append(
             f"extensions: {len(out)} of {len(pairs)} keys shown ({EXTENSION_CHARS} characters "
-            f"at most; left out: {named}; read the file's frontmatter for them)"
+            f"at most; left out: {named}; read_resource on the concept's path gives its "
+            "file as written, frontmatter included)"
+        )
+    elif any(_was_cut(value) for value in out.values()):
+        cut.append(
+            f"extensions: values longer than {VALUE_CHARS} characters are cut; "
+            "read_resource on the concept's path gives its file as written, frontmatter "
+            "included"
         )
     return out
+
+
+def _was_cut(value: Any) -> bool:
+    """Whether a :func:`_capped` value holds a cut string, list or mapping."""
+    if isinstance(value, str):
+        return "…[cut: " in value
+    if isinstance(value, dict):
+        return "…" in value or any(_was_cut(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_was_cut(v) for v in value)
+    return False
 
 
 def _capped(value: Any, depth: int) -> Any:

@@ -274,7 +274,10 @@ class Toolbox:
         self,
         path: Annotated[
             str,
-            Field(description="Bundle path of a non-concept file, e.g. '/attesters/check.py'."),
+            Field(
+                description="Bundle path of a file, e.g. '/attesters/check.py' (a concept's "
+                "path gives its file as written, frontmatter included)."
+            ),
         ],
         bundle: BundleArg = None,
         offset: Annotated[

@@ -1090,8 +1090,10 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
             path=canon,
             suggestions=[p for p in close if p not in concepts] + concepts,
         )
-    if isinstance(b.get(canon), Concept):
-        raise InvalidArgument(f"{canon} is a concept; use read_concept to read it")
+    # A concept's file reads as written, frontmatter included: read_concept shows each
+    # frontmatter value within a cap, and the rest of a long one (an ontology's `sql`)
+    # had no other way to be read (agent QA, ultracart).
+    is_concept = isinstance(b.get(canon), Concept)
     cap = max(b.limits.max_resource_bytes, 4)  # a page holds at least one character
     try:  # no symlink followed: a race that swaps a folder fails, never reads outside
         head, size = read_head(b.open_file(canon), cap + _LEAD, start)
@@ -1139,8 +1141,15 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         )
     payload.update(
         {
-            "note": "A file attached to the bundle, returned as text; okfx never runs it.",
+            "note": _CONCEPT_FILE if is_concept else _ATTACHED_FILE,
             UNTRUSTED: True,
         }
     )
     return payload
+
+
+_ATTACHED_FILE = "A file attached to the bundle, returned as text; okfx never runs it."
+_CONCEPT_FILE = (
+    "A concept's file as written, frontmatter included, returned as text; read_concept "
+    "gives its header (trust tier, provenance, freshness) and body."
+)
