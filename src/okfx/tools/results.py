@@ -709,7 +709,12 @@ _RESOURCE = (
                 "Says the offset is at the end of the file.",
                 "only when nothing was left to read",
             ),
-            Key("note", "string", "Says okfx never runs the file."),
+            Key(
+                "note",
+                "string",
+                "Says okfx never runs the file, or, for a concept's file, that read_concept "
+                "gives its header.",
+            ),
             _TRUE,
         ),
     ),
