@@ -102,6 +102,10 @@ def test_an_acronym_finds_its_spelled_out_title_and_the_reverse():
     # A run never starts or ends with a function word; one inside is read either way.
     assert initialisms(["electrical", "safeguarding", "of"]) == []
     assert initialisms(["of", "labor", "statistics"]) == []
+    # a question's own words spell none: "is an MRAP" is no IAM (agent QA, crossplane)
+    assert initialisms(["what", "is", "an", "mrap"]) == []
+    assert initialisms(["can", "pick", "up"]) == []
+    assert initialisms(["how", "to", "reset", "my", "password"]) == ["rmp"]
     assert initialisms(["bureau", "of", "labor", "statistics"]) == ["bls", "bol", "bols"]
 
 
@@ -133,6 +137,21 @@ def test_type_and_folder_names_are_searched():
     index = SearchIndex.build(entries(*concepts))
     assert paths(index, "orders table")[0] == "/tables/orders.md"
     assert paths(index, "orders metric")[0] == "/metrics/orders-per-day.md"
+
+
+def test_a_question_word_spells_no_acronym_a_page_is_found_by():
+    """Agent QA, crossplane: "what is an MRAP" ranked a page citing IAM, matching none of
+    the query's words, above pages that hold MRAP."""
+    concepts = [
+        FakeConcept("/mrap.md", title="Activation policy", body="MRAP turns on resources."),
+        FakeConcept("/layout.md", title="Project layout", body="mrap.yaml and provider.yaml."),
+        FakeConcept("/query.md", title="External query", body="IAM roles. IAM users. IAM."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert [hit.path for hit in index.search("what is an MRAP", now=NOW)] == [
+        "/mrap.md",
+        "/layout.md",
+    ]
 
 
 @settings(max_examples=200, deadline=None)

@@ -52,6 +52,13 @@ _MIN_ION_STEM = 5
 #: tpbpd from every word).
 INITIALISM_STOPWORDS = frozenset("a an and as at by for from in of on or per the to with".split())
 _MIN_INITIALS, _MAX_INITIALS = 3, 6
+#: Words no run of initials starts or ends with: the function words above, and a
+#: question's own ("what is an MRAP" spelt "iam" from "is an MRAP", agent QA on the
+#: crossplane catalog: a page citing IAM ranked among the pages on MRAP).
+_NO_RUN_EDGE = INITIALISM_STOPWORDS | frozenset(
+    "are be can did do does how i is it me my was were what when where which who why you "
+    "your".split()
+)
 
 
 def _stems(word: str) -> set[str]:
@@ -244,7 +251,7 @@ def initialism_runs(words: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
         for size in range(_MIN_INITIALS, _MAX_INITIALS + 1):
             for start in range(len(letters) - size + 1):
                 run = tuple(seq[start : start + size])
-                if run[0] in INITIALISM_STOPWORDS or run[-1] in INITIALISM_STOPWORDS:
+                if run[0] in _NO_RUN_EDGE or run[-1] in _NO_RUN_EDGE:
                     continue  # "Bureau of Labor" holds one; none starts or ends with one
                 runs.append(("".join(letters[start : start + size]), run))
     return runs
