@@ -86,3 +86,32 @@ def test_an_mcp_resource_uri_climbing_out_is_no_resource(make_bundle: MakeBundle
     resources = Resources(KnowledgeManager([Bundle.load(root)]))
     for uri in (f"okf://{root.name}/../secret.md", f"okf://{root.name}/%2e%2e/x.md"):
         assert resources.read(uri) is None
+
+
+def test_a_search_index_built_after_an_edit_reads_each_concept_as_loaded(
+    make_bundle: MakeBundle,
+) -> None:
+    """Author QA: a bundle loaded, one file edited, then the first search (as with
+    ``okfx serve --lazy-index``) found the concept by its new body word, showed it with its
+    old title and an old snippet, and grep said no concept holds the word: the index had
+    read the file as it is now, the rest as loaded. One snapshot is one version."""
+    root = make_bundle(
+        {
+            "a.md": concept("Note", "Old body about zebras.\n", title="Old"),
+            "b.md": concept("Note", "Other.\n", title="Other"),
+        }
+    )
+    for state_cache in (False, True):
+        bundle = Bundle.load(root, state_cache=state_cache)
+        _later(root / "a.md", concept("Note", "New body about okapis.\n", title="New"))
+        box = Toolbox(bundle)
+        (hit,) = box.search_concepts("zebras")["hits"]
+        assert (hit["title"], "zebras" in hit["snippet"]) == ("Old", True)
+        assert box.search_concepts("okapis")["hits"] == []
+        assert box.grep_concepts("okapis")["concepts"] == 0
+        assert CHANGED_SINCE_LOAD in box.read_concept("a.md")["notices"]  # reads it as now
+        # reloaded, the index and the rest read the new version
+        fresh = Toolbox(bundle.reload())
+        (hit,) = fresh.search_concepts("okapis")["hits"]
+        assert hit["title"] == "New" and fresh.search_concepts("zebras")["hits"] == []
+        _later(root / "a.md", concept("Note", "Old body about zebras.\n", title="Old"))

@@ -54,6 +54,7 @@ __all__ = [
     "Region",
     "Where",
     "Words",
+    "body_as_loaded",
     "head",
     "kept_body",
     "loaded_body",
@@ -520,6 +521,17 @@ def kept_body(where: Where | None) -> str | None:
         if part.intact(seg):
             return part.body(seg)
     return None
+
+
+def body_as_loaded(concept: Any) -> str:
+    """The body of ``concept`` as the load read it, with its title and the rest of its
+    frontmatter: the text the load kept, whatever its file holds now (``concept.body``
+    when the load kept none). The search index reads this one, so a hit's words, title
+    and snippet come from one read (author QA: a file edited between the load and the
+    index's build was found by its new words, shown with its old title and snippet)."""
+    corpus = getattr(concept, "corpus", None)
+    kept = None if corpus is None else kept_body(corpus.locate(concept.path))
+    return str(concept.body) if kept is None else kept
 
 
 def loaded_body(concept: Any, where: Where | None) -> tuple[str, int]:

@@ -37,6 +37,7 @@ from okfx.search.analyzer import (
 )
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
 from okfx.search.cjk import glue_bigram
+from okfx.search.corpus import body_as_loaded
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
 from okfx.search.filters import (
@@ -154,7 +155,7 @@ def _fields(concept: ConceptLike) -> dict[str, str]:
         "tags": " ".join(concept.tags),
         "description": concept.description,
         "body": without_footnote_labels(
-            without_html_tags(without_fence_info(without_comments(concept.body)))
+            without_html_tags(without_fence_info(without_comments(body_as_loaded(concept))))
         ),
         "kind": f"{concept.type} {_type_name(concept.type)} {folder.replace('/', ' ')}",
         # its names alone, for the naming factor (okfx.search.scoring), not a field
