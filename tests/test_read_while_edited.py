@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from conftest import MakeBundle, concept
-from okfx import Bundle, Toolbox
+from okfx import Bundle, KnowledgeManager, Toolbox
 from okfx.tools.notices import CHANGED_SINCE_LOAD
 
 
@@ -115,3 +115,25 @@ def test_a_search_index_built_after_an_edit_reads_each_concept_as_loaded(
         (hit,) = fresh.search_concepts("okapis")["hits"]
         assert hit["title"] == "New" and fresh.search_concepts("zebras")["hits"] == []
         _later(root / "a.md", concept("Note", "Old body about zebras.\n", title="Old"))
+
+
+def test_a_read_of_an_edited_file_says_when_search_catches_up(make_bundle: MakeBundle) -> None:
+    """What the CHANGED notice and a gone concept's error say depends on how the server
+    reloads its bundles (``KnowledgeManager.reloads``); a library's caller gets the plain
+    "after the next reload"."""
+    root = make_bundle({"a.md": concept("Note", "Old.\n"), "b.md": concept("Note", "B.\n")})
+    manager = KnowledgeManager([Bundle.load(root)])
+    box = Toolbox(manager)
+    _later(root / "a.md", concept("Note", "New.\n"))
+    (root / "b.md").unlink()
+    said = {}
+    for reloads in (None, "watch", "operator", "never"):
+        manager.reloads = reloads
+        [changed] = [n for n in box.read_concept("a.md")["notices"] if n.startswith("CHANGED")]
+        said[reloads] = changed, box.read_concept("b.md")["error"]["message"]
+    assert said[None][0] == CHANGED_SINCE_LOAD
+    assert "makes on its own within seconds" in said["watch"][0]
+    assert "when its operator asks" in said["operator"][0]
+    assert "once this server is restarted" in said["never"][0]
+    assert "until this server is restarted" in said["never"][1]
+    assert all("being saved right now" in gone for _, gone in said.values())

@@ -240,3 +240,32 @@ def test_watch_mode_over_http_keeps_no_session_per_request(
     (root / "margin.md").write_text("---\ntype: metric\ntitle: Margin\n---\nm\n")
     manager.reload()
     assert on_reload() is True
+
+
+def test_a_server_that_does_not_watch_says_when_search_catches_up(tmp_path: Path) -> None:
+    """Author QA: plain ``okfx serve`` (the README's command) reads its bundles once, yet
+    a read of an edited file told the agent search would catch up "after the next
+    reload", which never comes; and a read during a save was told the concept had gone."""
+    root = write_tree(tmp_path / "shop", FILES)
+    env = {**os.environ, "OKFX_CACHE_HOME": str(tmp_path / "cache")}
+
+    async def run() -> None:
+        args = ["-m", "okfx", "serve", str(root)]
+        async with over_stdio(sys.executable, args, str(PROJECT_ROOT), env=env) as session:
+            await session.call("list_concepts", {})
+            (root / "orders.md").write_text("---\ntype: table\ntitle: New\n---\nNew body.\n")
+            later = time.time() + 5  # a save seconds after the load, as an author makes
+            os.utime(root / "orders.md", (later, later))
+            read = (await session.call("read_concept", {"path": "/orders.md"}))["structuredContent"]
+            [changed] = [n for n in read["notices"] if n.startswith("CHANGED")]
+            assert "once this server is restarted" in changed and "--watch" in changed
+            (root / "revenue.md").write_text("")  # mid-save: empty for a moment
+            gone = (await session.call("read_concept", {"path": "/revenue.md"}))[
+                "structuredContent"
+            ]
+            message = gone["error"]["message"]
+            assert (
+                "being saved right now" in message and "until this server is restarted" in message
+            )
+
+    anyio.run(run)

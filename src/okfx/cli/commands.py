@@ -289,6 +289,12 @@ def _manager(sources: Sequence[str], *, serve_what_loads: bool = False) -> Knowl
     return manager
 
 
+def _reloads(watched: bool, workers: int) -> str:
+    """How a server's bundles are reloaded (``KnowledgeManager.reloads``): what a read of
+    an edited file tells the agent about when search catches up."""
+    return "operator" if workers > 1 else "watch" if watched else "never"
+
+
 def _say_unwatched(manager: KnowledgeManager) -> None:
     """Name the bundles neither ``--watch`` nor ``--refresh-interval`` reloads: those
     extracted from an archive (sources QA: an operator replaced the archive and waited)."""
@@ -925,6 +931,7 @@ def serve(
     def load() -> tuple[KnowledgeManager, Any]:
         """The bundles loaded and indexed, and the MCP server over them."""
         manager = _manager(sources, serve_what_loads=True)
+        manager.reloads = _reloads(watch or bool(refresh_interval), workers)
         for loaded in manager.bundles.values():
             if not len(loaded):  # served anyway, but an agent would find nothing: say why
                 click.echo(
@@ -1331,6 +1338,7 @@ def view(
     freeze_after_loads()
     limit_malloc_arenas(SERVER_ARENAS)  # a server, as okfx serve
     manager = _manager(sources)
+    manager.reloads = _reloads(watch or bool(refresh_interval), 1)
     gc.freeze()
     prepare_in_background(manager)
     app = _viewer_app(manager, host, token)

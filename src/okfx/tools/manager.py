@@ -53,6 +53,11 @@ class KnowledgeManager:
         self._unavailable: dict[str, str] = {}
         self.ranker: Any = None  # the override seam: see ``search``
         self.semantic: Any = None  # hybrid search settings: see ``enable_semantic``
+        #: How the bundles are reloaded, for what a read of an edited file tells an agent
+        #: (:data:`okfx.tools.notices.RELOADS`): "watch" (a Watcher reloads them when their
+        #: files change), "operator" (someone must ask: okfx serve --workers, SIGHUP),
+        #: "never" (a server that reads them once), None (unknown: a library's caller).
+        self.reloads: str | None = None
         for bundle in bundles:
             self.add(bundle)
 

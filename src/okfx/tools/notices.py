@@ -17,10 +17,12 @@ __all__ = [
     "AS_LAST_READ",
     "CHANGED_SINCE_LOAD",
     "MISSING_WORDS",
+    "RELOADS",
     "RESPELL_CUTOFF",
     "TYPO_CUTOFF",
     "close_names",
     "close_names_of",
+    "changed_since_load",
     "close_sentence",
     "common_words_only",
     "folder_not_file",
@@ -42,6 +44,24 @@ CHANGED_SINCE_LOAD = (
     "is now. Search, listings and links show the change after the next reload."
 )
 
+#: When the next reload comes, by ``KnowledgeManager.reloads`` (author QA: a server
+#: that never reloads told the agent that search would catch up "after the next reload").
+RELOADS: dict[str | None, str] = {
+    None: "the next reload",
+    "watch": "the next reload, which this server makes on its own within seconds",
+    "operator": "the next reload, which this server makes when its operator asks",
+    "never": (
+        "this server is restarted: it reads its bundles once (okfx serve --watch reloads "
+        "them when their files change)"
+    ),
+}
+
+
+def changed_since_load(reloads: str | None) -> str:
+    """:data:`CHANGED_SINCE_LOAD`, saying when search catches up (:data:`RELOADS`)."""
+    when = ("once " if reloads == "never" else "after ") + RELOADS.get(reloads, RELOADS[None])
+    return CHANGED_SINCE_LOAD.replace("after the next reload", when)
+
 
 #: A read of a concept of a bundle whose folder the last reload could not read.
 AS_LAST_READ = (
@@ -50,11 +70,15 @@ AS_LAST_READ = (
 )
 
 
-def gone_since_load(path: str, bundle: str) -> str:
-    """Why a read finds no concept at ``path``, which the loaded bundle still lists."""
+def gone_since_load(path: str, bundle: str, reloads: str | None = None) -> str:
+    """Why a read finds no concept at ``path``, which the loaded bundle still lists; a
+    file being saved is empty for a moment (author QA: 6 of 816 reads during saves were
+    told the concept had gone)."""
+    until = RELOADS.get(reloads, RELOADS[None])
     return (
         f"{path} in bundle {bundle!r} is gone, or no longer a concept, since the bundle was "
-        "loaded; search and listings still show it until the next reload"
+        f"loaded (or its file is being saved right now: read it again in a moment); search "
+        f"and listings still show it until {until}"
     )
 
 

@@ -780,7 +780,8 @@ def read(
     if isinstance(doc, Concept) and not changed:
         now = b.as_now(doc)  # one version of the file: header and body alike
         if now is None:
-            raise NotFound(notices.gone_since_load(doc.path, b.name), path=doc.path)
+            gone = notices.gone_since_load(doc.path, b.name, box.manager.reloads)
+            raise NotFound(gone, path=doc.path)
         changed, doc = now is not doc, now
     start = _int(offset, "offset", 0)
     default = box.manager.max_body_chars
@@ -793,7 +794,7 @@ def read(
         payload = header(b.name, doc, doc.is_stale(box.now()))
         payload["kind"] = "concept"
         if changed and "notices" in payload:
-            payload["notices"].append(notices.CHANGED_SINCE_LOAD)
+            payload["notices"].append(notices.changed_since_load(box.manager.reloads))
         if b.name in box.manager.reload_failures and "notices" in payload:
             payload["notices"].append(notices.AS_LAST_READ)
     else:

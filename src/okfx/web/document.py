@@ -18,7 +18,7 @@ from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
 from okfx.search.scoring import new_names
 from okfx.search.snippets import without_title_heading
-from okfx.tools.notices import CHANGED_SINCE_LOAD, gone_since_load
+from okfx.tools.notices import changed_since_load, gone_since_load
 from okfx.tools.payloads import concept_header
 from okfx.tools.toolbox import Toolbox
 from okfx.web import urls
@@ -47,7 +47,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         # edit QA: right after a save the page had the loaded title over the new body).
         fresh = b.as_now(doc)
         if fresh is None:
-            raise PageError(404, gone_since_load(doc.path, b.name), [])
+            raise PageError(404, gone_since_load(doc.path, b.name, box.manager.reloads), [])
         changed, doc = fresh is not doc, fresh
     text = doc.body
     if isinstance(doc, Concept):  # its opening heading, when only the title again, is the h1
@@ -73,7 +73,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
     if isinstance(doc, Concept):
         context.update(_concept(view, doc, now))
         if changed:
-            context["concept"]["notices"].append(CHANGED_SINCE_LOAD)
+            context["concept"]["notices"].append(changed_since_load(box.manager.reloads))
     else:
         kind = "index" if isinstance(doc, IndexFile) else "log"
         # Its first heading (a log's title), as a reader knows the page; else its path.
