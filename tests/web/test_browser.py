@@ -577,3 +577,33 @@ def test_back_shows_the_filters_of_the_list_it_shows(watched: Watched) -> None:
     page.wait_for_url("**/search?q=dock")
     assert page.eval_on_selector("form.search-form input[name=type]", "el => el.value") == ""
     watched.clean()
+
+
+def test_signing_in_with_the_form_lands_on_the_page_asked_for(browser: Any) -> None:
+    """Viewer QA: on loopback, the sign-in form posted with the right token was answered
+    403 "Invalid Origin header" (with no referrer, a browser posts the form with
+    "Origin: null"), and a shared link to a concept landed on the overview after signing
+    in; the page also said the viewer was "served off loopback" when it was not."""
+    env = {"OKFX_TOKEN": "t0ken-of-the-test"}
+    with running(["view", str(EXAMPLE), "--port", "0"], "Open: ", env) as url:
+        base = url.rstrip("/")
+        with watching(browser, base) as watched:
+            page = watched.page
+            wanted = "/b/knowledge/c/tables/trips.md"
+            watched.go(wanted)
+            assert page.url.startswith(base + "/login?next=")
+            assert "off loopback" not in page.inner_text("main")
+            page.fill("input[name=token]", "wrong")
+            with page.expect_navigation():
+                page.click("button[type=submit]")
+            assert "not the one this viewer was started with" in page.inner_text("main")
+            # the one error: the page itself answered 401; its stylesheet loads unsigned
+            assert len(watched.errors) == 1 and "401" in watched.errors[0]
+            assert page.evaluate("() => document.styleSheets.length") >= 1
+            watched.errors.clear()
+            page.fill("input[name=token]", "t0ken-of-the-test")
+            with page.expect_navigation():
+                page.click("button[type=submit]")
+            assert page.url == base + wanted
+            assert page.locator("h1").first.inner_text() == "Trips"
+            watched.clean()

@@ -524,6 +524,40 @@ def test_the_token_rule_and_the_host_checks_guard_the_viewer(example: Bundle) ->
     assert bearer.get("/", headers={"authorization": "Bearer s3cret"}).status_code == 200
 
 
+def test_signing_in_goes_back_to_the_page_asked_for_and_never_to_another_site(
+    example: Bundle,
+) -> None:
+    """Viewer QA: a shared link to a concept landed on the overview after signing in;
+    where to go after is a page of the viewer's own, never another site."""
+    guarded = TestClient(
+        viewer(KnowledgeManager([example]), "0.0.0.0", "s3cret"), base_url="http://kb:8766"
+    )
+    asked = guarded.get(
+        "/b/knowledge/c/tables/trips.md?x=1",
+        headers={"accept": "text/html"},
+        follow_redirects=False,
+    )
+    assert (
+        asked.headers["location"] == "/login?next=%2Fb%2Fknowledge%2Fc%2Ftables%2Ftrips.md%3Fx%3D1"
+    )
+    form = guarded.get(asked.headers["location"]).text
+    assert 'name="next" value="/b/knowledge/c/tables/trips.md?x=1"' in form
+    signed = guarded.post(
+        "/login", data={"token": "s3cret", "next": "/b/knowledge/c/tables/trips.md?x=1"},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert signed.headers["location"] == "/b/knowledge/c/tables/trips.md?x=1"
+    for elsewhere in ("//evil.example/", "/\\evil.example", "https://evil.example/", "/a\r\nX: y"):
+        sent = guarded.post(
+            "/login", data={"token": "s3cret", "next": elsewhere}, follow_redirects=False
+        )
+        assert sent.headers["location"] == "/", elsewhere
+    # the stylesheet is the viewer's own: the sign-in page is styled before signing in
+    guarded.cookies.clear()
+    assert guarded.get("/static/style.css").status_code == 200
+    assert guarded.get("/b/knowledge/browse", headers={"accept": "x/y"}).status_code == 401
+
+
 def test_paths_never_leave_the_bundle(tmp_path: Path) -> None:
     from hostile_site import SECRET, build
 

@@ -39,7 +39,7 @@ def viewer(
     else:
         _prepare(manager)
     if token:
-        app = browser_login(http.bearer_auth(app, token), http.token_matcher(token))
+        app = browser_login(http.bearer_auth(app, token), http.token_matcher(token), app)
     return http.host_guard(app, host)
 
 

@@ -3,7 +3,7 @@ file's own bytes.
 
 Pages: a Content-Security-Policy that allows scripts, styles and images from the
 viewer's own origin only (no inline script, no ``eval``, no plug-ins, no framing, forms
-only to itself), ``nosniff``, no referrer, no caching. ``/raw/`` answers carry
+only to itself), ``nosniff``, no referrer to other origins, no caching. ``/raw/`` answers carry
 :data:`RAW_CSP` instead: a sandbox with nothing allowed, so a file's bytes can never run
 script with the viewer's origin even when a browser is told to render them.
 """
@@ -22,7 +22,10 @@ CSP = (
 RAW_CSP = "default-src 'none'; sandbox"
 HEADERS = [
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin, not no-referrer: with no referrer a browser posts the sign-in form
+    # with "Origin: null", which the loopback guard refuses (viewer QA: the right token
+    # was answered 403); other origins still get no referrer.
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
