@@ -222,6 +222,26 @@ def test_bare_inert_tags_in_prose_read_as_what_they_are_and_nothing_else_does() 
     assert "<script" not in html and "<img" not in html and "onclick=x>" not in html
 
 
+def test_an_escaped_tag_stays_text_and_bare_ones_stay_inside_their_paragraph() -> None:
+    """Viewer QA: "write &lt;code&gt; to start code" (how an author shows the text
+    <code>) became a real, unclosed element, and the rest of the page, the viewer's own
+    sidebar and footer included, turned monospace; an unclosed <b> made it bold, and a
+    stray </strong> closed the author's bold early."""
+    html = render(
+        "write &lt;code&gt; to start code and &lt;kbd&gt; for keys.\n\n"
+        "x <b> unclosed <i>and *this* too\n\nnext</b> paragraph\n\n"
+        "**bold &lt;/strong&gt; still** after </strong> <b>a</i>b</b>\n\n"
+        "| a | b |\n|---|---|\n| <b>open | y |\n",
+        lambda url, image: None,
+    ).html
+    assert "write &lt;code&gt; to start code and &lt;kbd&gt; for keys." in html
+    assert "<p>x <b> unclosed <i>and <em>this</em> too</i></b></p>" in html
+    assert "<p>next paragraph</p>" in html  # a closer with no opener there is dropped
+    assert "<strong>bold &lt;/strong&gt; still</strong> after  <b>ab</b>" in html
+    assert "<td><b>open</b></td>" in html
+    assert html.count("<b>") == html.count("</b>") and html.count("<i>") == html.count("</i>")
+
+
 def test_a_footnote_cited_again_keeps_its_number() -> None:
     """Viewer QA: a footnote cited a second time read "[1:1]"."""
     html = render("A[^a] and again[^a].\n\n[^a]: Note.\n", lambda url, image: None).html

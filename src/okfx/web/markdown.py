@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from markupsafe import Markup, escape
@@ -140,7 +141,8 @@ def _parser(wikilinks: bool = False) -> MarkdownIt:
     md.add_render_rule("footnote_caption", _render_footnote_caption)
     md.validateLink = lambda url: url_kind(url) != "unsafe"  # type: ignore[method-assign]
     md.add_render_rule("image", _render_image)
-    md.add_render_rule("text", _render_text)
+    # Before text_join, which would merge an entity (&lt;) into the text beside it.
+    md.core.ruler.before("text_join", "inert_tags", _inert_tags)
     if wikilinks:
         md.inline.ruler.before("link", "wikilink", _wikilink_rule)
     return md
@@ -148,25 +150,70 @@ def _parser(wikilinks: bool = False) -> MarkdownIt:
 
 # A few inert tags written in prose, as bare as can be (no attribute, any case): pages
 # written for GitHub use them, and shown as text they read as breakage (viewer QA: a list
-# of countries joined by "<br>", a table cell wrapped in "<p>"). Matched in the escaped
-# text of a text token, never in code; what they become carries no attribute.
-_INERT_TAG = re.compile(r"&lt;(/?)(br|b|i|em|strong|code|sub|sup|kbd|p) ?/?&gt;", re.IGNORECASE)
+# of countries joined by "<br>", a table cell wrapped in "<p>"). Matched in a text token,
+# never in code nor in an entity: "&lt;code&gt;" is how an author shows the text <code>
+# (viewer QA: it became a real element). What they become carries no attribute, and they
+# are balanced within their paragraph or cell: a closing tag with no opening one is
+# dropped, and one left open is closed at its end (viewer QA: an unclosed <b> made the
+# rest of the page bold, the viewer's own sidebar and footer included).
+_INERT_TAG = re.compile(r"<(/?)(br|b|i|em|strong|code|sub|sup|kbd|p) ?/?>", re.IGNORECASE)
 
 
-def _inert(found: re.Match[str]) -> str:
+def _inert_tags(state: StateCore) -> None:
+    """Each inline run's inert tags as balanced ``html_inline`` tokens (see above)."""
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        if not any(t.type == "text" and "<" in t.content for t in block.children):
+            continue
+        out: list[Token] = []
+        opened: list[str] = []
+        for token in block.children:
+            if token.type != "text" or "<" not in token.content:
+                out.append(token)
+                continue
+            at = 0
+            for found in _INERT_TAG.finditer(token.content):
+                out.append(_text_like(token, token.content[at : found.start()]))
+                out.append(_html(_inert(found, opened)))
+                at = found.end()
+            out.append(_text_like(token, token.content[at:]))
+        out.extend(_html(f"</{name}>") for name in reversed(opened))
+        block.children = [t for t in out if t.type != "text" or t.content]
+
+
+def _inert(found: re.Match[str], opened: list[str]) -> str:
+    """The HTML of one inert tag, ``opened`` being the tags open before it (updated)."""
     closing, name = found.group(1), found.group(2).lower()
     if name == "br":
         return "<br>"
     if name == "p":
         return "" if not closing else "<br>"  # no paragraph inside a paragraph
-    return f"<{closing}{name}>"
+    if not closing:
+        opened.append(name)
+        return f"<{name}>"
+    if name not in opened:
+        return ""  # nothing to close
+    shut = []
+    while opened:
+        last = opened.pop()
+        shut.append(f"</{last}>")
+        if last == name:
+            break
+    return "".join(shut)
 
 
-def _render_text(
-    self: Any, tokens: list[Token], idx: int, options: Any, env: dict[str, Any]
-) -> str:
-    text = escapeHtml(tokens[idx].content)
-    return _INERT_TAG.sub(_inert, text) if "&lt;" in text else text
+def _text_like(token: Token, content: str) -> Token:
+    piece = Token("text", "", 0)
+    piece.content = content
+    piece.level = token.level
+    return piece
+
+
+def _html(markup: str) -> Token:
+    token = Token("html_inline", "", 0)
+    token.content = markup
+    return token
 
 
 def _render_footnote_caption(
