@@ -399,13 +399,24 @@ def test_unknown_pages_and_concepts_are_404_with_suggestions(client: TestClient)
 
 
 def test_several_bundles_each_have_their_pages(example: Bundle, make_bundle: MakeBundle) -> None:
-    other = Bundle.load(make_bundle({"x.md": concept(title="Other X")}), "other")
+    files = {"x.md": concept(title="Other X"), "docs/y.md": concept(title="Y")}
+    other = Bundle.load(make_bundle(files), "other")
     client = TestClient(create_app(KnowledgeManager([example, other])), base_url=LOCAL)
     home = client.get("/").text
     assert 'href="/b/knowledge/"' in home and 'href="/b/other/"' in home
     assert "Other X" in client.get("/b/other/browse").text
     hits = client.get("/search?q=other").text
     assert 'href="/b/other/c/x.md"' in hits
+    # a 404 of one bundle's page links its suggestions and keeps its navigation, however
+    # many bundles are served (viewer QA: plain text with six); a folder's is its listing
+    missing = client.get("/b/knowledge/c/tables/trip.md")
+    assert missing.status_code == 404
+    assert 'href="/b/knowledge/c/tables/trips.md"' in missing.text
+    assert 'href="/b/knowledge/browse"' in missing.text  # the bundle's Browse link
+    listing = client.get("/b/other/c/docs/", follow_redirects=False)
+    assert listing.headers["location"] == "/b/other/browse?dir=%2Fdocs"
+    folder = client.get("/b/knowledge/browse?dir=/table")
+    assert folder.status_code == 404 and 'href="/b/knowledge/browse?dir=%2Ftables"' in folder.text
 
 
 def test_attached_files_are_text_pages_and_raw_bytes_are_sandboxed(

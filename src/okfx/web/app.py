@@ -94,13 +94,15 @@ def create_app(
         )
         return HTMLResponse(page, status_code=status)
 
-    def error(exc: PageError) -> HTMLResponse:
-        return html(
-            "error.html",
-            {"title": f"Error {exc.status}", "status": exc.status, "message": exc.message,
-             "suggestions": exc.suggestions},
-            exc.status,
-        )  # fmt: skip
+    def error(exc: PageError, request: Request | None = None) -> HTMLResponse:
+        context = {"title": f"Error {exc.status}", "status": exc.status, "message": exc.message,
+                   "suggestions": exc.suggestions}  # fmt: skip
+        # A page of one bundle keeps its navigation and links its suggestions, however
+        # many bundles are served (viewer QA: with six, they were plain text).
+        asked = request.path_params.get("bundle") if request is not None else None
+        if asked in {b.name for b in site.bundles()}:
+            context["bundle"] = asked
+        return html("error.html", context, exc.status)
 
     def page(template: str, build: Callable[[Request], dict[str, Any]]) -> Callable[..., Response]:
         def endpoint(request: Request) -> Response:
@@ -110,7 +112,7 @@ def create_app(
             except Redirect as move:
                 return RedirectResponse(move.url, status_code=303)
             except PageError as exc:
-                return error(exc)
+                return error(exc, request)
 
         return endpoint
 

@@ -40,6 +40,8 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         canon = normalize(path)
         if canon in b.files:  # an attached file: its own page
             raise Redirect(urls.file(b.name, canon))
+        if canon in b.directories:  # a folder without an index.md: its listing (viewer QA)
+            raise Redirect(urls.browse(b.name, dir=None if canon == "/" else canon))
         raise PageError(404, f"no concept at {canon} in bundle {b.name!r}", b.suggest(canon))
     changed = False
     if isinstance(doc, Concept):
