@@ -708,8 +708,13 @@ def test_links_keep_their_heading_across_pages_and_wikilinks_are_links(
     assert '<span class="broken-link" title="unresolved link">nowhere</span>' in html
     assert "<code>[[to]]</code>" in html  # in code, text
     # Loaded without wikilinks, [[...]] is text, as the loader reads it.
-    plain = TestClient(create_app(Bundle.load(root, "w")), base_url=LOCAL).get(page).text
+    plain_client = TestClient(create_app(Bundle.load(root, "w")), base_url=LOCAL)
+    plain = plain_client.get(page).text
     assert "see [[to]], [[notes/to#Two words|the words]], [[nowhere]]" in plain
+    # and the page says why (viewer QA: databricks' [[Unity Catalog]] as bare text)
+    said = "This page writes [[wikilinks]], shown as text: okfx follows them only"
+    assert said in plain and said not in html
+    assert said not in plain_client.get(to).text  # a page without them says nothing
 
 
 def test_search_links_the_other_releases_of_a_page_it_shows_once(make_bundle: MakeBundle) -> None:

@@ -14,6 +14,7 @@ from okfx.bundle.fields import source_places
 from okfx.bundle.paths import normalize, parent_dir
 from okfx.bundle.problems import ERROR_CODES, unsaid_line
 from okfx.bundle.reserved import page_heading
+from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
 from okfx.search.scoring import new_names
@@ -27,6 +28,14 @@ from okfx.web.markdown import render, url_kind
 from okfx.web.site import BundleView, raster_type
 
 __all__ = ["document", "file"]
+
+
+#: A concept page whose body writes [[wikilinks]] that the bundle's load did not follow.
+WIKILINKS_OFF = (
+    "This page writes [[wikilinks]], shown as text: okfx follows them only for a bundle "
+    "loaded with --wikilinks (okfx view --wikilinks ...), an okfx extension; the spec "
+    "links with markdown links only."
+)
 
 
 def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[str, Any]:
@@ -76,6 +85,10 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         context.update(_concept(view, doc, now))
         if changed:
             context["concept"]["notices"].append(changed_since_load(box.manager.reloads))
+        if not b.wikilinks and scan_wikilinks(doc.body, limit=1):
+            # Viewer QA: databricks' "[[Unity Catalog]]" showed as bracket text, and
+            # nothing said why (okfx validate says it; the viewer's pages did not).
+            context["concept"]["notices"].append(WIKILINKS_OFF)
     else:
         kind = "index" if isinstance(doc, IndexFile) else "log"
         # Its first heading (a log's title), as a reader knows the page; else its path.
