@@ -290,6 +290,11 @@ def test_grep_marks_the_matches_and_reports_bad_patterns(client: TestClient) -> 
     # the form again, the pattern as typed, and why in the page's words (viewer QA)
     assert 'value="(a"' in bad.text and "untick “regular expression”" in bad.text
     assert "regex=false" not in bad.text
+    # a miss's advice names the page's boxes, not the tool's arguments (viewer QA)
+    for asked in ("/grep?pattern=TRIPS", "/grep?pattern=zzqq", "/grep?pattern=zzqq&i=1"):
+        page = client.get(asked).text
+        assert "ignore_case" not in page and "search_concepts" not in page, asked
+    assert "(tick “ignore case”)" in client.get("/grep?pattern=TRIPS").text
 
 
 def test_a_respelt_search_links_the_respelt_query_and_names_each_close_page_once(

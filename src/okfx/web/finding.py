@@ -107,6 +107,15 @@ _VIEWER_WORDS = {
     " (did_you_mean)": "",
     "its best hits are in did_you_mean": "its best hits are the links below",
     "if any, are in did_you_mean": "if any, are the links below",
+    # grep's and the rows' advice, in the page's boxes and pages (viewer QA)
+    "(pass regex=true, ignore_case=true)": "(tick “regular expression” and “ignore case”)",
+    "(pass ignore_case=true)": "(tick “ignore case”)",
+    "(pass regex=true)": "(tick “regular expression”)",
+    ", ignore_case=true, or search_concepts for the words": (
+        ", tick “ignore case”, or search for the words"
+    ),
+    ", or search_concepts for the words": ", or search for the words",
+    "; read_concept says so.": "; its page says so.",
 }
 
 
