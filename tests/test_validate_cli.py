@@ -191,6 +191,23 @@ def test_github_format_cannot_be_made_to_run_a_workflow_command(
     assert not any(line.startswith("::set-output") for line in lines)
 
 
+def test_a_file_name_cannot_print_a_line_of_its_own_in_the_text_report(
+    make_bundle: MakeBundle,
+) -> None:
+    """Author QA: a file named "x\\n✓ b: conformant ... \\n.md" printed a green verdict
+    line in the middle of a failing report; its line breaks now show as ^J."""
+    name = "x\n✓ b: conformant with OKF v0.2 (2 concepts, 0 errors, 0 warnings)\n.md"
+    root = make_bundle({"ok.md": concept(), "bad.md": "---\ntitle: t\n---\n", name: "x"})
+    result = CliRunner().invoke(cli, ["validate", str(root), "--all"])
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert sum(1 for line in lines if "conformant with OKF" in line) == 2  # verdict, name
+    assert lines[0].startswith("✗") and not any(line.startswith("✓") for line in lines)
+    assert "x^J✓ b: conformant with OKF v0.2 (2 concepts, 0 errors, 0 warnings)^J.md" in (
+        result.output
+    )
+
+
 def test_json_and_another_format_together_are_a_usage_error(make_bundle: MakeBundle) -> None:
     root = make_bundle({"a.md": concept()})
     result = CliRunner().invoke(cli, ["validate", str(root), "--json", "--format", "github"])

@@ -17,7 +17,7 @@ import re2
 
 from okfx.bundle.problems import problem_line
 from okfx.cli import target
-from okfx.cli.terminal import columns, cut_columns, visible
+from okfx.cli.terminal import columns, cut_columns, visible, visible_line
 from okfx.errors import OKFError
 from okfx.search.scoring import CONFIDENT
 from okfx.search.snippets import cut_line
@@ -571,17 +571,17 @@ def report(
     ``root`` as there). ``strict``: warnings fail the check too."""
     passed = result.passes(strict)
     mark = click.style("✓", fg="green") if passed else click.style("✗", fg="red")
-    lines = [f"{mark} {visible(result.summary())}"]
+    lines = [f"{mark} {visible_line(result.summary())}"]
     if result.conformant and not passed:
         lines.append("  --strict: the warnings below fail the check")
-    lines.extend(f"  note: {note}" for note in result.notes)
+    lines.extend(f"  note: {visible_line(note)}" for note in result.notes)
     cut = False
     for found in result.groups():
         colour = "red" if found.severity == "error" else "yellow"
         tag = click.style(f"{found.severity}[{found.code}]", fg=colour)
         lines.append(f"  {tag} ×{found.count}  {_dim(found.explanation)}".rstrip())
         shown = found.problems if everything else found.problems[:REPORT_EXAMPLES]
-        lines.extend(f"      {visible(problem_at(p, root))}" for p in shown)
+        lines.extend(f"      {visible_line(problem_at(p, root))}" for p in shown)
         more = found.count - len(shown)
         if more and everything:
             lines.append(_dim(f"      … {more} more counted but not recorded (max_warnings)"))
@@ -594,7 +594,7 @@ def report(
         names = ", ".join(paths) + (f" and {more} more" if more else "")
         lines.append(
             f"  excluded {len(result.excluded)} files (exclude patterns, .okfignore): "
-            f"{visible(names)}"
+            f"{visible_line(names)}"
         )
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))

@@ -19,7 +19,7 @@ import json
 import unicodedata
 from typing import Any, TypeVar
 
-__all__ = ["columns", "cut_columns", "json_text", "visible", "visible_data"]
+__all__ = ["columns", "cut_columns", "json_text", "visible", "visible_data", "visible_line"]
 
 _T = TypeVar("_T")
 
@@ -39,6 +39,14 @@ def visible(text: str) -> str:
     """``text`` with every control character but newline and tab shown as ``cat -v``
     does, so printing it cannot drive the terminal."""
     return text.translate(_SHOWN)
+
+
+def visible_line(text: str) -> str:
+    """:func:`visible` of text that must print as one line (a report's line naming a
+    file): a line break in it is shown too, ``^J``, so a file name cannot print a line
+    of its own (author QA: a name holding "\\n✓ b: conformant ..." printed a green
+    verdict inside a failing report)."""
+    return visible(text).replace("\n", "^J")
 
 
 def visible_data(value: _T) -> _T:
