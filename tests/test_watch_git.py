@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from okfx import KnowledgeManager
 from okfx.sources import GitSource
 from okfx.sources.refresh import cached_commit, remote_commit
@@ -107,3 +109,33 @@ def test_a_refresh_whose_commit_lacks_the_folder_keeps_the_tree_served(
         assert not watcher.refresh_now()
     read = Toolbox(manager).read_concept("/runbook.md")
     assert "Restart the pods." in read["body"], read
+
+
+def test_validate_checks_a_branchs_newest_commit_not_the_cached_clone(
+    remote: Remote,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Author QA: a CI job validating ``repo#main:kb`` passed on the cached clone after a
+    commit broke the bundle, unless --refresh was given. okfx validate asks the remote
+    for the branch's commit and fetches it again when it moved; when the remote cannot
+    be asked it checks the cached clone and says so on stderr."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "cache"))
+    url = f"{remote.url}#main:okf/sales"
+    runner = CliRunner()
+    first = runner.invoke(cli, ["validate", url])
+    assert first.exit_code == 0, first.output
+    broken = remote.commit({"okf/sales/metrics/bad.md": "---\ntitle: no type\n---\nx\n"})
+    again = runner.invoke(cli, ["validate", url])
+    assert again.exit_code == 1, again.output  # the new commit, not the cached one
+    assert broken[:12] in again.output
+    shutil.rmtree(remote.bare)  # the remote is gone: the cached clone, said so
+    cached = runner.invoke(cli, ["validate", url])
+    assert cached.exit_code == 1 and broken[:12] in cached.output
+    assert f"checking the cached clone at {broken[:12]}" in cached.stderr

@@ -538,6 +538,7 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two formats; give one")
     fmt = "json" if as_json else fmt or "text"
+    _check_branch_head(bundle)
     try:
         loaded = _load(bundle)
     except OKFError as exc:
@@ -552,6 +553,43 @@ def validate(bundle: str, as_json: bool, fmt: str | None, strict: bool, everythi
         show = render.github_annotations if fmt == "github" else render.report
         click.echo(show(report, strict=strict, everything=everything, root=root))
     sys.exit(0 if report.passes(strict) else 1)
+
+
+def _check_branch_head(text: str) -> None:
+    """Before ``okfx validate`` loads a git source that follows a branch or tag: when its
+    remote ref has moved past the cached clone, fetch it again, as ``--refresh`` would
+    (author QA: a CI job validating ``repo#main:kb`` passed on the cached commit after a
+    commit broke the bundle). One ``git ls-remote``; when the remote cannot be asked, the
+    cached clone is checked, and stderr says so."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or ctx.meta.get(_LOAD_OPTIONS, {}).get("refresh"):
+        return
+    from okfx.sources.errors import GitError
+    from okfx.sources.refresh import cached_commit, remote_commit
+    from okfx.sources.spec import GitSource, is_commit_id, parse_source
+
+    try:
+        source = parse_source(named_source(text)[1])
+    except (SourceSpecError, UnsafeSourceError, OSError, ValueError):
+        return  # _load says what is wrong with it
+    if not isinstance(source, GitSource) or is_commit_id(source.ref):
+        return
+    cached = cached_commit(source, None)
+    if cached is None:
+        return  # the load clones it now
+    try:
+        head = remote_commit(source)
+    except (GitError, GitNotFound, OSError, TimeoutError) as exc:
+        click.echo(
+            visible(
+                f"okfx: could not ask {redact(source.url)} for its newest commit "
+                f"({redact(str(exc))}); checking the cached clone at {cached[:12]}"
+            ),
+            err=True,
+        )
+        return
+    if head != cached:
+        ctx.meta.setdefault(_LOAD_OPTIONS, {})["refresh"] = True
 
 
 def _display_root(source: str, bundle: Bundle, github: bool = False) -> str:
