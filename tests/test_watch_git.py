@@ -107,8 +107,22 @@ def test_a_refresh_whose_commit_lacks_the_folder_keeps_the_tree_served(
     remote.commit({"README.md": "moved ops away\n"})
     for _ in range(2):  # tried again at the next interval, as the commit still differs
         assert not watcher.refresh_now()
-    read = Toolbox(manager).read_concept("/runbook.md")
+    box = Toolbox(manager)
+    read = box.read_concept("/runbook.md")
     assert "Restart the pods." in read["body"], read
+    # and the agent is told, as for a folder that has gone (author QA: stderr only)
+    assert any(
+        n.startswith("AS LAST READ: fetching the bundle's git source") for n in read["notices"]
+    )
+    (row,) = box.list_bundles()["bundles"]
+    assert row["reload_failed"].startswith("fetching its git source again failed")
+    assert "okf/ops" in row["reload_failed"]  # why: the folder the new commit lacks
+    # a refresh that works clears it
+    remote.commit({"okf/ops/runbook.md": "---\ntype: Runbook\n---\nBack again.\n"})
+    assert watcher.refresh_now().refreshed == ["ops"]
+    assert "reload_failed" not in box.list_bundles()["bundles"][0]
+    again = box.read_concept("/runbook.md")
+    assert "Back again." in again["body"] and not any("AS LAST" in n for n in again["notices"])
 
 
 def test_validate_checks_a_branchs_newest_commit_not_the_cached_clone(

@@ -50,6 +50,7 @@ class KnowledgeManager:
         self._combined: Any = None
         self._reload_lock = threading.Lock()
         self._reload_failures: dict[str, str] = {}
+        self._refresh_failures: dict[str, str] = {}
         self._unavailable: dict[str, str] = {}
         self.ranker: Any = None  # the override seam: see ``search``
         self.semantic: Any = None  # hybrid search settings: see ``enable_semantic``
@@ -338,6 +339,23 @@ class KnowledgeManager:
     def unavailable(self) -> dict[str, str]:
         """The sources that did not load, with the reason, by source as written."""
         return dict(self._unavailable)
+
+    def note_refresh(self, name: str, failure: str | None) -> None:
+        """Record that fetching bundle ``name``'s git source again failed, and why
+        (``failure``), or that it worked or was not needed (None): ``list_bundles`` and a
+        read say it serves the commit it read before (author QA: only stderr said so)."""
+        with self._lock:
+            if failure is None:
+                self._refresh_failures.pop(name, None)
+            else:
+                self._refresh_failures[name] = failure
+
+    @property
+    def refresh_failures(self) -> dict[str, str]:
+        """The git bundles whose last refresh failed, by name, with the reason; each
+        still serves the commit it last read."""
+        with self._lock:
+            return dict(self._refresh_failures)
 
     @property
     def reload_failures(self) -> dict[str, str]:

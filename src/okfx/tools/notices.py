@@ -14,6 +14,7 @@ from okfx.tools.display import quoted
 from okfx.trust import status_as_written
 
 __all__ = [
+    "AS_LAST_FETCHED",
     "AS_LAST_READ",
     "CHANGED_SINCE_LOAD",
     "MISSING_WORDS",
@@ -67,6 +68,13 @@ def changed_since_load(reloads: str | None) -> str:
 AS_LAST_READ = (
     "AS LAST READ: the bundle's folder could not be read at the last reload (list_bundles "
     "says why); this is the concept as it was last read."
+)
+
+
+#: A read of a concept of a git bundle whose last refresh failed.
+AS_LAST_FETCHED = (
+    "AS LAST READ: fetching the bundle's git source again failed at the last refresh "
+    "(list_bundles says why); this is the concept as of the commit read before."
 )
 
 

@@ -220,8 +220,9 @@ _BUNDLES = (
             Key(
                 "reload_failed",
                 "string",
-                "Says the last reload could not read its folder: it serves what it read before.",
-                "only after such a reload",
+                "Says the last reload could not read its folder, or the last refresh could "
+                "not fetch its git source again (and why): it serves what it read before.",
+                "only after such a reload or refresh",
             ),
         ),
     ),

@@ -266,11 +266,19 @@ def bundles(box: Toolbox) -> dict[str, Any]:
         if not row["concepts"]:  # okfx validate reports it as its no_concepts error
             row["empty"] = clip(f"no concepts: {why_empty(b, where=False)}", VALUE_CHARS)
     failed = box.manager.reload_failures
+    unfetched = box.manager.refresh_failures
     for row in rows:
         if row["name"] in failed:
             row["reload_failed"] = (
                 "the bundle's folder could not be read at the last reload; what it read "
                 "before is served until it can be read again"
+            )
+        elif row["name"] in unfetched:  # a git source's refresh (author QA: stderr only)
+            row["reload_failed"] = clip(
+                f"fetching its git source again failed at the last refresh "
+                f"({unfetched[row['name']]}); the commit it read before is served until a "
+                "refresh works",
+                VALUE_CHARS,
             )
     payload: dict[str, Any] = {"bundles": rows}
     if excerpt < MIN_EXCERPT:
@@ -797,6 +805,8 @@ def read(
             payload["notices"].append(notices.changed_since_load(box.manager.reloads))
         if b.name in box.manager.reload_failures and "notices" in payload:
             payload["notices"].append(notices.AS_LAST_READ)
+        elif b.name in box.manager.refresh_failures and "notices" in payload:
+            payload["notices"].append(notices.AS_LAST_FETCHED)
     else:
         payload = {
             "bundle": b.name,

@@ -224,7 +224,7 @@ class Watcher:
     def refresh_now(self) -> Reload:
         """Fetch each git bundle whose remote commit moved, and swap it in."""
         from okfx.sources.refresh import cached_commit, remote_commit
-        from okfx.sources.spec import is_commit_id
+        from okfx.sources.spec import is_commit_id, redact
 
         report = Reload()
         started = time.perf_counter()
@@ -243,6 +243,7 @@ class Watcher:
                     self._commits.get(bundle.name) or (bundle.origin or {}).get("commit") or cached
                 )
                 if remote == loaded:
+                    self.manager.note_refresh(bundle.name, None)
                     continue
                 with self._lock:
                     fresh = Bundle.load(
@@ -254,9 +255,11 @@ class Watcher:
                     )
                     self.manager.replace(fresh)
                 self._commits[bundle.name] = (fresh.origin or {}).get("commit") or remote
+                self.manager.note_refresh(bundle.name, None)
                 report.refreshed.append(bundle.name)
             except Exception as exc:
                 logger.warning("okfx: refreshing %s failed: %s", bundle.name, exc)
+                self.manager.note_refresh(bundle.name, redact(str(exc)) or type(exc).__name__)
         report.seconds = time.perf_counter() - started
         if report:
             self._report(report)
