@@ -204,8 +204,10 @@ class FileStore:
         if key not in self._warned:
             self._warned.add(key)
             logger.warning(
-                "okfx: the file of concept %s %s; its body reads as empty until the bundle "
-                "is reloaded",
+                # Not "reads as empty": the text the load kept is served where it has one
+                # (author QA: the log said empty while reads served the whole body).
+                "okfx: the file of concept %s %s; reads of it serve what the load kept of "
+                "it (an empty body if it kept nothing) until the bundle is reloaded",
                 concept.path,
                 why,
             )
