@@ -208,6 +208,24 @@ def test_a_file_name_cannot_print_a_line_of_its_own_in_the_text_report(
     )
 
 
+def test_file_names_that_differ_only_in_case_are_a_warning(make_bundle: MakeBundle) -> None:
+    """Author QA: guide.md and Guide.md passed without a word; a macOS or Windows checkout
+    holds one of them, so the bundle, and where its links lead, differ by machine."""
+    root = make_bundle(
+        {"guide.md": concept(), "Guide.md": concept(), "docs/A.sql": "x", "docs/a.sql": "y"}
+    )
+    result = CliRunner().invoke(cli, ["validate", str(root), "--json"])
+    assert result.exit_code == 0, result.output  # a warning: the bundle conforms
+    data = json.loads(result.output)
+    found = [p for p in data["warnings"] if p["code"] == "case_collision"]
+    assert [(p["path"], p["message"].split(":")[0]) for p in found] == [
+        ("/docs/a.sql", "/docs/a.sql and /docs/A.sql differ only in letter case"),
+        ("/guide.md", "/guide.md and /Guide.md differ only in letter case"),
+    ]
+    strict = CliRunner().invoke(cli, ["validate", str(root), "--strict"])
+    assert strict.exit_code == 1 and "warning[case_collision] ×2" in strict.output
+
+
 def test_json_and_another_format_together_are_a_usage_error(make_bundle: MakeBundle) -> None:
     root = make_bundle({"a.md": concept()})
     result = CliRunner().invoke(cli, ["validate", str(root), "--json", "--format", "github"])

@@ -143,6 +143,8 @@ EXPLANATIONS: dict[str, str] = {
     "first (okfx reads them in any order)",
     "invalid_log_date": "a log.md date heading is not in YYYY-MM-DD form, which §9 requires "
     "(§11 rule 3); its entries get the date it starts with, if any, else none",
+    "case_collision": "two file names differ only in letter case: a macOS or Windows "
+    "checkout holds one of them, so the bundle differs by machine",
     "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "
     "its files are left out of this one",
     "unsafe_path": "a file name or symlink okfx will not open",

@@ -18,7 +18,7 @@ still fails the check.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -498,7 +498,34 @@ def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Proble
     if anchor_count:
         problems += anchor_problems
         counts["broken_anchor"] = anchor_count
+    collisions = case_collisions(bundle.files)
+    if collisions:
+        problems += collisions
+        counts["case_collision"] = len(collisions)
     return problems, counts
+
+
+def case_collisions(files: Iterable[str]) -> list[Problem]:
+    """A ``case_collision`` for each file whose path differs from another's only in
+    letter case (``/guide.md``, ``/Guide.md``), named beside the first of them in order:
+    a checkout on a case-insensitive file system (macOS, Windows) keeps one, so a link
+    resolves, or a concept exists, on one machine and not another (author QA)."""
+    first: dict[str, str] = {}
+    found: list[Problem] = []
+    for path in sorted(files):
+        key = path.casefold()
+        if key in first:
+            found.append(
+                Problem(
+                    path,
+                    "case_collision",
+                    f"{path} and {first[key]} differ only in letter case: a macOS or Windows "
+                    "checkout holds only one of them. Rename one, or merge them",
+                )
+            )
+        else:
+            first[key] = path
+    return found
 
 
 #: The OKF versions okfx reads as they are specified (v0.1 through its §13 migration).
