@@ -37,6 +37,21 @@ def test_split_returns_yaml_body_and_body_line() -> None:
     assert line == 5
 
 
+def test_no_frontmatter_names_the_common_mistakes() -> None:
+    """Author QA: an empty file (an editor that crashed mid-save) and a block after blank
+    lines were told only the rule, with no word of what was wrong."""
+    said = {}
+    for text in ("", "\n\n---\ntype: A\n---\nbody\n", " --- \ntype: A\n---\n", "# Notes\n"):
+        with pytest.raises(FrontmatterError) as caught:
+            parse(text, Limits())
+        assert caught.value.code == "no_frontmatter"
+        said[text[:4]] = caught.value.message
+    assert "the file is empty" in said[""]
+    assert "its '---' is on line 3, after blank lines" in said["\n\n--"]
+    assert "with spaces around it" in said[" ---"]
+    assert said["# No"].endswith("a 'type: ...' line and a closing '---' line")
+
+
 def test_text_without_opening_fence_has_no_frontmatter() -> None:
     assert split("# Just markdown\n") == (None, "# Just markdown\n", 1)
     assert _code("# Just markdown\n") == "no_frontmatter"

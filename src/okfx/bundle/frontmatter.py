@@ -437,16 +437,31 @@ def load_repaired(
     return data, duplicates, [], yaml_text
 
 
+def _no_frontmatter(text: str) -> str:
+    """Why ``text`` has no frontmatter, naming the mistake when it is a common one (author
+    QA: an empty file, and a block after blank lines, were told only the rule)."""
+    rule = "a concept must start with a '---' line, a 'type: ...' line and a closing '---' line"
+    if not text.strip():
+        return f"no YAML frontmatter: the file is empty ({rule})"
+    first = text.lstrip("\ufeff").split("\n", 1)[0]
+    lines = text.lstrip("\ufeff").splitlines()
+    at = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if at is not None and at > 0 and lines[at].rstrip() == "---":
+        return (
+            f"no YAML frontmatter: its '---' is on line {at + 1}, after blank lines; the "
+            "frontmatter must start on line 1: remove the lines above it"
+        )
+    if first.strip() == "---" and first != "---":
+        return "no YAML frontmatter: the first line is '---' with spaces around it; write it alone"
+    return f"no YAML frontmatter: {rule}"
+
+
 def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> Parsed:
     """Split and parse; the frontmatter must be a mapping (an empty block is not).
     ``strings`` as for :func:`load_yaml`."""
     yaml_text, body, body_line = split(text)
     if yaml_text is None:
-        raise FrontmatterError(
-            "no_frontmatter",
-            "no YAML frontmatter: a concept must start with a '---' line, "
-            "a 'type: ...' line and a closing '---' line",
-        )
+        raise FrontmatterError("no_frontmatter", _no_frontmatter(text))
     data, duplicates, quoted, loaded = load_repaired(yaml_text, limits, strings)
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}, not a mapping"
