@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from conftest import PROJECT_ROOT, SAMPLE_NAMES, MakeBundle, concept, generated_bundle
 from okfx import Bundle, KnowledgeManager, Toolbox
 from okfx.errors import NotFound
-from okfx.search.suggest import CUTOFF, closest, similarity
+from okfx.search.suggest import CUTOFF, NameIndex, closest, similarity
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
 
@@ -287,3 +287,15 @@ def test_a_wrong_resource_path_costs_at_most_10_reads_of_an_existing_path(
     read = _cpu_per_call(lambda path: box.read_concept(path=path), right)
     missed = _cpu_per_call(lambda path: box.read_resource(path=path), wrong)
     assert missed <= 10 * read, f"not found {missed * 1e3:.3f} ms, read {read * 1e3:.3f} ms"
+
+
+def test_of_names_holding_a_probe_alike_the_one_that_is_nothing_more_comes_first() -> None:
+    """Viewer QA (databricks): "unity-catalogue" shares its grams with every
+    "...-unity-catalog" page alike; the shortlist took the first ones in path order and
+    left out unity-catalog.md itself, two edits away."""
+    prefixes = [f"a{n:02d}-team" for n in range(40)]
+    entries = [(f"/concepts/{p}-unity-catalog.md", f"{p} Unity Catalog") for p in prefixes]
+    entries.append(("/concepts/unity-catalog.md", "Unity Catalog"))
+    names = NameIndex(entries)
+    assert names.suggest("/concepts/unity-catalogue.md")[0] == "/concepts/unity-catalog.md"
+    assert names.suggest("/concepts/Unity Catalog")[0] == "/concepts/unity-catalog.md"

@@ -22,6 +22,7 @@ ranked by the best of the three.
 
 from __future__ import annotations
 
+import heapq
 import re
 from array import array
 from collections import Counter
@@ -126,9 +127,18 @@ def closest(probe: str, choices: Sequence[str], limit: int = 5) -> list[str]:
     return [choices[at] for _, at in ranked[:limit]]
 
 
-def _shortlist(postings: dict[str, array[int]], grams: Iterable[str], size: int) -> list[int]:
+def _shortlist(
+    postings: dict[str, array[int]],
+    grams: Iterable[str],
+    size: int,
+    held_by: array[int] | None = None,
+) -> list[int]:
     """The ``size`` entries that hold the most of ``grams``, counting the rarest first and
-    at most :data:`BUDGET` postings; none when even the rarest is held by more."""
+    at most :data:`BUDGET` postings; none when even the rarest is held by more. With
+    ``held_by`` (each entry's own number of grams), of entries that hold as many, those
+    with the fewest others come first: "unity-catalogue" shares its grams with every
+    "...-unity-catalog" page alike, and the first 16 in path order had left out
+    ``unity-catalog.md`` itself (viewer QA, databricks)."""
     lists = sorted((held for gram in grams if (held := postings.get(gram))), key=len)
     counted: list[array[int]] = []
     spent = 0
@@ -140,7 +150,15 @@ def _shortlist(postings: dict[str, array[int]], grams: Iterable[str], size: int)
     if not counted:
         return []
     shared = Counter(chain.from_iterable(counted))
-    return [at for at, _ in shared.most_common(size)]
+    if held_by is None:
+        return [at for at, _ in shared.most_common(size)]
+    sizes = held_by
+    return [
+        at
+        for at, _ in heapq.nsmallest(
+            size, shared.items(), key=lambda item: (-item[1], sizes[item[0]] - item[1], item[0])
+        )
+    ]
 
 
 def _key(text: str) -> str:
@@ -169,11 +187,14 @@ class NameIndex:
     def __init__(self, entries: Iterable[tuple[str, str]]) -> None:
         self._entries: list[tuple[str, str]] = []
         postings: dict[str, list[int]] = {}
+        sizes: list[int] = []
         for at, (path, title) in enumerate(entries):
             self._entries.append((path, title))
             folder, _, leaf = _key(path).rpartition("/")
             # a folder's key ends in "/", which no trigram of folded text holds
-            for gram in _grams(fold(leaf)) | _grams(fold(title)) | {f"{folder}/"}:
+            grams = _grams(fold(leaf)) | _grams(fold(title)) | {f"{folder}/"}
+            sizes.append(len(grams))
+            for gram in grams:
                 held = postings.get(gram)
                 if held is None:
                     postings[gram] = [at]
@@ -181,6 +202,7 @@ class NameIndex:
                     held.append(at)
         # 4-byte arrays: a fraction of the memory of lists of int objects
         self._postings = {gram: array("i", held) for gram, held in postings.items()}
+        self._sizes = array("i", sizes)
         self._folders = sorted(gram[:-1] for gram in self._postings if gram.endswith("/"))
         by_gram: dict[str, list[int]] = {}
         for at, folder in enumerate(self._folders):
@@ -209,7 +231,7 @@ class NameIndex:
         wanted = _grams(fold(leaf)) | {f"{self._folder(folder)}/"}
         whole, file_name = _Probe(key), _Probe(leaf)
         best: dict[str, tuple[float, int]] = {}  # path -> (score, -kind)
-        for at in _shortlist(self._postings, wanted, _SCORED):
+        for at in _shortlist(self._postings, wanted, _SCORED, self._sizes):
             path, title = self._entries[at]
             name = _key(path)
             folded = title.casefold()
