@@ -1286,6 +1286,14 @@ def test_graph_edges_show_their_direction_and_the_field_they_come_from(
     assert '<marker id="arrow"' in html and '<marker id="arrow-root"' in html
     assert '<strong aria-current="true">1</strong>' in html  # the depth shown is no link
     assert re.search(r'<a href="[^"]*depth=2[^"]*">2</a>', html)
+    # a [[wikilink]] in the body is a body link: solid, not dashed (viewer QA: a vault's
+    # every edge was dashed, which the legend says of frontmatter fields)
+    wiki = make_bundle({"w.md": concept("Note", "See [[x]].\n"), "x.md": concept("Note", "X\n")})
+    app = create_app(Bundle.load(wiki, "wk", state_cache=False, wikilinks=True))
+    html = TestClient(app, base_url=LOCAL).get("/b/wk/graph?path=/w.md&depth=1").text
+    assert re.findall(r"<line class=\"edge([^\"]*)\"[^>]*><title>([^<]+)</title>", html) == [
+        ("", "w → x (via wikilink)")
+    ]
 
 
 def test_a_type_written_in_two_cases_is_one_figure_and_every_tag_is_offered(
