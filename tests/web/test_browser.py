@@ -393,6 +393,13 @@ def test_long_paths_stay_in_their_column_and_fragments_land(browser: Any, deep_s
     watched.go(
         "/b/deep/browse?dir=concepts/fibo/BE/GovernmentEntities/NorthAmericanJurisdiction/USGovernmentEntitiesAndJurisdictions/USGovernmentEntitiesAndJurisdictions"
     )
+    # a path with no hyphen to break at wraps in its column: the table does not scroll
+    # sideways, its scrollbar fifty rows down (viewer QA: ultracart's paths were cut)
+    overflow = page.evaluate(
+        "() => { const t = document.querySelector('table.rows'); "
+        "return t.scrollWidth - t.clientWidth; }"
+    )
+    assert overflow <= 0, f"the listing scrolls {overflow}px sideways"
     concept = page.locator("a.primary").first
     concept.click()
     page.wait_for_load_state("load")
