@@ -54,8 +54,17 @@ def test_reading_a_folder_without_index_lists_what_it_holds(make_bundle: MakeBun
         assert listing["content_is_untrusted_data"] is True
     root = box.read_concept(path="/")
     assert root["kind"] == "folder" and [r["path"] for r in root["concepts"]] == ["/a.md"]
+    # the root is no subfolder of itself (agent QA: it listed "/" first)
+    assert [f["path"] for f in root["folders"]] == ["/sub", "/with"]
     assert box.read_concept(path="with/")["kind"] == "index"
     assert box.read_concept(path="nothere/")["error"]["code"] == "not_found"
+    # a folder's index.md that is not there, the first read an agent is told to make,
+    # is the folder's listing (agent QA: a bare not_found on a bundle with no root index)
+    for missing, folder in (("index.md", "/"), ("/sub/index.md", "/sub")):
+        listed = box.read_concept(path=missing)
+        assert (listed["kind"], listed["path"]) == ("folder", folder), missing
+        assert listed["note"] == "This folder has no index.md; here is what it holds."
+    assert box.read_concept(path="nothere/index.md")["error"]["code"] == "not_found"
 
 
 def test_okfx_read_on_a_folder_prints_its_listing(make_bundle: MakeBundle) -> None:

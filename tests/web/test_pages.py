@@ -571,6 +571,11 @@ def test_signing_in_goes_back_to_the_page_asked_for_and_never_to_another_site(
     # the stylesheet is the viewer's own: the sign-in page is styled before signing in
     guarded.cookies.clear()
     assert guarded.get("/static/style.css").status_code == 200
+    # and nothing else answers there unsigned: a bare 404 naming no bundle (security QA:
+    # the whole viewer answered, its 404 page listing every bundle)
+    for probe in ("/static/x", "/static/../b/knowledge/browse", "/static/%2e%2e/b/knowledge/"):
+        missing = guarded.get(probe, headers={"accept": "text/html"}, follow_redirects=False)
+        assert missing.status_code in (303, 404) and "knowledge" not in missing.text, probe
     assert guarded.get("/b/knowledge/browse", headers={"accept": "x/y"}).status_code == 401
 
 

@@ -30,7 +30,7 @@ def viewer(
     ``background`` is false (before ``--workers`` fork, so that every worker shares them
     and no thread is caught mid-way by the fork)."""
     from okfx.adapters import mcp as http  # the HTTP guards `okfx serve` uses
-    from okfx.web import create_app
+    from okfx.web import create_app, static_app
     from okfx.web.auth import browser_login
 
     app = create_app(manager)
@@ -39,7 +39,7 @@ def viewer(
     else:
         _prepare(manager)
     if token:
-        app = browser_login(http.bearer_auth(app, token), http.token_matcher(token), app)
+        app = browser_login(http.bearer_auth(app, token), http.token_matcher(token), static_app())
     return http.host_guard(app, host)
 
 

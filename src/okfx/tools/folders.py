@@ -33,7 +33,8 @@ def folder_listing(bundle: Bundle, path: str, now: datetime) -> dict[str, Any] |
     direct = [c for c in bundle if c.directory == canon]
     below: dict[str, int] = {}
     for folder in bundle.directories:
-        if folder.startswith(prefix) and "/" not in folder[len(prefix) :]:
+        # not the folder itself: the root listed "/" as its own subfolder (agent QA)
+        if folder != canon and folder.startswith(prefix) and "/" not in folder[len(prefix) :]:
             below[folder] = 0
     for c in bundle:
         if c.path.startswith(prefix) and c.directory != canon:
@@ -93,4 +94,10 @@ def folder_no_links(bundle: Bundle, path: str) -> NotFound | None:
 def _bare_folder(bundle: Bundle, path: str) -> str | None:
     """``path`` as the bundle names it, when it is a folder without an ``index.md``."""
     canon = normalize(path)
+    if canon.endswith("/index.md") and canon not in bundle.files:
+        # A folder's index.md that is not there, the first read an agent is told to make
+        # (agent QA: a bundle with no root index.md answered a bare not_found): the
+        # folder's listing, which says it has no index.md.
+        canon = canon.removesuffix("index.md").rstrip("/") or "/"
+        return canon if canon in bundle.directories else None
     return canon if canon in bundle.directories and bundle.get(path) is None else None

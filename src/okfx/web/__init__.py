@@ -24,6 +24,6 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the environm
         name=exc.name,
     ) from exc
 
-from okfx.web.app import create_app  # noqa: E402
+from okfx.web.app import create_app, static_app  # noqa: E402
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "static_app"]

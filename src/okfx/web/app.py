@@ -46,7 +46,7 @@ from okfx.web.markdown import as_written, inline
 from okfx.web.pages import Site
 from okfx.web.site import raster_type
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "static_app"]
 
 logger = logging.getLogger("okfx")
 
@@ -158,6 +158,16 @@ def create_app(
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     return security_headers(app)
+
+
+def static_app() -> ASGIApp:
+    """The viewer's own stylesheet and scripts alone, under ``/static/``, with its headers:
+    what a viewer with a token serves before sign-in (:func:`okfx.web.auth.browser_login`).
+    Any other path is a bare 404 that names nothing of the bundles (security QA: the whole
+    viewer answered there, its 404 page listing every bundle)."""
+    return security_headers(
+        Starlette(routes=[Mount("/static", StaticFiles(directory=HERE / "static"))])
+    )
 
 
 def _raw(site: Site, name: str, path: str) -> Response:
