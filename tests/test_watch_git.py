@@ -153,3 +153,19 @@ def test_validate_checks_a_branchs_newest_commit_not_the_cached_clone(
     cached = runner.invoke(cli, ["validate", url])
     assert cached.exit_code == 1 and broken[:12] in cached.output
     assert f"checking the cached clone at {broken[:12]}" in cached.stderr
+
+
+def test_a_file_url_clone_is_named_without_the_servers_folders(
+    remote: Remote,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Security QA: list_bundles said a file:// clone's whole host path, where a folder's
+    is not said at all."""
+    from okfx import Toolbox
+
+    manager = KnowledgeManager.from_paths(
+        {"sales": GitSource(remote.url, subdir="okf/sales")}, cache_dir=tmp_path / "sources"
+    )
+    (row,) = Toolbox(manager).list_bundles()["bundles"]
+    assert row["source"]["url"] == "file://…/remote.git"
+    assert str(tmp_path) not in str(row)

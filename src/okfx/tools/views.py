@@ -53,6 +53,7 @@ from okfx.tools.caps import (
     note,
 )
 from okfx.tools.folders import folder_listing, folder_no_links
+from okfx.tools.hostpaths import short_source, without_source_path
 from okfx.tools.payloads import (
     UNTRUSTED,
     concept_header,
@@ -260,8 +261,9 @@ def bundles(box: Toolbox) -> dict[str, Any]:
         if b.origin:  # a git clone or an archive: which one (platform QA: two copies of
             # one bundle, from a folder and from git, could not be told apart)
             rows[-1]["source"] = {
-                key: clip(str(value), VALUE_CHARS) for key, value in b.origin.items()
-            }
+                key: clip(short_source(str(value)) if key == "url" else str(value), VALUE_CHARS)
+                for key, value in b.origin.items()
+            }  # a file:// clone's or a local archive's host path is not said (security QA)
     for row, b in zip(rows, box.manager.bundles.values(), strict=True):
         if not row["concepts"]:  # okfx validate reports it as its no_concepts error
             row["empty"] = clip(f"no concepts: {why_empty(b, where=False)}", VALUE_CHARS)
@@ -287,8 +289,19 @@ def bundles(box: Toolbox) -> dict[str, Any]:
             "list them all; read_concept('/index.md', bundle=NAME) reads one."
         )
     if box.manager.unavailable:  # given to the server, but they did not load
+        known = [str(b.root) for b in box.manager.bundles.values()]
+        known += [source for source in box.manager.unavailable]
+
+        def said(reason: str) -> str:  # no source's host path (a clash names two)
+            for source in known:
+                reason = without_source_path(reason, source)
+            return reason
+
         payload["unavailable"] = [
-            {"source": clip(source, VALUE_CHARS), "reason": clip(reason, VALUE_CHARS)}
+            {
+                "source": clip(short_source(source), VALUE_CHARS),
+                "reason": clip(said(reason), VALUE_CHARS),
+            }
             for source, reason in box.manager.unavailable.items()
         ][:ITEMS]
     payload[UNTRUSTED] = True
