@@ -117,6 +117,7 @@ def test_a_refresh_whose_commit_lacks_the_folder_keeps_the_tree_served(
     (row,) = box.list_bundles()["bundles"]
     assert row["reload_failed"].startswith("fetching its git source again failed")
     assert "okf/ops" in row["reload_failed"]  # why: the folder the new commit lacks
+    assert str(remote.bare) not in row["reload_failed"]  # no host path (security QA)
     # a refresh that works clears it
     remote.commit({"okf/ops/runbook.md": "---\ntype: Runbook\n---\nBack again.\n"})
     assert watcher.refresh_now().refreshed == ["ops"]

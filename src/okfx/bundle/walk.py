@@ -205,7 +205,7 @@ def read_file(source: str | int, max_bytes: int) -> tuple[bytes, os.stat_result]
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{source}: not a regular file")
+            raise OSError("not a regular file (a FIFO, device or socket)")
         if st.st_size > max_bytes:
             raise ValueError(
                 f"file is {_size(st.st_size)}, over the {_size(max_bytes)} a file may be "
@@ -233,7 +233,7 @@ def read_head(source: str | int, max_bytes: int, offset: int = 0) -> tuple[bytes
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{source}: not a regular file")
+            raise OSError("not a regular file (a FIFO, device or socket)")
         if offset:
             os.lseek(fd, min(offset, st.st_size), os.SEEK_SET)
         chunks: list[bytes] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["short_source", "without_source_path"]
+__all__ = ["short_source", "without_file_urls", "without_source_path"]
 
 # file://[user@]host-or-empty/path, the credentials already redacted ("***@")
 _FILE_URL = re.compile(r"^(file://)(?:[^/@]*@)?[^/]*(/[^#?]*)(.*)$", re.IGNORECASE | re.DOTALL)
@@ -46,6 +46,15 @@ def without_source_path(text: str, source: str) -> str:
     for path in sorted((p for p in paths if len(p) > 1), key=len, reverse=True):
         text = text.replace(path, short.partition("#")[0].removeprefix("file://"))
     return text
+
+
+_FILE_URLS = re.compile(r"file://[^\s'\"()]*", re.IGNORECASE)
+
+
+def without_file_urls(text: str) -> str:
+    """``text`` with every ``file://`` URL in it shortened by :func:`short_source` (a git
+    failure's message names the repository it asked)."""
+    return _FILE_URLS.sub(lambda m: short_source(m.group()), text)
 
 
 def _last(path: str) -> str:

@@ -53,7 +53,7 @@ from okfx.tools.caps import (
     note,
 )
 from okfx.tools.folders import folder_listing, folder_no_links
-from okfx.tools.hostpaths import short_source, without_source_path
+from okfx.tools.hostpaths import short_source, without_file_urls, without_source_path
 from okfx.tools.payloads import (
     UNTRUSTED,
     concept_header,
@@ -278,7 +278,8 @@ def bundles(box: Toolbox) -> dict[str, Any]:
         elif row["name"] in unfetched:  # a git source's refresh (author QA: stderr only)
             row["reload_failed"] = clip(
                 f"fetching its git source again failed at the last refresh "
-                f"({unfetched[row['name']]}); the commit it read before is served until a "
+                f"({without_file_urls(unfetched[row['name']])}); the commit it read before "
+                "is served until a "
                 "refresh works",
                 VALUE_CHARS,
             )
