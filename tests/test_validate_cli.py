@@ -208,6 +208,26 @@ def test_a_file_name_cannot_print_a_line_of_its_own_in_the_text_report(
     )
 
 
+def test_a_file_name_with_characters_that_print_as_nothing_shows_them(
+    make_bundle: MakeBundle,
+) -> None:
+    """Security QA: a zero-width space or a TAG character in a file name printed as is in
+    the text and github reports, and --json wrote bidi controls raw: two names that look
+    alike could not be told apart, and TAG characters carried hidden text into CI logs."""
+    name = "a\u200bb\U000e0041.md"
+    root = make_bundle({"ok.md": concept(body="[x](gone\u2060.md)"), name: "no frontmatter"})
+    text = CliRunner().invoke(cli, ["validate", str(root), "--all"]).output
+    github = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"]).output
+    raw = CliRunner().invoke(cli, ["validate", str(root), "--json"]).output
+    for shown in (text, github):
+        assert "\u200b" not in shown and "\U000e0041" not in shown and "\u2060" not in shown
+        assert "<U+200B>" in shown and "<U+E0041>" in shown
+    assert all(ord(char) < 0x2000 or ord(char) in (0x2014, 0x2026) for char in raw)
+    assert any(
+        p["path"] == "/" + name for p in json.loads(raw)["errors"] + json.loads(raw)["warnings"]
+    )
+
+
 def test_file_names_that_differ_only_in_case_are_a_warning(make_bundle: MakeBundle) -> None:
     """Author QA: guide.md and Guide.md passed without a word; a macOS or Windows checkout
     holds one of them, so the bundle, and where its links lead, differ by machine."""

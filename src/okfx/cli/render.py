@@ -17,7 +17,7 @@ import re2
 
 from okfx.bundle.problems import problem_line
 from okfx.cli import target
-from okfx.cli.terminal import columns, cut_columns, visible, visible_line
+from okfx.cli.terminal import HIDDEN_SHOWN, columns, cut_columns, visible, visible_line
 from okfx.errors import OKFError
 from okfx.search.scoring import CONFIDENT
 from okfx.search.snippets import cut_line
@@ -606,7 +606,8 @@ def _workflow_data(text: str) -> str:
     # frontmatter value quoted in a message) must not start a command of its own. The
     # runner also reads a legacy "##[command]" anywhere in a line: break that up too.
     # Control characters are shown, as on a terminal (the log viewer obeys colours).
-    escaped = visible(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    shown = visible(text).translate(HIDDEN_SHOWN)  # as on a line of the text report
+    escaped = shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return escaped.replace("##[", "##%5B")
 
 

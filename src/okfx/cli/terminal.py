@@ -19,7 +19,15 @@ import json
 import unicodedata
 from typing import Any, TypeVar
 
-__all__ = ["columns", "cut_columns", "json_text", "visible", "visible_data", "visible_line"]
+__all__ = [
+    "HIDDEN_SHOWN",
+    "columns",
+    "cut_columns",
+    "json_text",
+    "visible",
+    "visible_data",
+    "visible_line",
+]
 
 _T = TypeVar("_T")
 
@@ -34,6 +42,18 @@ _SHOWN.update(
 )
 _SHOWN.update({code: f"<U+{code:04X}>" for code in range(0x2066, 0x206A)})
 
+# The bidirectional controls and the characters that print as nothing (zero-width
+# spaces and joiners, the soft hyphen, the BOM, Hangul fillers, the TAG characters that
+# smuggle hidden text): two file names differing by one look alike (security QA). A
+# report line shows them by code point (visible_line), --json as \\u escapes.
+_HIDDEN = (
+    0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A),
+    0xAD, 0x115F, 0x180E, 0x3164, 0xFEFF, *range(0xFFF9, 0xFFFC), *range(0x200B, 0x200E),
+    *range(0x2060, 0x2065), *range(0x206A, 0x2070), *range(0xE0000, 0xE0080),
+)  # fmt: skip
+#: Each of them as a report line shows it.
+HIDDEN_SHOWN = {code: f"<U+{code:04X}>" for code in _HIDDEN}
+
 
 def visible(text: str) -> str:
     """``text`` with every control character but newline and tab shown as ``cat -v``
@@ -45,8 +65,9 @@ def visible_line(text: str) -> str:
     """:func:`visible` of text that must print as one line (a report's line naming a
     file): a line break in it is shown too, ``^J``, so a file name cannot print a line
     of its own (author QA: a name holding "\\n✓ b: conformant ..." printed a green
-    verdict inside a failing report)."""
-    return visible(text).replace("\n", "^J")
+    verdict inside a failing report), and so is a character that prints as nothing,
+    by its code point (``<U+200B>``)."""
+    return visible(text).replace("\n", "^J").translate(HIDDEN_SHOWN)
 
 
 def visible_data(value: _T) -> _T:
@@ -66,6 +87,7 @@ def _visible(value: Any) -> Any:
 
 
 _JSON_RAW = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0))}
+_JSON_RAW.update({code: json.dumps(chr(code))[1:-1] for code in _HIDDEN})
 
 
 def json_text(payload: Any) -> str:
