@@ -271,6 +271,7 @@ def test_an_empty_folder_listing_names_a_nested_bundle_and_only_folders_with_con
         assert error["code"] == "not_found" and "did_you_mean" not in error
         assert "/okf/inner/ is a bundle of its own" in error["message"]
         assert str(root) not in error["message"]  # no host path to the agent
+        assert result["content_is_untrusted_data"] is True  # it names the bundle's folder
     assert "bundle of its own" not in box.read_concept(path="/okf/nothing.md")["error"]["message"]
 
 

@@ -223,7 +223,9 @@ def test_resources_are_capped_and_binary_is_refused(make_bundle: MakeBundle) -> 
         big["text"] + box.read_resource(path="big.sql", offset=65530)["text"][:10]
         == ("select 1;\n" * 20_000)[: 65530 + 10]
     )
-    assert box.read_resource(path="blob.bin")["error"]["code"] == "unreadable"
+    binary = box.read_resource(path="blob.bin")
+    assert binary["error"]["code"] == "unreadable"
+    assert binary["content_is_untrusted_data"] is True  # it names a bundle file (security QA)
     assert box.read_resource(path="latin.txt")["error"]["code"] == "unreadable"
 
 

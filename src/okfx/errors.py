@@ -53,6 +53,12 @@ class OKFError(Exception):
         super().__init__(message)
         self.message = message
 
+    def quoting_bundle(self) -> OKFError:
+        """This error, marked as quoting bundle text (:attr:`bundle_text`): a file or
+        folder name the message holds is the bundle author's."""
+        self.bundle_text = True
+        return self
+
 
 class NotFound(OKFError):
     """A concept, file or bundle does not exist; ``suggestions`` holds close matches;

@@ -978,13 +978,15 @@ class Bundle:
         if root is None:
             return None
         # No host path: an agent reads this (list_bundles does not name folders either).
-        return NotFound(
+        found = NotFound(
             f"no {what} at {canon} in bundle {self.name!r}: {root}/ is a bundle of its own "
             f"(its index.md declares okf_version), which okfx leaves out of this one. To "
             f"read it, the bundle's operator loads that folder as a bundle of its own "
             f"(okfx serve outer=FOLDER inner=FOLDER{root})",
             path=canon,
         )
+        found.quoting_bundle()  # the folder's name is the bundle's
+        return found
 
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)

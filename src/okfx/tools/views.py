@@ -1123,18 +1123,22 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
     try:  # no symlink followed: a race that swaps a folder fails, never reads outside
         head, size = read_head(b.open_file(canon), cap + _LEAD, start)
     except OSError as exc:
-        raise Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon) from None
+        failed = Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon)
+        raise failed.quoting_bundle() from None
     asked, start = start, min(start, size)
     # An offset inside a character (not one okfx gave) moves on to the next character.
     lead = _continuation_bytes(head[:_LEAD]) if start else 0
     start, head = start + lead, head[lead : lead + cap]
     if b"\x00" in head[:8192]:
-        raise Unreadable(f"{canon} is a binary file; only text resources can be read", path=canon)
+        binary = Unreadable(
+            f"{canon} is a binary file; only text resources can be read", path=canon
+        )
+        raise binary.quoting_bundle()
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if start + len(head) >= size or exc.start < len(head) - 4:
-            raise Unreadable(f"{canon} is not UTF-8 text", path=canon) from None
+            raise Unreadable(f"{canon} is not UTF-8 text", path=canon).quoting_bundle() from None
         text = head[: exc.start].decode("utf-8")  # a character cut at the cap
     if start + len(head) < size:
         # A cut page ends at its last line end when that is in its second half, so a
