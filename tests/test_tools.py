@@ -719,7 +719,7 @@ def test_a_trust_or_freshness_field_okfx_cannot_read_is_said_as_written(
     assert "never stale" in said[2] and "'soon'" in said[2]
     assert box.read_concept(path="b")["notices"] == []
     assert box.read_concept(path="c")["notices"] == [
-        "UNVERIFIED: no one has confirmed this content."
+        "UNVERIFIED: no `verified` entry (spec §5.3) records a check of this content."
     ]
 
 

@@ -113,7 +113,9 @@ def notices(concept: Concept, stale: bool) -> list[str]:
             f"STALE: past its stale_after ({iso(concept.stale_after)}); re-verify before use."
         )
     if concept.trust_tier == "unverified":
-        out.append("UNVERIFIED: no one has confirmed this content.")
+        # No more than okfx knows, which is that no `verified` entry is written (agent QA:
+        # "no one has confirmed" contradicted a producer's own `review_status: approved`).
+        out.append("UNVERIFIED: no `verified` entry (spec §5.3) records a check of this content.")
     return out
 
 
