@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PROJECT_ROOT, MakeBundle, concept
+from conftest import PROJECT_ROOT, MakeBundle, concept, write_tree
 from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Limits, Toolbox
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -1048,3 +1048,20 @@ def test_a_path_written_from_the_repository_root_suggests_the_document_it_names(
     assert error["code"] == "not_found" and error["did_you_mean"][0] == "/commits/index.md"
     error = box.read_concept(path="/oks/kb/commits/atomic.md")["error"]
     assert error["did_you_mean"][0] == "/commits/atomic.md"
+
+
+def test_a_path_written_from_the_repository_root_is_told_where_it_is(tmp_path: Path) -> None:
+    """Agent QA (git-best-practices): every link is written from the repository root,
+    and reading a path copied from one was a bare not_found; it now says so, and where
+    the concept is in the bundle."""
+    root = write_tree(tmp_path / "oks" / "kb", {"branching/merge.md": concept(title="Merge")})
+    box = Toolbox(Bundle.load(root))
+    error = box.read_concept(path="/oks/kb/branching/merge.md")["error"]
+    assert error["did_you_mean"][0] == "/branching/merge.md"
+    assert (
+        "is written from the repository root (/oks/kb/ is this bundle's own folder); "
+        in (error["message"])
+    )
+    assert error["message"].endswith("in the bundle it is /branching/merge.md")
+    other = box.read_concept(path="/elsewhere/branching/merge.md")["error"]
+    assert "repository root" not in other["message"]  # another folder: only the suggestion

@@ -1000,8 +1000,18 @@ class Bundle:
             # QA: an index page's had no suggestion, a concept's had)
             tail = self._tail_document(canon)
             close = self.suggest(canon)
+            said = f"no concept at {canon} in bundle {self.name!r}"
+            dropped = canon[: len(canon) - len(tail)] if tail else ""
+            if dropped.rstrip("/").rpartition("/")[2] == self.root.name:
+                # the folders above the bundle: say so (agent QA: every link of
+                # git-best-practices is written that way, and a path copied from one
+                # was a bare not_found)
+                said += (
+                    f": {canon} is written from the repository root ({dropped}/ is this "
+                    f"bundle's own folder); in the bundle it is {tail}"
+                )
             return NotFound(
-                f"no concept at {canon} in bundle {self.name!r}",
+                said,
                 path=canon,
                 suggestions=[tail, *(p for p in close if p != tail)] if tail else close,
             )
