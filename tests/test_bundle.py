@@ -7,7 +7,17 @@ from pathlib import Path
 import pytest
 
 from conftest import MakeBundle, concept
-from okfx import Bundle, Concept, IndexFile, Limits, LogFile, NotFound, UnsafePath, validate
+from okfx import (
+    Bundle,
+    Concept,
+    IndexFile,
+    Limits,
+    LogFile,
+    NotFound,
+    Toolbox,
+    UnsafePath,
+    validate,
+)
 
 
 def codes(bundle: Bundle, path: str | None = None) -> list[str]:
@@ -755,15 +765,22 @@ def test_a_bundle_in_a_hidden_folder_is_named_after_the_folder_holding_it(
     assert Bundle.load(plain, state_cache=False).name == "kb"
 
 
-def test_tags_written_as_a_quoted_list_are_told_to_lose_the_quotes(
+def test_tags_written_as_a_quoted_list_are_read_and_told_to_lose_the_quotes(
     make_bundle: MakeBundle,
 ) -> None:
     """Validate QA: 189 concepts wrote ``tags: "[a, b]"`` and were told to write a YAML
     list like [a, b], which is what they saw."""
-    root = make_bundle({"a.md": concept(tags='"[ai, react]"'), "b.md": concept(tags="solo")})
-    said = {w.path: w.message for w in Bundle.load(root).warnings if w.code == "invalid_field"}
-    assert "tags is a quoted string that looks like a list; remove the quotes" in said["/a.md"]
+    root = make_bundle({"a.md": concept(tags="\"[ai, 'react', ]\""), "b.md": concept(tags="solo")})
+    bundle = Bundle.load(root)
+    said = {w.path: w.message for w in bundle.warnings if w.code == "invalid_field"}
+    assert said["/a.md"].startswith("tags is a quoted string that looks like a list; okfx reads")
+    assert "remove the quotes" in said["/a.md"]
     assert said["/b.md"].startswith("tags is a string; it must be a YAML list")
+    # read as the list it spells (agent QA: a tag filter missed 185 of a vault's pages)
+    assert bundle.concept("a").tags == ("ai", "react")
+    assert [r["path"] for r in Toolbox(bundle).list_concepts(tags=["react"])["concepts"]] == [
+        "/a.md"
+    ]
 
 
 def test_an_agent_name_as_generated_by_is_shown_both_actor_forms(make_bundle: MakeBundle) -> None:

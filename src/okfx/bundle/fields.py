@@ -110,14 +110,23 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
 
 
 def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
+    if isinstance(value, str) and value.strip().startswith("[") and value.strip().endswith("]"):
+        # Validate QA: 189 concepts wrote tags: "[a, b]", and were told to write [a, b];
+        # agent QA: their tags were then nowhere, and a tag filter missed them. Read as
+        # the list it plainly spells, and said, since other consumers will not.
+        report.append(
+            (
+                "invalid_field",
+                "tags is a quoted string that looks like a list; okfx reads it as that list, "
+                "other consumers may not: remove the quotes so YAML reads a list "
+                "(tags: [a, b])",
+                "tags",
+            )
+        )
+        value = [item.strip().strip("'\"").strip() for item in value.strip()[1:-1].split(",")]
+        value = [item for item in value if item]
     if not isinstance(value, list):
         message = f"tags is {kind_of(value)}; it must be a YAML list like [a, b]; ignored"
-        if isinstance(value, str) and value.strip().startswith("[") and value.strip().endswith("]"):
-            # Validate QA: 189 concepts wrote tags: "[a, b]", and were told to write [a, b].
-            message = (
-                "tags is a quoted string that looks like a list; remove the quotes so YAML "
-                "reads a list (tags: [a, b]); ignored"
-            )
         report.append(("invalid_field", message, "tags"))
         return ()
     tags: list[str] = []
