@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import MakeBundle, concept
-from okfx import Bundle
+from okfx import Bundle, Toolbox
 from okfx.search.cjk import content_bigrams
 from okfx.search.scoring import _held
 
@@ -42,6 +42,19 @@ def test_a_chinese_question_the_bundle_does_not_answer_reads_under_a_half(
     assert top.path == "/tools.md" and top.confidence < 0.5
     (answer, *_) = bundle.search("缓存雪崩和缓存击穿有什么区别")
     assert answer.path == "/cache.md" and answer.confidence >= 0.5
+
+
+def test_a_chinese_question_names_the_words_no_concept_holds(make_bundle: MakeBundle) -> None:
+    """Agent QA (a Chinese vault): "红烧肉怎么做" got no missing words and no notice,
+    怎么 being held, where an English question names the word no concept holds."""
+    box = Toolbox(Bundle.load(make_bundle(FILES)))
+    assert box.search_concepts("红烧肉怎么做")["missing_words"] == ["红烧肉"]
+    found = box.search_concepts("缓存和红烧肉的区别")
+    assert found["hits"] and found["missing_words"] == ["红烧肉"]
+    assert "No concept contains the word(s) '红烧肉'" in found["notice"]
+    # the bigram across two held words (存有) is no missing word
+    assert box.search_concepts("缓存有区别")["missing_words"] == []
+    assert box.search_concepts("缓存雪崩的区别")["missing_words"] == []
 
 
 def test_matched_lists_no_bigram_that_glues_two_words(make_bundle: MakeBundle) -> None:

@@ -36,7 +36,7 @@ from okfx.search.analyzer import (
     split_chunks,
 )
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
-from okfx.search.cjk import glue_bigram
+from okfx.search.cjk import content_bigrams, glue_bigram, has_cjk
 from okfx.search.corpus import body_as_loaded
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
@@ -459,6 +459,11 @@ class SearchIndex:
             if chunk.casefold() in STOPWORDS or is_contraction(chunk):
                 continue  # no word here, even in a query of nothing else ("what does it do")
             parts = [t for t in analyze_chunk(chunk, query=True) if t in held]
+            if has_cjk(chunk):
+                # A run of CJK text: the runs of its content bigrams no concept holds
+                # (Chinese QA: "红烧肉怎么做" named nothing, 怎么 being held).
+                chunks.extend(_unheld_runs(content_bigrams(parts), held))
+                continue
             if parts and not any(held[t] for t in parts):
                 chunks.append(chunk.casefold())
             elif len(parts) > 1 and not held.get(joined_term(parts) or ""):
@@ -716,6 +721,34 @@ def _holds_number(concept: ConceptLike, body: str, number: str) -> bool:
     (a release folder, ``/3.13/``)."""
     texts = (concept.title, concept.description, concept.path, body)
     return any(holds_number(text, number) for text in texts if text)
+
+
+def _unheld_runs(bigrams: Sequence[str], held: dict[str, bool]) -> list[str]:
+    """The runs of consecutive ``bigrams`` (each overlapping the next by a character)
+    that ``held`` says no concept holds, joined (红烧, 烧肉 -> 红烧肉), of two bigrams at
+    least unless the text has one: a lone one between held ones is most often the
+    bigram across two words (计算入门: 算入), which no page need hold."""
+    runs = _runs(bigrams, held)
+    return runs if len(bigrams) == 1 else [run for run in runs if len(run) > 2]
+
+
+def _runs(bigrams: Sequence[str], held: dict[str, bool]) -> list[str]:
+    runs: list[str] = []
+    current = ""
+    for bigram in bigrams:
+        if held.get(bigram):
+            if current:
+                runs.append(current)
+            current = ""
+        elif current and current[-1] == bigram[0]:
+            current += bigram[1]
+        else:
+            if current:
+                runs.append(current)
+            current = bigram
+    if current:
+        runs.append(current)
+    return runs
 
 
 def snippet_body(concept: ConceptLike) -> str:
