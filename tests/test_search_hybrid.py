@@ -375,6 +375,31 @@ def test_a_query_the_model_cannot_read_is_answered_lexically_and_says_so(tmp_pat
     assert trusted.search("垃圾回收有哪些算法", now=NOW).ranking == "hybrid"
 
 
+def test_a_page_in_a_writing_the_model_cannot_read_is_no_candidate_of_its_own(tmp_path):
+    """Agent QA: with a Chinese vault served beside an English bundle, "what is the
+    population of France" got Chinese pages first "by meaning". A concept written mostly
+    in a script the embedder does not name is never one of the embedding's candidates;
+    found lexically, its similarity still counts (the English type and tags of a Japanese
+    page say something); an embedder that names no scripts reads every page."""
+    concepts = [
+        FakeConcept("/zh.md", title="用户 karma 统计", body="每个用户的声望和积分计算。"),
+        FakeConcept("/en.md", title="Score", body="Upvotes minus downvotes."),
+        FakeConcept("/other.md", title="Trips", body="One row per trip."),
+    ]
+    latin = ToyEmbedder()
+    latin.scripts = frozenset({"latin"})
+    vectors = VectorIndex.build(concepts, latin)
+    assert vectors.foreign is not None and vectors.foreign.tolist() == [True, False, False]
+    index = ranker(tmp_path / "latin", concepts, embedder=latin)
+    by_meaning = index.search("reputation", now=NOW)  # no word in common; "karma" by meaning
+    assert "/zh.md" not in [hit.path for hit in by_meaning]
+    lexical = index.search("karma", now=NOW)  # found by its word: its similarity counts
+    assert lexical[0].path == "/zh.md" and lexical[0].found == "lexical"
+    trusting = ranker(tmp_path / "any", concepts)  # no scripts named: every page
+    assert trusting.search("reputation", now=NOW)[0].path == "/zh.md"
+    assert VectorIndex.build(concepts, ToyEmbedder()).foreign is None
+
+
 def test_the_default_model_says_it_reads_latin_text_only():
     assert _default_model().scripts == frozenset({"latin"})
 

@@ -22,6 +22,7 @@ __all__ = [
     "content_bigrams",
     "glue_bigram",
     "has_cjk",
+    "mostly_cjk",
 ]
 
 # Han (CJK unified ideographs, extension A, compatibility, extensions B and later),
@@ -38,6 +39,16 @@ _CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds a CJK character (ASCII text never does)."""
     return not text.isascii() and _CJK.search(text) is not None
+
+
+_LATIN_WORD = re.compile(r"[^\W\d_]+", re.ASCII)
+
+
+def mostly_cjk(text: str) -> bool:
+    """Whether ``text`` is written in Chinese or Japanese, with some Latin names in it:
+    it holds at least as many CJK characters (each about a word) as Latin words."""
+    cjk = len(_CJK.findall(text))
+    return cjk > 0 and cjk >= len(_LATIN_WORD.findall(text))
 
 
 def cjk_pieces(text: str) -> list[tuple[bool, str]]:

@@ -452,8 +452,12 @@ class HybridRanker:
             sims = vectors.similarities(vector, split=split)
             values = sims * part.multipliers
             values[part.gone] = -np.inf
-            for doc in nearest(values, 4 * CANDIDATES).tolist():
-                if doc not in part.dropped:
+            pick, foreign = values, vectors.foreign
+            if foreign is not None:  # never candidates of their own (VectorIndex.foreign)
+                pick = values.copy()
+                pick[foreign] = -np.inf
+            for doc in nearest(pick, 4 * CANDIDATES).tolist():
+                if doc not in part.dropped and (foreign is None or not foreign[doc]):
                     pool.append((float(values[doc]), (at, doc)))
             near.parts.append((sims, values))
         pool.sort(key=lambda item: (-item[0], item[1]))

@@ -31,6 +31,7 @@ from typing import Any
 
 from okfx.codeblocks import without_comments
 from okfx.errors import SemanticUnavailable
+from okfx.search.cjk import mostly_cjk
 from okfx.search.embedder import Embedder, normalized, require
 from okfx.search.filters import ConceptLike, aliases_of
 from okfx.search.parallel import alongside
@@ -222,12 +223,21 @@ class VectorIndex:
     order: ``matrix`` holds every text's unit vector (:func:`concept_texts`), a concept's
     rows together, and ``starts[doc]`` is its first row."""
 
-    def __init__(self, model_id: str, matrix: Any, starts: Any, encoded: int) -> None:
+    def __init__(
+        self, model_id: str, matrix: Any, starts: Any, encoded: int, foreign: Any = None
+    ) -> None:
         self.model_id = model_id
         self.matrix = matrix
         self.starts = starts
         #: How many concepts this build had to encode (the rest came from the store).
         self.encoded = encoded
+        #: The concepts written in a script the model cannot read (its ``scripts``): a
+        #: boolean per concept, or None when there is none. Such a concept is never one
+        #: of the embedding's own candidates (agent QA: with a Chinese vault beside an
+        #: English bundle, "what is the population of France" got Chinese pages first
+        #: "by meaning"); found lexically, its similarity still counts, as the English
+        #: type and tags of a Japanese page say something (ScalarDB's decision guide).
+        self.foreign = foreign
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -329,7 +339,12 @@ class VectorIndex:
         if fresh:
             owner = np.repeat(np.arange(len(counts)), counts)
             encoded = len({int(owner[i]) for i, key in enumerate(keys) if key in fresh})
-        return cls(model, matrix, starts, encoded)
+        foreign = None
+        scripts = getattr(embedder, "scripts", None)
+        if scripts is not None and "cjk" not in scripts:
+            flags = np.array([mostly_cjk(group[0]) for group in per_concept], dtype=bool)
+            foreign = flags if flags.any() else None
+        return cls(model, matrix, starts, encoded, foreign)
 
 
 def _encode_time(concepts: int) -> str:
