@@ -41,10 +41,10 @@ def meant(b: Bundle, target: str, source: str) -> str | None:
     best: tuple[int, str] | None = None
     for path in b.suggest(target, 5):
         parent, _, leaf = path.rpartition("/")
-        if path == source or similarity(wanted, fold(leaf.removesuffix(".md"))) < MEANT_SIMILARITY:
-            continue
         shared = _shared_tail(folders, _folders(parent))
-        if best is None or shared > best[0]:
+        if path == source or (best is not None and shared <= best[0]):
+            continue  # no better than the one found (most often: no other)
+        if similarity(wanted, fold(leaf.removesuffix(".md"))) >= MEANT_SIMILARITY:
             best = (shared, path)
     return None if best is None else best[1]
 

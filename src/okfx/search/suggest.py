@@ -22,7 +22,6 @@ ranked by the best of the three.
 
 from __future__ import annotations
 
-import heapq
 import re
 from array import array
 from collections import Counter
@@ -150,15 +149,14 @@ def _shortlist(
     if not counted:
         return []
     shared = Counter(chain.from_iterable(counted))
-    if held_by is None:
-        return [at for at, _ in shared.most_common(size)]
-    sizes = held_by
-    return [
-        at
-        for at, _ in heapq.nsmallest(
-            size, shared.items(), key=lambda item: (-item[1], sizes[item[0]] - item[1], item[0])
-        )
-    ]
+    top = shared.most_common(size + 1)
+    if held_by is None or len(top) <= size or top[size][1] < top[size - 1][1]:
+        return [at for at, _ in top[:size]]  # no tie across the cut
+    # Entries tied at the cut: those with the fewest grams of their own first.
+    floor = top[size - 1][1]
+    above = [at for at, count in top if count > floor]
+    tied = sorted((held_by[at], at) for at, count in shared.items() if count == floor)
+    return above + [at for _, at in tied[: size - len(above)]]
 
 
 def _key(text: str) -> str:
