@@ -130,4 +130,7 @@ def test_list_bundles_says_where_a_fetched_bundle_came_from(repo_url: str, tmp_p
     assert len(archive.origin["sha256"]) == 64 and archive.origin["folder"] == "knowledge"
     rows = Toolbox(KnowledgeManager([cloned, archive, Bundle.load(EXAMPLE)])).list_bundles()
     sources = [row.get("source") for row in rows["bundles"]]
-    assert sources == [cloned.origin, archive.origin, None]  # a folder's path is not said
+    # a folder's path is not said, nor a file:// clone's (security QA): its last part
+    shown = {**cloned.origin, "url": "file://…/" + repo_url.rstrip("/").rpartition("/")[2]}
+    assert sources == [shown, archive.origin, None]
+    assert str(tmp_path) not in str(rows)

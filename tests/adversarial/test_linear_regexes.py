@@ -320,6 +320,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.scoring._WORDS": ("scan", [rep("a"), rep("a_"), rep("_")]),
     "okfx.search.cjk._CJK": ("scan", [rep("a"), rep("\u00e9")]),
     "okfx.search.cjk._CJK_RUN": ("scan", [rep("\u4e2d"), rep("\u4e2da")]),
+    "okfx.search.cjk._LATIN_WORD": ("scan", [rep("a"), rep("a1"), rep("a_"), rep("\u00e9")]),
     "okfx.search.hybrid._IDENTIFIER": (
         "fullmatch",
         [
@@ -341,13 +342,21 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.suggest._LETTERS": ("scan", [rep("a"), rep("a1"), rep("é_")]),
     "okfx.search.suggest._CAMEL_PARTS": ("scan", [rep("A"), rep("Ab"), rep("a"), rep("AB", "c")]),
     "okfx.tools.notices._LETTERS": ("scan", [rep("a"), rep("a "), rep("1a")]),
+    "okfx.tools.hostpaths._FILE_URL": (
+        "match",
+        [rep("/", "file://"), rep("a@", "file://"), rep("a", "file://", "#"), rep("@/")],
+    ),
+    "okfx.tools.hostpaths._FILE_URLS": (
+        "scan",
+        [rep("file://"), rep("a", "file://"), rep("file:/"), rep(" file://a")],
+    ),
     "okfx.cli.commands._NAMED": ("fullmatch", [rep("a", tail="="), rep("a="), rep("=", "a")]),
     # -- the viewer's markdown
     "okfx.web.markdown._INVISIBLE": ("scan", [rep(" "), rep("a "), rep("\x00a")]),
     "okfx.web.markdown._SCHEME": ("match", [rep("a"), rep("a", tail=":"), rep("a1")]),
     "okfx.web.markdown._INERT_TAG": (
         "scan",
-        [rep("&lt;"), rep("&lt;/"), rep("&lt;br"), rep(" ", "&lt;b"), rep("&lt;b /")],
+        [rep("<"), rep("</"), rep("<br"), rep(" ", "<b"), rep("<b /"), rep("&lt;b&gt;")],
     ),
     "okfx.web.markdown._INLINE": (
         "scan",
