@@ -802,6 +802,11 @@ def test_links_that_leave_the_bundle_are_listed_not_followed(make_bundle: MakeBu
     ]  # fmt: skip
     warned = [w for w in Bundle.load(root).warnings if w.code == "unsafe_link"]
     assert len(warned) == len(result["leaves_bundle"])  # the same links the load reports
+    assert all("leaves the bundle" in w.message for w in warned)
+    # a name with a control character is no path out: said as what it is (author QA)
+    odd = make_bundle({"a.md": concept(body="[l](\x1b]0;x\x07.md)\n")})
+    (said,) = [w.message for w in Bundle.load(odd).warnings if w.code == "unsafe_link"]
+    assert "is no path okfx opens (contains a control character); not followed" in said
     assert "leaves_bundle" not in box.get_neighbors(path="deep/b.md")  # none: no key
 
 

@@ -236,8 +236,16 @@ class DocumentParser:
     ) -> Link | None:
         try:
             target = self.resolver.resolve(href, base, frontmatter=frontmatter)
-        except UnsafePath:
+        except UnsafePath as exc:
             shown = href[:200]
+            if "a control character" in exc.message or "direction control" in exc.message:
+                # A control character or a direction control: no path out of the bundle,
+                # a name okfx does not open (author QA: "leaves the bundle" named the
+                # wrong mistake).
+                reason = exc.message.split("; ")[0].removeprefix(f"path {href!r} ")
+                message = f"{field} link {shown!r} is no path okfx opens ({reason}); not followed"
+                self.warn(path, "unsafe_link", with_line(message, line or None))
+                return None
             if field.startswith("sources["):
                 code, message = (
                     "source_outside_bundle",
