@@ -1070,3 +1070,15 @@ def test_a_path_written_from_the_repository_root_is_told_where_it_is(tmp_path: P
     assert error["message"].endswith("in the bundle it is /branching/merge.md")
     other = box.read_concept(path="/elsewhere/branching/merge.md")["error"]
     assert "repository root" not in other["message"]  # another folder: only the suggestion
+
+
+def test_read_resource_finds_a_file_named_in_another_unicode_form(make_bundle: MakeBundle) -> None:
+    """Security QA: read_concept found café.md typed composed for a file named
+    decomposed, read_resource answered not_found."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", "café.sql")
+    root = make_bundle({"a.md": concept(), decomposed: "select 1;\n"})
+    box = Toolbox(Bundle.load(root))
+    read = box.read_resource(path=unicodedata.normalize("NFC", "café.sql"))
+    assert read["text"] == "select 1;\n" and read["path"] == "/" + decomposed

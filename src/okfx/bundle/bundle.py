@@ -890,6 +890,14 @@ class Bundle:
             return []
         return unresolved_ids(concept, self._declared())
 
+    def file_path(self, canon: str) -> str:
+        """``canon``, or the path of the bundle file it names in another Unicode form
+        (``café.md`` typed composed for a file named decomposed), as :meth:`get` reads
+        concepts (security QA: read_resource did not)."""
+        if canon in self._files or canon.isascii():
+            return canon
+        return self._nfc_paths().get(unicodedata.normalize("NFC", canon), canon)
+
     def _nfc_paths(self) -> dict[str, str]:
         index = self._nfc
         if index is None:  # two threads may both build it: the results are equal

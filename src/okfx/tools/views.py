@@ -1093,7 +1093,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
 
     if "#" in raw and raw.partition("#")[0] and normalize(raw.partition("#")[0]) in b.files:
         raw = raw.partition("#")[0]  # "api.yaml#paths", as a link names a part: the file
-    canon = normalize(raw)
+    canon = b.file_path(normalize(raw))
     _event(path=canon)
     if canon not in b.files:
         folder = notices.folder_not_file(b, canon)
