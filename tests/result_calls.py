@@ -106,7 +106,11 @@ WHERE trip_date >= $since AND ($bike_type IS NULL OR bike_type = $bike_type)
 RICH: dict[str, str | bytes] = {
     "index.md": "# Rich\n\n## Concepts\n\n* [Full](full.md) - every field\n",
     "full.md": FULL.format(tags=", ".join(f"t{i}" for i in range(60)), links=_LINKS),
-    "other.md": concept(title="Other", body="Back to [full](full.md#usage).\n"),
+    "other.md": concept(
+        title="Other", body="Back to [full](full.md#usage), and [inner](nested/x.md).\n"
+    ),
+    "nested/index.md": "---\nokf_version: '0.2'\n---\n# Inner\n",
+    "nested/x.md": concept(title="Inner X"),
     "ops/index.md": "# Ops\n\n## Pages\n\n* [Run](run.md) - how to run\n",
     "ops/log.md": "# Ops log\n\n## 2026-01-01\n\n* [Full](../full.md) written\n",
     "ops/run.md": concept(title="Run", body="# Steps\n\nRun it.\n"),

@@ -273,6 +273,16 @@ def test_an_empty_folder_listing_names_a_nested_bundle_and_only_folders_with_con
         assert str(root) not in error["message"]  # no host path to the agent
         assert result["content_is_untrusted_data"] is True  # it names the bundle's folder
     assert "bundle of its own" not in box.read_concept(path="/okf/nothing.md")["error"]["message"]
+    # a link into it names the bundle it is in, not a missing folder (security QA)
+    linked = make_bundle(
+        {
+            "tables/a.md": concept("Table", body="[b](/okf/inner/b.md)"),
+            "okf/inner/index.md": "---\nokf_version: '0.2'\n---\n# Inner\n",
+            "okf/inner/b.md": concept("Table"),
+        }
+    )
+    (edge,) = Toolbox(Bundle.load(linked)).get_neighbors(path="tables/a.md")["unresolved"]
+    assert edge["nested_bundle"] == "/okf/inner" and "missing_folder" not in edge
 
 
 def test_a_search_with_no_words_to_search_says_so_first(box: Toolbox) -> None:

@@ -654,6 +654,12 @@ _NEIGHBORS = (
                 "unresolved, when a folder is missing",
             ),
             Key(
+                "nested_bundle",
+                "string",
+                "The folder of a bundle of its own, left out of this one, that holds the target.",
+                "unresolved, when the target is inside one",
+            ),
+            Key(
                 "did_you_mean",
                 "string",
                 "The path of the concept the link (or the id) most likely meant.",

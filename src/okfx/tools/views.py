@@ -962,9 +962,12 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
             (other, _), link = item
             entry = link_payload(link, meta(other), other)
             if name == "unresolved":
-                missing = missing_folder(b.directories, other)
+                nested = b.nested_root(other)
+                missing = None if nested else missing_folder(b.directories, other)
                 if missing is not None:
                     entry["missing_folder"] = missing
+                if nested is not None:  # there, but a bundle of its own (security QA)
+                    entry["nested_bundle"] = clip(nested, VALUE_CHARS)
                 close = meant(b, other, link.source)
                 if close is not None:
                     entry["did_you_mean"] = close
