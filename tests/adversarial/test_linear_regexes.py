@@ -321,6 +321,8 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.cjk._CJK": ("scan", [rep("a"), rep("\u00e9")]),
     "okfx.search.cjk._CJK_RUN": ("scan", [rep("\u4e2d"), rep("\u4e2da")]),
     "okfx.search.cjk._LATIN_WORD": ("scan", [rep("a"), rep("a1"), rep("a_"), rep("\u00e9")]),
+    "okfx.search.cjk._KANA": ("scan", [rep("a"), rep("\u4e2d")]),
+    "okfx.search.cjk._HANGUL": ("scan", [rep("a"), rep("\u4e2d")]),
     "okfx.search.hybrid._IDENTIFIER": (
         "fullmatch",
         [

@@ -727,6 +727,22 @@ def test_links_keep_their_heading_across_pages_and_wikilinks_are_links(
     assert said not in plain_client.get(to).text  # a page without them says nothing
 
 
+def test_a_page_written_in_chinese_or_japanese_says_its_language(make_bundle: MakeBundle) -> None:
+    """Viewer QA: a Chinese vault's pages said lang="en", so a screen reader used an
+    English voice and a browser its Latin glyph choices."""
+    root = make_bundle(
+        {
+            "zh.md": concept(body="缓存雪崩是大量缓存同时失效，使用 Redis 时要注意。\n"),
+            "ja.md": concept(body="製品・エディション・バージョンの選び方について。\n"),
+            "en.md": concept(body="One row per order, with a note in 中文.\n"),
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "l")), base_url=LOCAL)
+    assert '<div class="body markdown" lang="zh">' in client.get("/b/l/c/zh.md").text
+    assert '<div class="body markdown" lang="ja">' in client.get("/b/l/c/ja.md").text
+    assert '<div class="body markdown">' in client.get("/b/l/c/en.md").text
+
+
 def test_search_links_the_other_releases_of_a_page_it_shows_once(make_bundle: MakeBundle) -> None:
     guide = concept("Guide", "How replication works.", title="Replication guide")
     root = make_bundle({f"db/1.{n}/replication.md": guide for n in range(12)})

@@ -22,6 +22,7 @@ __all__ = [
     "content_bigrams",
     "glue_bigram",
     "has_cjk",
+    "language_of",
     "mostly_cjk",
 ]
 
@@ -49,6 +50,20 @@ def mostly_cjk(text: str) -> bool:
     it holds at least as many CJK characters (each about a word) as Latin words."""
     cjk = len(_CJK.findall(text))
     return cjk > 0 and cjk >= len(_LATIN_WORD.findall(text))
+
+
+_KANA = re.compile("[\u3040-\u30ff]")
+_HANGUL = re.compile("[\uac00-\ud7af]")
+
+
+def language_of(text: str) -> str | None:
+    """``zh``, ``ja`` or ``ko`` for text written mostly in CJK (:func:`mostly_cjk`; kana
+    says Japanese, hangul Korean), else None: the ``lang`` a page's text is read with."""
+    if not mostly_cjk(text) and not (_HANGUL.search(text) and not _LATIN_WORD.search(text)):
+        return None
+    if _KANA.search(text):
+        return "ja"
+    return "ko" if _HANGUL.search(text) else "zh"
 
 
 def cjk_pieces(text: str) -> list[tuple[bool, str]]:

@@ -17,6 +17,7 @@ from okfx.bundle.reserved import page_heading
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.errors import UnsafePath
 from okfx.model import Concept, IndexFile, LogFile
+from okfx.search.cjk import language_of
 from okfx.search.scoring import new_names
 from okfx.search.snippets import without_title_heading
 from okfx.tools.notices import changed_since_load, gone_since_load
@@ -68,6 +69,9 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         "bundle": b.name,
         "path": doc.path,
         "body": Markup(body.html),
+        # the language of a page written in Chinese, Japanese or Korean, for screen
+        # readers and CJK glyphs (viewer QA: a Chinese vault's pages said lang="en")
+        "lang": language_of(text[:4000]),
         "outline": body.outline,
         "cut": body.cut,
         "raw": urls.raw(b.name, doc.path),
