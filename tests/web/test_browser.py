@@ -248,7 +248,16 @@ def test_walk_a_published_sample(watched: Watched) -> None:
     label = "() => document.querySelector('svg#graph .node text').getBoundingClientRect().height"
     before = page.evaluate(label)
     page.locator("svg#graph").hover()
+    view = "() => document.querySelector('svg#graph').getAttribute('viewBox')"
+    shown = page.evaluate(view)
+    page.mouse.wheel(0, 300)  # the wheel alone scrolls the page, not the graph (viewer QA)
+    page.wait_for_timeout(100)
+    assert page.evaluate(view) == shown
+    page.locator("svg#graph").hover()
+    page.keyboard.down("Control")
     page.mouse.wheel(0, -400)
+    page.keyboard.up("Control")
+    assert page.evaluate(view) != shown
     assert 11 <= before <= 22 and 11 <= page.evaluate(label) <= 22
     watched.go(f"/b/{name}/problems")
     watched.go(f"/search?q=reputation&bundle={name}")
@@ -555,8 +564,10 @@ def test_graph_labels_that_would_overlap_wait_for_a_zoom_or_the_pointer(
         # Zooming in makes room: fewer labels wait, and the shown ones still never overlap.
         box = page.locator("svg#graph").bounding_box()
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.keyboard.down("Control")  # Ctrl with the wheel zooms
         for _ in range(6):
             page.mouse.wheel(0, -100)
+        page.keyboard.up("Control")
         page.wait_for_timeout(100)
         zoomed = page.evaluate(_LABELS)
         assert sum(label["quiet"] for label in zoomed) < quiet

@@ -131,6 +131,9 @@
     var dragging = null;
     function box() { return svg.getAttribute("viewBox").split(" ").map(parseFloat); }
     svg.addEventListener("wheel", function (event) {
+      // Ctrl (or a pinch, which browsers send with it) zooms; the wheel alone scrolls the
+      // page, past a graph that fills the window (viewer QA).
+      if (!event.ctrlKey && !event.metaKey) { return; }
       event.preventDefault();
       var v = box();
       var k = event.deltaY > 0 ? 1.15 : 1 / 1.15;
