@@ -170,3 +170,25 @@ def test_a_file_url_clone_is_named_without_the_servers_folders(
     (row,) = Toolbox(manager).list_bundles()["bundles"]
     assert row["source"]["url"] == "file://…/remote.git"
     assert str(tmp_path) not in str(row)
+
+
+def test_a_refresh_failure_is_noted_and_read_while_an_index_is_being_built() -> None:
+    """The manager's lock is held through a combined index's build (a minute at 100k):
+    noting a refresh's failure, and list_bundles reading it, must not wait for it."""
+    import threading
+
+    manager = KnowledgeManager()
+    done = threading.Event()
+
+    def note_and_read() -> None:
+        manager.note_refresh("ops", "subdirectory 'kb' not found")
+        if manager.refresh_failures == {"ops": "subdirectory 'kb' not found"}:
+            manager.note_refresh("ops", None)
+            done.set()
+
+    with manager._lock:  # as _build_combined holds it
+        worker = threading.Thread(target=note_and_read, daemon=True)
+        worker.start()
+        worker.join(5)
+        assert done.is_set()
+    assert manager.refresh_failures == {}

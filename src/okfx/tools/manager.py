@@ -343,19 +343,22 @@ class KnowledgeManager:
     def note_refresh(self, name: str, failure: str | None) -> None:
         """Record that fetching bundle ``name``'s git source again failed, and why
         (``failure``), or that it worked or was not needed (None): ``list_bundles`` and a
-        read say it serves the commit it read before (author QA: only stderr said so)."""
-        with self._lock:
-            if failure is None:
-                self._refresh_failures.pop(name, None)
-            else:
-                self._refresh_failures[name] = failure
+        read say it serves the commit it read before (author QA: only stderr said so).
+        A new dict replaces the old, as :meth:`reload` does its failures, so no lock is
+        taken: ``_lock`` is held through a combined index's build, which a refresh and a
+        ``list_bundles`` must not wait for."""
+        failures = dict(self._refresh_failures)
+        if failure is None:
+            failures.pop(name, None)
+        else:
+            failures[name] = failure
+        self._refresh_failures = failures
 
     @property
     def refresh_failures(self) -> dict[str, str]:
         """The git bundles whose last refresh failed, by name, with the reason; each
         still serves the commit it last read."""
-        with self._lock:
-            return dict(self._refresh_failures)
+        return dict(self._refresh_failures)
 
     @property
     def reload_failures(self) -> dict[str, str]:
