@@ -19,7 +19,7 @@ from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, 
 from okfx.bundle.keylines import KeyLines, field_lines, item_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.logdates import likely_dates
-from okfx.bundle.paths import join, parent_dir
+from okfx.bundle.paths import forbidden_char, join, parent_dir
 from okfx.bundle.reserved import (
     heading_rest,
     leading_date,
@@ -236,14 +236,16 @@ class DocumentParser:
     ) -> Link | None:
         try:
             target = self.resolver.resolve(href, base, frontmatter=frontmatter)
-        except UnsafePath as exc:
+        except UnsafePath:
             shown = href[:200]
-            if "a control character" in exc.message or "direction control" in exc.message:
+            what = forbidden_char(href)
+            if what is not None and what != "a backslash":
                 # A control character or a direction control: no path out of the bundle,
                 # a name okfx does not open (author QA: "leaves the bundle" named the
-                # wrong mistake).
-                reason = exc.message.split("; ")[0].removeprefix(f"path {href!r} ")
-                message = f"{field} link {shown!r} is no path okfx opens ({reason}); not followed"
+                # wrong mistake). A backslash is most often a Windows path that climbs.
+                message = (
+                    f"{field} link {shown!r} is no path okfx opens (contains {what}); not followed"
+                )
                 self.warn(path, "unsafe_link", with_line(message, line or None))
                 return None
             if field.startswith("sources["):

@@ -31,6 +31,7 @@ __all__ = [
     "MAX_PATH_CHARS",
     "BeneathOpener",
     "PathGuard",
+    "forbidden_char",
     "forbidden_in",
     "is_inside",
     "join",
@@ -55,20 +56,27 @@ def forbidden_in(text: str) -> bool:
     return _FORBIDDEN.search(text) is not None
 
 
+def forbidden_char(text: str) -> str | None:
+    """The first character of ``text`` no bundle path may hold, in words ("a backslash",
+    "a control character", "the direction control U+202E"), or None."""
+    bad = _FORBIDDEN.search(text)
+    if bad is None:
+        return None
+    char = bad.group()
+    if char == "\\":
+        return "a backslash"
+    if char < "\x80":
+        return "a control character"
+    return f"the direction control U+{ord(char):04X}"
+
+
 def _check_text(raw: object) -> str:
     if not isinstance(raw, str):
         raise UnsafePath(f"path must be a string, got {type(raw).__name__}", path=repr(raw))
     if len(raw) > MAX_PATH_CHARS:
         raise UnsafePath(f"path is longer than {MAX_PATH_CHARS} characters", path=raw[:80])
-    bad = _FORBIDDEN.search(raw)
-    if bad:
-        char = bad.group()
-        if char == "\\":
-            what = "a backslash"
-        elif char < "\x80":
-            what = "a control character"
-        else:
-            what = f"the direction control U+{ord(char):04X}"
+    what = forbidden_char(raw)
+    if what is not None:
         raise UnsafePath(
             f"path {raw!r} contains {what}; use bundle paths like '/tables/orders.md'",
             path=raw,
