@@ -83,7 +83,7 @@ def _reference(bundle: Bundle, query: str) -> str:
     results = index.search(query, limit=20, now=NOW)
     docs = {(entry[0], entry[1].path): doc for doc, entry in enumerate(index.entries)}
     scored = [(hit.score, docs[hit.bundle, hit.path]) for hit in results]
-    with mock.patch.object(index_module, "snippet_body", lambda concept: concept.body):
+    with mock.patch.object(index_module, "body_as_loaded", lambda concept, recent: concept.body):
         hits = index.build_hits(query, scored, NOW)
     again = index_module.SearchResults(query, hits, results.hidden, results.notice)
     return json.dumps(again.to_dict())
@@ -126,7 +126,7 @@ def test_tool_payloads_equal_those_built_from_the_files(samples: Path, tmp_path:
     box = Toolbox(manager)
     queries = [q for b in manager.bundles.values() for q in _queries(b)[:40]]
     ours = [json.dumps(box.search_concepts(query=q, limit=20)) for q in queries]
-    with mock.patch.object(index_module, "snippet_body", lambda concept: concept.body):
+    with mock.patch.object(index_module, "body_as_loaded", lambda concept, recent: concept.body):
         theirs = [json.dumps(box.search_concepts(query=q, limit=20)) for q in queries]
     assert ours == theirs
     assert sum(payload.count('"snippet": "') for payload in ours) > 500

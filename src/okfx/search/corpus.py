@@ -523,14 +523,22 @@ def kept_body(where: Where | None) -> str | None:
     return None
 
 
-def body_as_loaded(concept: Any) -> str:
+def body_as_loaded(concept: Any, *, recent: bool = False) -> str:
     """The body of ``concept`` as the load read it, with its title and the rest of its
     frontmatter: the text the load kept, whatever its file holds now (``concept.body``
-    when the load kept none). The search index reads this one, so a hit's words, title
-    and snippet come from one read (author QA: a file edited between the load and the
-    index's build was found by its new words, shown with its old title and snippet)."""
+    when the load kept none). The search index is built from this one and a hit's
+    snippet is taken from it, so a hit's words, title and snippet come from one read
+    (author QA: a file edited between the load and the index's build was found by its
+    new words, shown with its old title and snippet), and a search reads and stats no
+    file. ``recent``: keep it among the bodies read last (:meth:`Corpus.kept_body`), as
+    a hit's is; an index build reads each once."""
     corpus = getattr(concept, "corpus", None)
-    kept = None if corpus is None else kept_body(corpus.locate(concept.path))
+    if corpus is None:
+        kept = None
+    elif recent:
+        kept = corpus.kept_body(concept.path)
+    else:
+        kept = kept_body(corpus.locate(concept.path))
     return str(concept.body) if kept is None else kept
 
 

@@ -684,7 +684,7 @@ class SearchIndex:
         cosine similarities of the docs hybrid search found, else empty)."""
         bundle, concept = self.entries[doc]
         ranked, words = needles.of(doc)
-        body = snippet_body(concept)
+        body = body_as_loaded(concept, recent=True)
         matched = needles.as_text(ranked, words, concept, body) if ranked else ranked
         sure = 0.0
         if similarity is not None:
@@ -749,19 +749,6 @@ def _runs(bigrams: Sequence[str], held: dict[str, bool]) -> list[str]:
     if current:
         runs.append(current)
     return runs
-
-
-def snippet_body(concept: ConceptLike) -> str:
-    """The body a hit's snippet is taken from: the text its load kept
-    (:func:`okfx.search.corpus.kept_body`), the one the index was built from, so a
-    search reads and stats no file and its snippets agree with its ranking (a file
-    edited since shows in the hits after a reload); else ``concept.body``."""
-    corpus = getattr(concept, "corpus", None)
-    if corpus is not None:
-        kept: str | None = corpus.kept_body(concept.path)
-        if kept is not None:
-            return kept
-    return concept.body
 
 
 class _Needles:
