@@ -47,7 +47,10 @@ _LATIN_WORD = re.compile(r"[^\W\d_]+", re.ASCII)
 
 def mostly_cjk(text: str) -> bool:
     """Whether ``text`` is written in Chinese or Japanese, with some Latin names in it:
-    it holds at least as many CJK characters (each about a word) as Latin words."""
+    it holds at least as many CJK characters (each about a word) as Latin words. An
+    ASCII text costs one check: a vector build asks it of every concept's head."""
+    if text.isascii():
+        return False
     cjk = len(_CJK.findall(text))
     return cjk > 0 and cjk >= len(_LATIN_WORD.findall(text))
 
