@@ -154,7 +154,7 @@ def create_app(
     routes: list[Route | Mount] = [Route(u, page(t, build)) for u, t, build in pages]
     routes += [
         Route(home + "/raw/{path:path}", raw),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        _static_mount(),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
     return security_headers(app)
@@ -165,9 +165,12 @@ def static_app() -> ASGIApp:
     what a viewer with a token serves before sign-in (:func:`okfx.web.auth.browser_login`).
     Any other path is a bare 404 that names nothing of the bundles (security QA: the whole
     viewer answered there, its 404 page listing every bundle)."""
-    return security_headers(
-        Starlette(routes=[Mount("/static", StaticFiles(directory=HERE / "static"))])
-    )
+    return security_headers(Starlette(routes=[_static_mount()]))
+
+
+def _static_mount() -> Mount:
+    """The viewer's own files (stylesheet, scripts, icon) under ``/static``."""
+    return Mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
 
 def _raw(site: Site, name: str, path: str) -> Response:
