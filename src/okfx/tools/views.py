@@ -279,8 +279,7 @@ def bundles(box: Toolbox) -> dict[str, Any]:
             row["reload_failed"] = clip(
                 f"fetching its git source again failed at the last refresh "
                 f"({without_file_urls(unfetched[row['name']])}); the commit it read before "
-                "is served until a "
-                "refresh works",
+                "is served until a refresh works",
                 VALUE_CHARS,
             )
     payload: dict[str, Any] = {"bundles": rows}
