@@ -499,7 +499,11 @@ class HybridRanker:
                 for _, doc in mine
             }  # fmt: skip
             cosine = {doc: near.cosine((at, doc)) for _, doc in mine}
-            hits.extend(part.index.build_hits(query, mine, now, found, cosine, known.get(at)))
+            hits.extend(
+                part.index.build_hits(
+                    query, mine, now, found, cosine, known.get(at), self.index.holds
+                )
+            )
         hits.sort(key=lambda hit: (-hit.score, hit.bundle, hit.path))
         return hits
 

@@ -240,6 +240,7 @@ class SearchIndex:
         "ranker",
         "kinds",
         "_last_query",
+        "_spans",
     )
 
     def __init__(
@@ -262,6 +263,9 @@ class SearchIndex:
         # The last query a search analysed, and its terms: what :meth:`missing_words`
         # asks about right after (one tuple, replaced whole, compared before use).
         self._last_query: tuple[str, Sequence[QueryTerm]] | None = None
+        # Each bundle's doc ids, ``(first, past the last)``: doc ids run in (bundle,
+        # path) order. Made on the first call of :meth:`holds` on a combined index.
+        self._spans: dict[str, tuple[int, int]] | None = None
 
     @classmethod
     def build(
@@ -368,6 +372,37 @@ class SearchIndex:
     def bundles(self) -> tuple[str, ...]:
         """The bundle names in this index, sorted."""
         return tuple(sorted({bundle for bundle, _ in self.entries}))
+
+    def holds(self, bundle: str, forms: Iterable[str]) -> bool:
+        """Whether a concept of ``bundle`` holds one of ``forms`` (indexed terms) in any
+        field: a hit's confidence weighs a word its own bundle lacks as missing, however
+        many other bundles a combined index serves (agent QA: an aviation page read 0.43
+        alone and 0.5 beside a bundle that says "failure")."""
+        postings = self.postings
+        ids = [tid for form in forms if (tid := postings.terms.get(form)) is not None]
+        if not ids:
+            return False
+        spans = self._spans
+        if spans is None:
+            spans = {}
+            for at, (name, _) in enumerate(self.entries):
+                first, _ = spans.get(name, (at, at))
+                spans[name] = (first, at + 1)
+            self._spans = spans
+        span = spans.get(bundle)
+        if span is None:
+            return False
+        first, end = span
+        if first == 0 and end == len(self.entries):
+            return True  # the index's only bundle
+        postings.prepare(ids)
+        docs, starts = postings.docs, postings.starts
+        for tid in ids:
+            stop = starts[tid + 1]
+            at = bisect_left(docs, first, starts[tid], stop)
+            if at < stop and docs[at] < end:
+                return True
+        return False
 
     def search(
         self,
@@ -513,14 +548,22 @@ class SearchIndex:
         """The query terms ``doc`` matches, as its hit would list them."""
         return self._needles(query, analysed).of(doc)[0]
 
-    def _needles(self, query: str, analysed: Analysed | None) -> _Needles:
+    def _needles(
+        self,
+        query: str,
+        analysed: Analysed | None,
+        holds: Callable[[str, Iterable[str]], bool] | None = None,
+    ) -> _Needles:
         """What a hit of ``query`` matched and shows, from ``analysed`` (the query as a
         search in this index analysed it) or, without it, from the query analysed here."""
         if analysed is None:
             terms = analyze_query(query)
             groups = [self._forms(term) for term in terms]
             analysed = Analysed(terms, groups, query_units(query, terms))
-        return _Needles(self.postings, analysed.terms, analysed.groups, query, analysed.units)
+        return _Needles(
+            self.postings, analysed.terms, analysed.groups, query, analysed.units,
+            holds or self.holds,
+        )  # fmt: skip
 
     def scored_analysed(
         self, query: str, limit: int = 10, **filters: Any
@@ -576,6 +619,7 @@ class SearchIndex:
         found: Mapping[int, str] | None = None,
         similarity: Mapping[int, float] | None = None,
         analysed: Analysed | None = None,
+        holds: Callable[[str, Iterable[str]], bool] | None = None,
     ) -> list[SearchHit]:
         """Hits for ``(score, doc id)`` pairs, whichever ranking found them: matched
         terms, snippet and confidence (:func:`okfx.search.scoring.confidence`) from
@@ -583,8 +627,9 @@ class SearchIndex:
         (bundle, path). ``found`` maps a doc to how it was found (default "lexical"),
         ``similarity`` to its cosine similarity with the query (hybrid search);
         ``analysed``: the query as the search that ranked it analysed it in this index,
-        when the caller has it (else it is analysed here)."""
-        needles = self._needles(query, analysed)
+        when the caller has it (else it is analysed here); ``holds``: :meth:`holds` of
+        the whole index this one is part of (a live index's base or delta)."""
+        needles = self._needles(query, analysed, holds)
         how, near = found or {}, similarity or {}
         order = sorted((-round(score, SCORE_DIGITS), doc) for score, doc in scored)
         return [
@@ -691,7 +736,7 @@ class SearchIndex:
             near = similarity.get(doc)
             numbers = [n for n in needles.numbers if _holds_number(concept, body, n)]
             sure = confidence(
-                needles.units, needles.analysed, matched, near, numbers, needles.weights
+                needles.units, needles.analysed, matched, near, numbers, needles.weights(bundle)
             )
             if sure == 0.0 and not ranked and near is None:
                 sure = 0.5  # found through an acronym alone
@@ -761,13 +806,17 @@ class _Needles:
         groups: Sequence[Sequence[tuple[int, float]]],
         query: str,
         units: Sequence[Sequence[int]] | None = None,
+        holds: Callable[[str, Iterable[str]], bool] | None = None,
     ) -> None:
         self.postings = postings
+        #: Whether a bundle holds one of some forms (:meth:`SearchIndex.holds`); without
+        #: it, whether the postings hold one.
+        self.holds = holds or (lambda _, forms: any(f in postings.terms for f in forms))
         self.analysed = terms
         self.query = query
         self._units = units
         self._word_units: Sequence[Sequence[int]] | None = None
-        self._weights: list[float] | None = None
+        self._weights: dict[str, list[float]] = {}
         #: The query's numbers written with dots or dashes (3.10), for the confidence.
         self.numbers = numbers_written(query)
         self.terms = [(t.text, g) for t, g in zip(terms, groups, strict=True) if g]
@@ -824,22 +873,22 @@ class _Needles:
                 self._word_units = self._units
         return self._word_units
 
-    @property
-    def weights(self) -> list[float]:
-        """Each word of :attr:`units` as a hit's confidence weighs it: a word no concept
-        of the index holds in any of its terms weighs :data:`MISSING_WEIGHT`, any other
-        1 (agent QA: the missing subject of a question, "Kafka", weighed what
-        "configure" did, and a page holding the rest read 0.75)."""
-        if self._weights is None:
-            ids = self.postings.terms
-            terms = self.analysed
-            self._weights = [
-                MISSING_WEIGHT
-                if not any(form in ids for i in unit for form, _ in terms[i].forms)
-                else 1.0
+    def weights(self, bundle: str) -> list[float]:
+        """Each word of :attr:`units` as a hit of ``bundle`` weighs it in its confidence:
+        a word no concept of that bundle holds in any of its terms weighs
+        :data:`MISSING_WEIGHT`, any other 1 (agent QA: the missing subject of a question,
+        "Kafka", weighed what "configure" did, and a page holding the rest read 0.75)."""
+        weights = self._weights.get(bundle)
+        if weights is None:
+            terms, holds = self.analysed, self.holds
+            weights = [
+                1.0
+                if holds(bundle, [form for i in unit for form, _ in terms[i].forms])
+                else MISSING_WEIGHT
                 for unit in self.units
             ]
-        return self._weights
+            self._weights[bundle] = weights
+        return weights
 
     def of(self, doc: int) -> tuple[tuple[str, ...], list[tuple[str, float, int]]]:
         """The query terms ``doc`` matched, and the snippet's words: each form it holds,

@@ -123,7 +123,7 @@ class LiveIndex:
         parts = (self.base, self.delta)
         terms, units, groups = analysed
         needles = {
-            part: _Needles(parts[part].postings, terms, groups[part], query, units)
+            part: _Needles(parts[part].postings, terms, groups[part], query, units, self.holds)
             for part in {part for _, part, _ in scored.hits}
         }
         order = sorted(
@@ -136,6 +136,12 @@ class LiveIndex:
         ]
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden, chosen=not hits))
+
+    def holds(self, bundle: str, forms: Iterable[str]) -> bool:
+        """:meth:`SearchIndex.holds` over the base and the delta (a dropped concept's
+        words still count until the merge)."""
+        forms = list(forms)
+        return self.base.holds(bundle, forms) or self.delta.holds(bundle, forms)
 
     def scored(self, query: str, limit: int = 10, **filters: Any) -> Scored | SearchResults:
         """As :meth:`SearchIndex.scored`, over the base (part 0, less what was dropped)
