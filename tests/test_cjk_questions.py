@@ -5,10 +5,12 @@ that any of its bigrams holds (Chinese MCP QA: every question read 1.0)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import MakeBundle, concept
 from okfx import Bundle, Toolbox
-from okfx.search.cjk import content_bigrams
+from okfx.search.cjk import content_bigrams, letter_bigrams
 from okfx.search.scoring import _held
 
 FILES: dict[str, str | bytes] = {
@@ -72,3 +74,49 @@ def test_a_title_given_as_a_path_is_suggested_when_the_title_holds_it(
     bundle = Bundle.load(make_bundle(files))
     assert bundle.suggest("缓存雪崩") == ["/redis/avalanche.md"]
     assert bundle.suggest("雪") == []  # one character says too little
+
+
+STOCKS: dict[str, str | bytes] = {
+    "a-shares.md": "---\ntype: Tool\ntitle: a-stock-data\n---\n获取 A 股行情与财务数据的工具。\n",
+    "us-stocks.md": "---\ntype: Tool\ntitle: finnhub\n---\n美股行情数据的工具，一个股票接口。\n",
+    "bili.md": "---\ntype: Tool\ntitle: bili-music\n---\n把 B 站音乐下载到本地。\n",
+    "english.md": "---\ntype: Note\ntitle: A note\n---\nA word and a letter b in English.\n",
+}
+
+
+def test_a_letter_written_against_cjk_text_is_part_of_its_word(make_bundle: MakeBundle) -> None:
+    """Agent QA (a Chinese vault): the "A" of "A股" (A shares) was dropped as the stopword
+    "a", and Chinese stock questions found the US-stocks page first at confidence 1.0."""
+    box = Toolbox(Bundle.load(make_bundle(STOCKS)))
+    for query in ("A股", "a股", "有没有获取A股数据的工具", "A 股"):
+        hits = box.search_concepts(query=query, limit=3)["hits"]
+        assert hits[0]["path"] == "/a-shares.md", query
+        assert "a股" in hits[0]["matched"], query
+        others = {hit["path"]: hit["confidence"] for hit in hits[1:]}
+        assert others.get("/us-stocks.md", 0.0) < hits[0]["confidence"], query
+    # the page writes "B 站" with a space, as writers who space Latin from CJK do
+    (bili, *_) = box.search_concepts(query="B站", limit=3)["hits"]
+    assert bili["path"] == "/bili.md" and bili["confidence"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "bigrams"),
+    [
+        ("A股全栈数据", ["a股"]),
+        ("获取A股", ["a股"]),  # a letter between two: the word it starts
+        ("学习C语言", ["c语"]),
+        ("维生素C", ["素c"]),
+        ("维生素 C", ["素c"]),
+        ("把 B 站音乐", ["b站"]),
+        ("AB股", []),  # two letters are a word of their own
+        ("abc中文", []),
+        ("a b c", []),
+    ],
+)
+def test_letter_bigrams(text: str, bigrams: list[str]) -> None:
+    assert letter_bigrams(text) == bigrams
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
+def test_ascii_text_has_no_letter_bigrams(text: str) -> None:
+    assert letter_bigrams(text) == []

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk
+from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk, letter_bigrams
 from okfx.search.wordforms import (
     abbreviations,
     joined_pairs,
@@ -306,6 +306,10 @@ def count_terms(text: str, cache: ChunkCache) -> tuple[dict[str, int], int]:
         length += n * (len(compound) - 1)
         for term in compound:
             counts[term] = counts.get(term, 0) + n
+    if not text.isascii():
+        for bigram in letter_bigrams(text):  # "A股", "B 站": across chunks
+            counts[bigram] = counts.get(bigram, 0) + 1
+            length += 1
     return counts, length
 
 
@@ -470,6 +474,10 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
             if term not in seen:
                 seen.add(term)
                 typed.append(term)
+    for term in letter_bigrams(query):
+        if term not in seen:
+            seen.add(term)
+            typed.append(term)
     kept = [t for t in typed if t not in stopwords] or typed
     light = light_words(query)
     terms: list[QueryTerm] = []

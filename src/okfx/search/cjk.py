@@ -18,6 +18,7 @@ import re
 __all__ = [
     "FUNCTION_CHARS",
     "cjk_pieces",
+    "letter_bigrams",
     "cjk_terms",
     "content_bigrams",
     "glue_bigram",
@@ -81,6 +82,25 @@ def cjk_pieces(text: str) -> list[tuple[bool, str]]:
     if at < len(text):
         pieces.append((False, text[at:]))
     return pieces
+
+
+#: One Latin letter before a CJK character ("A股" A shares, "B站", "C语言"), or after one
+#: and before none ("维生素C"), with at most one space between (writers who space Latin
+#: from CJK write "B 站"): a letter between two belongs to the word it starts.
+_LETTER_BEFORE_CJK = re.compile(f"(?<![A-Za-z])([A-Za-z]) ?(?=([{_CJK_CLASS}]))")
+_LETTER_AFTER_CJK = re.compile(f"([{_CJK_CLASS}]) ?([A-Za-z])(?![A-Za-z]| ?[{_CJK_CLASS}])")
+
+
+def letter_bigrams(text: str) -> list[str]:
+    """The bigrams of each lone Latin letter and the CJK character it is written against
+    (``a股`` of "获取A股数据" and of "A 股"), lower-cased: such a letter is part of a
+    word, and alone it is a word of every English page, or a stopword (agent QA: the "A"
+    of "A股" was dropped as "a", and questions on Chinese stocks found a US-stocks page
+    first). Empty for text without CJK."""
+    if not has_cjk(text):
+        return []
+    before = [(m[1] + m[2]).lower() for m in _LETTER_BEFORE_CJK.finditer(text)]
+    return [*before, *((m[1] + m[2]).lower() for m in _LETTER_AFTER_CJK.finditer(text))]
 
 
 def cjk_terms(run: str, *, query: bool = False) -> list[str]:

@@ -53,7 +53,7 @@ from okfx.search.analyzer import (
     split_chunks,
 )
 from okfx.search.bm25f import Postings
-from okfx.search.cjk import content_bigrams
+from okfx.search.cjk import content_bigrams, letter_bigrams
 from okfx.search.topk import Cap
 
 __all__ = [
@@ -130,9 +130,13 @@ def query_units(
     for chunk in split_chunks(query):
         if not contractions and is_contraction(chunk):
             continue
-        unit = sorted({position[t] for t in analyze_chunk(chunk) if t in position})
+        words = [*analyze_chunk(chunk), *letter_bigrams(chunk)]  # "A股": a股 and 股
+        unit = sorted({position[t] for t in words if t in position})
         if unit and unit not in units:
             units.append(unit)
+    for bigram in letter_bigrams(query):  # "A 股", written apart: a word of its own
+        if bigram in position and not any(position[bigram] in unit for unit in units):
+            units.append([position[bigram]])
     return units
 
 
