@@ -12,7 +12,7 @@ import os
 import threading
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +180,24 @@ def folder_name(folder: Path) -> str:
     if name.startswith(".") and folder.parent.name:
         return folder.parent.name
     return name or "bundle"
+
+
+def told_apart(
+    folders: Iterable[Path], clean: Callable[[str], str] = lambda name: name
+) -> dict[Path, str]:
+    """Names for the ``folders`` (resolved) whose default name another of them shares
+    (``AV-OKF/knowledge`` and ``okf-poc/knowledge``): their parent folder's name, a
+    ``-`` and their own (``AV-OKF-knowledge``), made a name by ``clean``. A group the
+    parents do not tell apart, or one folder given twice, gets no names."""
+    groups: dict[str, list[Path]] = {}
+    for folder in dict.fromkeys(folders):
+        groups.setdefault(folder_name(folder), []).append(folder)
+    names: dict[Path, str] = {}
+    for name, members in groups.items():
+        longer = [clean(f"{folder_name(folder.parent)}-{name}") for folder in members]
+        if len(members) > 1 and len(set(longer)) == len(members):
+            names.update(zip(members, longer, strict=True))
+    return names
 
 
 class Bundle:

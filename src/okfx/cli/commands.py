@@ -26,7 +26,7 @@ from click.core import ParameterSource
 
 from okfx import blas
 from okfx.attest.lint import validate as validate_bundle
-from okfx.bundle.bundle import Bundle, folder_name
+from okfx.bundle.bundle import Bundle, folder_name, told_apart
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings
@@ -174,14 +174,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
         folders.append(folder)
         kept.append(source)
     sources = kept
-    plain: dict[str, list[Path]] = {}
-    for where in (f for f in folders if f is not None):
-        plain.setdefault(folder_name(where), []).append(where)
-    renamed: dict[Path, str] = {}
-    for name, group in plain.items():
-        longer = [_as_name(f"{folder_name(f.parent)}-{name}") for f in group]
-        if len(group) > 1 and len(set(longer)) == len(group):
-            renamed.update(zip(group, longer, strict=True))
+    renamed = told_apart((f for f in folders if f is not None), _as_name)
     out = []
     for source, folder in zip(sources, folders, strict=True):
         if folder is None or folder not in renamed:

@@ -14,9 +14,10 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from okfx.bundle.bundle import Bundle
+from okfx.bundle.bundle import Bundle, folder_name, told_apart
 from okfx.bundle.reload import Changes, content_changes
 from okfx.deadline import Aside, acquire
 from okfx.errors import InvalidArgument, NotFound, OKFError
@@ -79,17 +80,33 @@ class KnowledgeManager:
         """Load every source: folders, git URLs, :class:`GitSource`s, archives or Bundles.
 
         Pass a mapping ``{name: source}`` (or ``(name, source)`` pairs) to name bundles
-        yourself; otherwise each takes its default name (the folder name).
+        yourself; otherwise each takes its default name (the folder name). Two folders of
+        one name (``AV-OKF/knowledge``, ``okf-poc/knowledge``) are named by their parent
+        folders too (``AV-OKF-knowledge``), as the CLI names them, and said in the
+        ``okfx`` log.
         ``state_cache``, ``exclude`` and ``wikilinks`` are passed to :meth:`Bundle.load`
         (see :mod:`okfx.statecache`).
         """
         from okfx.sources.spec import FetchOnce
 
         manager = cls(max_body_chars=max_body_chars, index_char_budget=index_char_budget)
-        items = sources.items() if isinstance(sources, Mapping) else sources
+        items = list(sources.items() if isinstance(sources, Mapping) else sources)
         fetched = FetchOnce()  # a source refreshed once serves its other folders
+        folders = told_apart(
+            Path(item).resolve()
+            for item in items
+            if isinstance(item, str | os.PathLike) and os.path.isdir(item)
+        )
         for item in items:
             name, source = item if isinstance(item, tuple) else (None, item)
+            if name is None and isinstance(source, str | os.PathLike) and folders:
+                name = folders.get(Path(source).resolve()) if os.path.isdir(source) else None
+                if name is not None:
+                    logger.warning(
+                        "two folders are named %r; naming %s %r (pass {name: source} to "
+                        "name bundles yourself)", folder_name(Path(source).resolve()),
+                        os.fspath(source), name,
+                    )  # fmt: skip
             if isinstance(source, Bundle):
                 manager.add(source, name=name)
                 continue
