@@ -46,6 +46,23 @@ def test_images_are_not_links() -> None:
     assert hrefs("![diagram](./img.png) and [real](r.md)") == ["r.md"]
 
 
+def test_an_escaped_bracket_opens_no_link() -> None:
+    """CommonMark: ``\\[x](/y.md)`` is text (spec QA: it was a broken link); an escaped
+    backslash before the bracket leaves the link, and an escaped ``!`` no image."""
+    assert hrefs(r"Literal \[not a link](/nope.md) here.") == []
+    assert hrefs(r"a \\[yes](/y.md) and \\\[no](/n.md)") == ["/y.md"]
+    assert hrefs(r"\![a link](/i.md), ![an image](/j.png)") == ["/i.md"]
+    assert hrefs("\\[ref] and [ref]\n\n[ref]: /r.md") == ["/r.md"]
+    assert scan_markdown(r"\[^fn] and [^real]")[1] == ["real"]
+
+
+@given(st.text(alphabet="[]()\\!ab/.md ", max_size=40))
+def test_a_link_is_found_only_at_an_unescaped_bracket(body: str) -> None:
+    for _, _, at in scan_markdown(body)[0]:
+        before = len(body[:at]) - len(body[:at].rstrip("\\"))
+        assert body[at] == "[" and before % 2 == 0
+
+
 def test_links_in_fenced_code_are_ignored() -> None:
     body = "```md\n[no](a.md)\n```\n~~~~\n[no](b.md)\n~~~~\n[yes](c.md)\n"
     assert hrefs(body) == ["c.md"]

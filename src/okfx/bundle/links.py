@@ -212,7 +212,7 @@ def scan_markdown(
             if definitions:  # only reference links need to know what inline ones took
                 taken.append(m.span())
             at = m.start()
-            if (at and body[at - 1] == "!") or mask.covers(at):
+            if _not_a_link(body, at) or mask.covers(at):
                 continue
             href, text = m.group(2, 1)
             found.append((href if written else destination(href), text, at))
@@ -230,6 +230,8 @@ def scan_markdown(
                 for m in rx.finditer(body, start, end):
                     if _inside(taken, taken_starts, m.start()) or mask.covers(m.start()):
                         continue
+                    if _escaped(body, m.start()):
+                        continue
                     ref = m.group(2) if rx is _FULLREF and m.group(2) else m.group(1)
                     href = definitions.get(_label(ref))
                     if href is None:
@@ -246,6 +248,8 @@ def scan_markdown(
         if has_footnotes:
             for m in _FOOTNOTE.finditer(body, start, end):
                 label = m.group(1)
+                if _escaped(body, m.start()):
+                    continue
                 if label not in seen_footnotes and not mask.covers(m.start()):
                     seen_footnotes.add(label)
                     footnotes.append(label)
@@ -256,6 +260,23 @@ def scan_markdown(
         found.sort(key=itemgetter(2))
         del found[most:]
     return found, footnotes
+
+
+def _not_a_link(body: str, at: int) -> bool:
+    """Whether the ``[`` at ``at`` opens an image (``![``) or is escaped (``\\[``)."""
+    before = body[at - 1] if at else ""
+    if before == "!":
+        return not _escaped(body, at - 1)
+    return before == "\\" and _escaped(body, at)
+
+
+def _escaped(body: str, at: int) -> bool:
+    """Whether the character at ``at`` is escaped: an odd run of backslashes before it
+    (CommonMark: ``\\[x](/y.md)`` is text, no link; spec QA: it was a broken link)."""
+    before = at
+    while before and body[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1
 
 
 def matches_outside_code(body: str, pattern: re.Pattern[str]) -> Iterator[re.Match[str]]:
