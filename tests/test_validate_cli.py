@@ -376,6 +376,40 @@ def test_a_repository_root_above_the_bundle_is_noted_with_the_folder_to_load(
     assert validate(Bundle.load(make_bundle(with_root))).notes == ()  # a root index: as given
 
 
+def test_a_bundle_in_a_hidden_folder_or_a_nested_one_is_named_from_the_root_above(
+    make_bundle: MakeBundle,
+) -> None:
+    """New-producers QA: nhis-okf-compiler keeps its bundle in .okf/ beside its code, and
+    loaded at the repository root it was one stray page with 50 errors and no word of
+    .okf/; edu_effect-okf keeps one in house-plants-okf/ (okf_version in its index.md),
+    and "each needs frontmatter with a 'type'" sent authors to the README files."""
+    hidden = {
+        ".okf/index.md": "---\nokf_version: '0.2'\n---\n# KB\n",
+        ".okf/a.md": concept(),
+        "concepts/template.md": concept(),
+        "README.md": "# Tool\n",
+        "docs/plan.md": "# Plan\n",
+    }
+    report = validate(Bundle.load(make_bundle(hidden)))
+    assert report.notes == (
+        "the hidden folder .okf/ holds an index.md, and okfx skips hidden names: the bundle "
+        "is probably .okf/ (load that folder), not this one (2 files here are no concept)",
+    )
+    nested = {
+        "plants/index.md": "---\nokf_version: '0.2'\n---\n# Plants\n",
+        "plants/fern.md": concept(),
+        "README.md": "# Repo\n",
+        "AGENTS.md": "# Agents\n",
+    }
+    root = make_bundle(nested)
+    assert len(Bundle.load(root)) == 0
+    listed = CliRunner().invoke(cli, ["--no-state-cache", "bundles", str(root)]).output
+    assert (
+        "no concepts: the folder has 2 .md files, none of them a concept, and /plants/ holds "
+        "a bundle of its own that okfx does not read as part of this one: load plants/ itself"
+    ) in " ".join(listed.split())
+
+
 def test_links_written_from_a_sites_root_inside_the_bundle_are_noted(
     make_bundle: MakeBundle,
 ) -> None:

@@ -174,6 +174,16 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
                 "the folder is a bare git repository, whose files are git's own: load it by " + uri
             )
         return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
+    inner = _inner_bundles(bundle)
+    if inner:  # new-producers QA: "each needs frontmatter" sent authors to README files
+        shown = ", ".join(f"{folder}/" for folder in inner[:3])
+        first = inner[0].lstrip("/")
+        return (
+            f"the folder has {len(markdown) - len(reserved)} .md files, none of them a "
+            f"concept, and {shown} {'holds a bundle' if len(inner) == 1 else 'hold bundles'} "
+            "of its own that okfx does not read as part of this one: load "
+            + (f"{bundle.root / first} itself" if where else f"{first}/ itself")
+        )
     if len(reserved) == len(markdown):
         return (
             f"the folder has only index.md and log.md files ({len(reserved)}): add concept "
@@ -183,6 +193,13 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
         f"the folder has {len(markdown) - len(reserved)} .md files, none of them a concept: "
         "each needs frontmatter with a 'type'"
     )
+
+
+def _inner_bundles(bundle: Bundle) -> list[str]:
+    """The folders under the bundle's root that okfx reads as bundles of their own: its
+    nested bundles (``okf_version`` in their ``index.md``), then the hidden folders right
+    under the root that hold an ``index.md`` (``/.okf``), which the walk skips."""
+    return [*bundle.nested_bundles, *("/" + name for name in _hidden_bundles(bundle))]
 
 
 def _bare_repository(bundle: Bundle) -> bool:
@@ -333,6 +350,14 @@ def inner_root(
     if not outside and not rootless:
         return None
     why = f"{len(outside)} files here are no concept" if outside else "this folder has no index.md"
+    hidden = _hidden_bundles(bundle)
+    if hidden and len(bundle) < len(outside) + (1 if rootless else 0) + 1:
+        # new-producers QA: a repository whose bundle is .okf/ loaded as one stray page
+        return (
+            f"the hidden folder {hidden[0]}/ holds an index.md, and okfx skips hidden "
+            f"names: the bundle is probably {hidden[0]}/ (load that folder), not this one "
+            f"({why})"
+        )
     if roots is not None:
         best, n, absolute = roots
         if n >= 3 and n * 2 >= absolute:
