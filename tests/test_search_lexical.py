@@ -673,12 +673,40 @@ def test_a_spelling_variant_counts_almost_as_typed():
         ("monthly", "month"),
         ("day", "daily"),
         ("yearly", "year"),
+        # a final consonant doubled before -ed and -ing (paraphrase QA: "overlap" was
+        # named missing on a page saying "overlapped")
+        ("overlap", "overlapped"),
+        ("overlap", "overlapping"),
+        ("stop", "stopped"),
+        ("control", "controlled"),
+        # an adverb's adjective, from a query's word (paraphrase QA: "automatically")
+        ("automatically", "automatic"),
+        ("instantly", "instant"),
+        ("deeply", "deep"),
+        ("easily", "easy"),
+        ("gently", "gentle"),
     ],
 )
 def test_derived_and_irregular_word_forms(word, form):
     assert form in word_forms(word)
     found = _first_of_two_notes(f"Audience by {form} of users.", "Audience of users.")
     assert found(f"users {word} audience") == "/notes/a.md"
+
+
+@pytest.mark.parametrize(
+    ("word", "not_a_form"),
+    [
+        ("repeat", "repeatted"),  # a vowel pair: nothing doubles
+        ("detail", "detailled"),
+        ("actually", "actual"),  # a speaker's stance, not the subject
+        ("likely", "like"),
+        ("family", "famy"),
+        ("apply", "app"),
+        ("only", "on"),
+    ],
+)
+def test_no_doubled_consonant_or_adjective_where_english_has_none(word, not_a_form):
+    assert not_a_form not in word_forms(word)
 
 
 @pytest.mark.parametrize(

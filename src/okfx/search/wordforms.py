@@ -163,6 +163,46 @@ def _y_forms(word: str) -> set[str]:
     return forms
 
 
+def _doubled(word: str) -> set[str]:
+    """The forms of a verb ending in one vowel and one consonant that doubles it before
+    -ed and -ing ("overlap" -> overlapped, overlapping; "control" -> controlled; paraphrase
+    QA: "overlap" was named missing on a page saying "overlapped"); words of four letters
+    too ("stop", "plan", "scan"), whose doubled forms are no other word."""
+    if len(word) < 4 or word[-1] in "aeiouwxy" or word[-2] not in _VOWELS:
+        return set()
+    if word[-3] in _VOWELS:
+        return set()  # "repeat", "detail": the vowel is a pair, nothing doubles
+    return {word + word[-1] + "ed", word + word[-1] + "ing"}
+
+
+#: Words in -ly that are no adverb of their stem's adjective ("likely": like, "family"),
+#: and the adverbs of a speaker's stance, which say nothing of a question's subject ("who
+#: are we actually permitted to email": a page saying "actual" is no better an answer).
+_NO_ADJECTIVE = frozenset(
+    "likely really simply family assembly actually basically certainly clearly currently "
+    "definitely especially essentially eventually exactly finally hopefully literally "
+    "mostly obviously originally possibly presumably probably recently seemingly surely "
+    "totally truly ultimately".split()
+)
+
+
+def _adjective_of(word: str) -> set[str]:
+    """The adjective an adverb in -ly is made from ("automatically" -> automatic,
+    "instantly" -> instant, "easily" -> easy, "possibly" -> possible; paraphrase QA: "does
+    the app update itself automatically" missed the page saying "automatic"); a query's
+    word only, so a page's "exactly" is no "exact"."""
+    if len(word) < 6 or not word.endswith("ly") or word in _NO_ADJECTIVE:
+        return set()
+    stem = word[:-2]
+    if word.endswith("ically"):
+        return {word[:-4]}  # automatically -> automatic
+    if word.endswith("ily"):
+        return {stem[:-1] + "y"}  # easily -> easy
+    if word.endswith(("bly", "ply", "tly", "gly", "dly", "kly", "cly", "zly")) and stem[-1] != "l":
+        return {stem, stem + "le"}  # instantly -> instant, simply -> simple
+    return {stem}  # deeply -> deep, carefully -> careful
+
+
 def word_forms(word: str) -> list[str]:
     """Other inflections and derivations of ``word`` worth looking up, ``word`` itself
     left out.
@@ -173,6 +213,9 @@ def word_forms(word: str) -> list[str]:
     :func:`~okfx.search.analyzer.plural_variants`' job), only derivations.
     """
     forms = set(_IRREGULAR_FORMS.get(word, ()))
+    if word.isalpha() and word.islower():
+        forms.update(_doubled(word))
+        forms.update(_adjective_of(word))
     if len(word) >= 5 and word.isalpha() and word.islower():
         forms.update(_derived(word))  # "freshness" ends in s but is no plural
         forms.update(_y_forms(word))
