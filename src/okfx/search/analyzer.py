@@ -89,6 +89,11 @@ STOPWORDS = frozenset(
     # Question filler of session 60's agent QA: "how much are the fees" put first a page
     # saying "how much cheaper", and "didn't" left "did".
     + ["did", "much"]
+    # Pronouns and filler of session 62's paraphrase QA: "list items mix up their checkbox
+    # state" named "their" a missing word, with a spelling notice, and it weighed double
+    # against the answer's confidence.
+    + "their theirs something someone somebody anything anyone anybody everything "
+    "everyone everybody several doing".split()
 )
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
