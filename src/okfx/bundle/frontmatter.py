@@ -297,8 +297,11 @@ def _fill_mapping(
             raise _Unusual
         else:
             k = _build(loader, k_node, memo, depth, max_depth)
-        if k in out and k_node.value not in loader.duplicate_keys:
-            loader.duplicate_keys.append(str(k_node.value))
+        if k in out:
+            if _other_value(k, out):
+                k = share(k_node.value, k_node.value)  # 1 and true: kept, by its text
+            if k in out and k_node.value not in loader.duplicate_keys:
+                loader.duplicate_keys.append(str(k_node.value))
         if v_node.tag == _STR:
             value = v_node.value
             if type(value) is str and len(value) <= _SHARED_MAX:
@@ -306,6 +309,14 @@ def _fill_mapping(
         else:
             value = _build(loader, v_node, memo, depth, max_depth)
         out[k] = value
+
+
+def _other_value(key: Any, out: dict[Any, Any]) -> bool:
+    """Whether ``key`` is another YAML value than the key of ``out`` equal to it in Python:
+    ``1``, ``1.0`` and ``true`` are three keys to YAML, one to a dict (spec QA: ``1: one``
+    then ``true: yes`` was a duplicate key, an error, and "one" was lost)."""
+    held = next((other for other in out if other is key or other == key), key)
+    return type(held) is not type(key)  # a NaN key is itself: found by identity
 
 
 def _nesting_bound(yaml_text: str) -> int:
