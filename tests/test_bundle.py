@@ -98,14 +98,15 @@ def test_bad_optional_fields_never_cost_the_concept(make_bundle: MakeBundle) -> 
     assert c.tags == ()
     assert c.stale_after is None
     assert c.generated is not None and c.generated.by == "human:ada" and c.generated.at is None
-    assert [v.by for v in c.verified] == ["process:nightly"]
-    assert c.trust_tier == "machine-confirmed"
+    # 'human: ada' is read by its prefix (spec §7), with a warning; 'human:' names no one
+    assert [v.by for v in c.verified] == ["human: ada", "process:nightly"]
+    assert c.trust_tier == "human-reviewed"
     assert c.status == "stable"
     assert c.frontmatter["tags"] == "finance"
     assert c.frontmatter["custom"] == "kept"
     assert c.frontmatter["stale_after"] == "next year"
     found = codes(bundle, "/m.md")
-    assert found.count("invalid_field") == 6
+    assert found.count("invalid_field") == 7  # verified[2] is kept, without its "at"
     assert "unknown_status" in found
 
 

@@ -365,8 +365,11 @@ def test_two_bundles_with_one_name_need_name(make_bundle: MakeBundle, tmp_path: 
     other = tmp_path / "x" / one.name
     other.mkdir(parents=True)
     (other / "b.md").write_text(concept(), encoding="utf-8")
+    # told apart by their parent folders, as the CLI names them
+    told = KnowledgeManager.from_paths([one, other])
+    assert told.names == sorted([f"{one.parent.name}-{one.name}", f"x-{one.name}"])
     with pytest.raises(ValueError, match="name="):
-        KnowledgeManager.from_paths([one, other])
+        KnowledgeManager.from_paths([one, one])
     manager = KnowledgeManager.from_paths({"first": one, "second": other})
     assert manager.names == ["first", "second"]
     box = Toolbox(manager)
@@ -721,6 +724,26 @@ def test_a_trust_or_freshness_field_okfx_cannot_read_is_said_as_written(
     assert box.read_concept(path="c")["notices"] == [
         "UNVERIFIED: no `verified` entry (spec §5.3) records a check of this content."
     ]
+
+
+def test_a_verifier_named_by_its_human_prefix_alone_counts_and_is_warned(
+    make_bundle: MakeBundle,
+) -> None:
+    """Spec QA: ``by: "human:ada lovelace"`` was dropped, so the concept read unverified,
+    and the notice said no `verified` entry was written right under the one that was."""
+    files = {
+        "a.md": concept(verified="{by: 'human:ada lovelace', at: '2026-06-25T09:00:00Z'}"),
+        "b.md": concept(verified="[{by: ada, at: '2026-06-25T09:00:00Z'}]"),
+    }
+    bundle = Bundle.load(make_bundle(files))
+    assert bundle.get("/a.md").trust_tier == "human-reviewed"  # type: ignore[union-attr]
+    said = [w.message for w in bundle.warnings if w.path == "/a.md"]
+    assert any("read as a person by its prefix" in m and "human:ada-lovelace" in m for m in said)
+    notices = Toolbox(bundle).read_concept(path="b")["notices"]
+    assert notices[0] == (
+        "UNVERIFIED: no `verified` entry okfx can read (spec §5.3, §7) records a check of "
+        "this content; okfx validate says why."
+    )
 
 
 def test_a_folders_index_names_the_folders_log(make_bundle: MakeBundle) -> None:

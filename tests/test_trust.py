@@ -4,7 +4,14 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from okfx.trust import actor_kind, is_stale, is_valid_actor, parse_instant, trust_tier
+from okfx.trust import (
+    actor_kind,
+    is_stale,
+    is_valid_actor,
+    loose_actor,
+    parse_instant,
+    trust_tier,
+)
 
 
 def test_no_verifier_is_unverified() -> None:
@@ -39,6 +46,29 @@ def test_actor_convention(actor: object, valid: bool, kind: str | None) -> None:
     if valid:
         assert isinstance(actor, str)
         assert actor_kind(actor) == kind
+
+
+@pytest.mark.parametrize(
+    ("actor", "loose", "tier"),
+    [
+        ("human:ada lovelace", "human", "human-reviewed"),  # a blank in the id
+        ("human: ada", "human", "human-reviewed"),
+        ("Human:ada", "human", "human-reviewed"),  # the prefix in another case
+        (" HUMAN:Ada", "human", "human-reviewed"),
+        ("process: nightly", "process", "machine-confirmed"),
+        ("human:Ada", None, "human-reviewed"),  # valid: the id's case is the producer's
+        ("human:", None, "human-reviewed"),
+        ("team: finance", None, "machine-confirmed"),
+    ],
+)
+def test_trust_keys_off_the_human_prefix_however_the_id_is_written(
+    actor: str, loose: str | None, tier: str
+) -> None:
+    """Spec §7: consumers key trust off the human: prefix. Spec QA: ``human:ada lovelace``
+    and ``human: ada`` were no actors, so the entry was dropped and the concept ranked
+    unverified, below machine-confirmed; ``Human:ada`` ranked machine-confirmed."""
+    assert loose_actor(actor) == loose
+    assert trust_tier([actor]) == tier
 
 
 def test_stale_exactly_at_and_after_stale_after() -> None:

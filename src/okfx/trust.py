@@ -15,6 +15,7 @@ __all__ = [
     "actor_kind",
     "is_stale",
     "is_valid_actor",
+    "loose_actor",
     "parse_instant",
     "status_as_written",
     "trust_tier",
@@ -41,12 +42,31 @@ def is_valid_actor(value: object) -> bool:
     return isinstance(value, str) and _ACTOR.match(value) is not None
 
 
+def loose_actor(value: object) -> str | None:
+    """The prefix of ``value`` when it is no actor okfx writes as valid but names a person
+    or a process by the prefix the spec keys trust off (§7): ``human:ada lovelace``
+    (whitespace in the id), ``human: ada``, ``Human:ada`` -> ``human``; ``process: x`` ->
+    ``process``. None for anything else (an empty id, another form)."""
+    if not isinstance(value, str):
+        return None
+    if is_valid_actor(value) and value.partition(":")[0].islower():
+        return None
+    head, colon, rest = value.strip().partition(":")
+    kind = head.casefold()
+    if colon and kind in ("human", "process") and rest.strip():
+        return kind
+    return None
+
+
 def actor_kind(actor: str) -> str:
-    """``human``, ``process``, ``agent`` (``producer/version``) or ``other``."""
-    if actor.startswith("human:"):
-        return "human"
-    if actor.startswith("process:"):
-        return "process"
+    """``human``, ``process``, ``agent`` (``producer/version``) or ``other``; the prefix
+    is read in any case and around blanks (:func:`loose_actor`)."""
+    loose = loose_actor(actor)
+    if loose is not None:
+        return loose
+    head, colon, _ = actor.partition(":")
+    if colon and head.casefold() in ("human", "process"):
+        return head.casefold()
     if "/" in actor and ":" not in actor.split("/", 1)[0]:
         return "agent"
     return "other"
@@ -56,11 +76,11 @@ def trust_tier(verifier_actors: Iterable[str]) -> str:
     """Trust tier from the *valid* ``verified[].by`` actors (spec §5.3).
 
     No verifier: unverified; only non-``human:`` verifiers: machine-confirmed; any
-    ``human:`` verifier: human-reviewed.
+    ``human:`` verifier: human-reviewed, its prefix read in any case (:func:`actor_kind`).
     """
     tier = UNVERIFIED
     for actor in verifier_actors:
-        if actor.startswith("human:"):
+        if actor_kind(actor) == "human":
             return HUMAN_REVIEWED
         tier = MACHINE_CONFIRMED
     return tier

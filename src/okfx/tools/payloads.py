@@ -115,7 +115,17 @@ def notices(concept: Concept, stale: bool) -> list[str]:
     if concept.trust_tier == "unverified":
         # No more than okfx knows, which is that no `verified` entry is written (agent QA:
         # "no one has confirmed" contradicted a producer's own `review_status: approved`).
-        out.append("UNVERIFIED: no `verified` entry (spec §5.3) records a check of this content.")
+        written = concept.frontmatter.get("verified")
+        if isinstance(written, list | dict) and written:
+            # spec QA: "no `verified` entry" sat above the entries the producer wrote
+            out.append(
+                "UNVERIFIED: no `verified` entry okfx can read (spec §5.3, §7) records a "
+                "check of this content; okfx validate says why."
+            )
+        else:
+            out.append(
+                "UNVERIFIED: no `verified` entry (spec §5.3) records a check of this content."
+            )
     return out
 
 
