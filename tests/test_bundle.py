@@ -671,6 +671,10 @@ def test_a_concept_page_saved_as_log_md_is_one_error_not_one_per_heading(
     [problem] = [w for w in bundle.warnings if w.path == "/diag/log.md"]
     assert "type: 'Reference'" in problem.message and "log-page.md" in problem.message
     assert codes(bundle, "/log.md") == ["log_frontmatter"]
+    # spec QA: a typed page with no heading at all had escaped with log_frontmatter alone
+    plain = "---\ntype: Page\n---\nJust text\n"
+    bundle = Bundle.load(make_bundle({"notes/log.md": plain, "a.md": concept()}))
+    assert codes(bundle, "/notes/log.md") == ["reserved_concept"]
 
 
 def test_index_entries_keep_link_text_with_brackets_that_pair_up(

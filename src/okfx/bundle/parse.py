@@ -732,8 +732,9 @@ class DocumentParser:
         links, _, _ = self.body_links(path, body, body_line, "log")
         title, entries, bad, ungrouped, first, date_lines = parse_log(body)
         type_ = concept_type(fm)
-        if type_ and bad and not any(e.heading and e.date for e in entries):
-            # A concept's page under the reserved name (its headings are no dates): one
+        if type_ and not any(e.heading and e.date for e in entries):
+            # A concept's page under the reserved name (no heading is a date, or it has
+            # none: spec QA, a typed page of plain text was only log_frontmatter): one
             # error that says so, not one per heading that is no date.
             self.warn(path, "reserved_concept", _reserved_concept(path, type_))
             return LogFile(path, body, fm, title, entries, tuple(links))
