@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -93,6 +94,21 @@ def test_attest_refuses_past_stale_after_only_under_the_refuse_policy(
     assert warned.exit_code == 0 and warned.output.startswith("WARN")
     refused = attest(kb, receipt, "--now", "2027-01-05T00:00:00Z", "--stale-policy", "refuse")
     assert refused.exit_code == 1 and "past its stale_after" in refused.output
+
+
+def test_attest_says_freshness_is_not_known_for_a_stale_after_it_cannot_read(
+    tmp_path: Path,
+) -> None:
+    """Spec QA: the check said "not known" and the summary line "(fresh, ...)"."""
+    root = write_bundle(tmp_path / "kb")
+    page = root / "computations" / "revenue.md"
+    text = page.read_text(encoding="utf-8")
+    page.write_text(re.sub(r"stale_after: \S+", "stale_after: soon", text), encoding="utf-8")
+    receipt = _receipt(tmp_path, REVENUE_SQL, parameters={"year": 2026, "region": None})
+    shown = attest(str(root), receipt, "--value", "140.5", "--now", "2026-11-30T00:00:00Z")
+    assert "whether it is stale is not known" in shown.output
+    assert "stale_after unreadable (freshness not known, policy warn)" in shown.output
+    assert "fresh," not in shown.output
 
 
 def test_attest_reads_the_receipt_from_stdin_and_rejects_bad_json(kb: str) -> None:

@@ -95,6 +95,9 @@ def render_verdict(payload: dict[str, Any]) -> str:
     verified = ", ".join(f"{v['by']} {v['at']}" for v in payload["verified"]) or "nobody"
     freshness = "STALE" if payload["stale"] else "fresh"
     after = f"stale_after {payload['stale_after']}" if payload["stale_after"] else "no stale_after"
+    judged = [c for c in payload["checks"] if c["check"] == "freshness" and c["status"] != "pass"]
+    if judged and not payload["stale"]:  # a stale_after okfx cannot read (spec QA: "fresh")
+        after, freshness = "stale_after unreadable", "freshness not known"
     lines += [
         f"trust: {payload['trust_tier']} (verified by {verified}); "
         f"{after} ({freshness}, policy {payload['stale_policy']})",
