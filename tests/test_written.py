@@ -62,6 +62,26 @@ def test_a_warning_not_an_error(make_bundle: MakeBundle) -> None:
     assert {p.code for p in report.warnings} == {"unquoted_scalar"}
 
 
+def test_a_type_yaml_reads_as_a_boolean_or_number_is_kept_as_written(
+    make_bundle: MakeBundle,
+) -> None:
+    """Spec QA: ``type: Yes`` (text to YAML 1.2, true to YAML 1.1) was invalid_type, the
+    concept dropped and the bundle not conformant; ``type: 3.10`` read 3.1."""
+    files: dict[str, str | bytes] = {
+        "a.md": "---\ntype: Yes\n---\nA.\n",
+        "b.md": "---\ntype: off\n---\nB.\n",
+        "c.md": "---\ntype: true\n---\nC.\n",  # a boolean to YAML 1.2 too
+        "d.md": "---\ntype: 3.10\n---\nD.\n",  # a number to both
+    }
+    bundle = Bundle.load(make_bundle(files))
+    assert {c.path: c.type for c in bundle} == {"/a.md": "Yes", "/b.md": "off"}
+    said = {w.path: (w.code, w.message) for w in bundle.warnings}
+    assert said["/a.md"][0] == "unquoted_scalar" and "1.1 reads as true" in said["/a.md"][1]
+    assert said["/b.md"][0] == "unquoted_scalar" and "(line 2)" in said["/b.md"][1]
+    assert said["/c.md"][0] == said["/d.md"][0] == "invalid_type"
+    assert bundle.get("/a.md").frontmatter["type"] is True  # type: ignore[union-attr]
+
+
 def test_a_bare_source_mapping_and_aliases(make_bundle: MakeBundle) -> None:
     text = (
         "---\ntype: T\ntags:\n  - &v 3.10\n  - *v\n  - yes\n"

@@ -507,6 +507,20 @@ class DocumentParser:
             line = key_line(text, parsed.body_line, key) if key else None
             self.warn(path, "missing_type", with_line(message, line))
             return None
+        if isinstance(raw_type, bool):
+            # ``type: Yes`` is text to YAML 1.2 and true to YAML 1.1: read as written, as
+            # a title is (spec QA: the concept was dropped and the bundle failed); true
+            # and false are booleans to both, and a number is one: still no type
+            written = written_scalars(parsed.yaml_text, ["type"]).get("type")
+            if written is not None and written.lower() not in ("true", "false"):
+                message = (
+                    f"type is written {written[:100]!r}, which YAML 1.1 reads as "
+                    f"{str(raw_type).lower()}; okfx keeps it as written: quote it so every "
+                    "consumer reads the same text"
+                )
+                line = key_line(text, parsed.body_line, "type")
+                self.warn(path, "unquoted_scalar", with_line(message, line))
+                raw_type = written  # the concept's type; its frontmatter keeps YAML's value
         if not isinstance(raw_type, str):
             fix = "quote it" if not isinstance(raw_type, list | dict) else "write one type"
             message = f"'type' is {kind_of(raw_type)}; it must be a non-empty string ({fix})"

@@ -85,7 +85,8 @@ EXPLANATIONS: dict[str, str] = {
     "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable",
     "okf_version_number": "okf_version is written as a number YAML reads otherwise (0.10 is "
     "0.1); okfx keeps the text as written: quote it (§12)",
-    "unquoted_scalar": "a text field (title, description, a tag, a source's id or title) is "
+    "unquoted_scalar": "a text field (type, title, description, a tag, a source's id or "
+    "title) is "
     "a plain value YAML reads as a number or true/false (3.10 is 3.1, NO is false); okfx "
     "keeps the text as written: quote it",
     "status_case": "status is draft, stable or deprecated in capitals; okfx reads it, "
