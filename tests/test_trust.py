@@ -71,6 +71,16 @@ def test_trust_keys_off_the_human_prefix_however_the_id_is_written(
     assert trust_tier([actor]) == tier
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["2026-09-23t00:00:00z", "2026-09-23T00:00:00z", "2026-09-23t02:00:00+02:00"],
+)
+def test_rfc_3339_lower_case_t_and_z_are_read(written: str) -> None:
+    """Spec QA: RFC 3339 allows "t" and "z"; okfx refused them, and the concept lost its
+    stale_after."""
+    assert parse_instant(written) == (datetime(2026, 9, 23, tzinfo=UTC), None)
+
+
 def test_stale_exactly_at_and_after_stale_after() -> None:
     cutoff = datetime(2026, 12, 31, tzinfo=UTC)
     assert not is_stale(cutoff, cutoff - timedelta(microseconds=1))

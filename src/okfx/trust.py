@@ -124,6 +124,13 @@ def is_stale(stale_after: datetime | None, now: datetime | None = None) -> bool:
     return when >= stale_after
 
 
+def _upper_t_z(text: str) -> str:
+    """``text`` with a lower-case date/time separator ``t`` and zone ``z`` upper-cased."""
+    if text[10:11] == "t":
+        text = f"{text[:10]}T{text[11:]}"
+    return f"{text[:-1]}Z" if text.endswith("z") else text
+
+
 def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | None, str | None]:
     """Parse an ISO 8601 datetime with an explicit offset (spec §5).
 
@@ -150,6 +157,8 @@ def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | N
     if not isinstance(value, str):
         return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
     text = value.strip()
+    if text[:4].isdigit() and (text[10:11] == "t" or text[-1:] == "z"):
+        text = _upper_t_z(text)  # RFC 3339 allows "t" and "z" (spec QA: refused)
     if "T" not in text and " " not in text:
         try:
             day = date.fromisoformat(text)
