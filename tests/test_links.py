@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import concept
+from conftest import MakeBundle, concept
 from okfx import Bundle
 from okfx.bundle.links import (
     Resolver,
@@ -310,3 +310,30 @@ def test_an_escaped_link_resolves_where_the_viewer_sends_it(make_bundle) -> None
     assert [link.target for link in around.outbound] == ["/a_b.md"]
     assert around.unresolved == ()
     assert not [w for w in bundle.warnings if w.path == "/page.md"]
+
+
+def test_a_relative_body_link_followed_from_the_root_is_reported(
+    make_bundle: MakeBundle,
+) -> None:
+    """Spec QA: ``tables/customers.md`` in ``/sub/a.md`` names nothing beside the page;
+    okfx follows it from the root, but GitHub and the spec's standard markdown paths do
+    not, and the author was told nothing."""
+    files: dict[str, str | bytes] = {
+        "sub/a.md": concept(body="[c](tables/customers.md) and [d](../tables/customers.md)\n"),
+        "sub/b.md": concept(body="[near](c/x.md)\n"),
+        "sub/c/x.md": concept(),
+        "tables/customers.md": concept(),
+    }
+    bundle = Bundle.load(make_bundle(files))
+    a = bundle.concept("sub/a")
+    assert [link.target for link in a.links] == ["/tables/customers.md"] * 2
+    said = [(w.path, w.code, w.message) for w in bundle.warnings]
+    assert said == [
+        (
+            "/sub/a.md",
+            "link_from_root",
+            "body link 'tables/customers.md' names nothing beside the page; okfx follows it "
+            "from the bundle root to /tables/customers.md, which other readers will not: "
+            "write /tables/customers.md (line 4)",
+        )
+    ]

@@ -477,6 +477,22 @@ class Resolver:
             return first
         return second if self._exists(second) else first
 
+    def took_root(self, href: str, base_dir: str, target: str) -> bool:
+        """Whether ``target``, what :meth:`resolve` gave a body link ``href`` of a page in
+        ``base_dir``, is the bundle-root reading of a relative href whose file-relative
+        reading names nothing (``tables/x.md`` in ``/sub/a.md``, read as ``/tables/x.md``)."""
+        path = href.strip()
+        if path.startswith("<") and path.endswith(">"):
+            path = path[1:-1].strip()
+        path = unquote(path.split("#", 1)[0].split("?", 1)[0])
+        if not path or path.startswith(("/", "./", "../")):
+            return False
+        try:
+            first = self._finish(join(base_dir, path), path.endswith("/"))
+        except UnsafePath:
+            return False
+        return target != first
+
 
 #: Resolves nothing that exists: whether an href climbs above the root depends on the
 #: href and the linking page's folder alone (:meth:`Resolver.resolve` raises before it

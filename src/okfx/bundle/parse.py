@@ -270,6 +270,14 @@ class DocumentParser:
             return None
         if target is None:
             return None
+        if field == "body" and not frontmatter and self.resolver.took_root(href, base, target):
+            # spec QA: a link GitHub reads as broken, followed with no word to the author
+            message = (
+                f"body link {href[:200]!r} names nothing beside the page; okfx follows it "
+                f"from the bundle root to {target[:200]}, which other readers will not: "
+                f"write {target[:200]}"
+            )
+            self.warn(path, "link_from_root", with_line(message, line or None))
         return self._link(path, target, href, text, field, line)
 
     def _leads_to_a_file(self, href: str, path: str) -> bool:

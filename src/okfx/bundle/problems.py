@@ -110,6 +110,9 @@ EXPLANATIONS: dict[str, str] = {
     "unknown_footnote": "a [^label] footnote has no definition in the body and matches no "
     "sources[].id (§5.1)",
     "broken_link": "a link's target is not in the bundle; tolerated (§6.1)",
+    "link_from_root": "a relative body link (tables/x.md) names nothing beside its page, and "
+    "okfx follows it from the bundle root, where its target is; other readers (GitHub, the "
+    "spec's standard markdown paths) find nothing: write it from the root (/tables/x.md)",
     "broken_anchor": "a link's #fragment names no heading (by GitHub's heading ids) or "
     "id/name anchor of its target; the link still leads to the document (§6.1)",
     "repository_root_links": "absolute links are written from the repository root, not the "
