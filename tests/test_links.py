@@ -337,3 +337,25 @@ def test_a_relative_body_link_followed_from_the_root_is_reported(
             "write /tables/customers.md (line 4)",
         )
     ]
+
+
+def test_a_frontmatter_path_naming_two_files_says_which_it_read(
+    make_bundle: MakeBundle,
+) -> None:
+    """Spec QA: ``computation: references/q.sql`` in ``/computations/`` read the root's
+    file silently while ``/computations/references/q.sql`` existed too; which SQL is the
+    sanctioned one was okfx's choice, unsaid."""
+    files: dict[str, str | bytes] = {
+        "sub/a.md": "---\ntype: T\nsources: [{resource: notes/n.md}]\n---\nA.\n",
+        "sub/notes/n.md": concept(),
+        "notes/n.md": concept(),
+        "sub/b.md": "---\ntype: T\nsources: [{resource: notes/only.md}]\n---\nB.\n",
+        "notes/only.md": concept(),
+    }
+    bundle = Bundle.load(make_bundle(files))
+    assert bundle.concept("sub/a").links[0].target == "/notes/n.md"  # the root's, as before
+    said = [(w.path, w.code) for w in bundle.warnings]
+    assert said == [("/sub/a.md", "ambiguous_path")]
+    (warning,) = bundle.warnings
+    assert "/sub/notes/n.md beside the page" in warning.message
+    assert "write /notes/n.md or ./notes/n.md" in warning.message

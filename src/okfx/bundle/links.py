@@ -477,15 +477,37 @@ class Resolver:
             return first
         return second if self._exists(second) else first
 
-    def took_root(self, href: str, base_dir: str, target: str) -> bool:
-        """Whether ``target``, what :meth:`resolve` gave a body link ``href`` of a page in
-        ``base_dir``, is the bundle-root reading of a relative href whose file-relative
-        reading names nothing (``tables/x.md`` in ``/sub/a.md``, read as ``/tables/x.md``)."""
+    def beside(self, href: str, base_dir: str, target: str) -> str | None:
+        """For a frontmatter path ``href`` of a page in ``base_dir`` that :meth:`resolve`
+        read from the root as ``target``: the file its file-relative reading names too,
+        when there is one and it is another (``references/q.sql`` in ``/computations/``,
+        with both ``/references/q.sql`` and ``/computations/references/q.sql``)."""
+        path = self._bare_path(href)
+        if path is None or "/" not in path.rstrip("/") or base_dir == "/":
+            return None
+        try:
+            other = self._finish(join(base_dir, path), path.endswith("/"))
+        except UnsafePath:
+            return None
+        return other if other != target and self._exists(other) else None
+
+    def _bare_path(self, href: str) -> str | None:
+        """``href`` as a path (no brackets, fragment, query; percent-decoded) when it is
+        relative and not ``./`` or ``../``; None otherwise."""
         path = href.strip()
         if path.startswith("<") and path.endswith(">"):
             path = path[1:-1].strip()
         path = unquote(path.split("#", 1)[0].split("?", 1)[0])
-        if not path or path.startswith(("/", "./", "../")):
+        if not path or path.startswith(("/", "./", "../")) or self.is_external(path):
+            return None
+        return path
+
+    def took_root(self, href: str, base_dir: str, target: str) -> bool:
+        """Whether ``target``, what :meth:`resolve` gave a body link ``href`` of a page in
+        ``base_dir``, is the bundle-root reading of a relative href whose file-relative
+        reading names nothing (``tables/x.md`` in ``/sub/a.md``, read as ``/tables/x.md``)."""
+        path = self._bare_path(href)
+        if path is None:
             return False
         try:
             first = self._finish(join(base_dir, path), path.endswith("/"))

@@ -278,6 +278,15 @@ class DocumentParser:
                 f"write {target[:200]}"
             )
             self.warn(path, "link_from_root", with_line(message, line or None))
+        elif frontmatter and (other := self.resolver.beside(href, base, target)) is not None:
+            # spec QA: with both files there, okfx chose the root's silently, and for a
+            # computation that decides which SQL is the sanctioned one
+            message = (
+                f"{field} {href[:200]!r} is read from the bundle root as {target[:200]}, but "
+                f"{other[:200]} beside the page has that path too: write /{target[1:201]} or "
+                f"./{other[len(base.rstrip('/')) + 1 :][:200]} to say which"
+            )
+            self.warn(path, "ambiguous_path", with_line(message, line or None))
         return self._link(path, target, href, text, field, line)
 
     def _leads_to_a_file(self, href: str, path: str) -> bool:

@@ -110,6 +110,9 @@ EXPLANATIONS: dict[str, str] = {
     "unknown_footnote": "a [^label] footnote has no definition in the body and matches no "
     "sources[].id (§5.1)",
     "broken_link": "a link's target is not in the bundle; tolerated (§6.1)",
+    "ambiguous_path": "a frontmatter path (computation, resource, a source's resource) names "
+    "a file from the bundle root and another beside its page; okfx reads the root's (§6.2, "
+    "as the spec's examples write them): write /x or ./x to say which",
     "link_from_root": "a relative body link (tables/x.md) names nothing beside its page, and "
     "okfx follows it from the bundle root, where its target is; other readers (GitHub, the "
     "spec's standard markdown paths) find nothing: write it from the root (/tables/x.md)",
