@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import MakeBundle, concept
-from okfx import Bundle
+from okfx import Bundle, Toolbox
 from okfx.bundle import state as state_module
 from okfx.bundle.parse import DocumentParser
 from okfx.cli.commands import cli
@@ -53,6 +53,7 @@ def test_wikilinks_resolve_by_stem_and_shortest_unique_path(make_bundle: MakeBun
         ("[[gamma]]", "/notes/gamma.md", "usage", True),
         ("[[/top]]", "/top.md", "/top", True),
         ("[[missing page]]", "/notes/missing page.md", "missing page", False),
+        ("[[dup]]", "/notes/dup.md", "dup", False),  # names two files: unresolved
         ("[[sub/dup]]", "/two/sub/dup.md", "sub/dup", True),
         ("[[diagram.png]]", "/assets/diagram.png", "diagram.png", True),
     ]
@@ -64,6 +65,22 @@ def test_wikilinks_resolve_by_stem_and_shortest_unique_path(make_bundle: MakeBun
     assert "[[missing page]]" in by_code["broken_link"]
     backlinks = bundle.neighbors("notes/beta").backlinks
     assert [link.source for link in backlinks] == ["/notes/alpha.md", "/notes/alpha.md"]
+
+
+def test_an_ambiguous_wikilink_is_unresolved_with_its_candidates(
+    make_bundle: MakeBundle,
+) -> None:
+    """Viewer QA: ``[[dup]]`` (two files) was red in the page but missing from its
+    Unresolved list, and get_neighbors did not list it either."""
+    box = Toolbox(Bundle.load(make_bundle(VAULT), wikilinks=True))
+    unresolved = box.get_neighbors(path="notes/alpha")["unresolved"]
+    ambiguous = [e for e in unresolved if e.get("reason") == "ambiguous_wikilink"]
+    assert [(e["text"], e["candidates"], e["exists"]) for e in ambiguous] == [
+        ("dup", ["/one/dup.md", "/two/sub/dup.md"], False)
+    ]
+    assert "did_you_mean" not in ambiguous[0]
+    missing = [e for e in unresolved if e["path"] == "/notes/missing page.md"]
+    assert "reason" not in missing[0]  # a plain broken wikilink stays as it was
 
 
 def test_cli_wikilinks_flag(make_bundle: MakeBundle) -> None:
@@ -90,7 +107,7 @@ def test_the_state_cache_keeps_loads_with_other_options_apart(
             monkeypatch.setattr(DocumentParser, "concepts", None)  # parsing would fail
         followed = Bundle.load(root, wikilinks=True, state_cache=cache)
         plain = Bundle.load(root, state_cache=cache)
-        assert len(followed.concept("notes/alpha").links) == 8
+        assert len(followed.concept("notes/alpha").links) == 9
         assert plain.concept("notes/alpha").links == ()
         assert followed.problem_counts() == {"ambiguous_wikilink": 1, "broken_link": 1}
         assert plain.problem_counts() == {}

@@ -727,6 +727,29 @@ def test_links_keep_their_heading_across_pages_and_wikilinks_are_links(
     assert said not in plain_client.get(to).text  # a page without them says nothing
 
 
+def test_an_ambiguous_wikilink_says_which_files_it_names(make_bundle: MakeBundle) -> None:
+    """Viewer QA: ``[[country]]`` (two files) was red as "unresolved link" in the body and
+    missing from the sidebar's Unresolved list, which counted only a missing page."""
+    root = make_bundle(
+        {
+            "qa/rich.md": concept(body="See [[country]] and [[no-such-thing]].\n"),
+            "queries/country.md": concept(),
+            "types/country.md": concept(),
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "g", wikilinks=True)), base_url=LOCAL)
+    html = client.get("/b/g/c/qa/rich.md").text
+    assert (
+        '<span class="broken-link" title="names 2 files, so it is not followed: '
+        '/queries/country.md, /types/country.md">country</span>'
+    ) in html
+    assert '<span class="broken-link" title="unresolved link">no-such-thing</span>' in html
+    (listed,) = re.findall(r'id="links-broken">Unresolved <span class="n">(\d+)', html)
+    assert listed == "2"
+    assert '<code>[[country]]</code> <span class="quiet">names several files</span>' in html
+    assert 'one of <a href="/b/g/c/queries/country.md">/queries/country.md</a>' in html
+
+
 def test_a_page_written_in_chinese_or_japanese_says_its_language(make_bundle: MakeBundle) -> None:
     """Viewer QA: a Chinese vault's pages said lang="en", so a screen reader used an
     English voice and a browser its Latin glyph choices."""

@@ -22,7 +22,7 @@ from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.idlinks import UnresolvedId, declared_paths, link_ids, unresolved_ids
 from okfx.bundle.links import Resolver, nfc_index
 from okfx.bundle.parse import DocumentParser
-from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error
+from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past
 from okfx.bundle.reload import (
     Changes,
@@ -244,6 +244,7 @@ class Bundle:
         self._facets: Facets | None = None
         self._nfc: dict[str, str] | None = None  # NFC form -> path, for non-ASCII paths
         self._declared_ids: dict[str, list[str]] | None = None  # producer id -> its paths
+        self._wiki_index: WikiIndex | None = None  # files by name, for wikilink_candidates
         self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
         self._name_words: WordIndex | None = None  # built on first use
         self._skip: frozenset[str] = frozenset()  # excluded .md files: files, not concepts
@@ -898,6 +899,17 @@ class Bundle:
         if ids is None:  # two threads may both build it: the results are equal
             ids = self._declared_ids = declared_paths(self._concepts)
         return ids
+
+    def wikilink_candidates(self, link: Link) -> list[str]:
+        """The files an unresolved ``[[wikilink]]`` edge names when it names several
+        (``ambiguous_wikilink``), sorted; ``[]`` for any other link."""
+        if link.field != "wikilink" or link.exists or not self.wikilinks:
+            return []
+        wikis = self._wiki_index
+        if wikis is None:  # two threads may both build it: the results are equal
+            wikis = self._wiki_index = WikiIndex(self._files)
+        target = link.href.removeprefix("[[").removesuffix("]]")
+        return wikis.resolve(target, parent_dir(link.source))[1]
 
     def unresolved_ids(self, path: object) -> list[UnresolvedId]:
         """The relation values of the concept at ``path`` that name an id and draw no

@@ -109,6 +109,19 @@ def concept_type(data: dict[Any, Any]) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _wikilink_place(target: str, base: str) -> str | None:
+    """Where the file a ``[[target]]`` names would be: a path-style target
+    (``[[folder/name]]``, as Obsidian writes one it must tell apart) from the root, one
+    written ``./`` or ``../`` or a bare name from the linking file's folder ``base``; None
+    when that climbs above the root."""
+    written = target.removesuffix(".md") + ".md"
+    relative = "/" not in target or target.startswith(("./", "../"))
+    try:
+        return join(base if relative else "/", written)
+    except UnsafePath:
+        return None
+
+
 def _reserved_concept(path: str, type_: str) -> str:
     """Why a concept's page written as ``log.md`` is read as no concept."""
     return (
@@ -387,15 +400,15 @@ class DocumentParser:
                     f"{href} (line {line}) matches {len(candidates)} files ({shown}); "
                     "not followed: write more of the path",
                 )
+                # An unresolved edge, so get_neighbors and the viewer list it (viewer QA:
+                # red in the body, missing from "Unresolved"); its candidates are found
+                # again when it is shown (Bundle.wikilink_candidates).
+                missing = _wikilink_place(target, base)
+                if missing is not None:
+                    out.append(_new_link((path, missing, href, label, "wikilink", line, False)))
             else:
-                # Where the file would be: a path-style target ([[folder/name]], as
-                # Obsidian writes one it must tell apart) from the root, one written
-                # ./ or ../ or a bare name from the linking file's folder.
-                written = target.removesuffix(".md") + ".md"
-                relative = "/" not in target or target.startswith(("./", "../"))
-                try:
-                    missing = join(base if relative else "/", written)
-                except UnsafePath:
+                missing = _wikilink_place(target, base)
+                if missing is None:
                     continue
                 self.warn(path, "broken_link", f"wikilink {href} (line {line}) matches no file")
                 out.append(_new_link((path, missing, href, label, "wikilink", line, False)))

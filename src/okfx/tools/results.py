@@ -619,15 +619,17 @@ _NEIGHBORS = (
             Key(
                 "reason",
                 "string",
-                "Why the id draws no edge: `unknown_id` (no concept declares it) or "
-                "`ambiguous_id` (several do).",
-                "unresolved, a relation value naming an id",
+                "Why it draws no edge: `unknown_id` (no concept declares the id), "
+                "`ambiguous_id` (several do), or `ambiguous_wikilink` (the `[[name]]` names "
+                "several files).",
+                "unresolved, a relation value naming an id, or a `[[wikilink]]` naming "
+                "several files",
             ),
             Key(
                 "candidates",
                 "list of strings",
-                "The concepts declaring the id (at most 5).",
-                "unresolved, an `ambiguous_id`",
+                "The concepts declaring the id, or the files the wikilink names (at most 5).",
+                "unresolved, an `ambiguous_id` or `ambiguous_wikilink`",
             ),
             Key(
                 "section",

@@ -55,6 +55,7 @@ from okfx.tools.caps import (
 from okfx.tools.folders import folder_listing, folder_no_links
 from okfx.tools.hostpaths import short_source, without_file_urls, without_source_path
 from okfx.tools.payloads import (
+    ID_CANDIDATES,
     UNTRUSTED,
     concept_header,
     concept_row,
@@ -960,7 +961,11 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
                 continue
             (other, _), link = item
             entry = link_payload(link, meta(other), other)
-            if name == "unresolved":
+            candidates = b.wikilink_candidates(link) if name == "unresolved" else []
+            if candidates:  # [[name]] naming several files: which, not a guess
+                entry["reason"] = "ambiguous_wikilink"
+                entry["candidates"] = candidates[:ID_CANDIDATES]
+            elif name == "unresolved":
                 nested = b.nested_root(other)
                 missing = None if nested else missing_folder(b.directories, other)
                 if missing is not None:

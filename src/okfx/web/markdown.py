@@ -77,6 +77,9 @@ class Target:
 
     url: str
     image: bool = False
+    #: Why a link leads nowhere (``url`` empty), shown as its tooltip: "names several
+    #: files: ...". Empty for a link that leads somewhere, or is merely broken.
+    why: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,14 +278,16 @@ def _walk_inline(
     opened: list[Token] = []
     for token in children:
         if token.type == "link_open":
+            why = ""
             if "wikilink" in token.meta:
                 where = None if wikilink is None else wikilink(*token.meta["wikilink"])
-                href = None if where is None else where.url
+                href = None if where is None else where.url or None
+                why = "" if where is None else where.why
             else:
                 href = _link(token, rewrite)
             if href is None:
                 token.tag = "span"
-                token.attrs = {"class": "broken-link", "title": "unresolved link"}
+                token.attrs = {"class": "broken-link", "title": why or "unresolved link"}
             else:
                 token.attrSet("href", href)
             opened.append(token)

@@ -288,7 +288,12 @@ class BundleView:
             return None
 
         def to_viewer(target: str, anchor: str | None) -> Target | None:
-            path, _ = self._wikis.resolve(target, base_dir)
+            path, candidates = self._wikis.resolve(target, base_dir)
+            if candidates:  # viewer QA: shown as any broken link, its files unsaid
+                shown = ", ".join(candidates[:5]) + (", ..." if len(candidates) > 5 else "")
+                return Target(
+                    "", why=f"names {len(candidates)} files, so it is not followed: {shown}"
+                )
             url = None if path is None else self.url_of(path)
             return None if url is None else Target(self.with_fragment(url, anchor))
 
