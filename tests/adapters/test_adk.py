@@ -201,4 +201,18 @@ def test_a_prefixed_tool_checks_its_arguments_under_its_own_name() -> None:
         OkfToolset(KNOWLEDGE, tool_name_prefix="okf"), [("okf_list_concepts", {"q": 1})]
     )
     (answer,) = function_responses(model.requests[-1])
-    assert "list_concepts: no argument 'q' here" in answer["error"]["message"]
+    assert "okf_list_concepts: no argument 'q' here" in answer["error"]["message"]
+
+
+def test_a_prefixed_toolsets_messages_name_the_tools_the_model_has() -> None:
+    """Docs QA: with a prefix, the model was told "search_concepts takes it" and "call
+    read_concept(...)": tools it did not have."""
+    calls = [
+        ("okf_list_concepts", {"query": "dock"}),
+        ("okf_read_concept", {"path": CONCEPT, "max_chars": 50}),
+    ]
+    model = run_agent(OkfToolset(KNOWLEDGE, tool_name_prefix="okf"), calls)
+    wrong, cut = function_responses(model.requests[-1])
+    assert "(okf_search_concepts takes it)" in wrong["error"]["message"]
+    assert "okf_read_concept(path=" in cut["truncation"]
+    assert " read_concept(" not in json.dumps(cut)

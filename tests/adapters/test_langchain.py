@@ -224,3 +224,15 @@ def test_a_prefix_and_a_subset_name_and_select_the_tools(manager: KnowledgeManag
     assert json.loads(result.content)["title"] == TITLE
     with pytest.raises(ValueError, match="no such tool: read"):
         tools(manager, only=["read"])
+    # docs QA: the result's own text named read_concept, a tool the model did not have
+    cut = json.loads(result_of(offered, "okf_read_concept", {"path": CONCEPT, "max_chars": 50}))
+    assert "okf_read_concept(path=" in cut["truncation"]
+    wrong = json.loads(result_of(offered, "okf_search_concepts", {"q": "dock"}))
+    assert wrong["error"]["message"].startswith("okf_search_concepts: query is required")
+
+
+def result_of(offered: list[Any], name: str, arguments: dict[str, Any]) -> str:
+    """The content of the ToolMessage that tool ``name`` of ``offered`` answers with."""
+    call = {"name": name, "args": arguments, "id": "c1", "type": "tool_call"}
+    content: str = {t.name: t for t in offered}[name].invoke(call).content
+    return content

@@ -158,3 +158,11 @@ def test_a_prefix_and_a_subset_name_and_select_the_tools() -> None:
     (output,) = outputs(model)
     assert json.loads(output)["title"] == TITLE
     assert "okf_read_concept(path)" in said and "Not offered here: search_concepts" in said
+    # docs QA: the result's own text named read_concept, a tool the model did not have
+    (tool,) = offered
+    cut = json.loads(
+        asyncio.run(tool.on_invoke_tool(None, json.dumps({"path": CONCEPT, "max_chars": 50})))
+    )
+    assert "okf_read_concept(path=" in cut["truncation"]
+    wrong = json.loads(asyncio.run(tool.on_invoke_tool(None, "[1]")))
+    assert wrong["error"]["message"].startswith("okf_read_concept: arguments must be an object")

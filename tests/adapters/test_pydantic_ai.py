@@ -293,5 +293,9 @@ def test_only_keeps_the_tools_it_names_and_the_block_says_so() -> None:
     assert [t.name for t in script.infos[0].function_tools] == offered
     with pytest.raises(ValueError, match="no such tool: grep"):
         toolset(KNOWLEDGE, only=["grep"])
+    # docs QA: the result's own text named read_concept, a tool the model did not have
+    script = Script([("okf_read_concept", {"path": CONCEPT, "max_chars": 50})])
+    run_agent(Agent(FunctionModel(script), toolsets=[toolset(KNOWLEDGE).prefixed("okf")]), "q")
+    assert "okf_read_concept(path=" in script.returns[0]["truncation"]
     empty = toolset(KNOWLEDGE, only=[])
     assert empty.tools == {}

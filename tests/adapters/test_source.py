@@ -11,7 +11,14 @@ import pytest
 from adapter_contract import KNOWLEDGE, PARAMS, raising
 
 from okfx import TOOL_NAMES, Bundle, KnowledgeManager, Toolbox
-from okfx.adapters._source import guarded, guarded_tools, to_json, to_manager, toolbox
+from okfx.adapters._source import (
+    guarded,
+    guarded_tools,
+    renamer,
+    to_json,
+    to_manager,
+    toolbox,
+)
 
 
 def test_a_manager_is_used_as_is() -> None:
@@ -69,3 +76,23 @@ def test_to_json_keeps_unicode_and_degrades_odd_values_to_text() -> None:
     text = to_json({"title": "Zürich", "day": date(2026, 1, 2)})
 
     assert json.loads(text) == {"title": "Zürich", "day": "2026-01-02"}
+
+
+def test_a_renamer_renames_tools_in_okfx_text_only() -> None:
+    """What okfx writes names the tools as the model has them; a bundle's text does not
+    change, nor does a name that is part of a longer one."""
+    rename = renamer({"read_concept": "okf_read_concept", "list_bundles": "list_bundles"})
+    result = {
+        "error": {"code": "not_found", "message": "call read_concept(path='x')"},
+        "notices": ["read_concept takes it; okf_read_concept stays; x.read_concept too"],
+        "body": "read_concept is the body's word",
+        "hits": [{"snippet": "read_concept(", "notice": "see read_concept"}],
+    }
+    assert rename(result) == {
+        "error": {"code": "not_found", "message": "call okf_read_concept(path='x')"},
+        "notices": ["okf_read_concept takes it; okf_read_concept stays; x.read_concept too"],
+        "body": "read_concept is the body's word",
+        "hits": [{"snippet": "read_concept(", "notice": "see okf_read_concept"}],
+    }
+    same = renamer({"read_concept": "read_concept"})
+    assert same(result) is result

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "guarded_tools",
     "instructions",
     "internal_error",
+    "renamer",
     "to_json",
     "to_manager",
     "toolbox",
@@ -113,6 +115,42 @@ def exposed_names(
     if unknown:
         raise ValueError(f"no such tool: {', '.join(unknown)}; the tools: {', '.join(offered)}")
     return {name: f"{prefix}_{name}" if prefix else name for name in offered if name in kept}
+
+
+#: The keys of a result whose text okfx writes (not a bundle's), where it names tools.
+_PROSE = frozenset({"message", "notice", "notices", "note", "notes", "truncation"})
+
+
+def renamer(names: Mapping[str, str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A function that makes a result name the tools as the model has them (``names``:
+    okfx's name to the name shown, :func:`exposed_names`) in the text okfx writes: its
+    error message, notices, notes and truncation hint. Docs QA: with ``prefix="okf"`` the
+    model was told "call read_concept(...)" and "search_concepts takes it", tools it did
+    not have (and, beside a second okfx tool list, another list's). The identity when no
+    tool is renamed."""
+    changed = {name: shown for name, shown in names.items() if name != shown}
+    if not changed:
+        return lambda result: result
+    words = "|".join(re.escape(name) for name in sorted(changed, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.])({words})\b")
+
+    def text(value: str) -> str:
+        return pattern.sub(lambda m: changed[m.group(1)], value)
+
+    def walk(value: Any, prose: bool) -> Any:
+        if isinstance(value, str):
+            return text(value) if prose else value
+        if isinstance(value, dict):
+            return {k: walk(v, prose or k in _PROSE) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(item, prose) for item in value]
+        return value
+
+    def rename(result: dict[str, Any]) -> dict[str, Any]:
+        renamed: dict[str, Any] = walk(result, False)
+        return renamed
+
+    return rename
 
 
 def instructions(

@@ -12,6 +12,7 @@ agent's own ``instruction`` does not need to mention the bundle.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from okfx.errors import OKFError
@@ -19,7 +20,7 @@ from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, exposed_names, toolbox
+from ._source import Source, Tool, checked_tools, exposed_names, renamer, toolbox
 
 __all__ = ["OkfToolset"]
 
@@ -35,17 +36,19 @@ class _CheckedTool(_FunctionTool):  # type: ignore[misc]
     argument without a word, and answered a missing one in a shape of its own (adapter
     QA). A bad argument is an ``invalid_argument`` result; good ones go on to ADK."""
 
-    def __init__(self, tool: Tool, checked: ToolArguments) -> None:
+    def __init__(self, tool: Tool, checked: ToolArguments, rename: Callable[[Any], Any]) -> None:
         super().__init__(tool)
         self._checked = checked
         self._okfx_name = tool.__name__  # ADK may show it with a prefix
+        self._rename = rename  # results name the tools as the model has them
 
     async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
         try:
             arguments = self._checked.check(self._okfx_name, args)
         except OKFError as exc:
-            return error_payload(exc)
-        return await super().run_async(args=arguments, tool_context=tool_context)
+            return self._rename(error_payload(exc))
+        result = await super().run_async(args=arguments, tool_context=tool_context)
+        return self._rename(result) if isinstance(result, dict) else result
 
 
 class OkfToolset(_BaseToolset):  # type: ignore[misc]
@@ -68,8 +71,9 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self.toolbox = toolbox(source)
         checked = checked_tools(self.toolbox)
+        rename = renamer(exposed_names(self.toolbox, tool_name_prefix))
         # Built once: FunctionTool parses the signature, and the tools never change.
-        self._tools = [_CheckedTool(tool, checked) for tool in checked.tools.values()]
+        self._tools = [_CheckedTool(tool, checked, rename) for tool in checked.tools.values()]
 
     async def get_tools(self, readonly_context: Any = None) -> list[Any]:
         """The tools the filter selects, in ``TOOL_NAMES`` order."""

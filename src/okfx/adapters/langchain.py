@@ -13,13 +13,22 @@ manager or bundle; a path would be loaded twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from okfx.tools.arguments import ToolArguments
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, exposed_names, instructions, to_json, toolbox
+from ._source import (
+    Source,
+    Tool,
+    checked_tools,
+    exposed_names,
+    instructions,
+    renamer,
+    to_json,
+    toolbox,
+)
 
 __all__ = ["instructions", "tools"]
 
@@ -40,10 +49,15 @@ def tools(
     box = toolbox(source)
     checked = checked_tools(box)
     names = exposed_names(box, prefix, only)
-    return [_structured(checked, checked.tools[name], shown) for name, shown in names.items()]
+    rename = renamer(names)  # results name the tools as the model has them
+    return [
+        _structured(checked, checked.tools[name], shown, rename) for name, shown in names.items()
+    ]
 
 
-def _structured(checked: ToolArguments, tool: Tool, shown: str) -> Any:
+def _structured(
+    checked: ToolArguments, tool: Tool, shown: str, rename: Callable[[Any], Any]
+) -> Any:
     """``tool`` with the args schema LangChain infers from its signature (the Field
     descriptions and bounds every adapter shows), given as JSON schema so that LangChain
     passes the model's arguments on as written: okfx checks them as MCP does. LangChain's
@@ -54,7 +68,7 @@ def _structured(checked: ToolArguments, tool: Tool, shown: str) -> Any:
     schema = inferred.tool_call_schema.model_json_schema()
 
     def content_and_artifact(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = checked.call(name, arguments)
+        result = rename(checked.call(name, arguments))
         return to_json(result), result
 
     return _StructuredTool.from_function(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from okfx.errors import InvalidArgument
@@ -24,7 +24,16 @@ from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, exposed_names, instructions, to_json, toolbox
+from ._source import (
+    Source,
+    Tool,
+    checked_tools,
+    exposed_names,
+    instructions,
+    renamer,
+    to_json,
+    toolbox,
+)
 
 __all__ = ["instructions", "tools"]
 
@@ -41,10 +50,15 @@ def tools(
     box = toolbox(source)
     checked = checked_tools(box)
     names = exposed_names(box, prefix, only)
-    return [_function_tool(checked, checked.tools[name], shown) for name, shown in names.items()]
+    rename = renamer(names)  # results name the tools as the model has them
+    return [
+        _function_tool(checked, checked.tools[name], shown, rename) for name, shown in names.items()
+    ]
 
 
-def _function_tool(checked: ToolArguments, tool: Tool, shown: str) -> Any:
+def _function_tool(
+    checked: ToolArguments, tool: Tool, shown: str, rename: Callable[[Any], Any]
+) -> Any:
     """``tool`` with the schema the SDK derives from its signature, whose call parses the
     model's JSON and checks the arguments as MCP does. The SDK's own check had answered
     every bad argument "Invalid JSON input for tool ...", with no reason, and dropped an
@@ -59,13 +73,15 @@ def _function_tool(checked: ToolArguments, tool: Tool, shown: str) -> Any:
         try:
             arguments = json.loads(text) if text.strip() else {}
         except ValueError as exc:
-            return to_json(error_payload(InvalidArgument(f"{name}: arguments are no JSON: {exc}")))
+            error = error_payload(InvalidArgument(f"{name}: arguments are no JSON: {exc}"))
+            return to_json(rename(error))
         if not isinstance(arguments, dict):
             kind = type(arguments).__name__
-            return to_json(
-                error_payload(InvalidArgument(f"{name}: arguments must be an object, got {kind}"))
+            error = error_payload(
+                InvalidArgument(f"{name}: arguments must be an object, got {kind}")
             )
+            return to_json(rename(error))
         # The SDK would send a returned dict as its Python repr; JSON is what models read best.
-        return to_json(await asyncio.to_thread(checked.call, name, arguments))
+        return to_json(rename(await asyncio.to_thread(checked.call, name, arguments)))
 
     return dataclasses.replace(derived, on_invoke_tool=invoke)

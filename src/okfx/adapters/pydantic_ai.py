@@ -12,13 +12,13 @@ result to rename or select tools.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from okfx.tools.arguments import ToolArguments
 
 from ._optional import require
-from ._source import Source, Tool, checked_tools, exposed_names, toolbox
+from ._source import Source, Tool, checked_tools, exposed_names, renamer, toolbox
 
 __all__ = ["toolset"]
 
@@ -41,12 +41,7 @@ def toolset(source: Source, *, only: Iterable[str] | None = None) -> Any:
     box = toolbox(source)
     checked = checked_tools(box)
     names = exposed_names(box, None, only) if only is not None else None
-    tools = [
-        _raw(checked, tool)
-        for name, tool in checked.tools.items()
-        if names is None or name in names
-    ]
-    return _KnowledgeToolset(tools, box, names)
+    return _KnowledgeToolset(checked, box, names)
 
 
 class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
@@ -56,23 +51,30 @@ class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
     ``.prefixed(p)`` and ``.renamed(...)`` call the tools by their new names in the block
     (adapter QA: it named tools the model did not have)."""
 
-    def __init__(self, tools: list[Any], box: Any, names: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, checked: ToolArguments, box: Any, names: dict[str, str] | None = None
+    ) -> None:
+        names = {name: name for name in checked.tools} if names is None else names
+        rename = renamer(names)  # results name the tools as the model has them
+        tools = [
+            _raw(checked, tool, rename) for name, tool in checked.tools.items() if name in names
+        ]
         super().__init__(tools, instructions=lambda: box.manager.prompt(names))
-        self._okfx = (tools, box, names or {tool.name: tool.name for tool in tools})
+        self._okfx = (checked, box, names)
 
     def prefixed(self, prefix: str) -> Any:
-        tools, box, names = self._okfx  # pydantic-ai writes <prefix>_<name> too
+        checked, box, names = self._okfx  # pydantic-ai writes <prefix>_<name> too
         prefixed = {tool: f"{prefix}_{name}" for tool, name in names.items()}
-        return _FunctionToolset.prefixed(_KnowledgeToolset(tools, box, prefixed), prefix)
+        return _FunctionToolset.prefixed(_KnowledgeToolset(checked, box, prefixed), prefix)
 
     def renamed(self, name_map: dict[str, str]) -> Any:
-        tools, box, names = self._okfx
+        checked, box, names = self._okfx
         new_of = {old: new for new, old in name_map.items()}
         renamed = {tool: new_of.get(name, name) for tool, name in names.items()}
-        return _FunctionToolset.renamed(_KnowledgeToolset(tools, box, renamed), name_map)
+        return _FunctionToolset.renamed(_KnowledgeToolset(checked, box, renamed), name_map)
 
 
-def _raw(checked: ToolArguments, tool: Tool) -> Any:
+def _raw(checked: ToolArguments, tool: Tool, rename: Callable[[Any], Any]) -> Any:
     """``tool`` as pydantic-ai shows it (the schema and description it derives from the
     signature), taking the model's arguments unvalidated: okfx checks them as MCP does
     and answers a bad one as an ``invalid_argument`` result. pydantic-ai's own check
@@ -81,7 +83,8 @@ def _raw(checked: ToolArguments, tool: Tool) -> Any:
     name = tool.__name__
 
     def run(**arguments: Any) -> dict[str, Any]:
-        return checked.call(name, arguments)
+        renamed: dict[str, Any] = rename(checked.call(name, arguments))
+        return renamed
 
     return _Tool.from_schema(
         run, name=name, description=shown.description, json_schema=shown.parameters_json_schema
