@@ -5,6 +5,7 @@ caller's argument, 1: anything else)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from click.testing import CliRunner, Result
 
 from conftest import PROJECT_ROOT
 from okfx.cli.commands import cli
+from okfx.version import install_command
 
 EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
+TRIPS = str(PROJECT_ROOT / "examples" / "data" / "trips.csv")
 
 
 def run(*args: str) -> Result:
@@ -207,3 +210,38 @@ def test_an_archive_okfx_cannot_read_says_what_to_do(tmp_path: Path) -> None:
     result = run("bundles", str(broken))
     assert result.exit_code == 1 and result.stderr.startswith("error[unreadable]: ")
     assert "fetch or build it again" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("missing", "args", "what", "extra"),
+    [
+        (
+            "duckdb",
+            ["serve", EXAMPLE, "--executor", "duckdb", "--data", f"trips={TRIPS}"],
+            "okfx serve --executor duckdb",
+            "duckdb",
+        ),
+        ("mcp", ["serve", EXAMPLE], "okfx serve", "mcp"),
+        (
+            "starlette",
+            ["serve", EXAMPLE, "--transport", "http", "--web"],
+            "okfx serve --web",
+            "web",
+        ),
+        ("jinja2", ["view", EXAMPLE], "okfx view", "web"),
+    ],
+    ids=["executor", "serve", "serve-web", "view"],
+)
+def test_a_command_without_its_extra_refuses_to_start_and_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch, missing: str, args: list[str], what: str, extra: str
+) -> None:
+    """QA: --executor duckdb without duckdb served run_computation, which answered
+    internal_error; serve and view said `Error: this okfx adapter needs ...` (exit 1)."""
+    monkeypatch.setitem(sys.modules, missing, None)  # its import raises ImportError
+    monkeypatch.delitem(sys.modules, "okfx.web", raising=False)  # checks its packages again
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error[missing_extra]: {what} needs the {extra} extra ({missing!r} is not "
+        f"installed); install it with: {install_command(extra)}\n"
+    )

@@ -30,6 +30,7 @@ from okfx.bundle.bundle import Bundle, folder_name, told_apart
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings
+from okfx.cli.extras import MissingExtra, need_extra
 from okfx.cli.progress import status
 from okfx.cli.terminal import json_text, visible, visible_data
 from okfx.errors import InvalidArgument, OKFError, Unreadable
@@ -57,10 +58,14 @@ from okfx.version import __version__
 
 __all__ = ["cli", "main"]
 
-#: Tool error codes that mean the caller asked for something malformed: exit 2, like click.
+#: Tool error codes that mean the caller asked for something malformed: exit 2, like click;
+#: and a command that refuses to start without an extra (as without a needed token).
 USAGE_CODES = frozenset(
     {"invalid_argument", "invalid_parameter", "invalid_regex", "unsafe_path", "too_large"}
+    | {MissingExtra.code}
 )
+#: What the viewer needs (the web extra): okfx.web names the first package it misses.
+_WEB_MODULES = ("okfx.web", "uvicorn")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -936,6 +941,10 @@ def serve(
     """
     from okfx.adapters import mcp as adapter
 
+    # Before loading anything: a server that cannot start should say so at once.
+    need_extra("mcp", ("mcp", "uvicorn") if transport == "http" else ("mcp",), "okfx serve")
+    if web:
+        need_extra("web", _WEB_MODULES, "okfx serve --web")
     settings = executor_settings(executor, data, stale_policy)
     if _COMMAND_LINE:  # its own process: in a caller's (a test's), its logging is theirs
         _plain_log()
@@ -1362,10 +1371,7 @@ def view(
     token = _require_token(host, token, token_file)
     from okfx.adapters import mcp as adapter
 
-    try:
-        import okfx.web  # noqa: F401  # before loading: say at once what is missing
-    except ImportError as exc:
-        raise click.ClickException(str(exc)) from exc
+    need_extra("web", _WEB_MODULES, "okfx view")  # before loading: say at once what is missing
     freeze_after_loads()
     limit_malloc_arenas(SERVER_ARENAS)  # a server, as okfx serve
     manager = _manager(sources)
