@@ -245,3 +245,18 @@ def test_a_command_without_its_extra_refuses_to_start_and_names_the_pip_command(
         f"error[missing_extra]: {what} needs the {extra} extra ({missing!r} is not "
         f"installed); install it with: {install_command(extra)}\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [("search", "QUERY"), ("read", "PATH"), ("grep", "PATTERN"), ("neighbors", "PATH")],
+)
+def test_a_missing_last_argument_is_named_not_the_bundle_given(command: str, name: str) -> None:
+    """QA: `okfx search kb` said "Missing argument 'BUNDLE...'" when QUERY was missing."""
+    for result in (run(command, EXAMPLE), run(command, EXAMPLE, "--json")):
+        assert result.exit_code == 2
+        assert f"Error: Missing argument '{name}' (give BUNDLE... then {name})." in result.stderr
+        assert "Usage: " in result.stderr  # click's usage text, as for a malformed command line
+    nothing = run(command)
+    assert nothing.exit_code == 2
+    assert f"Missing argument 'BUNDLE...' (give BUNDLE... then {name})." in nothing.stderr

@@ -328,8 +328,11 @@ class _Command(click.Command):
     or the error payload on stdout under ``--json``, with the exit code of the code."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # click consumes the list
         try:
             return super().parse_args(ctx, args)
+        except click.MissingParameter as exc:
+            raise _missing_argument(self, ctx, exc, given) from None
         except click.NoSuchOption as exc:
             if exc.option_name not in _ROOT_OPTIONS:
                 raise
@@ -347,6 +350,24 @@ class _Command(click.Command):
         except OKFError as exc:
             as_json = bool(ctx.params.get("as_json")) or ctx.params.get("fmt") == "json"
             _finish(error_payload(exc), as_json, render.error)
+
+
+def _missing_argument(
+    command: click.Command, ctx: click.Context, exc: click.MissingParameter, given: list[str]
+) -> click.MissingParameter:
+    """``exc``, saying which argument is missing after ``BUNDLE...``. QA: click fills the
+    argument after ``BUNDLE...`` first, so ``okfx search kb`` said "Missing argument
+    'BUNDLE...'" when the bundle was given and QUERY was not."""
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    if exc.param is None or exc.param.name != "sources" or len(arguments) < 2:
+        return exc
+    after = arguments[-1]
+    name = after.human_readable_name  # QUERY, PATH, PATTERN
+    order = f"give BUNDLE... then {name}"
+    values, _, _ = command.make_parser(ctx).parse_args(args=given)
+    if not isinstance(values.get(after.name), str):  # nothing given: both are missing
+        return click.MissingParameter(ctx=ctx, param=exc.param, param_hint=f"'BUNDLE...' ({order})")
+    return click.MissingParameter(ctx=ctx, param=after, param_hint=f"'{name}' ({order})")
 
 
 class _Group(click.Group):
