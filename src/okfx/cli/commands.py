@@ -734,8 +734,11 @@ def read(
     if file and not as_json and section is None:
         # A file of the bundle that is no concept (a README.md): say so, then show it.
         click.echo(render.cli_words(str(payload["error"]["message"])), err=True)
-        payload = box.read_resource(path=file, bundle=bundle_name, offset=offset)
-        _finish(payload, as_json, render.resource)
+        shown = box.read_resource(path=file, bundle=bundle_name, offset=offset)
+        if "error" not in shown:
+            click.echo(render.resource(visible_data(shown)))
+            sys.exit(1)  # no concept there: not_found, the exit status --json has (QA)
+        _finish(shown, as_json, render.resource)
         return
     _finish(payload, as_json, render.concept)
 
