@@ -260,3 +260,20 @@ def test_a_missing_last_argument_is_named_not_the_bundle_given(command: str, nam
     nothing = run(command)
     assert nothing.exit_code == 2
     assert f"Missing argument 'BUNDLE...' (give BUNDLE... then {name})." in nothing.stderr
+
+
+def test_a_token_for_a_stdio_server_is_refused(tmp_path: Path) -> None:
+    """QA: `okfx serve KB --token abc` served stdio and said nothing, as if the token
+    protected it; --workers and --web without --transport http were refused already."""
+    pytest.importorskip("mcp")
+    token_file = tmp_path / "token"
+    token_file.write_text("a-long-enough-token-for-the-test\n", encoding="utf-8")
+    for option in (
+        ["--token", "a-long-enough-token-for-the-test"],
+        ["--token-file", str(token_file)],
+    ):
+        result = run("serve", EXAMPLE, *option)
+        assert result.exit_code == 2, result.output
+        assert "--token and --token-file protect an HTTP server: add --transport http" in (
+            result.stderr
+        )

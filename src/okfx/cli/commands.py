@@ -975,6 +975,14 @@ def serve(
 
     if web and transport != "http":
         raise click.UsageError("--web serves the viewer over HTTP: add --transport http")
+    typed = click.get_current_context().get_parameter_source("token") is ParameterSource.COMMANDLINE
+    if transport != "http" and (token_file is not None or (token and typed)):
+        # QA: accepted silently, so a user could think a stdio server was protected by it.
+        # OKFX_TOKEN set in the environment stays allowed: one shell may start both kinds.
+        raise click.UsageError(
+            "--token and --token-file protect an HTTP server: add --transport http (a stdio "
+            "server answers only the client that started it, and takes no token)"
+        )
     order = _loader_order() if workers > 1 else None  # a loader of okfx serve --workers
     if transport == "http":
         token = order.token if order is not None else _require_token(host, token, token_file)
