@@ -149,16 +149,17 @@ def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path)
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["av", "knowledge"]
 
 
-def test_the_same_folder_given_twice_is_served_once(tmp_path: Path) -> None:
+def test_the_same_folder_given_twice_is_read_once(tmp_path: Path) -> None:
     """Platform QA: the same folder twice stopped okfx serve, with a hint to name the two
-    copies; it is one bundle, served once, and stderr says so."""
+    copies; it is one bundle, read once, and stderr says so in words that fit every
+    command (QA: "serving it once" from okfx bundles)."""
     folder = tmp_path / "kb"
     folder.mkdir()
     (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
     result = run("bundles", str(folder), f"{folder}/", str(tmp_path / "." / "kb"), "--json")
     assert result.exit_code == 0, result.output
     assert [b["name"] for b in json.loads(result.stdout)["bundles"]] == ["kb"]
-    assert result.stderr.count("again; serving it once") == 2
+    assert result.stderr.count("again; reading it once") == 2
     assert f"{folder}/ is {folder} again" in result.stderr
     named = run("bundles", f"one={folder}", f"two={folder}", "--json")  # named: as asked
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["one", "two"]

@@ -164,7 +164,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     stopped ``okfx serve`` before an MCP client could connect, and the client saw only
     "Connection closed" (MCP QA). The same folder twice, or names the parents do not
     tell apart, stay as given (the error below names them). A plain folder given again
-    is served once, and said so: it had stopped ``okfx serve`` (platform QA)."""
+    is read once, and said so: it had stopped ``okfx serve`` (platform QA)."""
     folders: list[Path | None] = []  # each source's folder, when a plain one
     kept: list[str] = []
     given: dict[Path, str] = {}
@@ -172,7 +172,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
         name, text = named_source(source)
         folder = Path(text).resolve() if name is None and os.path.isdir(text) else None
         if folder is not None and folder in given:
-            click.echo(f"okfx: {text} is {given[folder]} again; serving it once", err=True)
+            click.echo(f"okfx: {text} is {given[folder]} again; reading it once", err=True)
             continue
         if folder is not None:
             given[folder] = text
