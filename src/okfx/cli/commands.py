@@ -1226,7 +1226,16 @@ def _state_cache() -> Any:
 
 @cache.command("path")
 def cache_path() -> None:
-    """Print the state cache folder (and how much it holds, and its bound, on stderr)."""
+    """Print the state cache folder (and how much it holds, and its bound, on stderr).
+
+    Stderr also names the fetched sources' folder (git clones, archive extractions).
+
+    Example:
+
+    \b
+        okfx cache path
+        okfx --state-cache /tmp/okfx-state cache path
+    """
     from okfx.cachebound import MAX_ENV, max_bytes
 
     state = _state_cache()
@@ -1257,7 +1266,14 @@ def cache_path() -> None:
     "extracts again). Stop servers that read from them first.",
 )  # fmt: skip
 def cache_clear(fetched: bool) -> None:
-    """Delete every state file (the next load of each bundle parses it again)."""
+    """Delete every state file (the next load of each bundle parses it again).
+
+    Example:
+
+    \b
+        okfx cache clear
+        okfx cache clear --sources
+    """
     state = _state_cache()
     click.echo(f"removed {state.clear()} files from {state.directory}")
     if fetched:
