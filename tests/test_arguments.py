@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from conftest import PROJECT_ROOT
 from okfx import TOOL_NAMES, Bundle, Toolbox
+from okfx.errors import OKFError
 from okfx.tools.arguments import ToolArguments
 
 EXAMPLE = PROJECT_ROOT / "examples" / "knowledge"
@@ -113,3 +114,21 @@ def test_any_json_arguments_give_a_result_or_an_error_naming_each_bad_one(
     named = [name for name in arguments if name in error["message"]]
     missing = [n for n, p in params.items() if n != "self" and p.default is p.empty]
     assert named or any(name in error["message"] for name in missing), (arguments, error)
+
+
+def test_a_boolean_argument_takes_the_words_and_numbers_mcp_md_lists(
+    checked: ToolArguments,
+) -> None:
+    """QA: "yes" and 1 were read as true, undocumented; docs/mcp.md now lists them."""
+
+    def read(value: Any) -> Any:
+        return checked.check("grep_concepts", {"pattern": "x", "regex": value})["regex"]
+
+    for word in ("true", "yes", "on", "y", "t", "1", "YES"):
+        assert read(word) is True, word
+    for word in ("false", "no", "off", "n", "f", "0", "Off"):
+        assert read(word) is False, word
+    assert (read(1), read(0)) == (True, False)
+    for other in (None, 2, "", "yes ", "1.0"):
+        with pytest.raises(OKFError, match="regex must be true or false"):
+            read(other)

@@ -425,14 +425,17 @@ def test_read_of_a_file_that_is_no_concept_says_why_and_shows_it(
     make_bundle: MakeBundle,
 ) -> None:
     """flutter-okf keeps a README.md without frontmatter at its root: ``okfx read B
-    README`` answered only "not found"; it now says what the file is, then shows it."""
+    README`` answered only "not found"; it now says what the file is, then shows it. It
+    exits 1, not found, as with --json (QA: 0 in text, 1 with --json)."""
     root = make_bundle({"a.md": concept(), "README.md": "# Pack\nHow to use it.\n"})
     result = CliRunner().invoke(cli, ["--no-state-cache", "read", str(root), "README"])
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert "# Pack\nHow to use it.\n/README.md: 22 bytes" in result.stdout
     assert "/README.md is a file of bundle" in result.stderr
     assert "no_frontmatter" in result.stderr and result.stderr.rstrip().endswith("shown as a file")
-    as_json = json.loads(run("--no-state-cache", "read", str(root), "README", "--json").stdout)
+    json_run = run("--no-state-cache", "read", str(root), "README", "--json")
+    assert json_run.exit_code == 1
+    as_json = json.loads(json_run.stdout)
     assert as_json["error"]["code"] == "not_found" and as_json["error"]["file"] == "/README.md"
     missing = run("--no-state-cache", "read", str(root), "nothing-here")
     assert missing.exit_code != 0 and "no concept at /nothing-here" in missing.stderr

@@ -5,6 +5,7 @@ caller's argument, 1: anything else)."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from click.testing import CliRunner, Result
 
 from conftest import PROJECT_ROOT
 from okfx.cli.commands import cli
+from okfx.version import install_command
 
 EXAMPLE = str(PROJECT_ROOT / "examples" / "knowledge")
+TRIPS = str(PROJECT_ROOT / "examples" / "data" / "trips.csv")
 
 
 def run(*args: str) -> Result:
@@ -146,16 +149,17 @@ def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path)
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["av", "knowledge"]
 
 
-def test_the_same_folder_given_twice_is_served_once(tmp_path: Path) -> None:
+def test_the_same_folder_given_twice_is_read_once(tmp_path: Path) -> None:
     """Platform QA: the same folder twice stopped okfx serve, with a hint to name the two
-    copies; it is one bundle, served once, and stderr says so."""
+    copies; it is one bundle, read once, and stderr says so in words that fit every
+    command (QA: "serving it once" from okfx bundles)."""
     folder = tmp_path / "kb"
     folder.mkdir()
     (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
     result = run("bundles", str(folder), f"{folder}/", str(tmp_path / "." / "kb"), "--json")
     assert result.exit_code == 0, result.output
     assert [b["name"] for b in json.loads(result.stdout)["bundles"]] == ["kb"]
-    assert result.stderr.count("again; serving it once") == 2
+    assert result.stderr.count("again; reading it once") == 2
     assert f"{folder}/ is {folder} again" in result.stderr
     named = run("bundles", f"one={folder}", f"two={folder}", "--json")  # named: as asked
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["one", "two"]
@@ -207,3 +211,70 @@ def test_an_archive_okfx_cannot_read_says_what_to_do(tmp_path: Path) -> None:
     result = run("bundles", str(broken))
     assert result.exit_code == 1 and result.stderr.startswith("error[unreadable]: ")
     assert "fetch or build it again" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("missing", "args", "what", "extra"),
+    [
+        (
+            "duckdb",
+            ["serve", EXAMPLE, "--executor", "duckdb", "--data", f"trips={TRIPS}"],
+            "okfx serve --executor duckdb",
+            "duckdb",
+        ),
+        ("mcp", ["serve", EXAMPLE], "okfx serve", "mcp"),
+        (
+            "starlette",
+            ["serve", EXAMPLE, "--transport", "http", "--web"],
+            "okfx serve --web",
+            "web",
+        ),
+        ("jinja2", ["view", EXAMPLE], "okfx view", "web"),
+    ],
+    ids=["executor", "serve", "serve-web", "view"],
+)
+def test_a_command_without_its_extra_refuses_to_start_and_names_the_pip_command(
+    monkeypatch: pytest.MonkeyPatch, missing: str, args: list[str], what: str, extra: str
+) -> None:
+    """QA: --executor duckdb without duckdb served run_computation, which answered
+    internal_error; serve and view said `Error: this okfx adapter needs ...` (exit 1)."""
+    monkeypatch.setitem(sys.modules, missing, None)  # its import raises ImportError
+    monkeypatch.delitem(sys.modules, "okfx.web", raising=False)  # checks its packages again
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error[missing_extra]: {what} needs the {extra} extra ({missing!r} is not "
+        f"installed); install it with: {install_command(extra)}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [("search", "QUERY"), ("read", "PATH"), ("grep", "PATTERN"), ("neighbors", "PATH")],
+)
+def test_a_missing_last_argument_is_named_not_the_bundle_given(command: str, name: str) -> None:
+    """QA: `okfx search kb` said "Missing argument 'BUNDLE...'" when QUERY was missing."""
+    for result in (run(command, EXAMPLE), run(command, EXAMPLE, "--json")):
+        assert result.exit_code == 2
+        assert f"Error: Missing argument '{name}' (give BUNDLE... then {name})." in result.stderr
+        assert "Usage: " in result.stderr  # click's usage text, as for a malformed command line
+    nothing = run(command)
+    assert nothing.exit_code == 2
+    assert f"Missing argument 'BUNDLE...' (give BUNDLE... then {name})." in nothing.stderr
+
+
+def test_a_token_for_a_stdio_server_is_refused(tmp_path: Path) -> None:
+    """QA: `okfx serve KB --token abc` served stdio and said nothing, as if the token
+    protected it; --workers and --web without --transport http were refused already."""
+    pytest.importorskip("mcp")
+    token_file = tmp_path / "token"
+    token_file.write_text("a-long-enough-token-for-the-test\n", encoding="utf-8")
+    for option in (
+        ["--token", "a-long-enough-token-for-the-test"],
+        ["--token-file", str(token_file)],
+    ):
+        result = run("serve", EXAMPLE, *option)
+        assert result.exit_code == 2, result.output
+        assert "--token and --token-file protect an HTTP server: add --transport http" in (
+            result.stderr
+        )

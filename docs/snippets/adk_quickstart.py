@@ -29,7 +29,11 @@ class ScriptedLlm(BaseLlm):
         else:
             concept = last.function_response.response or {}
             part = types.Part(text=f"{concept['title']}: see {concept['path']}")
-        yield LlmResponse(content=types.Content(role="model", parts=[part]))
+        # A model reports what each call spent; ADK logs a warning for a response without it.
+        spent = types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=0, candidates_token_count=0
+        )
+        yield LlmResponse(content=types.Content(role="model", parts=[part]), usage_metadata=spent)
 
 
 # For a real model use model="gemini-2.5-flash" (with GOOGLE_API_KEY set).

@@ -179,6 +179,8 @@ def test_docs_page_snippet_is_current_and_runs_offline() -> None:
 
     assert proc.returncode == 0, proc.stderr
     assert "Dock availability: see /metrics/dock-availability.md" in proc.stdout
+    # QA: ADK warned "Skipping missing token usage metadata" around the answer
+    assert "token usage" not in proc.stderr, proc.stderr
 
 
 def test_braces_in_bundle_text_reach_the_model_untemplated(make_bundle: Any) -> None:

@@ -161,6 +161,24 @@ def test_one_log_line_per_reload_and_none_when_nothing_changed(tmp_path: Path) -
     assert not watcher.reload_now() and lines == []
 
 
+def test_a_reload_that_finds_a_recent_file_as_it_was_logs_nothing(tmp_path: Path) -> None:
+    """QA: one new file under okfx serve --watch logged two lines, the second "0 changed,
+    0 added, 0 removed, 1 read again": the file, too recent to trust its stat, was read
+    again at the next reload and was as before."""
+    root = write_tree(tmp_path / "shop", FILES)
+    manager = KnowledgeManager.from_paths([root])
+    lines: list[str] = []
+    reports: list[Reload] = []
+    watcher = Watcher(manager, on_reload=reports.append, polling=True, log=lines.append)
+    (root / "bar.md").write_text("---\ntype: metric\n---\nBar.\n")
+    watcher.reload_now()
+    assert len(lines) == 1 and "shop: 0 changed, 1 added, 0 removed" in lines[0]
+    assert manager.bundle("shop").unsettled  # just written: the next reload reads it again
+    assert not watcher.reload_now()
+    assert len(lines) == len(reports) == 1
+    assert manager.bundle("shop").get("/bar.md") is not None
+
+
 def _settle(manager: KnowledgeManager) -> Any:
     """Reload until no file is too recent to trust (the racy window passes)."""
     deadline = time.monotonic() + WAIT

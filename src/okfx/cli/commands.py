@@ -30,6 +30,7 @@ from okfx.bundle.bundle import Bundle, folder_name, told_apart
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings
+from okfx.cli.extras import MissingExtra, need_extra
 from okfx.cli.progress import status
 from okfx.cli.terminal import json_text, visible, visible_data
 from okfx.errors import InvalidArgument, OKFError, Unreadable
@@ -57,10 +58,14 @@ from okfx.version import __version__
 
 __all__ = ["cli", "main"]
 
-#: Tool error codes that mean the caller asked for something malformed: exit 2, like click.
+#: Tool error codes that mean the caller asked for something malformed: exit 2, like click;
+#: and a command that refuses to start without an extra (as without a needed token).
 USAGE_CODES = frozenset(
     {"invalid_argument", "invalid_parameter", "invalid_regex", "unsafe_path", "too_large"}
+    | {MissingExtra.code}
 )
+#: What the viewer needs (the web extra): okfx.web names the first package it misses.
+_WEB_MODULES = ("okfx.web", "uvicorn")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -159,7 +164,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     stopped ``okfx serve`` before an MCP client could connect, and the client saw only
     "Connection closed" (MCP QA). The same folder twice, or names the parents do not
     tell apart, stay as given (the error below names them). A plain folder given again
-    is served once, and said so: it had stopped ``okfx serve`` (platform QA)."""
+    is read once, and said so: it had stopped ``okfx serve`` (platform QA)."""
     folders: list[Path | None] = []  # each source's folder, when a plain one
     kept: list[str] = []
     given: dict[Path, str] = {}
@@ -167,7 +172,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
         name, text = named_source(source)
         folder = Path(text).resolve() if name is None and os.path.isdir(text) else None
         if folder is not None and folder in given:
-            click.echo(f"okfx: {text} is {given[folder]} again; serving it once", err=True)
+            click.echo(f"okfx: {text} is {given[folder]} again; reading it once", err=True)
             continue
         if folder is not None:
             given[folder] = text
@@ -323,8 +328,11 @@ class _Command(click.Command):
     or the error payload on stdout under ``--json``, with the exit code of the code."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # click consumes the list
         try:
             return super().parse_args(ctx, args)
+        except click.MissingParameter as exc:
+            raise _missing_argument(self, ctx, exc, given) from None
         except click.NoSuchOption as exc:
             if exc.option_name not in _ROOT_OPTIONS:
                 raise
@@ -342,6 +350,24 @@ class _Command(click.Command):
         except OKFError as exc:
             as_json = bool(ctx.params.get("as_json")) or ctx.params.get("fmt") == "json"
             _finish(error_payload(exc), as_json, render.error)
+
+
+def _missing_argument(
+    command: click.Command, ctx: click.Context, exc: click.MissingParameter, given: list[str]
+) -> click.MissingParameter:
+    """``exc``, saying which argument is missing after ``BUNDLE...``. QA: click fills the
+    argument after ``BUNDLE...`` first, so ``okfx search kb`` said "Missing argument
+    'BUNDLE...'" when the bundle was given and QUERY was not."""
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    if exc.param is None or exc.param.name != "sources" or len(arguments) < 2:
+        return exc
+    after = arguments[-1]
+    name = after.human_readable_name  # QUERY, PATH, PATTERN
+    order = f"give BUNDLE... then {name}"
+    values, _, _ = command.make_parser(ctx).parse_args(args=given)
+    if not isinstance(values.get(after.name), str):  # nothing given: both are missing
+        return click.MissingParameter(ctx=ctx, param=exc.param, param_hint=f"'BUNDLE...' ({order})")
+    return click.MissingParameter(ctx=ctx, param=after, param_hint=f"'{name}' ({order})")
 
 
 class _Group(click.Group):
@@ -708,8 +734,11 @@ def read(
     if file and not as_json and section is None:
         # A file of the bundle that is no concept (a README.md): say so, then show it.
         click.echo(render.cli_words(str(payload["error"]["message"])), err=True)
-        payload = box.read_resource(path=file, bundle=bundle_name, offset=offset)
-        _finish(payload, as_json, render.resource)
+        shown = box.read_resource(path=file, bundle=bundle_name, offset=offset)
+        if "error" not in shown:
+            click.echo(render.resource(visible_data(shown)))
+            sys.exit(1)  # no concept there: not_found, the exit status --json has (QA)
+        _finish(shown, as_json, render.resource)
         return
     _finish(payload, as_json, render.concept)
 
@@ -936,12 +965,24 @@ def serve(
     """
     from okfx.adapters import mcp as adapter
 
+    # Before loading anything: a server that cannot start should say so at once.
+    need_extra("mcp", ("mcp", "uvicorn") if transport == "http" else ("mcp",), "okfx serve")
+    if web:
+        need_extra("web", _WEB_MODULES, "okfx serve --web")
     settings = executor_settings(executor, data, stale_policy)
     if _COMMAND_LINE:  # its own process: in a caller's (a test's), its logging is theirs
         _plain_log()
 
     if web and transport != "http":
         raise click.UsageError("--web serves the viewer over HTTP: add --transport http")
+    typed = click.get_current_context().get_parameter_source("token") is ParameterSource.COMMANDLINE
+    if transport != "http" and (token_file is not None or (token and typed)):
+        # QA: accepted silently, so a user could think a stdio server was protected by it.
+        # OKFX_TOKEN set in the environment stays allowed: one shell may start both kinds.
+        raise click.UsageError(
+            "--token and --token-file protect an HTTP server: add --transport http (a stdio "
+            "server answers only the client that started it, and takes no token)"
+        )
     order = _loader_order() if workers > 1 else None  # a loader of okfx serve --workers
     if transport == "http":
         token = order.token if order is not None else _require_token(host, token, token_file)
@@ -1185,7 +1226,16 @@ def _state_cache() -> Any:
 
 @cache.command("path")
 def cache_path() -> None:
-    """Print the state cache folder (and how much it holds, and its bound, on stderr)."""
+    """Print the state cache folder (and how much it holds, and its bound, on stderr).
+
+    Stderr also names the fetched sources' folder (git clones, archive extractions).
+
+    Example:
+
+    \b
+        okfx cache path
+        okfx --state-cache /tmp/okfx-state cache path
+    """
     from okfx.cachebound import MAX_ENV, max_bytes
 
     state = _state_cache()
@@ -1216,7 +1266,14 @@ def cache_path() -> None:
     "extracts again). Stop servers that read from them first.",
 )  # fmt: skip
 def cache_clear(fetched: bool) -> None:
-    """Delete every state file (the next load of each bundle parses it again)."""
+    """Delete every state file (the next load of each bundle parses it again).
+
+    Example:
+
+    \b
+        okfx cache clear
+        okfx cache clear --sources
+    """
     state = _state_cache()
     click.echo(f"removed {state.clear()} files from {state.directory}")
     if fetched:
@@ -1362,10 +1419,7 @@ def view(
     token = _require_token(host, token, token_file)
     from okfx.adapters import mcp as adapter
 
-    try:
-        import okfx.web  # noqa: F401  # before loading: say at once what is missing
-    except ImportError as exc:
-        raise click.ClickException(str(exc)) from exc
+    need_extra("web", _WEB_MODULES, "okfx view")  # before loading: say at once what is missing
     freeze_after_loads()
     limit_malloc_arenas(SERVER_ARENAS)  # a server, as okfx serve
     manager = _manager(sources)

@@ -13,6 +13,7 @@ import click
 
 from okfx.attest.executor import ComputationSettings
 from okfx.attest.verdict import STALE_POLICIES
+from okfx.cli.extras import need_extra
 from okfx.errors import OKFError
 
 __all__ = ["EXECUTORS", "executor_options", "executor_settings", "pairs"]
@@ -77,11 +78,11 @@ def executor_settings(
     tables = pairs(data, "--data")
     if not tables:
         raise click.UsageError(f"--executor {executor} needs at least one --data TABLE=FILE")
+    # DuckDBExecutor imports duckdb on its first run: without it, say so before serving
+    need_extra("duckdb", ("duckdb",), f"okfx serve --executor {executor}")
     from okfx.attest.duckdb_executor import DuckDBExecutor
 
     try:
         return ComputationSettings([DuckDBExecutor(tables)], stale_policy=stale_policy)
     except OKFError as exc:
         raise click.UsageError(exc.message) from exc
-    except ImportError as exc:
-        raise click.ClickException(str(exc)) from exc

@@ -199,7 +199,9 @@ _BUNDLES = (
                 "index",
                 "string",
                 "Its root `index.md` (or a listing made up), cut at 600 characters, or at "
-                "64,000 over the number of bundles when more than 106 are loaded.",
+                "64,000 over the number of bundles when more than 106 are loaded, plus a "
+                "marker saying how much more there is and how to read it (`[index cut: 458 "
+                "more characters; read_concept('/index.md') ...]`).",
                 "unless more than 533 bundles are loaded",
             ),
             Key(

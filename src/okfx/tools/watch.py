@@ -36,6 +36,7 @@ from okfx.bundle import state as bundle_state
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.ignorefile import IGNORE_FILE
 from okfx.bundle.reload import Changes
+from okfx.model import Concept
 from okfx.tools.manager import KnowledgeManager
 from okfx.version import install_command
 
@@ -130,8 +131,9 @@ class Watcher:
         """Reload every bundle now; log and report what changed (nothing: no line)."""
         with self._lock:
             started = time.perf_counter()
+            before = self.manager.bundles
             try:
-                changes = self.manager.reload()
+                changes = _news(self.manager.reload(), before, self.manager.bundles)
             except Exception:  # a bug must not end the watch: the next event retries
                 logger.exception("okfx: reloading the bundles failed")
                 return Reload()
@@ -302,6 +304,42 @@ def _identities(roots: list[str]) -> list[tuple[str, int, int] | None]:
             continue
         found.append((os.path.realpath(root), stat.st_dev, stat.st_ino))
     return found
+
+
+def _news(
+    changes: dict[str, Changes], before: dict[str, Bundle], after: dict[str, Bundle]
+) -> dict[str, Changes]:
+    """``changes`` without the bundles whose reload only read files again (too recent at
+    the last scan to trust their stat) and found every document as it was: a reload that
+    changed nothing logs no line and tells no client (QA: one new file, then a second
+    "reloaded ... 1 read again" line)."""
+    news = {}
+    for name, change in changes.items():
+        moved = change.files or change.dirs_added or change.dirs_removed or change.walk_changed
+        old, new = before.get(name), after.get(name)
+        if (
+            not moved
+            and change.whole is None
+            and old is not None
+            and new is not None
+            and all(_same(old.get(path), new.get(path)) for path in change.rechecked)
+        ):
+            continue
+        news[name] = change
+    return news
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Whether a document read again is the one read before: an index or a log by value,
+    a concept by its fields and body (its raw frontmatter mapping is read from the file
+    on demand, so the fields read from it stand for it)."""
+    if not isinstance(old, Concept) or not isinstance(new, Concept):
+        return bool(old == new)
+    return all(
+        getattr(old, slot) == getattr(new, slot)
+        for slot in Concept.__slots__
+        if slot != "frontmatter"
+    )
 
 
 def _is_local(bundle: Bundle) -> bool:
