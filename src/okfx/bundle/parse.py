@@ -127,7 +127,7 @@ RELATION_KEYS = frozenset(
     {
         "related", "seealso", "prerequisites", "requires", "dependson", "dependencies",
         "supersedes", "supersededby", "replaces", "replacedby", "parent", "children",
-        "next", "previous", "prev", "up",
+        "next", "previous", "prev", "up", "links",
     }
 )  # fmt: skip
 
