@@ -576,6 +576,28 @@ def _computation(
     )
 
 
+#: Statuses that say the content was checked: §5.4 has no such status, and §5.2 records a
+#: check as a ``verified`` event (boi-wiki writes ``status: reviewed`` on 178 concepts).
+_REVIEW_WORDS = frozenset(
+    {
+        "reviewed", "approved", "verified", "validated", "checked", "accepted", "confirmed",
+        "certified", "audited", "signed-off", "signed off", "signedoff",
+    }
+)  # fmt: skip
+
+
+def _status_message(raw: Any, text: str | None) -> str:
+    """Why ``status`` reads as stable, and what to write: for a word that says the content
+    was reviewed, also where a review is recorded (new-producers QA)."""
+    message = f"status {raw!r} is not draft, stable or deprecated (spec §5.4); read as stable"
+    if text and text.casefold() in _REVIEW_WORDS:
+        return (
+            f"{message}: write stable, and record the review as verified: [{{by: human:<id>, "
+            "at: <ISO 8601 time>}] (spec §5.2), which makes the concept human-reviewed (§5.3)"
+        )
+    return f"{message}: write one of the three"
+
+
 def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any], FieldReport]:
     """Typed values for every optional family, and the warnings about bad fields."""
     report: FieldReport = []
@@ -586,14 +608,7 @@ def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any]
         if text and text.casefold() in STATUSES:
             status = text.casefold()
         else:
-            report.append(
-                (
-                    "unknown_status",
-                    f"status {raw_status!r} is not draft, stable or deprecated (spec §5.4); "
-                    "read as stable: write one of the three",
-                    "status",
-                )
-            )
+            report.append(("unknown_status", _status_message(raw_status, text), "status"))
     stale = fm.get("stale_after")
     resource = fm.get("resource")
     values: dict[str, Any] = {
