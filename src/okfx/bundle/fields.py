@@ -109,11 +109,16 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
     return []
 
 
-def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
-    if isinstance(value, str) and value.strip().startswith("[") and value.strip().endswith("]"):
-        # Validate QA: 189 concepts wrote tags: "[a, b]", and were told to write [a, b];
-        # agent QA: their tags were then nowhere, and a tag filter missed them. Read as
-        # the list it plainly spells, and said, since other consumers will not.
+def _string_tags(value: str, report: FieldReport) -> list[str]:
+    """The tags one string plainly names, reported: other consumers read no list.
+
+    A quoted list (``tags: "[a, b]"``, as an Obsidian vault writes it: validate QA, 189
+    concepts) is that list; any other string is the names it separates by ``;``, or by
+    ``,`` when it has no ``;``, as ``aliases`` are read (``tags: stackoverflow, wiki``:
+    new-producers QA, whose tag filter missed 8 of 17 concepts); a string with neither
+    is one tag. Blanks do not separate: ``tags: machine learning`` is one tag."""
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]"):
         report.append(
             (
                 "invalid_field",
@@ -123,8 +128,25 @@ def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
                 "tags",
             )
         )
-        value = [item.strip().strip("'\"").strip() for item in value.strip()[1:-1].split(",")]
-        value = [item for item in value if item]
+        items = [item.strip().strip("'\"").strip() for item in text[1:-1].split(",")]
+        return [item for item in items if item]
+    items = [item.strip() for item in text.split(";" if ";" in text else ",")]
+    items = [item for item in items if item]
+    if not items:
+        report.append(("invalid_field", "tags is an empty string; ignored", "tags"))
+        return []
+    what = f"the tag {items[0][:80]!r}" if len(items) == 1 else f"{len(items)} tags"
+    message = (
+        f"tags is one string, not a list; okfx reads it as {what}, other consumers read "
+        f"no tags: write it as a YAML list, tags: [{', '.join(items)[:200]}]"
+    )
+    report.append(("invalid_field", message, "tags"))
+    return items
+
+
+def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = _string_tags(value, report)
     if not isinstance(value, list):
         message = f"tags is {kind_of(value)}; it must be a YAML list like [a, b]; ignored"
         report.append(("invalid_field", message, "tags"))
