@@ -58,3 +58,67 @@ def test_tags_written_as_one_string_are_read_as_the_names_it_separates(
     assert "okfx reads it as the tag 'finance'" in message
     ((_, message),) = _messages(make_bundle, tags="' '")
     assert message == "tags is an empty string; ignored (line 3)"
+
+
+def test_an_empty_value_is_said_to_be_empty(make_bundle: MakeBundle) -> None:
+    # new-producers QA: resource: '' was told it "must be a path or URI string"
+    ((_, message),) = _messages(make_bundle, resource="''")
+    assert message == (
+        "resource is empty, not a path or URI; ignored: write one, or leave the key out (line 3)"
+    )
+    ((_, message),) = _messages(make_bundle, resource="[a]")
+    assert message.startswith("resource is a list, not a path or URI; ignored")
+    # spec-audit QA F15: "tags entry '' is not a string", and "runtime is a string; ... names
+    # one engine as a string"
+    said = [message for _, message in _messages(make_bundle, tags="['', ' ', 3, [x]]")]
+    assert said == [
+        "tags entry '' is empty; ignored (line 3)",
+        "tags entry ' ' is empty; ignored (line 3)",
+        "tags entry ['x'] is not a string; ignored (line 3)",
+    ]
+    files = {"c.md": concept("Attested Computation", "# Computation\n\n```sql\nSELECT 1\n```\n")}
+    files["c.md"] = files["c.md"].replace("type:", "runtime: ''\ntype:")
+    (warning,) = Bundle.load(make_bundle(files)).warnings
+    assert warning.message.startswith("runtime is empty; an Attested Computation names one")
+
+
+def test_a_link_written_with_backslashes_is_said_to_be_one_with_its_fix(
+    make_bundle: MakeBundle,
+) -> None:
+    # spec-audit QA F15: \tables\x.md was said to leave the bundle, which it does not.
+    # CommonMark reads \. as '.', so the climbing link writes each backslash twice.
+    body = "[t](\\tables\\x.md) and [up](..\\\\..\\\\x.md)\n"
+    source = "[{resource: 'refs\\y.md'}]"
+    files = {"sub/a.md": concept("Term", body, sources=source), "tables/x.md": concept()}
+    said = [(w.code, w.message) for w in Bundle.load(make_bundle(files)).warnings]
+    assert said == [
+        (
+            "unsafe_link",
+            "body link '\\tables\\x.md' is written with backslashes, which no bundle path "
+            "holds (a Windows path?); it is not followed: write '/tables/x.md' (line 5)",
+        ),
+        (
+            "unsafe_link",
+            "body link '..\\\\..\\\\x.md' leaves the bundle; not followed: link a page outside it "
+            "by full URL, or bring the page into the bundle (line 5)",
+        ),
+        (
+            "unsafe_link",
+            "sources[0].resource 'refs\\y.md' is written with backslashes, which no bundle "
+            "path holds (a Windows path?); the source is kept, its path is not followed: "
+            "write 'refs/y.md' (line 3)",
+        ),
+    ]
+
+
+def test_an_actor_fix_keeps_the_prefix_written(make_bundle: MakeBundle) -> None:
+    # spec-audit QA F15: human:ada lovelace was told "e.g. human:human-ada-lovelace"
+    for written, fix in (
+        ("'human:ada lovelace'", "e.g. human:ada-lovelace)"),
+        ("'human: ada'", "e.g. human:ada)"),
+        ("'Process: nightly run'", "e.g. process:nightly-run)"),
+        ("'human:'", "e.g. human:<id>)"),
+        ("'Ada Lovelace'", "e.g. human:ada-lovelace)"),
+    ):
+        ((_, message),) = _messages(make_bundle, verified=f"{{by: {written}, at: 2026-01-01}}")
+        assert fix in message, message

@@ -158,7 +158,8 @@ def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
             if text not in tags:
                 tags.append(text)
         else:
-            message = f"tags entry {item!r} is not a string; ignored"
+            what = "empty" if isinstance(item, str) else "not a string"
+            message = f"tags entry {item!r} is {what}; ignored"
             report.append(("invalid_field", message, f"tags[{i}]"))
     return tuple(tags)
 
@@ -297,6 +298,13 @@ def _actor_hint(value: object, agent: bool = False) -> str:
     name: "Tiago Forte" -> ``human:tiago-forte`` (QA: the message named no fix); for
     what generated a concept (``generated.by: claude``), both forms, the agent's first
     (validate QA: ``human:claude`` alone labelled a model's output a person's)."""
+    prefix, colon, rest = value.strip().partition(":") if isinstance(value, str) else ("", "", "")
+    if colon and prefix and not rest.startswith("/") and not any(c.isspace() for c in prefix):
+        # Its prefix is written already (human: ada, human:ada lovelace): keep it, make the
+        # id one token (spec-audit QA: the fix read human:human-ada-lovelace).
+        slug = "-".join(_ACTOR_WORD.findall(rest.casefold()))[:60] or "<id>"
+        example = f"{prefix.casefold()}:{slug}"
+        return f" (spec §7: human:<id>, process:<id> or producer/version, e.g. {example})"
     slug = "-".join(_ACTOR_WORD.findall(value.casefold())) if isinstance(value, str) else ""
     if agent and slug:
         example = f"{slug[:60]}/<version> for an agent or tool, human:{slug[:60]} for a person"
@@ -466,7 +474,10 @@ def _path_field(value: Any, name: str, report: FieldReport) -> str | None:
         return None
     text = _text(value)
     if not text:
-        report.append(("invalid_field", f"{name} must be a path or URI string; ignored", name))
+        # new-producers QA: resource: '' was told it must be a string, which it was.
+        what = "is empty" if isinstance(value, str) else f"is {kind_of(value)}"
+        message = f"{name} {what}, not a path or URI; ignored: write one, or leave the key out"
+        report.append(("invalid_field", message, name))
     return text or None
 
 
@@ -543,9 +554,11 @@ def _computation(
     if runtime is None:
         message = "runtime is required for an Attested Computation (spec §10.2)"
         if fm.get("runtime") is not None:
+            written = fm["runtime"]
+            what = "empty" if isinstance(written, str) else kind_of(written)
             message = (
-                f"runtime is {kind_of(fm['runtime'])}; an Attested Computation names one "
-                "engine as a string (runtime: duckdb)"
+                f"runtime is {what}; an Attested Computation names one engine as a string "
+                "(runtime: duckdb)"
             )
         report.append(("invalid_field", message, "runtime" if "runtime" in fm else "type"))
     params: list[Parameter] = []

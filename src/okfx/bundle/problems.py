@@ -121,8 +121,8 @@ EXPLANATIONS: dict[str, str] = {
     "(beyond the spec)",
     "duplicate_id": "a concept declares an 'id' another concept declares too, in a bundle "
     "whose relation keys name concepts by id (beyond the spec)",
-    "unsafe_link": "a link points above the bundle root, or is no path okfx opens (a control "
-    "character in it); okfx never follows it",
+    "unsafe_link": "a link points above the bundle root, or is no path okfx opens (a "
+    "backslash or a control character in it); okfx never follows it",
     "source_outside_bundle": "a sources[].resource points outside the bundle; the source is "
     "kept, the path is not followed",
     "too_many_links": "a document has more links than Limits.max_links_per_concept; the rest "
