@@ -122,3 +122,27 @@ def test_an_actor_fix_keeps_the_prefix_written(make_bundle: MakeBundle) -> None:
     ):
         ((_, message),) = _messages(make_bundle, verified=f"{{by: {written}, at: 2026-01-01}}")
         assert fix in message, message
+
+
+def test_sources_written_as_one_mapping_are_read_and_said(make_bundle: MakeBundle) -> None:
+    # spec-audit QA F20: read as one source with no word, where other consumers see none.
+    files = {"a.md": concept("Term", "Body.\n", sources="{resource: 'https://x.example'}")}
+    bundle = Bundle.load(make_bundle(files))
+    assert [s.resource for s in bundle.concept("a").sources] == ["https://x.example"]
+    ((code, message),) = [(w.code, w.message) for w in bundle.warnings]
+    assert code == "invalid_field"
+    assert message.startswith("sources is one mapping, not a list: okfx reads it as one source")
+    listed = {"a.md": concept("Term", sources="[{resource: 'https://x.example'}]")}
+    assert Bundle.load(make_bundle(listed)).warnings == []
+
+
+def test_a_negative_usage_count_is_said_and_left_out(make_bundle: MakeBundle) -> None:
+    source = "[{resource: 'https://x.example', usage_count: -3}, {resource: /b.md, usage_count: 0}]"
+    files = {"a.md": concept("Term", sources=source), "b.md": concept()}
+    bundle = Bundle.load(make_bundle(files))
+    assert [s.usage_count for s in bundle.concept("a").sources] == [None, 0]
+    ((code, message),) = [(w.code, w.message) for w in bundle.warnings]
+    assert (code, message) == (
+        "invalid_field",
+        "sources[0].usage_count is -3: a count of uses is 0 or more (spec §5.1); ignored (line 3)",
+    )

@@ -230,6 +230,14 @@ def source_places(value: Any) -> list[int]:
 
 def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     out: list[Source] = []
+    if isinstance(fm["sources"], dict):
+        # §5.2 allows one mapping for verified, §5.1 none for sources (spec-audit QA).
+        message = (
+            "sources is one mapping, not a list: okfx reads it as one source, other "
+            "consumers read no sources (spec §5.1): write it as a list, sources: [{resource: "
+            "...}]"
+        )
+        report.append(("invalid_field", message, "sources"))
     for i, entry in enumerate(_as_list(fm["sources"], "sources", report)):
         name = f"sources[{i}]"
         if isinstance(entry, str) and entry.strip():
@@ -253,6 +261,12 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
         usage = entry.get("usage_count")
         if usage is not None and (isinstance(usage, bool) or not isinstance(usage, int)):
             message = f"{name}.usage_count must be an integer; ignored"
+            report.append(("invalid_field", message, f"{name}.usage_count"))
+            usage = None
+        elif usage is not None and usage < 0:
+            message = (
+                f"{name}.usage_count is {usage}: a count of uses is 0 or more (spec §5.1); ignored"
+            )
             report.append(("invalid_field", message, f"{name}.usage_count"))
             usage = None
         author = entry.get("author")
