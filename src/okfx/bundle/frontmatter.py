@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from okfx.bundle.quickyaml import quick_load
-from okfx.bundle.yamlerrors import explain
+from okfx.bundle.yamlerrors import complex_key, explain
 from okfx.bundle.yamlrepair import COLON_PROBLEM, quote_colon_values
 from okfx.limits import Limits
 
@@ -297,6 +297,9 @@ def _fill_mapping(
             raise _Unusual
         else:
             k = _build(loader, k_node, memo, depth, max_depth)
+            if isinstance(k, list | dict):
+                line = k_node.start_mark.line
+                raise FrontmatterError("malformed_yaml", complex_key(loader.yaml_text, line))
         if k in out and k_node.value not in loader.duplicate_keys:
             loader.duplicate_keys.append(str(k_node.value))
         if v_node.tag == _STR:
@@ -381,6 +384,7 @@ def _load_with_pyyaml(
     loader: Any = None
     try:
         loader = _FastLoader(yaml_text)
+        loader.yaml_text = yaml_text  # what a complex key's message quotes
         loader.duplicate_keys = []
         loader.strings = {} if strings is None else strings
         node = loader.get_single_node()
