@@ -27,6 +27,9 @@ def test_a_log_with_no_date_heading_is_noted(make_bundle: MakeBundle) -> None:
     assert note.startswith("/log.md has no YYYY-MM-DD date heading")
     quiet = {"a.md": concept(), "log.md": "# Log\n", "s/log.md": "## 2026-01-02\n- made\n"}
     assert _notes(make_bundle(quiet)) == ()  # a new log, and a dated one
+    # entries before any heading: log_ungrouped names the heading to add already
+    ungrouped = {"a.md": concept(), "log.md": "# Log\n\n2026-07-07\n\n- created\n"}
+    assert _notes(make_bundle(ungrouped)) == ()
 
 
 def test_okf_version_written_in_concepts_is_noted_once(make_bundle: MakeBundle) -> None:

@@ -41,12 +41,14 @@ def undated_log_note(bundle: Bundle, codes: Mapping[str, set[str]]) -> str | Non
     """A note naming the ``log.md`` files with text but no dated entry: §9 groups a log's
     changes under ``YYYY-MM-DD`` headings, and without one no change has a date (a log
     written as an audit table is preamble to okfx). ``codes``: each path's problem codes
-    (a concept's page under the name ``log.md`` is ``reserved_concept`` already)."""
+    (a concept's page under the name ``log.md`` is ``reserved_concept`` already, and a
+    list of entries before any date heading ``log_ungrouped``, with the heading to add)."""
+    reported = {"reserved_concept", "log_ungrouped"}
     undated = sorted(
         log.path
         for log in bundle.logs.values()
         if not any(entry.date for entry in log.entries)
-        and "reserved_concept" not in codes.get(log.path, set())
+        and not reported & codes.get(log.path, set())
         and _holds_text(log)
     )
     if not undated:
