@@ -80,3 +80,30 @@ def test_a_reload_draws_the_edge_once_the_file_it_names_appears(make_bundle) -> 
         ("/later.md", True)
     ]
     assert reloaded.warnings == []
+
+
+def test_a_links_key_draws_edges_by_path_and_by_id_and_none_to_a_url(make_bundle) -> None:
+    # new-producers QA: boi-wiki lists related pages as links: [/public/x.md, ...], and
+    # nhis-okf-compiler as links: [DIBEV_A], an id another concept declares.
+    root = make_bundle(
+        {
+            "a.md": concept(
+                "Term",
+                "Body.\n",
+                links="[/actions/simulate.md, k.rate, https://example.com/page.md, "
+                "https://example.com/]",
+            ),
+            "actions/simulate.md": concept("Action", "Run it.\n"),
+            "rate.md": concept("Metric", "A rate.\n", id="k.rate"),
+        }
+    )
+    bundle = Bundle.load(root, state_cache=False)
+    links = bundle.concept("/a.md").links
+    assert [(link.target, link.field, link.exists) for link in links] == [
+        ("/actions/simulate.md", "links", True),
+        ("/rate.md", "links", True),
+    ]
+    assert [(link.source, link.field) for link in bundle.neighbors("/rate.md").backlinks] == [
+        ("/a.md", "links")
+    ]
+    assert bundle.warnings == []

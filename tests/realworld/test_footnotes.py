@@ -23,8 +23,9 @@ A claim.[^spec] An aside.[^note] A dangling one.[^ghost] Code `[^code]` is not o
 def test_body_defined_footnotes_are_not_citations(make_bundle: MakeBundle) -> None:
     bundle = Bundle.load(make_bundle({"a.md": DOC}))
     c = bundle.concept("a")
+    # docs/okf.md (spec-audit QA): a label naming nothing is cited still, with no source
     assert c.citations == ("spec", "ghost")
-    assert c.source_for("spec") is not None
+    assert c.source_for("spec") is not None and c.source_for("ghost") is None
     unknown = [p.message for p in bundle.warnings if p.code == "unknown_footnote"]
     assert len(unknown) == 1 and "[^ghost]" in unknown[0]
 

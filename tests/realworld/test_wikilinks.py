@@ -13,6 +13,7 @@ from conftest import MakeBundle, concept
 from okfx import Bundle, Toolbox
 from okfx.bundle import state as state_module
 from okfx.bundle.parse import DocumentParser
+from okfx.bundle.validate import validate
 from okfx.cli.commands import cli
 
 BODY = """Links: [[beta]], [[Beta|the beta]], [[notes/gamma]], [[gamma#Usage|usage]],
@@ -127,3 +128,15 @@ def test_a_broken_path_style_wikilink_is_missing_from_the_root(make_bundle: Make
         "/algorithms/dp/bare name.md",
     ]
     assert {w.code for w in bundle.warnings} == {"broken_link"}
+
+
+def test_a_footnote_label_in_double_brackets_is_no_wikilink(make_bundle: MakeBundle) -> None:
+    # new-producers QA: an LLM producer wrapped its citation as [[^src-1]]; with
+    # --wikilinks it was a broken link, without it a "file holds [[wikilinks]]" note.
+    source = "[{id: src-1, resource: 'https://example.com/t'}]"
+    root = make_bundle({"a.md": concept(body="Loans by year [[^src-1]].\n", sources=source)})
+    for wikilinks in (False, True):
+        bundle = Bundle.load(root, wikilinks=wikilinks, state_cache=False)
+        assert bundle.concept("a").links == () and bundle.warnings == []
+        assert bundle.concept("a").citations == ("src-1",)  # the citation still counts
+        assert validate(bundle).notes == ()

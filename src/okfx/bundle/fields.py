@@ -109,11 +109,16 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
     return []
 
 
-def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
-    if isinstance(value, str) and value.strip().startswith("[") and value.strip().endswith("]"):
-        # Validate QA: 189 concepts wrote tags: "[a, b]", and were told to write [a, b];
-        # agent QA: their tags were then nowhere, and a tag filter missed them. Read as
-        # the list it plainly spells, and said, since other consumers will not.
+def _string_tags(value: str, report: FieldReport) -> list[str]:
+    """The tags one string plainly names, reported: other consumers read no list.
+
+    A quoted list (``tags: "[a, b]"``, as an Obsidian vault writes it: validate QA, 189
+    concepts) is that list; any other string is the names it separates by ``;``, or by
+    ``,`` when it has no ``;``, as ``aliases`` are read (``tags: stackoverflow, wiki``:
+    new-producers QA, whose tag filter missed 8 of 17 concepts); a string with neither
+    is one tag. Blanks do not separate: ``tags: machine learning`` is one tag."""
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]"):
         report.append(
             (
                 "invalid_field",
@@ -123,8 +128,25 @@ def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
                 "tags",
             )
         )
-        value = [item.strip().strip("'\"").strip() for item in value.strip()[1:-1].split(",")]
-        value = [item for item in value if item]
+        items = [item.strip().strip("'\"").strip() for item in text[1:-1].split(",")]
+        return [item for item in items if item]
+    items = [item.strip() for item in text.split(";" if ";" in text else ",")]
+    items = [item for item in items if item]
+    if not items:
+        report.append(("invalid_field", "tags is an empty string; ignored", "tags"))
+        return []
+    what = f"the tag {items[0][:80]!r}" if len(items) == 1 else f"{len(items)} tags"
+    message = (
+        f"tags is one string, not a list; okfx reads it as {what}, other consumers read "
+        f"no tags: write it as a YAML list, tags: [{', '.join(items)[:200]}]"
+    )
+    report.append(("invalid_field", message, "tags"))
+    return items
+
+
+def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = _string_tags(value, report)
     if not isinstance(value, list):
         message = f"tags is {kind_of(value)}; it must be a YAML list like [a, b]; ignored"
         report.append(("invalid_field", message, "tags"))
@@ -136,7 +158,8 @@ def _tags(value: Any, report: FieldReport) -> tuple[str, ...]:
             if text not in tags:
                 tags.append(text)
         else:
-            message = f"tags entry {item!r} is not a string; ignored"
+            what = "empty" if isinstance(item, str) else "not a string"
+            message = f"tags entry {item!r} is {what}; ignored"
             report.append(("invalid_field", message, f"tags[{i}]"))
     return tuple(tags)
 
@@ -207,6 +230,14 @@ def source_places(value: Any) -> list[int]:
 
 def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
     out: list[Source] = []
+    if isinstance(fm["sources"], dict):
+        # §5.2 allows one mapping for verified, §5.1 none for sources (spec-audit QA).
+        message = (
+            "sources is one mapping, not a list: okfx reads it as one source, other "
+            "consumers read no sources (spec §5.1): write it as a list, sources: [{resource: "
+            "...}]"
+        )
+        report.append(("invalid_field", message, "sources"))
     for i, entry in enumerate(_as_list(fm["sources"], "sources", report)):
         name = f"sources[{i}]"
         if isinstance(entry, str) and entry.strip():
@@ -230,6 +261,12 @@ def _sources(fm: dict[str, Any], report: FieldReport) -> tuple[Source, ...]:
         usage = entry.get("usage_count")
         if usage is not None and (isinstance(usage, bool) or not isinstance(usage, int)):
             message = f"{name}.usage_count must be an integer; ignored"
+            report.append(("invalid_field", message, f"{name}.usage_count"))
+            usage = None
+        elif usage is not None and usage < 0:
+            message = (
+                f"{name}.usage_count is {usage}: a count of uses is 0 or more (spec §5.1); ignored"
+            )
             report.append(("invalid_field", message, f"{name}.usage_count"))
             usage = None
         author = entry.get("author")
@@ -288,6 +325,13 @@ def _actor_hint(value: object, agent: bool = False) -> str:
     name: "Tiago Forte" -> ``human:tiago-forte`` (QA: the message named no fix); for
     what generated a concept (``generated.by: claude``), both forms, the agent's first
     (validate QA: ``human:claude`` alone labelled a model's output a person's)."""
+    prefix, colon, rest = value.strip().partition(":") if isinstance(value, str) else ("", "", "")
+    if colon and prefix and not rest.startswith("/") and not any(c.isspace() for c in prefix):
+        # Its prefix is written already (human: ada, human:ada lovelace): keep it, make the
+        # id one token (spec-audit QA: the fix read human:human-ada-lovelace).
+        slug = "-".join(_ACTOR_WORD.findall(rest.casefold()))[:60] or "<id>"
+        example = f"{prefix.casefold()}:{slug}"
+        return f" (spec §7: human:<id>, process:<id> or producer/version, e.g. {example})"
     slug = "-".join(_ACTOR_WORD.findall(value.casefold())) if isinstance(value, str) else ""
     if agent and slug:
         example = f"{slug[:60]}/<version> for an agent or tool, human:{slug[:60]} for a person"
@@ -462,7 +506,10 @@ def _path_field(value: Any, name: str, report: FieldReport) -> str | None:
         return None
     text = _text(value)
     if not text:
-        report.append(("invalid_field", f"{name} must be a path or URI string; ignored", name))
+        # new-producers QA: resource: '' was told it must be a string, which it was.
+        what = "is empty" if isinstance(value, str) else f"is {kind_of(value)}"
+        message = f"{name} {what}, not a path or URI; ignored: write one, or leave the key out"
+        report.append(("invalid_field", message, name))
     return text or None
 
 
@@ -539,9 +586,11 @@ def _computation(
     if runtime is None:
         message = "runtime is required for an Attested Computation (spec §10.2)"
         if fm.get("runtime") is not None:
+            written = fm["runtime"]
+            what = "empty" if isinstance(written, str) else kind_of(written)
             message = (
-                f"runtime is {kind_of(fm['runtime'])}; an Attested Computation names one "
-                "engine as a string (runtime: duckdb)"
+                f"runtime is {what}; an Attested Computation names one engine as a string "
+                "(runtime: duckdb)"
             )
         report.append(("invalid_field", message, "runtime" if "runtime" in fm else "type"))
     params: list[Parameter] = []
@@ -594,6 +643,28 @@ def _computation(
     )
 
 
+#: Statuses that say the content was checked: §5.4 has no such status, and §5.2 records a
+#: check as a ``verified`` event (boi-wiki writes ``status: reviewed`` on 178 concepts).
+_REVIEW_WORDS = frozenset(
+    {
+        "reviewed", "approved", "verified", "validated", "checked", "accepted", "confirmed",
+        "certified", "audited", "signed-off", "signed off", "signedoff",
+    }
+)  # fmt: skip
+
+
+def _status_message(raw: Any, text: str | None) -> str:
+    """Why ``status`` reads as stable, and what to write: for a word that says the content
+    was reviewed, also where a review is recorded (new-producers QA)."""
+    message = f"status {raw!r} is not draft, stable or deprecated (spec §5.4); read as stable"
+    if text and text.casefold() in _REVIEW_WORDS:
+        return (
+            f"{message}: write stable, and record the review as verified: [{{by: human:<id>, "
+            "at: <ISO 8601 time>}] (spec §5.2), which makes the concept human-reviewed (§5.3)"
+        )
+    return f"{message}: write one of the three"
+
+
 def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any], FieldReport]:
     """Typed values for every optional family, and the warnings about bad fields."""
     report: FieldReport = []
@@ -604,14 +675,7 @@ def normalize(fm: dict[str, Any], type_: str, body: str) -> tuple[dict[str, Any]
         if text and text.casefold() in STATUSES:
             status = text.casefold()
         else:
-            report.append(
-                (
-                    "unknown_status",
-                    f"status {raw_status!r} is not draft, stable or deprecated (spec §5.4); "
-                    "read as stable: write one of the three",
-                    "status",
-                )
-            )
+            report.append(("unknown_status", _status_message(raw_status, text), "status"))
     stale = fm.get("stale_after")
     resource = fm.get("resource")
     values: dict[str, Any] = {

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from okfx.bundle.quickyaml import quick_load
-from okfx.bundle.yamlerrors import explain
+from okfx.bundle.yamlerrors import complex_key, explain
 from okfx.bundle.yamlrepair import COLON_PROBLEM, quote_colon_values
 from okfx.limits import Limits
 
@@ -297,6 +297,9 @@ def _fill_mapping(
             raise _Unusual
         else:
             k = _build(loader, k_node, memo, depth, max_depth)
+            if isinstance(k, list | dict):
+                line = k_node.start_mark.line
+                raise FrontmatterError("malformed_yaml", complex_key(loader.yaml_text, line))
         if k in out:
             if _other_value(k, out):
                 k = share(k_node.value, k_node.value)  # 1 and true: kept, by its text
@@ -392,6 +395,7 @@ def _load_with_pyyaml(
     loader: Any = None
     try:
         loader = _FastLoader(yaml_text)
+        loader.yaml_text = yaml_text  # what a complex key's message quotes
         loader.duplicate_keys = []
         loader.strings = {} if strings is None else strings
         node = loader.get_single_node()

@@ -82,7 +82,8 @@ EXPLANATIONS: dict[str, str] = {
     "each line says what okfx made of the value (ignored, or read as written)",
     "assumed_utc": "a date or time without a UTC offset was read in UTC (a date as the start "
     "of its day, §5 asks for an offset)",
-    "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable",
+    "unknown_status": "status is not draft, stable or deprecated (§5.4); read as stable (a "
+    "review, status: reviewed or approved, is recorded in verified, §5.2)",
     "okf_version_number": "okf_version is written as a number YAML reads otherwise (0.10 is "
     "0.1); okfx keeps the text as written: quote it (§12)",
     "unquoted_scalar": "a text field (type, title, description, a tag, a source's id or "
@@ -127,8 +128,8 @@ EXPLANATIONS: dict[str, str] = {
     "(beyond the spec)",
     "duplicate_id": "a concept declares an 'id' another concept declares too, in a bundle "
     "whose relation keys name concepts by id (beyond the spec)",
-    "unsafe_link": "a link points above the bundle root, or is no path okfx opens (a control "
-    "character in it); okfx never follows it",
+    "unsafe_link": "a link points above the bundle root, or is no path okfx opens (a "
+    "backslash or a control character in it); okfx never follows it",
     "source_outside_bundle": "a sources[].resource points outside the bundle; the source is "
     "kept, the path is not followed",
     "too_many_links": "a document has more links than Limits.max_links_per_concept; the rest "

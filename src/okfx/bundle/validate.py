@@ -26,6 +26,7 @@ from typing import Any
 from okfx.bundle.anchors import closest_anchor, fragment_key, heading_anchors, other_anchors
 from okfx.bundle.bundle import RESERVED, Bundle
 from okfx.bundle.conventions import with_line
+from okfx.bundle.habits import no_frontmatter_note, undated_log_note, version_in_concepts_note
 from okfx.bundle.links import scan_markdown
 from okfx.bundle.meant import meant_by
 from okfx.bundle.problems import (
@@ -634,9 +635,21 @@ def validate(
         notes += (site,)
     elif (absent := absent_folder(bundle, broken)) is not None:
         notes += (absent,)
+    codes: dict[str, set[str]] = {}
+    for problem in problems:
+        codes.setdefault(problem.path, set()).add(problem.code)
+    # A repository root holding its bundle deeper is said by the notes on that bundle.
+    bare = None if inner or _inner_bundles(bundle) else no_frontmatter_note(bundle, counts)
     cluster = clustered(problems)
-    if inner is None and cluster is not None:
+    if bare is not None:
+        notes += (bare,)  # no bundle at all: excluding most of it is no advice
+    elif inner is None and cluster is not None:
         notes += (_cluster_note(*cluster),)
+    notes += tuple(
+        note
+        for note in (undated_log_note(bundle, codes), version_in_concepts_note(bundle))
+        if note is not None
+    )
     if now is not None:
         notes += upkeep_notes(bundle, now)
     return ConformanceReport(

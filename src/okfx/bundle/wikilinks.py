@@ -7,7 +7,8 @@ The spec links with markdown links only (§6). Some producers write ``[[name]]``
 file's folder or from the bundle root when one exists, else the one file whose path ends
 with the name (``.md`` implied), matched by file stem. When several files match, the link is
 ``ambiguous_wikilink`` and is not followed; when none does, it is a broken link. Embeds
-(``![[...]]``), same-page links (``[[#heading]]``) and links in code are not edges.
+(``![[...]]``), same-page links (``[[#heading]]``, ``[[^label]]``) and links in code are not
+edges.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ def scan_wikilinks(body: str, limit: int | None = None) -> list[WikiLink]:
         if m.start() and body[m.start() - 1] == "!":
             continue  # an embed (![[image.png]]), like a markdown image
         target = m.group("target").strip()
+        if target.startswith("^"):
+            # [[^label]]: a footnote citation in brackets, as an LLM producer writes one
+            # (Obsidian reads it as a block of the same note), never a page (QA).
+            continue
         if target:
             out.append((target, (m.group("label") or target).strip(), m.start()))
             if limit is not None and len(out) >= limit:
