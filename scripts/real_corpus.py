@@ -231,6 +231,63 @@ CORPUS: tuple[Pinned, ...] = (
         "learning pack at a repository root, id-keyed prerequisites/related, okf.json manifest",
         "en",
     ),
+    # Found by session 62's new-producers QA (2026-12): one or two bundles per producer.
+    Pinned(
+        "lloydrichards/edu_effect-okf",
+        "805796721e0f310996ed87fc60cde84710267db7",
+        "house-plants-okf",
+        "curated domain bundle nested in a monorepo, v0.1 timestamps, a type set of its own",
+        "en",
+    ),
+    Pinned(
+        "andrewwint/nhis-okf-compiler",
+        "65c74fe20d9858ed096487a6adab5cf061ba9fd9",
+        ".okf",
+        "compiler pipeline's bundle in a hidden .okf folder, frontmatter in its root index.md",
+        "en",
+    ),
+    Pinned(
+        "deskulpt/adk-okf-grounded-chat",
+        "60d37ad85845030930ce52f9a0da240322d53f86",
+        "okf_knowledge",
+        "an ADK demo's knowledge, custom resource URI schemes, every value quoted",
+        "en",
+    ),
+    Pinned(
+        "weiaodi/google-Open-Knowledge-Format-OKF-",
+        "dc525d6c4db780b0d789931badd28706376cb883",
+        "okf/bundles/js_syntax",
+        "LLM-enriched notes, no root index.md, relative links",
+        "zh",
+    ),
+    Pinned(
+        "weiaodi/google-Open-Knowledge-Format-OKF-",
+        "dc525d6c4db780b0d789931badd28706376cb883",
+        "okf/bundles/stackoverflow",
+        "a BigQuery catalog by the same producer, tags written as one string",
+        "en",
+    ),
+    Pinned(
+        "josephleee/team-okf-hub",
+        "35da8a4443dc4615a4fcc87832127b7805746c06",
+        "bundles/example",
+        "toy bundle close to the spec's example, frontmatter in its root index.md",
+        "en",
+    ),
+    Pinned(
+        "chokukil/boi-wiki",
+        "733055a29429a83f1b572800d0f5cc596746533c",
+        "data/boi",
+        "a review-workflow profile: okf_version per concept, status reviewed, links: lists",
+        "ko",
+    ),
+    Pinned(
+        "Royston88/okf-knowledge-catalog-agent-demo",
+        "8f4165b133ae3d13f61f7334369665f4d1b4a98d",
+        "okf-bundle",
+        "native v0.2 catalog by a script and an agent: verified, sources with footnotes",
+        "en",
+    ),
 )
 
 _TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)
