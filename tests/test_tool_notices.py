@@ -310,3 +310,23 @@ def test_hits_and_rows_of_a_status_the_spec_does_not_define_say_so(
     rows = box.list_concepts()
     assert "1 row has a status spec §5.4 does not define ('generated')" in rows["notice"]
     assert "does not define" not in box.search_concepts("page")["notice"]
+
+
+def test_a_first_hit_found_by_meaning_alone_and_not_near_is_called_a_guess() -> None:
+    """Paraphrase QA: "how do I install this on Windows" put first a page found by meaning
+    alone at confidence 0.0, above three holding "windows", and the notice was empty."""
+    from okfx.tools.views import first_guess
+
+    def hit(found: str, confidence: float, matched: list[str]) -> dict[str, object]:
+        return {"found": found, "confidence": confidence, "matched": matched}
+
+    held = hit("both", 0.5, ["windows"])
+    said = first_guess([hit("semantic", 0.0, []), held, held])
+    assert said == (
+        "The first hit holds no word of the query and is not near it by meaning (confidence "
+        "0.00): a guess; hits after it hold some of the query's words."
+    )
+    assert first_guess([hit("semantic", 0.72, []), held]) == ""  # near by meaning
+    assert first_guess([hit("semantic", 0.1, []), hit("semantic", 0.1, [])]) == ""
+    assert first_guess([held, hit("semantic", 0.0, [])]) == ""
+    assert first_guess([]) == ""

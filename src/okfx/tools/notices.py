@@ -26,6 +26,7 @@ __all__ = [
     "close_names_of",
     "close_sentence",
     "common_words_only",
+    "first_by_meaning",
     "folder_not_file",
     "gone_since_load",
     "limit_capped",
@@ -116,6 +117,16 @@ def nothing_to_search(names: Sequence[str]) -> str:
         if len(names) == 1
         else f"Bundles {which} have no concepts, so no search can find anything: "
         "list_bundles says why (their empty fields), as okfx validate does."
+    )
+
+
+def first_by_meaning(confidence: float) -> str:
+    """A hybrid search whose first hit holds no word of the query and is not near it
+    (``confidence`` under 0.5), above hits that hold some of its words."""
+    return (
+        f"The first hit holds no word of the query and is not near it by meaning "
+        f"(confidence {confidence:.2f}): a guess; hits after it hold some of the query's "
+        "words."
     )
 
 

@@ -498,6 +498,9 @@ def search(
     if payload["hits"] and only_stopwords(text):
         said = notices.common_words_only(text)
         payload["notice"] = " ".join(filter(None, [said, payload.get("notice", "")]))
+    guess = first_guess(payload["hits"])
+    if guess:
+        payload["notice"] = " ".join(filter(None, [guess, payload.get("notice", "")]))
     if isinstance(limit, int) and limit > MAX_LIMIT == len(payload["hits"]):
         said = notices.limit_capped(MAX_LIMIT)
         payload["notice"] = " ".join(filter(None, [payload.get("notice", ""), said]))
@@ -509,6 +512,18 @@ def search(
     kept = leave_out(payload, "hits", "hits", "narrow the query, or lower limit")
     _event(found=bool(kept), query=text, hits=kept)
     return payload
+
+
+def first_guess(hits: list[dict[str, Any]]) -> str:
+    """The notice for hybrid hits whose first holds no word of the query and reads under
+    0.5, above hits that hold some of its words (paraphrase QA: a page found by meaning
+    alone, confidence 0.0, came first, and the notice said nothing); else ``""``."""
+    if not hits or hits[0].get("found") != "semantic":
+        return ""
+    first = float(hits[0].get("confidence") or 0.0)
+    if first >= 0.5 or not any(hit.get("matched") for hit in hits[1:]):
+        return ""
+    return notices.first_by_meaning(first)
 
 
 def _hit_concepts(box: Toolbox, hits: list[dict[str, Any]]) -> Iterator[Concept]:
