@@ -295,6 +295,32 @@ def test_path_valued_frontmatter_fields_are_labelled_edges(make_bundle: MakeBund
     }
 
 
+@pytest.mark.parametrize(
+    ("written", "target"),
+    [
+        ("tables/t.md", "/tables/t.md"),  # names a file: a path, as computation's are
+        ("tables/t", "/tables/t.md"),  # leads to one
+        ("./t.md", "/sub/t.md"),
+        ("bigquery-public-data.crypto_bitcoin.inputs", None),  # no path
+        ("all queries in project X", None),  # a scope
+        ("dashboards/exec-revenue", None),  # leads to no file
+    ],
+)
+def test_a_bare_relative_resource_is_a_path_as_6_2_writes_one(
+    make_bundle: MakeBundle, written: str, target: str | None
+) -> None:
+    """Spec QA: ``resource: tables/t.md`` drew no edge, where computation and a source's
+    resource are read bare (§6.2 allows a relative path)."""
+    files: dict[str, str | bytes] = {
+        "sub/a.md": f"---\ntype: X\nresource: {written}\n---\n",
+        "tables/t.md": concept(),
+        "sub/t.md": concept(),
+    }
+    bundle = Bundle.load(make_bundle(files))
+    links = [(k.field, k.target) for k in bundle.concept("sub/a").links]
+    assert links == ([("resource", target)] if target else [])
+
+
 def test_a_bare_source_resource_is_a_path_only_when_it_names_a_file(
     make_bundle: MakeBundle,
 ) -> None:

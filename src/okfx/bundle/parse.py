@@ -447,8 +447,12 @@ class DocumentParser:
         refs: list[tuple[str, str]] = []
         texts: dict[str, str] = {}  # a link's text: a source's title, else its field
         resource = values["resource"]
-        if resource and resource.startswith(("/", "./", "../")):
-            refs.append(("resource", resource))
+        if resource and not self.resolver.is_external(resource):
+            # §6.2: a path may be written relative (``tables/t.md``); spec QA: only one
+            # written / ./ ../ was followed, where computation and sources are read bare
+            is_path = _looks_like_path(resource)
+            if is_path or (is_path is None and self._leads_to_a_file(resource, path)):
+                refs.append(("resource", resource))
         places = source_places(written) if values["sources"] else []
         for i, source in enumerate(values["sources"]):
             if self.resolver.is_external(source.resource):
