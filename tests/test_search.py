@@ -546,6 +546,21 @@ def test_a_hit_lists_no_one_letter_part_of_a_word_it_matched_whole():
     assert index.matched("m3e", 0) == ("m", "3", "e", "m3e")  # what scoring reads
 
 
+def test_a_hit_lists_no_one_character_part_even_when_it_matched_nothing_else():
+    """Paraphrase QA: a page holding a "t" listed it for "doesn't", and one holding a "3"
+    for "S3 bucket": a match that tells an agent nothing."""
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/snack.md", title="Snackbar", body="A message at the bottom. Take t."),
+            FakeConcept("/plan.md", title="Plan 3", body="Step 3 of the plan."),
+        )
+    )
+    hits = {hit.path: hit.matched for hit in index.search("message that doesn't interrupt")}
+    assert hits["/snack.md"] == ("message",)
+    hits = {hit.path: hit.matched for hit in index.search("S3 plan")}
+    assert hits["/plan.md"] == ("plan",)
+
+
 def test_a_snippet_shows_no_footnote_label_and_prefers_prose_to_a_citation():
     """crossplane QA: snippets read "...still exists.^management-policies-..." (a label
     cut at the snippet's end), "...removed.[^deletion-gating]", or a footnote definition

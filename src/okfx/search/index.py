@@ -942,12 +942,12 @@ class _Needles:
         return tuple(t for t in matched if t not in suspects or t in kept)
 
     def shown(self, matched: tuple[str, ...]) -> tuple[str, ...]:
-        """``matched`` as a hit lists it: without a one-letter part of a chunk when a
-        longer term of that chunk is matched ("m3e" lists m3e, not m, 3, e)."""
+        """``matched`` as a hit lists it: without the one-character parts of a chunk
+        ("m3e" lists m3e, not m, 3, e; paraphrase QA: a page holding a "t" listed it for
+        "doesn't", and one holding a "3" for "S3", a match that tells nothing)."""
         letters = self.letters
         if letters:
-            held = set(matched)
-            matched = tuple(t for t in matched if held.isdisjoint(letters.get(t, ())))
+            matched = tuple(t for t in matched if t not in letters)
         if not all(t.isascii() for t in matched):
             # A CJK bigram holding a particle or question word mostly spans two words
             # (什么, 么区): listed only when nothing else is (Chinese QA).
