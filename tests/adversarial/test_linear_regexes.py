@@ -507,7 +507,9 @@ def _is_re_call(node: object) -> bool:
 
 
 #: Patterns built at run time from escaped words, each with its own linearity test below.
-BUILT = frozenset({"okfx.web.finding.marked", "okfx.cli.render._cut_around"})
+BUILT = frozenset(
+    {"okfx.web.finding.marked", "okfx.cli.render._cut_around", "okfx.adapters._source.renamer"}
+)
 
 
 @pytest.mark.parametrize(
@@ -524,6 +526,16 @@ def test_the_cli_excerpt_cut_grows_linearly(shape: Shape) -> None:
     from okfx.cli.render import _cut_around
 
     assert growth_4n(lambda text: _cut_around(text, 100, ["aab", "ab"]), shape) < LINEAR_BOUND
+
+
+@pytest.mark.parametrize(
+    "shape", [rep("read_concept "), rep("read_concep"), rep("a.read_concept"), rep("_")]
+)
+def test_the_adapters_tool_renamer_grows_linearly(shape: Shape) -> None:
+    from okfx.adapters._source import renamer
+
+    rename = renamer({"read_concept": "okf_read_concept", "read_resource": "okf_read_resource"})
+    assert growth_4n(lambda text: rename({"notice": text}), shape) < LINEAR_BOUND
 
 
 def test_every_pattern_is_in_the_catalog() -> None:

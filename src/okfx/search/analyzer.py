@@ -330,8 +330,11 @@ def joined_term(terms: Sequence[str]) -> str | None:
 
 
 def tokenize(text: str) -> list[str]:
-    """Every index term of ``text`` in order, identifier parts before joined forms."""
-    return [term for chunk in split_chunks(text) for term in analyze_chunk(chunk)]
+    """Every index term of ``text`` in order, identifier parts before joined forms, then
+    the bigrams of a lone Latin letter and the CJK text it is written against (``a股``),
+    as :func:`count_terms` counts them."""
+    terms = [term for chunk in split_chunks(text) for term in analyze_chunk(chunk)]
+    return terms if text.isascii() else terms + letter_bigrams(text)
 
 
 def plural_variants(word: str) -> list[str]:

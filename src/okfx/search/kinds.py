@@ -51,8 +51,8 @@ def kind_words(
     few of them)."""
     head = concept.type.split()[-1:] if concept.type else []
     folders = concept.path.strip("/").split("/")[:-1]
-    if cache is None:
-        return frozenset(tokenize(" ".join([*head, *folders])))
+    if cache is None:  # each part alone: a folder's letter and the next one's CJK are no word
+        return frozenset(term for part in (*head, *folders) for term in tokenize(part))
     words: set[str] = set()
     for part in (*head, *folders):  # tokenize works chunk by chunk: parts add up
         found = cache.get(part)

@@ -163,6 +163,12 @@ def _y_forms(word: str) -> set[str]:
     return forms
 
 
+#: Endings of a last syllable English mostly leaves unstressed, which doubles nothing
+#: ("entered", "opened", "visited"), but for "-fer" (referred, transferred; not
+#: "offered") and "-mit" (committed, submitted).
+_UNSTRESSED = ("er", "en", "on", "or", "om", "et", "it", "ic")
+
+
 def _doubled(word: str) -> set[str]:
     """The forms of a verb ending in one vowel and one consonant that doubles it before
     -ed and -ing ("overlap" -> overlapped, overlapping; "control" -> controlled; paraphrase
@@ -172,6 +178,9 @@ def _doubled(word: str) -> set[str]:
         return set()
     if word[-3] in _VOWELS:
         return set()  # "repeat", "detail": the vowel is a pair, nothing doubles
+    stressed = word.endswith("mit") or (word.endswith("fer") and word[-4] != "f")
+    if word.endswith(_UNSTRESSED) and not stressed:
+        return set()  # "user", "open", "button", "color": a last syllable not stressed
     return {word + word[-1] + "ed", word + word[-1] + "ing"}
 
 
