@@ -236,3 +236,16 @@ def result_of(offered: list[Any], name: str, arguments: dict[str, Any]) -> str:
     call = {"name": name, "args": arguments, "id": "c1", "type": "tool_call"}
     content: str = {t.name: t for t in offered}[name].invoke(call).content
     return content
+
+
+def test_an_okfx_error_is_a_success_message_with_the_error_in_its_artifact(
+    manager: KnowledgeManager,
+) -> None:
+    """Docs QA: an error came back with status "success"; docs/langchain.md says so and
+    where to look: LangChain marks only a raising tool "error", and that loses the artifact."""
+    offered = tools(manager)
+    call = {"name": "read_concept", "args": {"path": "nope"}, "id": "c1", "type": "tool_call"}
+    message = {t.name: t for t in offered}["read_concept"].invoke(call)
+    assert message.status == "success"
+    assert message.artifact["error"]["code"] == "not_found"
+    assert json.loads(message.content) == message.artifact
