@@ -196,6 +196,12 @@ def test_several_bundles_are_listed_and_read_with_bundle(tmp_path: Path) -> None
     same_name = run("bundles", EXAMPLE, f"knowledge={other}")
     assert same_name.exit_code == 2
     assert "two bundles are named 'knowledge'" in same_name.output
+    # docs QA: the suggestions read okf://knowledge/..., a form no other output uses
+    typo = run("read", EXAMPLE, str(other), "metrics/dock-availabilty")
+    (said,) = [line for line in typo.output.splitlines() if "did you mean" in line]
+    assert "knowledge:/metrics/dock-availability.md" in said and "okf://" not in said
+    again = said.split(": ", 1)[1].split(", ")[0]
+    assert run("read", EXAMPLE, str(other), again).exit_code == 0  # taken back as written
 
 
 def test_serve_refuses_a_non_loopback_address_without_a_token() -> None:

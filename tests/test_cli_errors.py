@@ -91,7 +91,7 @@ def test_several_bundles_without_one_chosen_read_the_one_holding_the_path(
     assert run("read", EXAMPLE, str(other), "a").exit_code == 0
     missing = run("read", EXAMPLE, str(other), "metrics/dock-availabilty")
     assert missing.stderr.startswith("error[not_found]: no loaded bundle holds")
-    assert "okf://knowledge/metrics/dock-availability.md" in missing.stderr
+    assert "knowledge:/metrics/dock-availability.md" in missing.stderr
 
 
 def test_two_bundles_with_one_name_is_an_error_payload_under_json(tmp_path: Path) -> None:

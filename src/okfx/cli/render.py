@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import click
 import re2
@@ -146,8 +147,18 @@ def error(payload: dict[str, Any]) -> str:
     message = cli_words(str(err.get("message")))
     line = click.style(f"error[{err.get('code', 'error')}]", fg="red") + f": {message}"
     if err.get("did_you_mean"):
-        line += "\n  did you mean: " + ", ".join(map(str, err["did_you_mean"]))
+        line += "\n  did you mean: " + ", ".join(map(_cli_address, err["did_you_mean"]))
     return line
+
+
+def _cli_address(item: object) -> str:
+    """A tool's ``okf://bundle/path`` as the CLI writes a concept, ``bundle:/path`` (docs
+    QA: several bundles' suggestions read as addresses no other CLI output uses)."""
+    text = str(item)
+    if not text.startswith("okf://"):
+        return text
+    name, _, path = text[len("okf://") :].partition("/")
+    return f"{unquote(name)}:/{unquote(path)}"
 
 
 def _several_bundles(items: Sequence[dict[str, Any]], several: bool | None) -> bool:
