@@ -246,6 +246,21 @@ def test_file_names_that_differ_only_in_case_are_a_warning(make_bundle: MakeBund
     assert strict.exit_code == 1 and "warning[case_collision] ×2" in strict.output
 
 
+def test_a_markdown_file_in_other_letters_is_said_not_read(make_bundle: MakeBundle) -> None:
+    """Spec QA: B.MD (no frontmatter) and c.Md (no type) passed as conformant, skipped
+    without a word, where macOS, Windows and editors read them as markdown."""
+    root = make_bundle({"a.md": concept(), "B.MD": "# B\n", "sub/c.Md": "---\ntitle: c\n---\n"})
+    result = CliRunner().invoke(cli, ["validate", str(root), "--json"])
+    assert result.exit_code == 0, result.output  # a warning: the bundle conforms
+    found = [p for p in json.loads(result.output)["warnings"] if p["code"] == "md_case"]
+    assert [(p["path"], p["message"]) for p in found] == [
+        ("/B.MD", "/B.MD ends in '.MD', not '.md': okfx reads only .md files as concepts, so "
+         "it is not read; rename it /B.md"),
+        ("/sub/c.Md", "/sub/c.Md ends in '.Md', not '.md': okfx reads only .md files as "
+         "concepts, so it is not read; rename it /sub/c.md"),
+    ]  # fmt: skip
+
+
 def test_json_and_another_format_together_are_a_usage_error(make_bundle: MakeBundle) -> None:
     root = make_bundle({"a.md": concept()})
     result = CliRunner().invoke(cli, ["validate", str(root), "--json", "--format", "github"])

@@ -154,6 +154,8 @@ EXPLANATIONS: dict[str, str] = {
     "(§11 rule 3); its entries get the date it starts with, if any, else none",
     "case_collision": "two file names differ only in letter case: a macOS or Windows "
     "checkout holds one of them, so the bundle differs by machine",
+    "md_case": "a file ends in .MD or .Md: okfx reads only .md files as concepts, so it is "
+    "not read; rename it",
     "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "
     "its files are left out of this one",
     "unsafe_path": "a file name or symlink okfx will not open",

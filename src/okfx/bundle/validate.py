@@ -528,7 +528,28 @@ def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Proble
     if collisions:
         problems += collisions
         counts["case_collision"] = len(collisions)
+    unread = md_in_other_case(bundle.files)
+    if unread:
+        problems += unread
+        counts["md_case"] = len(unread)
     return problems, counts
+
+
+def md_in_other_case(files: Iterable[str]) -> list[Problem]:
+    """An ``md_case`` for each file whose extension is ``.md`` in other letters (``B.MD``,
+    ``c.Md``): a markdown file to macOS, Windows and most editors, which okfx (reading
+    ``.md`` files, as the spec names them) never reads as a concept. Spec QA: such files
+    were skipped without a word."""
+    return [
+        Problem(
+            path,
+            "md_case",
+            f"{path} ends in {path[-3:]!r}, not '.md': okfx reads only .md files as concepts, "
+            f"so it is not read; rename it {path[:-3]}.md",
+        )
+        for path in sorted(files)
+        if path[-3:].lower() == ".md" and path[-3:] != ".md"
+    ]
 
 
 def case_collisions(files: Iterable[str]) -> list[Problem]:
