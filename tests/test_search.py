@@ -584,3 +584,26 @@ def test_a_snippet_shows_no_footnote_label_and_prefers_prose_to_a_citation():
     )
     cut = best_line("x " * 60 + "a match.[^" + "l" * 100 + "]", [("match", 1.0)], width=60)
     assert "[^" not in cut and "lll" not in cut and "match" in cut
+
+
+def test_a_hit_that_holds_no_query_word_as_text_comes_after_those_that_do():
+    """Agent QA (a Korean wiki): pages citing https://news.example/one-team-spirit came
+    first for "... a new one", matching only "one" and "news" in the address, with nothing
+    matched and confidence 0.00, above a page holding four of the query's words."""
+    cited = "[x](https://news.example.com/one-new) "
+    answer = "Check the API registry before adding an action. " * 6
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/d/hbm.md", title="HBM", body=cited),
+            FakeConcept("/d/dram.md", title="DRAM", body=cited * 2),
+            FakeConcept("/h/a.md", title="Action authoring", body=answer),
+            *[
+                FakeConcept(f"/o/{i}.md", title=f"O {i}", body="check api adding")
+                for i in range(20)
+            ],
+        )
+    )
+    query = "check whether an API is already registered before adding a new one"
+    hits = index.search(query, limit=3, now=NOW)
+    assert [h.path for h in hits] == ["/h/a.md", "/d/dram.md", "/d/hbm.md"]  # dram scored more
+    assert [h.matched for h in hits[1:]] == [(), ()] and all(h.confidence == 0 for h in hits[1:])

@@ -24,6 +24,7 @@ from okfx.bundle import state as state_module
 from okfx.bundle.stored import FileStore
 from okfx.search import corpus as corpus_module
 from okfx.search import index as index_module
+from okfx.search.hits import claims_nothing_last
 from okfx.search.index import SearchIndex
 from okfx.search.live import LiveIndex, updated
 
@@ -84,7 +85,7 @@ def _reference(bundle: Bundle, query: str) -> str:
     docs = {(entry[0], entry[1].path): doc for doc, entry in enumerate(index.entries)}
     scored = [(hit.score, docs[hit.bundle, hit.path]) for hit in results]
     with mock.patch.object(index_module, "body_as_loaded", lambda concept, recent: concept.body):
-        hits = index.build_hits(query, scored, NOW)
+        hits = claims_nothing_last(index.build_hits(query, scored, NOW))  # as rank() orders
     again = index_module.SearchResults(query, hits, results.hidden, results.notice)
     return json.dumps(again.to_dict())
 

@@ -9,7 +9,7 @@ from typing import Any, overload
 
 from okfx.errors import InvalidArgument
 
-__all__ = ["FOUND", "HIT_KEYS", "SearchHit", "SearchResults", "hit_dicts"]
+__all__ = ["FOUND", "HIT_KEYS", "SearchHit", "SearchResults", "claims_nothing_last", "hit_dicts"]
 
 #: The keys of :meth:`SearchHit.to_dict`, in order; a :class:`~okfx.search.ranking.Ranker`
 #: returns dicts with exactly these keys.
@@ -150,3 +150,15 @@ def hit_dicts(hits: object, limit: int) -> list[dict[str, Any]]:
 
 _OPTIONAL: dict[str, Any] = {"found": "lexical", "confidence": 0.0}
 _REQUIRED = frozenset(HIT_KEYS) - set(_OPTIONAL)
+
+
+def claims_nothing_last(hits: list[SearchHit]) -> list[SearchHit]:
+    """``hits`` with those found lexically that hold no query word as text (nothing
+    ``matched``, confidence 0: a word only in a link's address, a one-character part of
+    "Q2") after the others, each group in its order. Agent QA: a page whose only match
+    was "one" in a cited URL came first, above a page holding three of the query's words."""
+    empty = [h for h in hits if h.found == "lexical" and not h.matched and h.confidence == 0.0]
+    if not empty or len(empty) == len(hits):
+        return hits
+    kept = [h for h in hits if not (h.found == "lexical" and not h.matched and h.confidence == 0.0)]
+    return kept + empty

@@ -57,6 +57,7 @@ from okfx.search.analyzer import analyze_query, tokenize
 from okfx.search.cjk import has_cjk
 from okfx.search.embedder import Embedder, QueryVectors, require
 from okfx.search.filters import ConceptFilter, clamp_limit, hidden_notice
+from okfx.search.hits import claims_nothing_last
 from okfx.search.index import (
     MAX_LIMIT,
     SCORE_DIGITS,
@@ -505,7 +506,7 @@ class HybridRanker:
                 )
             )
         hits.sort(key=lambda hit: (-hit.score, hit.bundle, hit.path))
-        return hits
+        return claims_nothing_last(hits)
 
     def _alpha(
         self, query: str, lex: dict[tuple[int, int], float], known: dict[int, Analysed]

@@ -53,6 +53,7 @@ from okfx.search.hits import (
     HIT_SETTERS,
     SearchHit,
     SearchResults,
+    claims_nothing_last,
     hit_dicts,
 )
 from okfx.search.kinds import KindGroups
@@ -470,7 +471,7 @@ class SearchIndex:
         if isinstance(scored, SearchResults):
             return scored
         ranked = [(score, doc) for score, _, doc in scored.hits]
-        hits = self.build_hits(query, ranked, scored.now, analysed=analysed)
+        hits = claims_nothing_last(self.build_hits(query, ranked, scored.now, analysed=analysed))
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden, chosen=not hits))
 

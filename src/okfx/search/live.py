@@ -25,6 +25,7 @@ from typing import Any
 
 from okfx.search.analyzer import QueryTerm
 from okfx.search.filters import ConceptLike, clamp_limit, hidden_notice
+from okfx.search.hits import claims_nothing_last
 from okfx.search.index import (
     MAX_LIMIT,
     SCORE_DIGITS,
@@ -130,10 +131,12 @@ class LiveIndex:
             (-round(score, SCORE_DIGITS), _key(parts[part].entries[doc]), doc, part)
             for score, part, doc in scored.hits
         )
-        hits = [
-            parts[part]._hit(doc, -neg, needles[part], scored.now, "lexical", {})
-            for neg, _, doc, part in order
-        ]
+        hits = claims_nothing_last(
+            [
+                parts[part]._hit(doc, -neg, needles[part], scored.now, "lexical", {})
+                for neg, _, doc, part in order
+            ]
+        )
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden, chosen=not hits))
 
