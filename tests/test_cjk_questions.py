@@ -120,3 +120,17 @@ def test_letter_bigrams(text: str, bigrams: list[str]) -> None:
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
 def test_ascii_text_has_no_letter_bigrams(text: str) -> None:
     assert letter_bigrams(text) == []
+
+
+def test_korean_counts_its_words_not_its_syllables() -> None:
+    """Agent QA (a Korean wiki): a head with an English title and a short Korean line was
+    read as Korean, each Hangul syllable counted as a word, so 89 pages with English
+    titles were never the embedding's candidates. Chinese still counts characters."""
+    from okfx.search.cjk import mostly_cjk
+
+    assert not mostly_cjk("Duplicate Detection Guide for API entries 중복탐지가이드 확인")
+    assert mostly_cjk(
+        "Duplicate Detection Guide 중복 탐지 가이드는 새 항목을 등록하기 전에 확인합니다"
+    )
+    assert mostly_cjk("缓存雪崩 Redis cache")  # four characters, about four words
+    assert not mostly_cjk("A Redis cache guide, 缓存")

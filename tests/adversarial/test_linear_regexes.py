@@ -323,6 +323,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.cjk._LATIN_WORD": ("scan", [rep("a"), rep("a1"), rep("a_"), rep("\u00e9")]),
     "okfx.search.cjk._KANA": ("scan", [rep("a"), rep("\u4e2d")]),
     "okfx.search.cjk._HANGUL": ("scan", [rep("a"), rep("\u4e2d")]),
+    "okfx.search.cjk._HANGUL_WORD": ("scan", [rep("\uac00"), rep("\uac00a")]),
     "okfx.search.cjk._LETTER_BEFORE_CJK": (
         "scan",
         [rep("a \u4e2d"), rep("a "), rep("ab"), rep("\u4e2da")],

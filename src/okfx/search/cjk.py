@@ -46,13 +46,20 @@ def has_cjk(text: str) -> bool:
 _LATIN_WORD = re.compile(r"[^\W\d_]+", re.ASCII)
 
 
+_HANGUL_WORD = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+")
+
+
 def mostly_cjk(text: str) -> bool:
-    """Whether ``text`` is written in Chinese or Japanese, with some Latin names in it:
-    it holds at least as many CJK characters (each about a word) as Latin words. An
-    ASCII text costs one check: a vector build asks it of every concept's head."""
+    """Whether ``text`` is written in Chinese, Japanese or Korean, with some Latin names
+    in it: it holds at least as many CJK words as Latin ones, a Han or kana character
+    counting as about a word and a run of Hangul as one (Korean spaces its words: agent
+    QA counted each syllable, and 89 pages of a Korean wiki with English titles were
+    read as Korean). An ASCII text costs one check: a vector build asks it of every
+    concept's head."""
     if text.isascii():
         return False
-    cjk = len(_CJK.findall(text))
+    hangul = _HANGUL_WORD.findall(text)
+    cjk = len(_CJK.findall(text)) - sum(map(len, hangul)) + len(hangul)
     return cjk > 0 and cjk >= len(_LATIN_WORD.findall(text))
 
 
