@@ -198,6 +198,12 @@ def test_a_grep_that_finds_nothing_says_what_would_match(make_bundle: MakeBundle
         "for the words."
     )
     assert box.grep_concepts(pattern="HPSOV")["notice"] == ""  # a match: nothing to say
+    # agent QA: ignore_case was offered for a Korean word, which has no letter case
+    for caseless in ("급여", "1234"):
+        assert box.grep_concepts(pattern=caseless)["notice"] == (
+            "No concept holds the exact text. grep matches text as written: try a shorter "
+            "piece, or search_concepts for the words."
+        )
 
 
 def test_a_filter_value_no_concept_has_is_named_with_the_values_there_are(

@@ -660,6 +660,10 @@ def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
     case (``ignore_case=true``), or the pattern as a regular expression when it looks
     like one (``regex=true``); else what grep matches and where else to look."""
     tries: list[tuple[str, bool, bool]] = []
+    # Text with no letter that has a case (Hangul, Han, digits): another case cannot help
+    # (agent QA: ignore_case=true was offered for a Korean word)
+    cased = text != text.casefold() or text != text.upper()
+    ignore_case = ignore_case or not cased
     if not ignore_case:
         tries.append(("ignoring case (pass ignore_case=true)", bool(regex), True))
     if not regex and _REGEX_LOOK.search(text):
@@ -682,7 +686,7 @@ def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
     # The advice follows the call (agent QA: it offered ignore_case=true to a call that
     # had passed it, and "as written" to a regular expression).
     kind = "the regular expression" if regex else "the exact text"
-    case = "" if ignore_case else " in this letter case"
+    case = "" if ignore_case else " in this letter case"  # or it has none
     how = " Try" if regex else " grep matches text as written: try"
     ideas = ["a looser expression" if regex else "a shorter piece"]
     if not ignore_case:
