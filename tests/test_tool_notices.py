@@ -229,6 +229,13 @@ def test_a_filter_value_no_concept_has_is_named_with_the_values_there_are(
     assert grepped["notice"].startswith("No concept is tagged 'sale' (tags: 'sales', 'finance').")
     # A value some concept has says nothing of the kind, even when the result is empty.
     assert "No concept has type" not in box.search_concepts("zebra", type="metric")["notice"]
+    # agent QA: type 'Table' listed 'BigQuery Table' after types unlike it
+    typed = {f"r{i}.md": concept("Reference", "R.\n") for i in range(5)}
+    typed.update({"t.md": concept("BigQuery Table", "T.\n"), "d.md": concept("Dataset")})
+    box = Toolbox(Bundle.load(make_bundle(typed)))
+    assert box.list_concepts(type="table")["notice"].startswith(
+        "No concept has type 'table' (types: 'BigQuery Table', 'Reference', 'Dataset')."
+    )
 
 
 def test_a_search_its_filters_emptied_says_the_filter_is_the_cause(

@@ -386,9 +386,12 @@ def unknown_filter_values(
     said: list[str] = []
 
     def listing(asked: str, held: dict[str, tuple[str, int]]) -> str:
+        # values holding the asked one as a word first ('BigQuery Table' for 'table':
+        # agent QA), then the close ones, then the most held
+        words = [v for v in sorted(held, key=lambda v: (-held[v][1], v)) if asked in v.split()]
         close = get_close_matches(asked, list(held), n=FILTER_VALUES, cutoff=0.6)
         common = sorted(held, key=lambda value: (-held[value][1], value))
-        shown = list(dict.fromkeys([*close, *common]))
+        shown = list(dict.fromkeys([*words, *close, *common]))
         listed = ", ".join(quoted(held[value][0]) for value in shown[:FILTER_VALUES])
         more = len(shown) - FILTER_VALUES
         return listed + (f" and {more} more" if more > 0 else "") if listed else "none"
