@@ -340,6 +340,7 @@ def test_a_first_hit_found_by_meaning_alone_and_not_near_is_called_a_guess() -> 
         "0.00): a guess; hits after it hold some of the query's words."
     )
     assert first_guess([hit("semantic", 0.72, []), held]) == ""  # near by meaning
+    assert first_guess([hit("semantic", 0.08, ["api"]), held]) == ""  # it holds a word
     assert first_guess([hit("semantic", 0.1, []), hit("semantic", 0.1, [])]) == ""
     assert first_guess([held, hit("semantic", 0.0, [])]) == ""
     assert first_guess([]) == ""

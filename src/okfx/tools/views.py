@@ -518,8 +518,8 @@ def first_guess(hits: list[dict[str, Any]]) -> str:
     """The notice for hybrid hits whose first holds no word of the query and reads under
     0.5, above hits that hold some of its words (paraphrase QA: a page found by meaning
     alone, confidence 0.0, came first, and the notice said nothing); else ``""``."""
-    if not hits or hits[0].get("found") != "semantic":
-        return ""
+    if not hits or hits[0].get("found") != "semantic" or hits[0].get("matched"):
+        return ""  # a semantic hit may hold query words too (agent QA: "api" was matched)
     first = float(hits[0].get("confidence") or 0.0)
     if first >= 0.5 or not any(hit.get("matched") for hit in hits[1:]):
         return ""
