@@ -154,6 +154,21 @@ def test_a_question_word_spells_no_acronym_a_page_is_found_by():
     ]
 
 
+def test_a_function_word_hyphened_to_the_word_before_it_spells_its_initial():
+    """Agent QA (a Korean wiki writing SSO 15 times): "single sign-on" found nothing, and
+    "on" ends no run of initials, to keep "is an MRAP" from spelling "iam"; in "sign-on"
+    it is part of one compound word."""
+    concepts = [
+        FakeConcept("/sso.md", title="SSO and permissions", body="SSO through Keycloak."),
+        FakeConcept("/other.md", title="Other", body="Nothing here."),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    assert [hit.path for hit in index.search("single sign-on", now=NOW)] == ["/sso.md"]
+    assert index.missing_words("single sign-on") == ()
+    assert initialisms(["single", "sign", "on"]) == []  # written apart: no compound
+    assert initialisms(["single", "sign", "on"], frozenset({2})) == ["sso"]
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(min_size=0, max_size=30))
 def test_word_forms_and_initialisms_never_raise_and_never_return_the_word(word):

@@ -64,6 +64,7 @@ from okfx.search.scoring import (
     confidence,
     file_name_words,
     holds_number,
+    hyphened_words,
     new_names,
     numbers_written,
     query_units,
@@ -520,7 +521,7 @@ class SearchIndex:
         found: set[str] = set()
         if len(words) >= 2:
             typed = set(words)
-            for initials, run in initialism_runs(words):
+            for initials, run in initialism_runs(words, hyphened_words(query)):
                 if initials not in typed and absent.issuperset(run) and initials in ids:
                     found.update(run)
         for left, right in joined_pair_parts(split_chunks(query)):
@@ -678,7 +679,9 @@ class SearchIndex:
         typed = {term.text for term in terms}
         ids = self.postings.terms
         words = query_words(query)
-        wanted = [(acronym, ACRONYM_WEIGHT) for acronym in initialisms(words)]
+        wanted = [
+            (acronym, ACRONYM_WEIGHT) for acronym in initialisms(words, hyphened_words(query))
+        ]
         wanted += [(joined, JOINED_WEIGHT) for joined in joined_pairs(split_chunks(query))]
         if JOINED_FORMS:
             # the second word's singular or plural joined too ("utility types" for

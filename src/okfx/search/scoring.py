@@ -67,6 +67,7 @@ __all__ = [
     "TITLE_WEIGHT",
     "confidence",
     "file_name_words",
+    "hyphened_words",
     "new_names",
     "query_units",
     "query_words",
@@ -96,6 +97,19 @@ def query_words(text: str) -> list[str]:
     """The words of ``text`` in order, lowercase, identifier parts split
     ("retrieval-augmented" -> retrieval, augmented): what initialisms are spelled from."""
     return _WORDS.findall(text.casefold())
+
+
+def hyphened_words(text: str) -> frozenset[int]:
+    """The indexes in :func:`query_words` of ``text`` of the words joined by a hyphen to
+    the word before them ("on" of "single sign-on")."""
+    found: set[int] = set()
+    at = 0
+    for chunk in text.casefold().split():
+        parts = _WORDS.findall(chunk)
+        if len(parts) > 1 and "-" in chunk:
+            found.update(range(at + 1, at + len(parts)))
+        at += len(parts)
+    return frozenset(found)
 
 
 def new_names(aliases: Sequence[str], names: Sequence[str]) -> list[str]:
