@@ -120,6 +120,16 @@ def test_a_log_grouped_under_date_headings_has_no_ungrouped_entries(
     assert validate(bundle).conformant
 
 
+def test_a_table_in_a_log_entry_keeps_its_rows(make_bundle: MakeBundle) -> None:
+    """Viewer QA: a table under a date heading showed as one run of "| a | b | | --- |"
+    text, its rows joined as a paragraph's lines are."""
+    log = "## 2026-03-01\n\n| change | who |\n| --- | --- |\n| added alpha | kim |\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert _entries(bundle) == [
+        (date(2026, 3, 1), "| change | who |\n| --- | --- |\n| added alpha | kim |")
+    ]
+
+
 def test_a_nested_bullet_belongs_to_the_entry_above(make_bundle: MakeBundle) -> None:
     """A published log writes sub-points as nested bullets; each was an entry of its
     own at two spaces, and joined into the text at four."""

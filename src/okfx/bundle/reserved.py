@@ -378,6 +378,9 @@ def parse_log(body: str) -> ParsedLog:
                 labelled = _LABEL.match(line.strip()) is not None
         elif line.strip() and (current or current_heading is not None):
             labelled = not current and _LABEL.match(line.strip()) is not None
-            add(lead + line.strip())
+            # A table's rows stay lines of their own (viewer QA: a log's table showed as
+            # one run of "| a | b | | --- |" text)
+            row = current and line.strip().startswith("|") and current[-1].lstrip().startswith("|")
+            add(("\n" if row else lead) + line.strip())
     flush()
     return ParsedLog(title, tuple(entries), bad, ungrouped, first, tuple(date_lines))
