@@ -455,6 +455,27 @@ def test_a_pinned_source_address_wraps_and_headings_stand_apart(
     watched.context.close()
 
 
+def test_many_bundles_names_wrap_on_a_phone(
+    browser: Any, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Viewer QA: with six bundles served, the header's row of bundle names stayed one
+    line, and every page was 635-662 px wide at 390 px."""
+    root = tmp_path_factory.mktemp("many")
+    names = ["boi", "js_syntax", "stackoverflow", "okf-bundle", "house-plants-okf"]
+    names.append("andrewwint+nhis-okf-compiler")
+    for name in names:
+        (root / name).mkdir()
+        (root / name / "a.md").write_text("---\ntype: Note\n---\nA note.\n", encoding="utf-8")
+    with running(["view", *(str(root / n) for n in names), "--port", "0"], "Open: ") as url:
+        watched = Watched(browser, url.rstrip("/"))
+        watched.page.set_viewport_size({"width": 390, "height": 800})
+        for path in ("/", "/b/boi/c/a.md", "/b/boi/browse"):
+            watched.go(path)
+            width = watched.page.evaluate("() => document.documentElement.scrollWidth")
+            assert width <= 390, f"{path} is {width}px wide"
+        watched.context.close()
+
+
 def test_no_page_is_wider_than_a_phone(browser: Any, site: str) -> None:
     """At 390 px the layout is one column, and tables, code and fields stay inside it
     (a table too wide scrolls in its own box)."""
