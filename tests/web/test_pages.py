@@ -1457,3 +1457,31 @@ def test_a_concept_page_right_after_a_save_shows_one_version(tmp_path: Path) -> 
     assert "CHANGED" in page
     (root / "b.md").unlink()
     assert client.get("/b/kb/c/b.md").status_code == 404
+
+
+def test_a_folder_holding_a_bundle_deeper_says_so_on_the_overview_and_notes_on_problems(
+    make_bundle: MakeBundle,
+) -> None:
+    """Viewer QA: a repository root above its bundle showed an empty dashboard, with its
+    fix only on the Problems page, and validate's notes (okf_version written in every
+    concept) appeared nowhere in the viewer."""
+    root = make_bundle(
+        {
+            "plants/index.md": "---\nokf_version: '0.2'\n---\n# Plants\n",
+            "plants/fern.md": concept(),
+        }
+    )
+    client = TestClient(create_app(Bundle.load(root, "repo")), base_url=LOCAL)
+    (said,) = re.findall(r'<p class="notice" role="note">(.*?)</p>', client.get("/").text)
+    assert said == (
+        "No concepts: the folder has 0 files and no .md file, and /plants/ holds a bundle "
+        "of its own that okfx does not read as part of this one: load plants/ itself."
+    )
+    versioned = make_bundle(
+        {"a.md": "---\ntype: Note\nokf_version: '0.1'\n---\nA.\n", "b.md": concept()}
+    )
+    client = TestClient(create_app(Bundle.load(versioned, "v")), base_url=LOCAL)
+    problems = client.get("/b/v/problems").text
+    assert '<h2 id="h-notes">Notes</h2>' in problems
+    assert "1 concept writes okf_version in its frontmatter" in problems
+    assert '<p class="notice" role="note">' not in client.get("/").text  # it has concepts

@@ -18,7 +18,7 @@ still fails the check.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -45,6 +45,7 @@ __all__ = [
     "ERROR_CODES",
     "ConformanceReport",
     "broken_anchors",
+    "report_notes",
     "reported",
     "validate",
     "version_note",
@@ -174,17 +175,23 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
             return (
                 "the folder is a bare git repository, whose files are git's own: load it by " + uri
             )
-        return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
     inner = _inner_bundles(bundle)
     if inner:  # new-producers QA: "each needs frontmatter" sent authors to README files
         shown = ", ".join(f"{folder}/" for folder in inner[:3])
         first = inner[0].lstrip("/")
+        held = (
+            f"{len(markdown) - len(reserved)} .md files, none of them a concept,"
+            if markdown
+            else f"{len(bundle.files)} files and no .md file,"
+        )
         return (
-            f"the folder has {len(markdown) - len(reserved)} .md files, none of them a "
-            f"concept, and {shown} {'holds a bundle' if len(inner) == 1 else 'hold bundles'} "
-            "of its own that okfx does not read as part of this one: load "
+            f"the folder has {held} and {shown} "
+            f"{'holds a bundle' if len(inner) == 1 else 'hold bundles'} of its own that okfx "
+            "does not read as part of this one: load "
             + (f"{bundle.root / first} itself" if where else f"{first}/ itself")
         )
+    if not markdown:
+        return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
     if len(reserved) == len(markdown):
         return (
             f"the folder has only index.md and log.md files ({len(reserved)}): add concept "
@@ -623,17 +630,17 @@ def _with_meant(bundle: Bundle, problem: Problem) -> Problem:
     return problem._replace(message=f"{problem.message}; did you mean {path}?")
 
 
-def validate(
-    bundle: Bundle, extra: Sequence[Problem] = (), now: datetime | None = None
-) -> ConformanceReport:
-    """Classify the bundle's problems into §11 errors and warnings, with exact counts;
-    ``extra`` are more problems to report (:func:`okfx.attest.lint.validate` adds the
-    computations' that way). With ``now``, the notes also name the concepts stale at
-    ``now`` and the links to deprecated concepts (:mod:`okfx.bundle.upkeep`)."""
-    problems, counts = reported(bundle, extra)
-    looked_up = [p for p in problems if p.code == "broken_link"][:MEANT_LOOKUPS]
-    named = {p: _with_meant(bundle, p) for p in looked_up}
-    ordered = sorted((named.get(p, p) for p in problems), key=reading_order)
+def report_notes(
+    bundle: Bundle,
+    problems: list[Problem],
+    counts: Mapping[str, int],
+    now: datetime | None = None,
+) -> tuple[str, ...]:
+    """The notes of ``okfx validate`` on ``bundle``, whose problems and counts are
+    ``problems`` and ``counts`` (:func:`reported`): one cause said once, with what to do
+    (unchecked wikilinks, the version, where the bundle really is, a folder to exclude,
+    logs and versions written off the spec; with ``now``, its upkeep). The viewer's
+    Problems page shows them too (viewer QA: only the CLI had said them)."""
     wikis = unchecked_wikilinks(bundle)
     notes: tuple[str, ...] = (
         (
@@ -673,6 +680,21 @@ def validate(
     )
     if now is not None:
         notes += upkeep_notes(bundle, now)
+    return notes
+
+
+def validate(
+    bundle: Bundle, extra: Sequence[Problem] = (), now: datetime | None = None
+) -> ConformanceReport:
+    """Classify the bundle's problems into §11 errors and warnings, with exact counts;
+    ``extra`` are more problems to report (:func:`okfx.attest.lint.validate` adds the
+    computations' that way). With ``now``, the notes also name the concepts stale at
+    ``now`` and the links to deprecated concepts (:mod:`okfx.bundle.upkeep`)."""
+    problems, counts = reported(bundle, extra)
+    looked_up = [p for p in problems if p.code == "broken_link"][:MEANT_LOOKUPS]
+    named = {p: _with_meant(bundle, p) for p in looked_up}
+    ordered = sorted((named.get(p, p) for p in problems), key=reading_order)
+    notes = report_notes(bundle, problems, counts, now)
     return ConformanceReport(
         bundle=bundle.name,
         root=str(bundle.root),

@@ -80,6 +80,9 @@ class Site:
                     # The author's own way in, first (viewer QA: the root index, "Start
                     # here", was reachable only from Browse's sidebar).
                     "start": _start(view.bundle),
+                    # Why a bundle holds nothing, said where a person looks first (viewer
+                    # QA: a repository root showed an empty dashboard, its fix on Problems)
+                    "empty": view.empty,
                 }
             )
         # A bundle's own home is that bundle's page: its links in the top bar.
@@ -280,6 +283,7 @@ class Site:
             "codes": [(g.code, g.count, urls.problems(view.name, g.code)) for g in groups],
             "total": sum(group.count for group in groups),
             "code": code,
+            "notes": () if code else view.notes,
         }
 
     def log(self, name: str) -> dict[str, Any]:

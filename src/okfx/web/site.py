@@ -25,10 +25,10 @@ from okfx.bundle.bundle import Bundle
 from okfx.bundle.links import Resolver
 from okfx.bundle.paths import missing_folder, parent_dir
 from okfx.bundle.problems import ProblemGroup, group
-from okfx.bundle.validate import reported
+from okfx.bundle.validate import report_notes, reported, why_empty
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.errors import UnsafePath
-from okfx.model import Concept, IndexFile, LogFile
+from okfx.model import Concept, IndexFile, LogFile, Problem
 from okfx.web import urls
 from okfx.web.markdown import Rewrite, Target, WikiRewrite, slug
 
@@ -123,11 +123,27 @@ class BundleView:
         return found
 
     @cached_property
+    def _reported(self) -> tuple[list[Problem], dict[str, int]]:
+        return reported(self.bundle, computation_problems(self.bundle))
+
+    @cached_property
     def problems(self) -> list[ProblemGroup]:
         """What ``okfx validate`` reports, grouped by code, errors first: the load's
-        problems and the checks it adds (``broken_anchor``, ``no_concepts``); not its
-        notes, which read every body to count unchecked wikilinks."""
-        return group(*reported(self.bundle, computation_problems(self.bundle)))
+        problems and the checks it adds (``broken_anchor``, ``no_concepts``)."""
+        return group(*self._reported)
+
+    @cached_property
+    def empty(self) -> str:
+        """Why the bundle holds no concept, in words (``""`` when it holds some): what
+        its folder holds and what to load instead, by bundle paths only."""
+        return "" if len(self.bundle) else why_empty(self.bundle, where=False)
+
+    @cached_property
+    def notes(self) -> tuple[str, ...]:
+        """``okfx validate``'s notes (:func:`~okfx.bundle.validate.report_notes`), made
+        when the Problems page is first asked for: they read every body once to count
+        unchecked wikilinks (viewer QA: only the CLI said them)."""
+        return report_notes(self.bundle, *self._reported)
 
     @cached_property
     def missing_folders(self) -> list[tuple[str, int]]:
