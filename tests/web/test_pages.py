@@ -1485,3 +1485,20 @@ def test_a_folder_holding_a_bundle_deeper_says_so_on_the_overview_and_notes_on_p
     assert '<h2 id="h-notes">Notes</h2>' in problems
     assert "1 concept writes okf_version in its frontmatter" in problems
     assert '<p class="notice" role="note">' not in client.get("/").text  # it has concepts
+
+
+def test_a_footnote_naming_a_source_links_to_its_row(make_bundle: MakeBundle) -> None:
+    """Viewer QA: "a source ref[^src1]." with ``sources: [{id: src1, ...}]`` and no
+    ``[^src1]:`` definition showed the literal ``[^src1]``, while the Sources table said
+    "cited as src1"."""
+    page = (
+        "---\ntype: Note\nsources:\n  - {id: other, resource: 'https://o.example'}\n"
+        "  - {id: src1, resource: 'https://s.example', title: Source one}\n---\n"
+        "A source ref[^src1]. A note[^1]. Code: `[^src1]`.\n\n[^1]: The note.\n"
+    )
+    client = TestClient(create_app(Bundle.load(make_bundle({"a.md": page}), "s")), base_url=LOCAL)
+    html = client.get("/b/s/c/a.md").text
+    assert 'A source ref<a href="#h-src-2">[src1]</a>.' in html  # the page's ids take h-
+    assert '<tr id="h-src-2">' in html
+    assert "<code>[^src1]</code>" in html  # code stays as written
+    assert 'class="footnote-ref"' in html  # a footnote the body defines is one still

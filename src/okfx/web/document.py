@@ -5,12 +5,14 @@ viewer."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup
 
 from okfx.bundle.fields import source_places
+from okfx.bundle.links import matches_outside_code
 from okfx.bundle.paths import normalize, parent_dir
 from okfx.bundle.problems import ERROR_CODES, unsaid_line
 from okfx.bundle.reserved import page_heading
@@ -63,7 +65,7 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
         changed, doc = fresh is not doc, fresh
     text = doc.body
     if isinstance(doc, Concept):  # its opening heading, when only the title again, is the h1
-        text = without_title_heading(text, doc.title)
+        text = cited_sources(without_title_heading(text, doc.title), doc)
     body = render(text, view.rewrite(doc.directory), wikilink=view.wikilink(doc.directory))
     context: dict[str, Any] = {
         "bundle": b.name,
@@ -208,6 +210,30 @@ def _listed_in(view: BundleView, path: str) -> list[tuple[str, str]]:
     """The ``index.md`` and ``log.md`` files that link ``path``, with their pages."""
     b = view.bundle
     return [(source, urls.concept(b.name, source)) for source in b.listed_in(path)]
+
+
+def cited_sources(text: str, concept: Concept) -> str:
+    """``text`` with each ``[^label]`` that names a ``sources[].id`` and has no
+    ``[^label]: ...`` definition in the body written as a link to that source's row of
+    the Sources table, ``[label]`` (viewer QA: it showed as the literal ``[^src1]``, while
+    the table said "cited as src1"). Labels in code stay as written."""
+    rows = {s.id: at for at, s in enumerate(concept.sources, 1) if s.id and "[^" + s.id in text}
+    if not rows:
+        return text
+    out: list[str] = []
+    at = 0
+    for m in matches_outside_code(text, _CITED):
+        row = rows.get(m.group(1))
+        if row is None or f"[^{m.group(1)}]:" in text:
+            continue  # no source of that id, or a footnote the body defines
+        # the renderer gives a fragment the page's h- prefix: the row's id is h-src-N
+        out += [text[at : m.start()], f"[\\[{m.group(1)}\\]](#src-{row})"]
+        at = m.end()
+    return "".join(out) + text[at:]
+
+
+#: A footnote cited in a body, ``[^label]``, not its definition (``[^label]:``).
+_CITED = re.compile(r"\[\^([^\]\s]{1,200})\](?!:)")
 
 
 def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
