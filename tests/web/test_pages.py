@@ -1502,3 +1502,16 @@ def test_a_footnote_naming_a_source_links_to_its_row(make_bundle: MakeBundle) ->
     assert '<tr id="h-src-2">' in html
     assert "<code>[^src1]</code>" in html  # code stays as written
     assert 'class="footnote-ref"' in html  # a footnote the body defines is one still
+
+
+def test_a_status_no_concept_can_have_is_refused_as_a_wrong_tier_is(tmp_path: Path) -> None:
+    """Viewer QA: browse?status=reviewed (a producer's word, read as stable) listed
+    nothing without a word, where a wrong trust tier answered 400 with the values."""
+    (tmp_path / "a.md").write_text("---\ntype: Note\nstatus: reviewed\n---\nA.\n", "utf-8")
+    client = app_of(tmp_path)
+    name = tmp_path.name
+    refused = client.get(f"/b/{name}/browse?status=reviewed")
+    assert refused.status_code == 400
+    assert "unknown status &#39;reviewed&#39;; use one of" in refused.text
+    assert client.get(f"/b/{name}/browse?tier=nope").status_code == 400
+    assert _listed(client, f"/b/{name}/browse?status=stable") == 1  # what it reads as

@@ -20,6 +20,7 @@ from okfx.errors import InvalidArgument
 
 __all__ = [
     "FILTER_ORDER",
+    "STATUSES",
     "TRUST_TIERS",
     "ConceptFilter",
     "ConceptLike",
@@ -31,6 +32,8 @@ __all__ = [
 
 #: Spec §5.3, lowest to highest.
 TRUST_TIERS = ("unverified", "machine-confirmed", "human-reviewed")
+#: The lifecycle statuses a concept reads as (spec §5.4), which ``status`` filters by.
+STATUSES = ("draft", "stable", "deprecated")
 #: A hidden concept is counted once, under the first filter here that hides it. Explicit
 #: filters come first: if a concept is both off-type and deprecated, passing
 #: include_deprecated would not bring it back, so it is not counted as "deprecated".
@@ -198,6 +201,11 @@ class ConceptFilter:
         if now is not None and not isinstance(now, datetime):
             raise InvalidArgument(f"now must be a datetime, got {now.__class__.__name__}")
         kind = _text("type", type)
+        state = _text("status", status)
+        if state is not None and state not in STATUSES:
+            # viewer QA: status=reviewed (a producer's word, read as stable) listed nothing
+            # without a word, where a wrong trust tier was refused
+            raise InvalidArgument(f"unknown status {state!r}; use one of {list(STATUSES)}")
         return cls(
             bundle=_text("bundle", bundle),
             directory=normalize_directory(directory),
@@ -206,7 +214,7 @@ class ConceptFilter:
             trust_tier=tier,
             include_deprecated=_flag("include_deprecated", include_deprecated),
             include_stale=_flag("include_stale", include_stale),
-            status=_text("status", status),
+            status=state,
             only_stale=_flag("only_stale", only_stale),
             now=datetime.now(UTC) if now is None else now,
         )
