@@ -92,3 +92,14 @@ def test_hybrid_hits_read_their_confidence_in_their_own_bundle(tmp_path: Path) -
         return found[("aviation", "/pump.md")].confidence
 
     assert pump_confidence(GEM, OTHER) == pump_confidence(OTHER)
+
+
+def test_missing_words_within_one_bundle_of_a_combined_or_live_index() -> None:
+    base = SearchIndex.build(entries(PUMP, bundle="aviation") + entries(GEM, bundle="gem"))
+    assert base.missing_words(QUERY) == ()
+    assert base.missing_words(QUERY, within="aviation") == ("failure",)
+    assert base.missing_words(QUERY, within="gem") == ("hydraulic", "procedure")
+    words = FakeConcept("/faults.md", title="Faults", body="A failure of the brake line.")
+    live = updated(base, [], [("aviation", words)], small=0, merge_fraction=1.0)
+    assert isinstance(live, LiveIndex)
+    assert live.missing_words(QUERY, within="aviation") == ()  # the delta holds it now

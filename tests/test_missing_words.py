@@ -333,3 +333,26 @@ def test_a_lone_surrogate_in_the_query_is_not_echoed(make_bundle: MakeBundle) ->
     assert found["query"] == "\ufffd bike"
     assert [h["path"] for h in found["hits"]] == ["/bikes.md"]  # type: ignore[index]
     str(found).encode("utf-8")  # raises UnicodeEncodeError on a lone surrogate
+
+
+def test_a_word_only_another_bundle_holds_is_said_of_the_first_hits_bundle(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: "smoking rate among adults" named "smoking" missing on a survey bundle
+    alone, and said nothing once a wiki whose "smoke tests" hold "smoking" was loaded
+    beside it; the answer's bundle still has no page on smoking."""
+    survey = make_bundle({"rate.md": concept("Variable", "Share of adults with a rate.\n")})
+    wiki = make_bundle({"ci.md": concept("Note", "Smoking the build: smoke tests run.\n")})
+    alone = Toolbox(Bundle.load(survey)).search_concepts("smoking rate among adults")
+    assert alone["missing_words"] == ["smoking"]
+    manager = KnowledgeManager()
+    manager.add(Bundle.load(survey), name="survey")
+    manager.add(Bundle.load(wiki), name="wiki")
+    both = Toolbox(manager).search_concepts("smoking rate among adults")
+    assert both["missing_words"] == []  # some loaded concept holds it
+    assert both["hits"][0]["bundle"] == "survey"
+    assert (
+        "No concept of bundle 'survey', the first hit's, contains the word(s) 'smoking': only "
+        "other loaded bundles do, so its hits do not hold them."
+    ) in both["notice"]
+    assert "the first hit's" not in Toolbox(manager).search_concepts("smoke tests")["notice"]

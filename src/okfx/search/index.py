@@ -476,9 +476,10 @@ class SearchIndex:
         hidden = scored.hidden(clamp_limit(limit, MAX_LIMIT))
         return SearchResults(query, hits, hidden, hidden_notice(hidden, chosen=not hits))
 
-    def missing_words(self, query: str) -> tuple[str, ...]:
+    def missing_words(self, query: str, within: str | None = None) -> tuple[str, ...]:
         """The query's words that no concept of the index holds in any form (the typed
         word, a plural or a variant): a misspelling, or a word the bundle does not use.
+        ``within``: no concept of that bundle of the index (:meth:`holds`).
 
         A word is a chunk of the query as typed (``custommer``, ``user_ltv``): missing
         when none of its terms is in the index, so an identifier whose parts are found
@@ -490,7 +491,17 @@ class SearchIndex:
         may be one by chance, and a misspelling among them must still be named."""
         last = self._last_query
         terms = last[1] if last is not None and last[0] == query else analyze_query(query)
-        held = {t.text: bool(self._forms(t)) for t in terms}
+        ids = self.postings.terms
+
+        def has(form: str) -> bool:
+            return form in ids if within is None else self.holds(within, [form])
+
+        held = {
+            t.text: bool(self._forms(t))
+            if within is None
+            else self.holds(within, [form for form, _ in t.forms])
+            for t in terms
+        }
         chunks: list[str] = []
         for chunk in split_chunks(query):
             if chunk.casefold() in STOPWORDS or is_contraction(chunk):
@@ -515,23 +526,22 @@ class SearchIndex:
                 )
         if not chunks:
             return ()
-        ids = self.postings.terms
         words = query_words(query)
         absent = {word for chunk in chunks for word in query_words(chunk)}
         found: set[str] = set()
         if len(words) >= 2:
             typed = set(words)
             for initials, run in initialism_runs(words, hyphened_words(query)):
-                if initials not in typed and absent.issuperset(run) and initials in ids:
+                if initials not in typed and absent.issuperset(run) and has(initials):
                     found.update(run)
         for left, right in joined_pair_parts(split_chunks(query)):
-            if left + right in ids:
+            if has(left + right):
                 found.update((left, right))
         # A verb in -s whose other forms the bundle holds ("generates": generated) is
         # not missing, though the search reads only its plural variants.
         for word in absent - found:
             singular = [v for v in plural_variants(word) if not v.endswith("s")]
-            if any(form in ids for v in singular for form in word_forms(v)):
+            if any(has(form) for v in singular for form in word_forms(v)):
                 found.add(word)
         light = light_words(query)
         missing = [

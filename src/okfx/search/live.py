@@ -86,12 +86,13 @@ class LiveIndex:
         """The bundle names in the base or the delta, sorted."""
         return tuple(sorted({*self.base.bundles, *self.delta.bundles}))
 
-    def missing_words(self, query: str) -> tuple[str, ...]:
+    def missing_words(self, query: str, within: str | None = None) -> tuple[str, ...]:
         """The query's words neither the base nor the delta holds
-        (:meth:`SearchIndex.missing_words <okfx.search.index.SearchIndex.missing_words>`);
-        a word only a dropped document held still counts as held."""
-        in_delta = set(self.delta.missing_words(query))
-        return tuple(word for word in self.base.missing_words(query) if word in in_delta)
+        (:meth:`SearchIndex.missing_words <okfx.search.index.SearchIndex.missing_words>`;
+        ``within``: in that bundle); a word only a dropped document held still counts as
+        held."""
+        in_delta = set(self.delta.missing_words(query, within))
+        return tuple(word for word in self.base.missing_words(query, within) if word in in_delta)
 
     def search(
         self,

@@ -253,10 +253,13 @@ class KnowledgeManager:
             self.semantic.attach(index)
         return index.search(query, limit=limit, type=type, tags=tags, **filters)
 
-    def missing_words(self, query: str, *, bundle: str | None = None) -> tuple[str, ...]:
+    def missing_words(
+        self, query: str, *, bundle: str | None = None, within: str | None = None
+    ) -> tuple[str, ...]:
         """The words of ``query`` that no concept holds, in the index :meth:`search`
-        ranks in (none under a plug-in ranker, whose vocabulary okfx does not know).
-        Call it after a search: it uses the index that search built."""
+        ranks in (none under a plug-in ranker, whose vocabulary okfx does not know);
+        ``within``: no concept of that bundle, in the index of every bundle. Call it after
+        a search: it uses the index that search built."""
         if self.ranker is not None or not self._bundles:
             return ()
         if bundle is not None:
@@ -265,7 +268,7 @@ class KnowledgeManager:
             index = next(iter(self._bundles.values())).search_index()
         else:
             index = self._combined
-        return () if index is None else tuple(index.missing_words(query))
+        return () if index is None else tuple(index.missing_words(query, within))
 
     def enable_semantic(self, embedder: Any = None, **options: Any) -> Any:
         """Search with hybrid retrieval (BM25F and an embedding), for every bundle and

@@ -30,6 +30,7 @@ __all__ = [
     "folder_not_file",
     "gone_since_load",
     "limit_capped",
+    "missing_in_bundle",
     "missing_words",
     "nested_in",
     "no_hits",
@@ -117,6 +118,16 @@ def nothing_to_search(names: Sequence[str]) -> str:
         if len(names) == 1
         else f"Bundles {which} have no concepts, so no search can find anything: "
         "list_bundles says why (their empty fields), as okfx validate does."
+    )
+
+
+def missing_in_bundle(words: Sequence[str], bundle: str) -> str:
+    """A search of several bundles whose first hit's ``bundle`` holds none of ``words``,
+    which other loaded bundles hold."""
+    shown = ", ".join(repr(w[:40]) for w in words[:MISSING_WORDS])
+    return (
+        f"No concept of bundle {quoted(bundle)}, the first hit's, contains the word(s) "
+        f"{shown}: only other loaded bundles do, so its hits do not hold them."
     )
 
 

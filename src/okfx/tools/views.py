@@ -498,6 +498,17 @@ def search(
     if payload["hits"] and only_stopwords(text):
         said = notices.common_words_only(text)
         payload["notice"] = " ".join(filter(None, [said, payload.get("notice", "")]))
+    hits = payload["hits"]
+    if hits and name is None and len(box.manager) > 1 and payload.get("ranking") != "ranker":
+        # Several bundles: a word only another bundle holds is no missing word of the
+        # union, yet the first hit's bundle lacks it (agent QA: "smoking rate among
+        # adults" was warned on the survey bundle alone, and silent beside a wiki
+        # whose "smoke tests" hold "smoking")
+        first = str(hits[0]["bundle"])
+        own = [w for w in box.manager.missing_words(text, within=first) if w not in missing]
+        if own:
+            said = notices.missing_in_bundle(own, first)
+            payload["notice"] = " ".join(filter(None, [payload.get("notice", ""), said]))
     guess = first_guess(payload["hits"])
     if guess:
         payload["notice"] = " ".join(filter(None, [guess, payload.get("notice", "")]))
