@@ -290,7 +290,12 @@ _SEARCH = (
         "the result",
         (
             Key("query", "string", "The query as given."),
-            Key("hits", "list of objects", "The hits, best first, at most `limit`."),
+            Key(
+                "hits",
+                "list of objects",
+                "The hits, best first, at most `limit`: by score, but hits that hold no word "
+                "of the query as text (nothing `matched`, confidence 0) after the others.",
+            ),
             Key("hidden", "object", _hidden("matches", " of those that would have ranked here")),
             Key("notice", "string", "What to try next, what was hidden, how words were read."),
             Key(
