@@ -13,7 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from okfx.bundle.bundle import Bundle
 from okfx.tools.arguments import ToolArguments
@@ -22,6 +22,7 @@ from okfx.tools.payloads import internal_error
 from okfx.tools.toolbox import Toolbox
 
 __all__ = [
+    "Offered",
     "Source",
     "Tool",
     "checked_tools",
@@ -30,6 +31,7 @@ __all__ = [
     "guarded_tools",
     "instructions",
     "internal_error",
+    "offered_tools",
     "renamer",
     "to_json",
     "to_manager",
@@ -151,6 +153,34 @@ def renamer(names: Mapping[str, str]) -> Callable[[dict[str, Any]], dict[str, An
         return renamed
 
     return rename
+
+
+class Offered(NamedTuple):
+    """One tool as an adapter offers it: the okfx tool (its signature and docstring, which
+    the framework reads), the name the model sees, and its call, which takes the model's
+    arguments as written, checks them as MCP does (:func:`checked_tools`) and names the
+    tools in the result's own text as the model has them (:func:`renamer`)."""
+
+    tool: Tool
+    shown: str
+    call: Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
+def offered_tools(
+    source: Source, prefix: str | None = None, only: Iterable[str] | None = None
+) -> list[Offered]:
+    """The tools offered from ``source``, in :data:`~okfx.TOOL_NAMES` order, named and
+    selected as :func:`exposed_names` says (for the adapters that build one framework
+    tool per okfx tool: LangChain, the OpenAI Agents SDK)."""
+    box = toolbox(source)
+    checked = checked_tools(box)
+    names = exposed_names(box, prefix, only)
+    rename = renamer(names)
+
+    def caller(name: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
+        return lambda arguments: rename(checked.call(name, arguments))
+
+    return [Offered(checked.tools[name], shown, caller(name)) for name, shown in names.items()]
 
 
 def instructions(

@@ -13,22 +13,11 @@ manager or bundle; a path would be loaded twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from okfx.tools.arguments import ToolArguments
-
 from ._optional import require
-from ._source import (
-    Source,
-    Tool,
-    checked_tools,
-    exposed_names,
-    instructions,
-    renamer,
-    to_json,
-    toolbox,
-)
+from ._source import Offered, Source, instructions, offered_tools, to_json
 
 __all__ = ["instructions", "tools"]
 
@@ -46,34 +35,26 @@ def tools(
     names them ``okf_search_concepts`` and so on; ``only`` keeps the tools it names (give
     :func:`instructions` the same two, so that the block names the tools as offered).
     """
-    box = toolbox(source)
-    checked = checked_tools(box)
-    names = exposed_names(box, prefix, only)
-    rename = renamer(names)  # results name the tools as the model has them
-    return [
-        _structured(checked, checked.tools[name], shown, rename) for name, shown in names.items()
-    ]
+    return [_structured(offered) for offered in offered_tools(source, prefix, only)]
 
 
-def _structured(
-    checked: ToolArguments, tool: Tool, shown: str, rename: Callable[[Any], Any]
-) -> Any:
-    """``tool`` with the args schema LangChain infers from its signature (the Field
+def _structured(offered: Offered) -> Any:
+    """The tool with the args schema LangChain infers from its signature (the Field
     descriptions and bounds every adapter shows), given as JSON schema so that LangChain
     passes the model's arguments on as written: okfx checks them as MCP does. LangChain's
     own check had dropped an unknown argument and refused an over-maximum ``limit``,
     which the contract reads as the maximum (adapter QA)."""
-    name = tool.__name__
-    inferred = _StructuredTool.from_function(tool, name=name, description=tool.__doc__)
+    tool = offered.tool
+    inferred = _StructuredTool.from_function(tool, name=tool.__name__, description=tool.__doc__)
     schema = inferred.tool_call_schema.model_json_schema()
 
     def content_and_artifact(**arguments: Any) -> tuple[str, dict[str, Any]]:
-        result = rename(checked.call(name, arguments))
+        result = offered.call(arguments)
         return to_json(result), result
 
     return _StructuredTool.from_function(
         content_and_artifact,
-        name=shown,
+        name=offered.shown,
         description=tool.__doc__,
         args_schema=schema,
         response_format="content_and_artifact",

@@ -16,24 +16,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from okfx.errors import InvalidArgument
-from okfx.tools.arguments import ToolArguments
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
-from ._source import (
-    Source,
-    Tool,
-    checked_tools,
-    exposed_names,
-    instructions,
-    renamer,
-    to_json,
-    toolbox,
-)
+from ._source import Offered, Source, instructions, offered_tools, to_json
 
 __all__ = ["instructions", "tools"]
 
@@ -47,41 +37,30 @@ def tools(
     """The OKF tools as ``FunctionTool``s, in ``TOOL_NAMES`` order; results are JSON text.
     ``prefix="okf"`` names them ``okf_search_concepts`` and so on; ``only`` keeps the
     tools it names (give :func:`instructions` the same two)."""
-    box = toolbox(source)
-    checked = checked_tools(box)
-    names = exposed_names(box, prefix, only)
-    rename = renamer(names)  # results name the tools as the model has them
-    return [
-        _function_tool(checked, checked.tools[name], shown, rename) for name, shown in names.items()
-    ]
+    return [_function_tool(offered) for offered in offered_tools(source, prefix, only)]
 
 
-def _function_tool(
-    checked: ToolArguments, tool: Tool, shown: str, rename: Callable[[Any], Any]
-) -> Any:
-    """``tool`` with the schema the SDK derives from its signature, whose call parses the
+def _function_tool(offered: Offered) -> Any:
+    """The tool with the schema the SDK derives from its signature, whose call parses the
     model's JSON and checks the arguments as MCP does. The SDK's own check had answered
     every bad argument "Invalid JSON input for tool ...", with no reason, and dropped an
     unknown one (adapter QA)."""
-    name = tool.__name__
+    shown = offered.shown
 
     # strict_mode=False: strict schemas make every parameter required and drop defaults,
     # which would force the model to fill in every filter.
-    derived = _agents.function_tool(tool, name_override=shown, strict_mode=False)
+    derived = _agents.function_tool(offered.tool, name_override=shown, strict_mode=False)
 
     async def invoke(context: Any, text: str) -> str:
         try:
             arguments = json.loads(text) if text.strip() else {}
         except ValueError as exc:
-            error = error_payload(InvalidArgument(f"{name}: arguments are no JSON: {exc}"))
-            return to_json(rename(error))
+            return to_json(error_payload(InvalidArgument(f"{shown}: arguments are no JSON: {exc}")))
         if not isinstance(arguments, dict):
             kind = type(arguments).__name__
-            error = error_payload(
-                InvalidArgument(f"{name}: arguments must be an object, got {kind}")
-            )
-            return to_json(rename(error))
+            error = InvalidArgument(f"{shown}: arguments must be an object, got {kind}")
+            return to_json(error_payload(error))
         # The SDK would send a returned dict as its Python repr; JSON is what models read best.
-        return to_json(rename(await asyncio.to_thread(checked.call, name, arguments)))
+        return to_json(await asyncio.to_thread(offered.call, arguments))
 
     return dataclasses.replace(derived, on_invoke_tool=invoke)
