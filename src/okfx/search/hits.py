@@ -157,8 +157,9 @@ def claims_nothing_last(hits: list[SearchHit]) -> list[SearchHit]:
     ``matched``, confidence 0: a word only in a link's address, a one-character part of
     "Q2") after the others, each group in its order. Agent QA: a page whose only match
     was "one" in a cited URL came first, above a page holding three of the query's words."""
-    empty = [h for h in hits if h.found == "lexical" and not h.matched and h.confidence == 0.0]
-    if not empty or len(empty) == len(hits):
-        return hits
-    kept = [h for h in hits if not (h.found == "lexical" and not h.matched and h.confidence == 0.0)]
-    return kept + empty
+    kept: list[SearchHit] = []
+    empty: list[SearchHit] = []
+    for hit in hits:
+        claims = hit.found != "lexical" or hit.matched or hit.confidence != 0.0
+        (kept if claims else empty).append(hit)
+    return kept + empty if kept and empty else hits
