@@ -387,7 +387,6 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         [rep("\\"), rep("["), rep("(", tail="x"), rep("(a"), rep(".")],
     ),
     "okfx.bundle.links._CITED": ("scan", [rep("[^"), rep("[^a"), rep("[^a]:")]),
-    "okfx.web.document._CITED": ("scan", [rep("[^"), rep("[^a"), rep("[^a]:")]),
     "okfx.bundle.links._FOOTNOTE_LINE": (
         "scan",
         [

@@ -25,6 +25,7 @@ __all__ = [
     "RawLink",
     "Resolver",
     "destination",
+    "footnote_citations",
     "footnote_definitions",
     "footnote_offsets",
     "footnote_spans",
@@ -333,9 +334,14 @@ def footnote_offsets(body: str, labels: Iterable[str]) -> dict[str, int]:
 def footnotes_cited(text: str) -> set[str]:
     """Labels of the footnotes ``text`` cites (``[^label]`` outside code), not those it
     only defines (``[^label]: ...``)."""
-    if "[^" not in text:
-        return set()
-    return {m.group(1) for m in matches_outside_code(text, _CITED)}
+    return {m.group(1) for m in footnote_citations(text)}
+
+
+def footnote_citations(text: str) -> Iterator[re.Match[str]]:
+    """The ``[^label]`` citations of ``text`` outside code, in order (group 1: the
+    label), not the ``[^label]:`` definitions."""
+    if "[^" in text:
+        yield from matches_outside_code(text, _CITED)
 
 
 def footnote_definitions(body: str) -> set[str]:

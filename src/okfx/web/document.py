@@ -5,14 +5,13 @@ viewer."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 from markupsafe import Markup
 
 from okfx.bundle.fields import source_places
-from okfx.bundle.links import matches_outside_code
+from okfx.bundle.links import footnote_citations
 from okfx.bundle.paths import normalize, parent_dir
 from okfx.bundle.problems import ERROR_CODES, unsaid_line
 from okfx.bundle.reserved import page_heading
@@ -222,7 +221,7 @@ def cited_sources(text: str, concept: Concept) -> str:
         return text
     out: list[str] = []
     at = 0
-    for m in matches_outside_code(text, _CITED):
+    for m in footnote_citations(text):
         row = rows.get(m.group(1))
         if row is None or f"[^{m.group(1)}]:" in text:
             continue  # no source of that id, or a footnote the body defines
@@ -230,10 +229,6 @@ def cited_sources(text: str, concept: Concept) -> str:
         out += [text[at : m.start()], f"[\\[{m.group(1)}\\]](#src-{row})"]
         at = m.end()
     return "".join(out) + text[at:]
-
-
-#: A footnote cited in a body, ``[^label]``, not its definition (``[^label]:``).
-_CITED = re.compile(r"\[\^([^\]\s]{1,200})\](?!:)")
 
 
 def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
