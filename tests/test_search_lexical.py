@@ -1224,3 +1224,55 @@ def test_a_contraction_is_no_word_a_hit_must_hold():
     assert found["/b.md"][0] == 0.5  # invest; its "t" is no word of the query's
     assert [h.confidence for h in index.search("can't", now=NOW)] == [0.0]
     assert index.missing_words("countries that won't invest") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("IDs", ["ids"]),
+        ("userIDs", ["user", "ids", "userids"]),
+        ("URLsFor", ["urls", "for", "urlsfor"]),
+        ("HTTPServer", ["http", "server", "httpserver"]),
+    ],
+)
+def test_capitals_with_a_plural_s_stay_one_word(text, terms):
+    # Session 63: split at the case change, "IDs" was the terms i and ds.
+    from okfx.search.analyzer import tokenize
+
+    assert tokenize(text) == terms
+
+
+@pytest.mark.parametrize(
+    ("word", "forms"), [("id", ["ids"]), ("ids", ["id"]), ("vm", ["vms"]), ("os", []), ("a", [])]
+)
+def test_short_words_have_their_plural_or_singular(word, forms):
+    assert plural_variants(word) == forms
+
+
+@pytest.mark.parametrize(
+    "query", ["post type id", "post type ids", "What does post type id 2 mean?"]
+)
+def test_a_short_word_finds_its_plural_written_in_capitals(query):
+    # Session 63's new tuning queries: "post type id" matched "post" and "type" of the
+    # reference titled "Post Type IDs", and pages with "post type id" in a table row
+    # came first.
+    index = SearchIndex.build(
+        entries(
+            FakeConcept(
+                "/references/post_type_ids.md",
+                title="Post Type IDs",
+                body="Enumerated IDs for the types of posts. `1`: Question. `2`: Answer.",
+            ),
+            FakeConcept(
+                "/tables/post_history.md",
+                title="Post History",
+                body="Columns: post_id, post_history_type_id (2 means an edit), user_id, text.",
+            ),
+            FakeConcept(
+                "/tables/post_links.md",
+                title="Post Links",
+                body="Columns: post_id, related_post_id, link_type_id (1 linked, 3 duplicate).",
+            ),
+        )
+    )
+    assert paths(index, query)[0] == "/references/post_type_ids.md"

@@ -139,6 +139,13 @@ def folded_chunks(text: str) -> list[str] | None:
     return lowered.translate(_SPLIT_TABLE).split()
 
 
+def _plural_s(run: str, i: int) -> bool:
+    """Whether ``run[i]`` is the plural "s" of the capitals before it: the last letter of
+    the run or followed by a capital ("IDs", "URLsFor"), so "IDs" stays one word, not I
+    and Ds."""
+    return run[i] == "s" and (i == len(run) - 1 or run[i + 1].isupper())
+
+
 def _camel_parts(run: str) -> list[str]:
     """Split a letter run at case changes: ``userID`` -> user, ID; ``HTTPServer``."""
     if run.islower() or run.isupper() or run.istitle():
@@ -149,7 +156,8 @@ def _camel_parts(run: str) -> list[str]:
     for i in range(1, len(run)):
         prev, cur = run[i - 1], run[i]
         if cur.isupper() and (
-            prev.islower() or (prev.isupper() and i < last and run[i + 1].islower())
+            prev.islower()
+            or (prev.isupper() and i < last and run[i + 1].islower() and not _plural_s(run, i + 1))
         ):
             parts.append(run[start:i])
             start = i
@@ -343,14 +351,17 @@ def plural_variants(word: str) -> list[str]:
     A word in -is is read both ways: a singular ("analysis" -> analyses) and the -s
     plural of a word in -i ("wikis" -> wiki, "kpis" -> kpi).
 
-    Forms that do not exist in an index are harmless: the index ignores them. Words
-    shorter than 3 letters, and anything that is not purely alphabetic, get none.
+    A word of two letters gets its plural ("id" -> ids) and one of three in s its singular
+    ("ids" -> id). Forms that do not exist in an index are harmless: the index ignores
+    them. One letter, and anything that is not purely alphabetic, gets none.
     """
-    if len(word) < 3 or not word.isalpha():
+    if len(word) < 2 or not word.isalpha():
         return []
+    if len(word) == 2:  # "id" -> ids, "vm" -> vms
+        return [word + "s"] if word[-1] != "s" else []
     out: list[str] = []
     plural_looking = word.endswith("s") and not word.endswith(("ss", "us", "is"))
-    if plural_looking and len(word) > 3:
+    if plural_looking:  # "ids" -> id
         out.append(word[:-1])
         if word.endswith("es") and len(word) > 4:
             out.append(word[:-2])
