@@ -40,7 +40,14 @@ from okfx.search import hybrid  # noqa: E402
 from okfx.search.embedder import default_embedder  # noqa: E402
 from okfx.search.index import SearchIndex  # noqa: E402
 from okfx.search.vectors import default_store  # noqa: E402
-from search_eval.evaluate import KINDS, TUNING_CORPUS, TUNING_SETS, load_queries, ndcg  # noqa: E402
+from search_eval.evaluate import (  # noqa: E402
+    KINDS,
+    TUNING_CORPUS,
+    TUNING_PRODUCERS,
+    TUNING_SETS,
+    load_queries,
+    ndcg,
+)
 
 GRID = tuple(round(0.05 * step, 2) for step in range(21))
 
@@ -118,8 +125,9 @@ def shapes(rows: Sequence[Row]) -> list[tuple[float, float, float, float, float,
     plain = [r for r in rows if r.rule_alpha <= hybrid.ALPHA_MAX + 1e-9]
     span = hybrid.ALPHA_MAX - hybrid.ALPHA_MIN
     share = {id(r): math.sqrt(max(r.rule_alpha - hybrid.ALPHA_MIN, 0.0) / span) for r in plain}
-    real = [r for r in plain if r.set == TUNING_CORPUS.name]
-    samples = [r for r in plain if r.set != TUNING_CORPUS.name]
+    corpus = {TUNING_CORPUS.name, TUNING_PRODUCERS.name}
+    real = [r for r in plain if r.set in corpus]
+    samples = [r for r in plain if r.set not in corpus]
     out = []
     for a_min in (0.0, 0.1, 0.2, 0.3, 0.4):
         for a_max in (0.6, 0.7, 0.8, 0.9):

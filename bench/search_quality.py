@@ -2,14 +2,15 @@
 
 ``tests/search_eval/queries.yaml`` (written while building the analyzer),
 ``tests/search_eval/tuning.yaml`` (more tuning queries) and ``tests/search_eval/blind.yaml``
-(written blind, without the ranking code) run against one index over the four sample
-bundles in ``../shared/okf-samples``; ``tests/search_eval/tuning_corpus.yaml`` (tuning
-queries over real bundles) and ``tests/search_eval/third.yaml`` (written blind before issue
-20's tuning) run each of their bundles (kept under ``$OKFX_CORPUS``, or in the repository)
-in an index of its own. Prints nDCG@5, MRR@10, hit@1 and hit@3 per query kind, plus the
-no-answer abstain rate (see ``tests/search_eval/evaluate.py`` for the definitions). The
-baseline is plain BM25 over one combined field with ``\\w+`` tokens: no field weights, no
-identifier splitting, no plural forms.
+(written blind, without the ranking code) run against one index over the four sample bundles
+in ``../shared/okf-samples``; ``tests/search_eval/tuning_corpus.yaml`` and
+``tests/search_eval/tuning_producers.yaml`` (tuning queries over real bundles) and
+``tests/search_eval/third.yaml`` (written blind before issue 20's tuning) run each of their
+bundles (kept under ``$OKFX_CORPUS``, or in the repository) in an index of its own. Prints
+nDCG@5, MRR@10, hit@1 and hit@3 per query kind, plus the no-answer abstain rate (see
+``tests/search_eval/evaluate.py`` for the definitions). The baseline is plain BM25 over one
+combined field with ``\\w+`` tokens: no field weights, no identifier splitting, no plural
+forms.
 
 The blind sets (``blind.yaml``, ``third.yaml``) print aggregates only; ``--tuning`` runs
 the tuning sets alone, with the queries each ranking misses and the figures pooled over

@@ -13,7 +13,15 @@ from conftest_search import SAMPLE_NAMES, require_samples
 from okfx import Bundle
 from okfx.search.index import SearchIndex
 from search_eval.baseline import PlainBM25
-from search_eval.evaluate import BLIND, QUERIES, THIRD, evaluate, load_bundles, load_queries
+from search_eval.evaluate import (
+    BLIND,
+    QUERIES,
+    THIRD,
+    TUNING_PRODUCERS,
+    evaluate,
+    load_bundles,
+    load_queries,
+)
 
 NOW = datetime(2026, 7, 15, tzinfo=UTC)
 
@@ -136,3 +144,21 @@ def test_the_third_set_is_large_enough_and_judges_concepts_that_exist():
                 assert set(query.relevant) <= known, query.id
                 checked += 1
     assert checked >= 50  # the example-bundle half runs everywhere
+
+
+def test_the_producers_tuning_set_judges_concepts_that_exist():
+    """tuning_producers.yaml: unique ids, a bundle for every query, and each judged
+    concept a concept of its bundle (checked for the bundles present under
+    $OKFX_CORPUS; skipped when none is)."""
+    queries = load_queries(TUNING_PRODUCERS)
+    assert len({q.id for q in queries}) == len(queries) >= 150
+    bundles = {spec.name: spec for spec in load_bundles(TUNING_PRODUCERS)}
+    assert {q.options["bundle"] for q in queries} == set(bundles)
+    present = {name: spec for name, spec in bundles.items() if spec.path is not None}
+    if not present:
+        pytest.skip("no bundle of tuning_producers.yaml under $OKFX_CORPUS")
+    for name, spec in present.items():
+        known = {f"{name}:{c.path}" for c in Bundle.load(spec.path, name=name)}
+        for query in queries:
+            if query.options["bundle"] == name:
+                assert set(query.relevant) <= known, query.id

@@ -35,8 +35,10 @@ THIRD = Path(__file__).with_name("third.yaml")
 #: index, as queries.yaml), and queries over real bundles (an index per bundle).
 TUNING = Path(__file__).with_name("tuning.yaml")
 TUNING_CORPUS = Path(__file__).with_name("tuning_corpus.yaml")
+#: Session 63's tuning set over eleven more producers' bundles (an index per bundle).
+TUNING_PRODUCERS = Path(__file__).with_name("tuning_producers.yaml")
 #: Sets that parameters may be tuned on (their per-query misses may be printed).
-TUNING_SETS = (QUERIES, TUNING, TUNING_CORPUS)
+TUNING_SETS = (QUERIES, TUNING, TUNING_CORPUS, TUNING_PRODUCERS)
 #: Sets that are measured, never tuned on: only aggregates are printed.
 BLIND_SETS = (BLIND, THIRD)
 KINDS = (
