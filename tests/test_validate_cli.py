@@ -649,3 +649,37 @@ def test_text_report_names_each_problem_as_file_line(
     monkeypatch.chdir(empty.parent)
     whole = CliRunner().invoke(cli, ["validate", empty.name]).output
     assert f"\n      {empty.name}: no concepts" in whole  # a problem of the whole bundle
+
+
+def test_typed_files_under_a_hidden_name_are_noted(make_bundle: MakeBundle) -> None:
+    """Session 63: a `.draft.md` or a `.notes/` folder of typed pages loaded as nothing,
+    and validate said "conformant, 1 concept"; only typed .md files count, and a symlink
+    is never followed."""
+    files = {
+        "a/one.md": concept(),
+        ".drafts/two.md": concept(),
+        ".drafts/deeper/three.md": concept(),
+        "a/.four.md": concept(),
+        ".untyped.md": "---\ntitle: Notes\n---\ntype: in the body\n",
+        ".github/PULL_REQUEST_TEMPLATE.md": "# Template\n",
+        ".git/notes.md": concept(),
+    }
+    root = make_bundle(files)
+    (root / ".linked.md").symlink_to(root / "a" / "one.md")
+    report = validate(Bundle.load(root))
+    assert len(Bundle.load(root)) == 1
+    assert report.notes == (
+        "3 .md files with a type in their frontmatter are not read, for a name starting "
+        "with '.' (their own or a folder's), which okfx skips as hidden: /.drafts/deeper/"
+        "three.md, /.drafts/two.md, /a/.four.md; rename without the dot to make them concepts",
+    )
+    assert validate(Bundle.load(make_bundle({"a/one.md": concept()}))).notes == ()
+
+
+def test_hidden_files_are_looked_at_within_a_bound(make_bundle: MakeBundle, monkeypatch) -> None:
+    from okfx.bundle import hidden
+
+    files = {f".many/{i:03d}.md": concept() for i in range(50)}
+    monkeypatch.setattr(hidden, "MAX_ENTRIES", 10)
+    found = hidden.hidden_concepts(Bundle.load(make_bundle({**files, "a.md": concept()})))
+    assert 0 < len(found) < 10

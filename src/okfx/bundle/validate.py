@@ -27,6 +27,7 @@ from okfx.bundle.anchors import closest_anchor, fragment_key, heading_anchors, o
 from okfx.bundle.bundle import RESERVED, Bundle
 from okfx.bundle.conventions import with_line
 from okfx.bundle.habits import no_frontmatter_note, undated_log_note, version_in_concepts_note
+from okfx.bundle.hidden import hidden_note
 from okfx.bundle.links import scan_markdown
 from okfx.bundle.meant import meant_by
 from okfx.bundle.problems import (
@@ -675,7 +676,11 @@ def report_notes(
         notes += (_cluster_note(*cluster),)
     notes += tuple(
         note
-        for note in (undated_log_note(bundle, codes), version_in_concepts_note(bundle))
+        for note in (
+            undated_log_note(bundle, codes),
+            version_in_concepts_note(bundle),
+            hidden_note(bundle, frozenset(_hidden_bundles(bundle))),
+        )
         if note is not None
     )
     if now is not None:
