@@ -1515,3 +1515,14 @@ def test_a_status_no_concept_can_have_is_refused_as_a_wrong_tier_is(tmp_path: Pa
     assert "unknown status &#39;reviewed&#39;; use one of" in refused.text
     assert client.get(f"/b/{name}/browse?tier=nope").status_code == 400
     assert _listed(client, f"/b/{name}/browse?status=stable") == 1  # what it reads as
+
+
+def test_an_unresolved_links_text_shows_its_code_spans_as_code(make_bundle: MakeBundle) -> None:
+    """Session 62's viewer QA: a broken link written [`orders_v2`](gone.md) was listed
+    under Unresolved with its backticks as text."""
+    body = "See [`orders_v2` & <b>](gone.md) and [up](../../outside.md).\n"
+    root = make_bundle({"a.md": concept(body=body)})
+    html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get("/b/kb/c/a.md")
+    side = html.text[html.text.index('id="links-broken"') :]
+    assert '<span class="broken-link"><code>orders_v2</code> &amp; &lt;b&gt;</span>' in side
+    assert "`orders_v2`" not in side
