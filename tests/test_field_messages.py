@@ -22,7 +22,7 @@ def test_a_status_that_means_a_review_says_where_a_review_is_recorded(
         assert message.startswith(f"status {word!r} is not draft, stable or deprecated")
         assert "read as stable: write stable, and record the review as verified: " in message
         assert "[{by: human:<id>, at: <ISO 8601 time>}] (spec §5.2)" in message
-    ((_, other),) = _messages(make_bundle, status="retired")
+    ((_, other),) = _messages(make_bundle, status="orange")
     assert other.endswith("read as stable: write one of the three (line 3)")
     bundle = Bundle.load(make_bundle({"a.md": concept("Term", status="reviewed")}))
     assert bundle.concept("a").status == "stable"  # the derived status is unchanged
@@ -147,3 +147,33 @@ def test_a_negative_usage_count_is_said_and_left_out(make_bundle: MakeBundle) ->
         "invalid_field",
         "sources[0].usage_count is -3: a count of uses is 0 or more (spec §5.1); ignored (line 3)",
     )
+
+
+def test_a_status_whose_meaning_is_plain_says_what_reading_it_as_stable_does(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: 'archived' and 'todo' were read as stable with only "write one of the
+    three": a retired or unfinished concept is served as current."""
+    said = {
+        "archived": "read as stable, so consumers serve it as current: if it is retired, "
+        "write deprecated (kept for links and history)",
+        "Superseded": "if it is retired, write deprecated",
+        "todo": "read as stable, ready for consumption: if it is not finished, write draft",
+        "needs-review": "if it is not finished, write draft",
+        "active": "read as stable, as meant: write stable, or leave the key out",
+    }
+    for word, part in said.items():
+        ((code, message),) = _messages(make_bundle, status=word)
+        assert code == "unknown_status" and part in message, word
+
+
+def test_an_empty_timestamp_and_a_verified_string_say_what_to_write(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: timestamp: '' read "'' is not a valid ISO 8601 date" (490 pages of
+    okf-explorer), and verified: "yes" gave neither the form nor the consequence."""
+    ((_, empty),) = _messages(make_bundle, timestamp="''")
+    assert empty.startswith("timestamp is empty: write an ISO 8601 datetime")
+    ((_, verified),) = _messages(make_bundle, verified="'yes'")
+    assert "not a string; ignored, so the concept counts as unverified (spec §5.3)" in verified
+    assert "write verified: [{by: human:<id>, at: <ISO 8601 time>}]" in verified

@@ -83,7 +83,8 @@ def test_trust_field_messages_say_what_is_missing_and_what_is_allowed(
         "/b.md": "verified[0] has no 'at' (spec §5.2: each event has by and at); "
         "kept without a date (line 3)",
         "/c.md": "verified must be a mapping or a list of mappings, not true or false; "
-        "ignored (line 3)",
+        "ignored, so the concept counts as unverified (spec §5.3): write verified: "
+        "[{by: human:<id>, at: <ISO 8601 time>}] (§5.2) (line 3)",
     }
     assert bundle.concept("b").trust_tier == "human-reviewed"  # the tier reads 'by' alone
 

@@ -157,6 +157,11 @@ def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | N
     if not isinstance(value, str):
         return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
     text = value.strip()
+    if not text:  # validate QA: "'' is not a valid ISO 8601 date" on 490 pages
+        return (
+            None,
+            "is empty: write an ISO 8601 datetime (2026-06-30T14:00:00Z), or leave the key out",
+        )
     if text[:4].isdigit() and (text[10:11] == "t" or text[-1:] == "z"):
         text = _upper_t_z(text)  # RFC 3339 allows "t" and "z" (spec QA: refused)
     if "T" not in text and " " not in text:
