@@ -36,6 +36,8 @@ def test_rules_one_and_two_are_errors_and_the_rest_warnings(make_bundle: MakeBun
         "errors": 2,
         "warnings": 2,
         "by_code": {"broken_link": 1, "missing_type": 1, "no_frontmatter": 1, "unknown_status": 1},
+        "listed": 4,
+        "truncated": False,
     }
     assert json.loads(json.dumps(data)) == data
 

@@ -157,3 +157,32 @@ def test_list_bundles_counts_every_problem(make_bundle: MakeBundle) -> None:
     box = Toolbox(Bundle.load(root, limits=Limits(max_warnings=5)))
     row = box.list_bundles()["bundles"][0]
     assert (row["errors"], row["warnings"]) == (1, 12)  # apart, as okfx validate counts
+
+
+def test_the_json_says_when_its_lists_are_partial(make_bundle: MakeBundle) -> None:
+    """Validate QA: past max_warnings the JSON lists were partial, and only a magic code
+    in them said so; `listed` and `truncated` say it, and the counts stay exact."""
+    root = make_bundle({"a.md": concept(body=broken_links(20)), "b.md": concept()})
+    full = validate(Bundle.load(root)).to_dict()["summary"]
+    assert (full["listed"], full["truncated"], full["warnings"]) == (20, False, 20)
+    capped = validate(Bundle.load(root, limits=Limits(max_warnings=5))).to_dict()
+    summary = capped["summary"]
+    assert summary["truncated"] is True and summary["warnings"] == 20
+    assert summary["listed"] == len(capped["errors"]) + len(capped["warnings"]) - 1 < 20
+
+
+def test_one_problem_written_several_times_on_a_line_is_said_once(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: four links on one line to one missing page gave four byte-identical
+    problems (databricks-okf), which looked like a bug and stacked in GitHub."""
+    line = "[a](gone.md), [b](gone.md), [c](gone.md) and [d](gone.md).\n[e](other.md)\n"
+    root = make_bundle({"p.md": concept(body=line)})
+    report = validate(Bundle.load(root))
+    broken = [w for w in report.warnings if w.code == "broken_link"]
+    assert len(broken) == 2 and report.by_code["broken_link"] == 2
+    gone = next(w.message for w in broken if "gone.md" in w.message)
+    assert gone.endswith("which does not exist, 4 times (line 4)")
+    result = CliRunner().invoke(cli, ["validate", "--format", "json", str(root)])
+    listed = json.loads(result.output)["warnings"]
+    assert [w["line"] for w in listed if w["code"] == "broken_link"] == [4, 5]

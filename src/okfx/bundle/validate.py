@@ -18,6 +18,7 @@ still fails the check.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -123,6 +124,12 @@ class ConformanceReport:
             return f"; archive sha256 {str(source.get('sha256'))[:12]}"
         return ""
 
+    @property
+    def truncated(self) -> int:
+        """1 when the lists hold a ``too_many_warnings`` entry (some problems are counted
+        and not listed), else 0."""
+        return int(any(p.code == "too_many_warnings" for p in self.warnings))
+
     def counts(self) -> dict[str, int]:
         """Number of problems per code (every one, recorded or not), sorted by code."""
         return dict(sorted(self.by_code.items()))
@@ -148,6 +155,10 @@ class ConformanceReport:
                 "errors": self.error_count,
                 "warnings": self.warning_count,
                 "by_code": self.counts(),
+                # validate QA: past max_warnings the lists are partial, and only a magic
+                # code in them said so (too_many_warnings, which is no counted problem).
+                "listed": len(self.errors) + len(self.warnings) - self.truncated,
+                "truncated": bool(self.truncated),
             },
             "errors": [problem_dict(p) for p in self.errors],
             "warnings": [problem_dict(p) for p in self.warnings],
@@ -540,7 +551,35 @@ def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Proble
     if unread:
         problems += unread
         counts["md_case"] = len(unread)
-    return problems, counts
+    return without_repeats(problems, counts)
+
+
+def without_repeats(
+    problems: list[Problem], counts: dict[str, int]
+) -> tuple[list[Problem], dict[str, int]]:
+    """The problems with each one written several times over (the same file, code and
+    message: four links on one line to one missing page) said once, with how many times,
+    and the counts lowered to match (validate QA: byte-identical lines looked like a bug
+    and stacked as identical annotations in GitHub)."""
+    seen = Counter(problems)
+    if len(seen) == len(problems):
+        return problems, counts
+    counts = dict(counts)
+    kept: list[Problem] = []
+    for problem in problems:
+        n = seen.pop(problem, 0)
+        if not n:
+            continue
+        if n > 1:
+            counts[problem.code] = counts.get(problem.code, n) - (n - 1)
+            head, said, line = problem.message.rpartition(" (line ")
+            times = f"{n} times"
+            if said and line.endswith(")") and line[:-1].isdigit():
+                problem = problem._replace(message=f"{head}, {times}{said}{line}")
+            else:
+                problem = problem._replace(message=f"{problem.message} ({times})")
+        kept.append(problem)
+    return kept, counts
 
 
 def md_in_other_case(files: Iterable[str]) -> list[Problem]:
