@@ -685,3 +685,22 @@ def test_hidden_files_are_looked_at_within_a_bound(make_bundle: MakeBundle, monk
     monkeypatch.setattr(hidden, "MAX_ENTRIES", 10)
     found = hidden.hidden_concepts(Bundle.load(make_bundle({**files, "a.md": concept()})))
     assert 0 < len(found) < 10
+
+
+def test_a_reserved_name_in_other_letters_is_said(make_bundle: MakeBundle) -> None:
+    """Validate QA: sub/Index.md and LOG.md were read as concepts without a word, though
+    on macOS and Windows they are the reserved index.md and log.md (§3.1)."""
+    root = make_bundle({"a.md": concept(), "sub/Index.md": concept(), "LOG.md": concept()})
+    result = CliRunner().invoke(cli, ["validate", str(root), "--json"])
+    assert result.exit_code == 0, result.output  # a warning: okfx reads them as concepts
+    found = [p for p in json.loads(result.output)["warnings"] if p["code"] == "reserved_case"]
+    assert [p["path"] for p in found] == ["/LOG.md", "/sub/Index.md"]
+    assert (
+        "on macOS and Windows it is /sub/index.md, which is never a concept" in found[1]["message"]
+    )
+    assert (
+        validate(Bundle.load(make_bundle({"a.md": concept(), "b/index.md": "# B\n"}))).by_code.get(
+            "reserved_case"
+        )
+        is None
+    )

@@ -551,7 +551,38 @@ def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Proble
     if unread:
         problems += unread
         counts["md_case"] = len(unread)
+    named = reserved_in_other_case(bundle.files)
+    if named:
+        problems += named
+        counts["reserved_case"] = len(named)
     return without_repeats(problems, counts)
+
+
+def reserved_in_other_case(files: Iterable[str]) -> list[Problem]:
+    """A ``reserved_case`` for each file named ``index.md`` or ``log.md`` in other
+    letters (``Index.md``, ``LOG.md``): okfx reads it as a concept (or skips it), but on
+    macOS and Windows it is the folder's reserved file, which §3.1 keeps from being a
+    concept (validate QA: read as concepts without a word)."""
+    found = []
+    for path in sorted(files):
+        folder, _, name = path.rpartition("/")
+        if name.casefold() in ("index.md", "log.md") and name not in ("index.md", "log.md"):
+            reserved = name.casefold()
+            found.append(
+                Problem(
+                    path,
+                    "reserved_case",
+                    f"{name} differs from the reserved name {reserved} only in letter case "
+                    f"(spec §3.1): on macOS and Windows it is {folder or ''}/{reserved}, which "
+                    f"is never a concept; rename it (for example {folder}/overview.md)"
+                    if reserved == "index.md"
+                    else f"{name} differs from the reserved name {reserved} only in letter "
+                    f"case (spec §3.1): on macOS and Windows it is {folder or ''}/{reserved}, "
+                    f"the folder's update log; name it {folder}/{reserved} if it is one, else "
+                    f"rename it (for example {folder}/changes.md)",
+                )
+            )
+    return found
 
 
 def without_repeats(
