@@ -94,6 +94,11 @@ def test_a_bundle_loads_the_concept_and_validate_reports_the_line(
     (problem,) = [p for p in bundle.warnings if p.code == "unquoted_colon"]
     assert problem.path == "/approaches/rag.md"
     assert problem_line(problem) == 4  # the file's line: after the opening ---
+    # validate QA: the message names the key and the line as it must be written
+    assert problem.message.startswith(
+        "the value of 'description' holds ': ', which YAML reads as a second key: quote it, "
+        'description: "Search the docs, paste the winners: the default answer"'
+    )
     assert "unquoted_colon" in ERROR_CODES  # other consumers skip the file: §11 rule 1
     report = validate(bundle)
     assert any(p.code == "unquoted_colon" for p in report.errors)
@@ -121,4 +126,19 @@ def test_a_repaired_concept_keeps_its_whole_frontmatter(make_bundle: MakeBundle)
     payload = Toolbox(bundle).read_concept(path="a")
     assert payload["extensions"] == {"id": "demo.a", "prerequisites": ["demo.b"]}
     shown = render.report(validate(bundle))
-    assert "a.md:5: a value holding ': ' must be quoted" in shown and "(line 5)" not in shown
+    assert "a.md:5: the value of 'description' holds ': '" in shown and "(line 5)" not in shown
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("  - title: Guide: part 1", "the value of 'title' holds ': '"),
+        ('title: a "b": c', 'title: "a \\"b\\": c"'),
+        ("description: " + "x: " * 40, '..."; okfx reads it as text'),
+        (": a: b", "a value holding ': ' must be quoted"),
+    ],
+)
+def test_the_colon_fix_names_the_key_and_the_quoted_line(written: str, said: str) -> None:
+    from okfx.bundle.parse import colon_fix
+
+    assert said in colon_fix(written)

@@ -598,13 +598,10 @@ class DocumentParser:
                 "the file; keep one"
             )
             self.warn(path, "duplicate_key", with_line(message, line))
+        lines = text.splitlines() if parsed.quoted_lines else []
         for line in parsed.quoted_lines:
-            self.warn(
-                path,
-                "unquoted_colon",
-                "a value holding ': ' must be quoted: okfx reads it as text, other "
-                f"consumers reject the file (line {line + 1})",
-            )
+            written = lines[line] if line < len(lines) else ""
+            self.warn(path, "unquoted_colon", f"{colon_fix(written)} (line {line + 1})")
         return parsed, raw_type.strip()
 
     def _fields(self, path: str, text: str, parsed: Parsed, type_: str) -> dict[str, Any]:
@@ -910,3 +907,25 @@ def _date_paragraph(body: str, body_line: int, first: int | None) -> str | None:
                 f"'## {day.isoformat()}'"
             )
     return None
+
+
+def colon_fix(written: str) -> str:
+    """The ``unquoted_colon`` message for the frontmatter line ``written`` ("description:
+    Training on your data: good for ..."): the key, and the line as it must be written
+    (validate QA: the message named neither, and in a GitHub annotation it is all an
+    author sees)."""
+    key, colon, value = written.partition(":")
+    value = value.strip()
+    if not colon or not key.strip().removeprefix("-").strip() or not value:
+        return (
+            "a value holding ': ' must be quoted: okfx reads it as text, other consumers "
+            "reject the file"
+        )
+    key = key.strip().removeprefix("- ").strip()  # an entry of a list: "- title: a: b"
+    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if len(quoted) > 60:
+        quoted = quoted[:56] + '..."'
+    return (
+        f"the value of {key!r} holds ': ', which YAML reads as a second key: quote it, "
+        f"{key}: {quoted}; okfx reads it as text, other consumers reject the file"
+    )
