@@ -28,6 +28,9 @@ CASES = [
     ("type: Note\ntags: [a, b\nstatus: x\n", 3, "'[' on this line is never closed"),
     ("type: Note\nx: {a: 1\n", 3, "'{' on this line is never closed"),
     ("type: Note\n[resource: <url>]\nstatus: ok\n", 3, "starts with '['"),
+    # validate QA: a nested value, or one before ' #', holding ': ' got PyYAML's words
+    ("type: Note\nsources:\n  - title: Guide: part 1\n", 4, 'quote it, title: "Guide: part 1"'),
+    ("type: Note\ntitle: Foo: bar # note\n", 3, "' #' starts a comment"),
     ("type: Note\ntitle: {{title}}\n", 3, "template placeholder"),
     ('type: Note\ntitle: "{{title}}"\ntags:\n\t- a\n', 5, "tab"),  # a quoted one is fine
     ("type: Note\ntitle: @me\n", 3, "cannot start with '@'"),

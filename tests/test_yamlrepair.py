@@ -74,7 +74,8 @@ def test_another_mistake_still_fails_with_the_first_error() -> None:
     with pytest.raises(FrontmatterError) as raised:
         parse(text, Limits())
     assert raised.value.code == "malformed_yaml"
-    assert "mapping values are not allowed" in raised.value.message
+    assert "mapping values are not allowed" in raised.value.problem
+    assert raised.value.message.startswith("YAML error: the value of 'description' holds ': '")
 
 
 def test_a_bundle_loads_the_concept_and_validate_reports_the_line(
@@ -139,6 +140,6 @@ def test_a_repaired_concept_keeps_its_whole_frontmatter(make_bundle: MakeBundle)
     ],
 )
 def test_the_colon_fix_names_the_key_and_the_quoted_line(written: str, said: str) -> None:
-    from okfx.bundle.parse import colon_fix
+    from okfx.bundle.yamlerrors import colon_fix
 
     assert said in colon_fix(written)

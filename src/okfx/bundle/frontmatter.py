@@ -141,10 +141,11 @@ _FastLoader.index_resolvers()
 class FrontmatterError(Exception):
     """Why a file's frontmatter could not be used; ``code`` is a stable warning code."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, problem: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.problem = problem  # PyYAML's own words, when it raised: what a repair reads
 
 
 @dataclass(slots=True)
@@ -420,7 +421,8 @@ def _load_with_pyyaml(
     except FrontmatterError:
         raise
     except yaml.MarkedYAMLError as exc:
-        raise FrontmatterError("malformed_yaml", explain(exc, yaml_text)) from None
+        said = explain(exc, yaml_text)
+        raise FrontmatterError("malformed_yaml", said, exc.problem or "") from None
     except RecursionError:
         raise FrontmatterError("malformed_yaml", "frontmatter is nested too deeply") from None
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
@@ -441,7 +443,7 @@ def load_repaired(
     try:
         data, duplicates = load_yaml(yaml_text, limits, strings)
     except FrontmatterError as exc:
-        repaired = quote_colon_values(yaml_text) if COLON_PROBLEM in exc.message else None
+        repaired = quote_colon_values(yaml_text) if COLON_PROBLEM in exc.problem else None
         if repaired is None:
             raise
         try:

@@ -31,6 +31,7 @@ from okfx.bundle.reserved import (
 from okfx.bundle.scope import written_version
 from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
 from okfx.bundle.written import typed_text_paths, with_written, written_scalars
+from okfx.bundle.yamlerrors import colon_fix
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
 from okfx.model import Concept, IdRef, IndexFile, Link, LogFile
@@ -907,25 +908,3 @@ def _date_paragraph(body: str, body_line: int, first: int | None) -> str | None:
                 f"'## {day.isoformat()}'"
             )
     return None
-
-
-def colon_fix(written: str) -> str:
-    """The ``unquoted_colon`` message for the frontmatter line ``written`` ("description:
-    Training on your data: good for ..."): the key, and the line as it must be written
-    (validate QA: the message named neither, and in a GitHub annotation it is all an
-    author sees)."""
-    key, colon, value = written.partition(":")
-    value = value.strip()
-    if not colon or not key.strip().removeprefix("-").strip() or not value:
-        return (
-            "a value holding ': ' must be quoted: okfx reads it as text, other consumers "
-            "reject the file"
-        )
-    key = key.strip().removeprefix("- ").strip()  # an entry of a list: "- title: a: b"
-    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if len(quoted) > 60:
-        quoted = quoted[:56] + '..."'
-    return (
-        f"the value of {key!r} holds ': ', which YAML reads as a second key: quote it, "
-        f"{key}: {quoted}; okfx reads it as text, other consumers reject the file"
-    )

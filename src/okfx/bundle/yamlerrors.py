@@ -20,7 +20,7 @@ import re
 
 import yaml
 
-__all__ = ["TEMPLATE_MARK", "explain", "unclosed_quote_line"]
+__all__ = ["TEMPLATE_MARK", "colon_fix", "explain", "unclosed_quote_line"]
 
 #: The opening of a template placeholder (``{{title}}``) left in a template's frontmatter.
 TEMPLATE_MARK = "{{"
@@ -55,6 +55,16 @@ def explain(exc: Exception, yaml_text: str) -> str:
                          "spaces only; replace the tab with spaces", at)  # fmt: skip
         if char in ("@", "`", "%"):
             return _said(f"a plain value cannot start with {char!r}: quote the value", at)
+    if "mapping values are not allowed" in problem and at is not None and ": " in here:
+        # validate QA: a nested value (a source's title) or one before " #" holding ': '
+        # got PyYAML's words, where a top-level one is repaired and said (unquoted_colon)
+        comment = " #" in here.partition(": ")[2]
+        fix = colon_fix(here).removesuffix(
+            "; okfx reads it as text, other consumers reject the file"
+        )
+        return _said(
+            fix + (" (and ' #' starts a comment: quote the whole value)" if comment else ""), at
+        )
     if "tab character" in problem:
         return _said("this line is indented with a tab: YAML indents with spaces only; "
                      "replace the tab with spaces", at)  # fmt: skip
@@ -153,3 +163,25 @@ def _said(text: str, at: int | None) -> str:
     """``YAML error: text (line N)``, N the file's line of frontmatter index ``at``."""
     where = f" (line {at + _OFFSET + 1})" if at is not None else ""
     return f"YAML error: {text}{where}"
+
+
+def colon_fix(written: str) -> str:
+    """The ``unquoted_colon`` message for the frontmatter line ``written`` ("description:
+    Training on your data: good for ..."): the key, and the line as it must be written
+    (validate QA: the message named neither, and in a GitHub annotation it is all an
+    author sees)."""
+    key, colon, value = written.partition(":")
+    value = value.strip()
+    if not colon or not key.strip().removeprefix("-").strip() or not value:
+        return (
+            "a value holding ': ' must be quoted: okfx reads it as text, other consumers "
+            "reject the file"
+        )
+    key = key.strip().removeprefix("- ").strip()  # an entry of a list: "- title: a: b"
+    quoted = '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if len(quoted) > 60:
+        quoted = quoted[:56] + '..."'
+    return (
+        f"the value of {key!r} holds ': ', which YAML reads as a second key: quote it, "
+        f"{key}: {quoted}; okfx reads it as text, other consumers reject the file"
+    )
