@@ -16,7 +16,7 @@ from urllib.parse import unquote
 import click
 import re2
 
-from okfx.bundle.problems import problem_line
+from okfx.bundle.problems import kinds, problem_line, varied
 from okfx.cli import target
 from okfx.cli.terminal import HIDDEN_SHOWN, columns, cut_columns, visible, visible_line
 from okfx.errors import OKFError
@@ -591,7 +591,9 @@ def report(
         colour = "red" if found.severity == "error" else "yellow"
         tag = click.style(f"{found.severity}[{found.code}]", fg=colour)
         lines.append(f"  {tag} ×{found.count}  {_dim(found.explanation)}".rstrip())
-        shown = found.problems if everything else found.problems[:REPORT_EXAMPLES]
+        shown = found.problems if everything else varied(found.problems, REPORT_EXAMPLES)
+        if not everything and len(found.problems) > REPORT_EXAMPLES:
+            lines.extend(_by_kind(found.problems))
         lines.extend(f"      {visible_line(problem_at(p, root))}" for p in shown)
         more = found.count - len(shown)
         if more and everything:
@@ -610,6 +612,23 @@ def report(
     if cut:
         lines.append(_dim("  okfx validate --all lists every problem; --json gives them as data"))
     return "\n".join(lines)
+
+
+def _by_kind(problems: Sequence[Problem]) -> list[str]:
+    """A line counting one code's listed problems by kind ("tags 3167, timestamp 490"),
+    when they are of several kinds or all of one value written everywhere (validate QA:
+    okf-explorer's 3,809 invalid_field showed three of its 141 verified strings and none
+    of its 3,167 tags strings; cricketstudio's 3,492 unknown_status were one value)."""
+    counted = kinds(problems)
+    if not counted:
+        return []
+    top = counted.most_common(6)
+    shown = ", ".join(f"{kind} {n}" for kind, n in top)
+    rest = len(counted) - len(top)
+    more = f" and {rest} more {'kind' if rest == 1 else 'kinds'}" if rest else ""
+    if len(counted) == 1:
+        return [_dim(f"      all {len(problems)} listed are {top[0][0]}: one fix for every file")]
+    return [_dim(f"      listed by kind: {visible_line(shown)}{more}")]
 
 
 def _workflow_data(text: str) -> str:
