@@ -159,6 +159,8 @@ EXPLANATIONS: dict[str, str] = {
     "checkout holds one of them, so the bundle differs by machine",
     "md_case": "a file ends in .MD or .Md: okfx reads only .md files as concepts, so it is "
     "not read; rename it",
+    "broken_image": "an image in a concept's body shows a file the bundle does not have: "
+    "the picture does not show",
     "reserved_case": "a file is named Index.md, LOG.md or so: on macOS and Windows it is the "
     "folder's reserved index.md or log.md (§3.1); rename it",
     "nested_bundle": "a folder is a bundle of its own (its index.md declares okf_version); "

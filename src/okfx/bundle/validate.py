@@ -29,6 +29,7 @@ from okfx.bundle.bundle import RESERVED, Bundle
 from okfx.bundle.conventions import with_line
 from okfx.bundle.habits import no_frontmatter_note, undated_log_note, version_in_concepts_note
 from okfx.bundle.hidden import hidden_note
+from okfx.bundle.images import broken_images
 from okfx.bundle.links import scan_markdown
 from okfx.bundle.meant import meant_by
 from okfx.bundle.problems import (
@@ -527,7 +528,8 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
 
 def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Problem], dict[str, int]]:
     """The problems ``okfx validate`` reports, and their exact counts by code: the load's,
-    plus ``no_concepts`` and ``broken_anchor``, which only the check looks for (the viewer
+    plus ``no_concepts``, ``broken_anchor`` and ``broken_image``, which only the check
+    looks for (the viewer
     shows the same), plus ``extra`` (problems a higher layer found: the computations')."""
     problems = list(bundle.warnings)
     counts = bundle.problem_counts()
@@ -543,6 +545,10 @@ def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Proble
     if anchor_count:
         problems += anchor_problems
         counts["broken_anchor"] = anchor_count
+    image_problems, image_count = broken_images(bundle)
+    if image_count:
+        problems += image_problems
+        counts["broken_image"] = image_count
     collisions = case_collisions(bundle.files)
     if collisions:
         problems += collisions
