@@ -222,3 +222,19 @@ def test_a_reload_never_follows_a_root_replaced_by_a_symlink_out(tmp_path: Path)
         served.reload()
         assert served.bundle("cur").get("/x.md").title == title
     assert "does not follow it" in served.reload_failures["cur"]
+
+
+def test_an_edit_between_the_load_and_the_watch_is_reloaded(tmp_path: Path) -> None:
+    """Edit QA: `okfx serve --watch` loads, then starts the watch; a file saved or deleted
+    in between gave no event, and the server served the old text until some later change."""
+    pytest.importorskip("watchfiles", reason="the watch extra is not installed")
+    manager, a, _ = _two(tmp_path)
+    _until(lambda: not manager.reload() and not _unsettled(manager))
+    (a / "x.md").write_text(_note("Ex edited"))
+    (a / "w.md").write_text(_note("Double-u"))
+    watcher = Watcher(manager, polling=False, debounce=0.05, log=lambda _line: None).start()
+    try:
+        _until(lambda: manager.bundle("a").get("/w.md") is not None)
+    finally:
+        watcher.stop()
+    assert manager.bundle("a").get("/x.md").title == "Ex edited"

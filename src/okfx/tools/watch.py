@@ -8,8 +8,9 @@ Used by ``okfx serve --watch`` and meant for any long-running reader (a viewer's
     watcher.stop()
 
 Local folders are watched with ``watchfiles`` (the ``watch`` extra,
-docs/install.md), or, without it, by a stat scan every :data:`POLL_SECONDS`. After a burst
-of changes settles (``debounce``), :meth:`KnowledgeManager.reload` parses what changed and
+docs/install.md), or, without it, by a stat scan every :data:`POLL_SECONDS`. Once changes
+pause for 50 ms (at most ``debounce`` apart during a longer burst, and once when the watch
+starts), :meth:`KnowledgeManager.reload` parses what changed and
 swaps the new bundles in at once; each reload is one log line (what changed, how long it
 took) and one call of ``on_reload``. A file saved half-written is parsed as it is, and
 again on its next change; when the last scan saw a file modified within the racy window
@@ -44,7 +45,7 @@ __all__ = ["DEBOUNCE_SECONDS", "POLL_SECONDS", "Reload", "Watcher"]
 
 logger = logging.getLogger("okfx")
 
-#: Changes closer together than this are reloaded as one.
+#: During a burst of changes, a reload at most this often (a pause of 50 ms ends a burst).
 DEBOUNCE_SECONDS = 0.3
 #: How often bundles are scanned when ``watchfiles`` is not installed.
 POLL_SECONDS = 1.0
@@ -190,7 +191,10 @@ class Watcher:
         and made again, a folder renamed over it, a symlinked root pointed elsewhere (live
         edit QA: the watch went on following the old folder, and no edit was seen again)."""
         settle = bundle_state.RACY_SECONDS + 0.1
-        follow_up: float | None = None
+        # One reload once the watch is on, at its first wake (an event, or rust_timeout):
+        # what changed between the load and the watch's start gives no event (edit QA: an
+        # edit saved while `serve --watch` was starting was never served).
+        follow_up: float | None = time.monotonic()
         started = _identities(present)
         watched = {os.path.normpath(root) for root in present}
         for batch in watch(
