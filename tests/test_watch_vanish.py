@@ -238,3 +238,28 @@ def test_an_edit_between_the_load_and_the_watch_is_reloaded(tmp_path: Path) -> N
     finally:
         watcher.stop()
     assert manager.bundle("a").get("/x.md").title == "Ex edited"
+
+
+def test_a_folder_that_cannot_be_listed_is_served_as_last_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit QA: a root made unreadable (chmod 000) reloaded as an empty bundle, 0 concepts
+    and "is the path right?", where a gone folder keeps what it last read. (The tests run
+    as root, whom chmod does not stop: the listing is refused here instead.)"""
+    import os
+
+    manager, a, _ = _two(tmp_path)
+    real = os.scandir
+
+    def refused(path: object = ".") -> object:
+        if not isinstance(path, int) and os.path.realpath(os.fspath(path)) == os.path.realpath(a):  # type: ignore[arg-type]
+            raise PermissionError(13, "Permission denied", os.fspath(path))  # type: ignore[arg-type]
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", refused)
+    assert "a" not in manager.reload()
+    assert "bundle folder cannot be read" in manager.reload_failures["a"]
+    assert "Permission denied" in manager.reload_failures["a"]
+    assert [c.path for c in manager.bundle("a").concepts] == ["/x.md"]
+    rows = {r["name"]: r for r in Toolbox(manager).list_bundles()["bundles"]}
+    assert "reload_failed" in rows["a"] and "reload_failed" not in rows["b"]

@@ -699,14 +699,23 @@ class Bundle:
         caller still holding it never sees a mix of the two. ``changes`` on the new one
         says what changed.
 
-        Raises :class:`FileNotFoundError` when the folder is gone: this bundle keeps what
-        it last read, and :meth:`KnowledgeManager.reload` goes on with the others.
+        Raises :class:`FileNotFoundError` when the folder is gone and
+        :class:`PermissionError` when it cannot be listed: this bundle keeps what it last
+        read, and :meth:`KnowledgeManager.reload` goes on with the others.
         """
         if not os.path.isdir(self.root):
             raise FileNotFoundError(
                 f"bundle folder not found: {self.root} (it was there when the bundle was "
                 "loaded; what it last read is served until the folder is back)"
             )
+        try:  # edit QA: a root made unreadable (chmod 000) reloaded as an empty bundle
+            with os.scandir(self.root) as entries:
+                next(entries, None)
+        except OSError as exc:
+            raise PermissionError(
+                f"bundle folder cannot be read: {self.root} ({exc.strerror or exc}); what it "
+                "last read is served until it can be read again"
+            ) from None
         new = Bundle(
             self.root, self.name, self.limits, exclude=self.exclude, wikilinks=self.wikilinks
         )
