@@ -137,3 +137,30 @@ def test_a_read_of_an_edited_file_says_when_search_catches_up(make_bundle: MakeB
     assert "once this server is restarted" in said["never"][0]
     assert "until this server is restarted" in said["never"][1]
     assert all("being saved right now" in gone for _, gone in said.values())
+
+
+def test_a_concept_file_replaced_by_a_symlink_a_folder_or_a_fifo_is_not_found(
+    make_bundle: MakeBundle, tmp_path: Path
+) -> None:
+    """Edit QA: a concept file replaced by a symlink (to a file outside), a folder or a
+    FIFO read as the concept with its loaded title and an empty body, no notice; the MCP
+    resource as an empty frontmatter. It is no file of the bundle now: not_found, as a
+    deleted one is, and the file outside is never read."""
+    from okfx.adapters._mcp_resources import Resources, concept_uri
+
+    secret = tmp_path / "secret.md"
+    secret.write_text(concept("Note", "SECRET-TEXT\n", title="Secret"))
+    files = {f"{n}.md": concept("Note", f"{n}.\n", title=n) for n in ("s", "d", "f")}
+    root = make_bundle(files)
+    manager = KnowledgeManager([Bundle.load(root)])
+    box, resources = Toolbox(manager), Resources(manager)
+    for name in files:
+        (root / name).unlink()
+    (root / "s.md").symlink_to(secret)
+    (root / "d.md").mkdir()
+    os.mkfifo(root / "f.md")
+    for name in files:
+        answer = box.read_concept(name)
+        assert answer["error"]["code"] == "not_found", (name, answer)
+        assert "SECRET-TEXT" not in str(answer)
+        assert resources.read(concept_uri(root.name, f"/{name}")) is None

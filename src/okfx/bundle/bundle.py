@@ -985,6 +985,8 @@ class Bundle:
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
+            if not store.regular_now(concept.path):
+                return None  # now a symlink, a folder or a FIFO: no file of the bundle (edit QA)
             return concept  # unreadable now (a folder swapped): its reads say so
 
     def whole_now(self, file: str) -> Concept | None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -135,6 +136,14 @@ class FileStore:
         opened as :class:`~okfx.bundle.paths.BeneathOpener` does; ``OSError`` when it is
         gone or a folder on its way is now a symlink."""
         return self.guard.open(self.host(path)[len(self.root) + 1 :])
+
+    def regular_now(self, path: str) -> bool:
+        """Whether the bundle path ``path`` is a regular file now, its own name not a
+        symlink (what the load reads as a file of the bundle)."""
+        try:
+            return stat.S_ISREG(os.lstat(self.host(path)).st_mode)
+        except (OSError, ValueError):
+            return False
 
     def body(self, concept: StoredConcept) -> str:
         """The concept's body as its file holds it now: the text the load kept
