@@ -164,3 +164,37 @@ def test_a_concept_file_replaced_by_a_symlink_a_folder_or_a_fifo_is_not_found(
         assert answer["error"]["code"] == "not_found", (name, answer)
         assert "SECRET-TEXT" not in str(answer)
         assert resources.read(concept_uri(root.name, f"/{name}")) is None
+
+
+def test_a_resource_gone_or_replaced_since_the_load_is_not_found(
+    make_bundle: MakeBundle, tmp_path: Path
+) -> None:
+    """Edit QA: read_resource of a file deleted (or symlinked out) since the load answered
+    `unreadable` ("No such file or directory") before the reload and `not_found` after."""
+    outside = tmp_path / "outside.sql"
+    outside.write_text("SELECT 'SECRET';\n")
+    root = make_bundle({"a.md": concept(), "q.sql": "SELECT 1;\n", "r.sql": "SELECT 2;\n"})
+    box = Toolbox(Bundle.load(root))
+    (root / "q.sql").unlink()
+    (root / "r.sql").unlink()
+    (root / "r.sql").symlink_to(outside)
+    for name in ("q.sql", "r.sql"):
+        error = box.read_resource(name)["error"]
+        assert error["code"] == "not_found", error
+        assert "is gone, or no longer a file, since the bundle was loaded" in error["message"]
+        assert "SECRET" not in error["message"]
+
+
+def test_a_delete_before_its_reload_logs_no_warning(make_bundle: MakeBundle, caplog) -> None:
+    """Edit QA: every delete or rename under --watch logged "reads of it serve what the
+    load kept", while the tools answer not_found: noise on normal authoring, and untrue."""
+    import logging
+
+    root = make_bundle({"a.md": concept("Note", "Alpha.\n"), "b.md": concept("Note", "B.\n")})
+    bundle = Bundle.load(root, state_cache=False)
+    (root / "a.md").unlink()
+    with caplog.at_level(logging.WARNING, logger="okfx"):
+        assert Toolbox(bundle).read_concept("a.md")["error"]["code"] == "not_found"
+        bundle.grep("Alpha")
+        bundle.get("/a.md").body  # noqa: B018 - the library read the log line came from
+    assert "serve what the load kept" not in caplog.text

@@ -985,9 +985,14 @@ class Bundle:
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
-            if not store.regular_now(concept.path):
+            if not self.regular_now(concept.path):
                 return None  # now a symlink, a folder or a FIFO: no file of the bundle (edit QA)
             return concept  # unreadable now (a folder swapped): its reads say so
+
+    def regular_now(self, path: str) -> bool:
+        """Whether the bundle path ``path`` is a regular file now, not a symlink, folder
+        or FIFO (what the load reads as a file of the bundle)."""
+        return self._store.regular_now(path)
 
     def whole_now(self, file: str) -> Concept | None:
         """The bundle file ``file``, which its load read as no concept (a frontmatter cut
