@@ -368,3 +368,28 @@ def test_likely_dates_are_real_days_in_the_spec_form(heading: str) -> None:
 @pytest.mark.parametrize("heading", ["Release notes", "13-13-2026", "2026-08-21", "Mayday 3 2026"])
 def test_no_day_is_suggested_where_none_is_written(heading: str) -> None:
     assert likely_dates(heading) == []
+
+
+def test_a_reserved_files_frontmatter_problem_says_the_fix_and_its_line(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: the JSON and a GitHub annotation carry the message alone, and it had
+    neither the fix ("delete the block") nor a line."""
+    from okfx.bundle.problems import problem_line
+
+    root = make_bundle(
+        {
+            "a.md": concept(),
+            "sub/index.md": "---\ntitle: Sub\n---\n# Sub\n",
+            "log.md": "---\ntitle: Log\n---\n# Log\n\n## 2026-01-01\n\n* x\n",
+        }
+    )
+    codes = ("reserved_frontmatter", "log_frontmatter")
+    found = {w.path: w for w in Bundle.load(root).warnings if w.code in codes}
+    assert set(found) == {"/sub/index.md", "/log.md"}
+    assert (
+        "delete the block (a folder's description belongs on its entry"
+        in found["/sub/index.md"].message
+    )
+    assert "delete the block" in found["/log.md"].message
+    assert {problem_line(w) for w in found.values()} == {1}

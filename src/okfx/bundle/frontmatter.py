@@ -470,7 +470,10 @@ def _no_frontmatter(text: str) -> str:
         )
     if first.strip() == "---" and first != "---":
         return "no YAML frontmatter: the first line is '---' with spaces around it; write it alone"
-    return f"no YAML frontmatter: {rule}"
+    return (
+        f"no YAML frontmatter: {rule}; a file that is no concept (a README) is left out with "
+        "--exclude or a line in .okfignore"
+    )
 
 
 def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> Parsed:

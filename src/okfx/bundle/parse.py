@@ -91,16 +91,22 @@ ROOT_INDEX_KEYS = frozenset({"okf_version", "exclude"})
 def _reserved_message(path: str, allowed: frozenset[str], extra: list[str]) -> str:
     """Why a reserved file's frontmatter is ignored, for the file it is in."""
     ignored = f"keys {extra} ignored" if extra else "the empty block is ignored"
+    # validate QA: the remedy was only in the text report's group header, not in the
+    # JSON or a GitHub annotation, which carry this message alone; and no line.
     if path.endswith("/log.md"):
-        return f"log.md: a frontmatter block is no part of the log format (spec §9); {ignored}"
+        return (
+            f"log.md: a frontmatter block is no part of the log format (spec §9); {ignored}: "
+            "delete the block (line 1)"
+        )
     if allowed:
         return (
             "the bundle-root index.md may carry only okf_version (spec §8, §12) and okfx's "
-            f"exclude (docs/okf.md); {ignored}"
+            f"exclude (docs/okf.md); {ignored}: delete them (line 1)"
         )
     return (
         "an index.md that is not the bundle root takes no frontmatter (spec §8; okf_version "
-        f"there would make its folder a bundle of its own); {ignored}"
+        f"there would make its folder a bundle of its own); {ignored}: delete the block (a "
+        "folder's description belongs on its entry in the parent index.md) (line 1)"
     )
 
 
