@@ -587,7 +587,9 @@ def test_notes_name_stale_concepts_and_links_to_deprecated_ones(make_bundle: Mak
     root = make_bundle(
         {
             "old.md": concept(status="deprecated"),
-            "expired.md": concept(stale_after="2020-01-01T00:00:00Z", body="[o](old.md)"),
+            "expired.md": concept(
+                stale_after="2020-01-01T00:00:00Z", body="[o](old.md)\n\n[again](old.md)"
+            ),
             "fresh.md": concept(stale_after="2030-01-01T00:00:00Z", body="[o](old.md)"),
             "retired.md": concept(status="deprecated", body="[o](old.md)"),
         }
@@ -597,8 +599,9 @@ def test_notes_name_stale_concepts_and_links_to_deprecated_ones(make_bundle: Mak
     assert notes == (
         "1 concept is past its stale_after: /expired.md (2020-01-01); the tools mark such a "
         "concept stale to an agent: review it, then move its stale_after on",
-        "2 links lead from a live concept to a deprecated one: /expired.md -> /old.md, "
-        "/fresh.md -> /old.md; link the replacement instead",
+        # one entry per page, with its lines (validate QA: a page linking twice was twice)
+        "2 pages link a deprecated concept: /expired.md:5,7 -> /old.md, /fresh.md:5 -> "
+        "/old.md; unless the link is kept as history, link the current concept",
     )
     assert validate(bundle).notes == ()  # no time given: nothing that depends on it
     later = validate(bundle, now=datetime(2031, 1, 1, tzinfo=UTC)).notes[0]

@@ -34,18 +34,25 @@ def upkeep_notes(bundle: Bundle, now: datetime) -> tuple[str, ...]:
             "it, then move its stale_after on",
         )
     deprecated = {c.path for c in bundle if c.status == "deprecated"}
-    pairs = [
-        (link.source, target)
-        for target in sorted(deprecated)
-        for link in bundle.neighbors(target).backlinks
-        if link.source not in deprecated
-    ]
+    # One entry per (page, deprecated concept) with the lines that link it (validate QA:
+    # a page linking a legacy metric twice was listed twice, with no line).
+    pairs: dict[tuple[str, str], list[int]] = {}
+    for target in sorted(deprecated):
+        for link in bundle.neighbors(target).backlinks:
+            if link.source not in deprecated:
+                lines = pairs.setdefault((link.source, target), [])
+                if link.line and link.line not in lines:
+                    lines.append(link.line)
     if pairs:
-        shown = ", ".join(f"{source} -> {target}" for source, target in pairs[:_SHOWN])
-        more = f" and {len(pairs) - _SHOWN} more" if len(pairs) > _SHOWN else ""
+        listed = list(pairs.items())
+        shown = ", ".join(
+            f"{source}{':' + ','.join(map(str, sorted(lines))) if lines else ''} -> {target}"
+            for (source, target), lines in listed[:_SHOWN]
+        )
+        more = f" and {len(listed) - _SHOWN} more" if len(listed) > _SHOWN else ""
         notes += (
-            f"{_count(len(pairs), 'link leads', 'links lead')} from a live concept to a "
-            f"deprecated one: {shown}{more}; link the replacement instead",
+            f"{_count(len(listed), 'page links', 'pages link')} a deprecated concept: "
+            f"{shown}{more}; unless the link is kept as history, link the current concept",
         )
     return notes
 
