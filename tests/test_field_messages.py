@@ -177,3 +177,15 @@ def test_an_empty_timestamp_and_a_verified_string_say_what_to_write(
     ((_, verified),) = _messages(make_bundle, verified="'yes'")
     assert "not a string; ignored, so the concept counts as unverified (spec §5.3)" in verified
     assert "write verified: [{by: human:<id>, at: <ISO 8601 time>}]" in verified
+
+
+def test_an_attested_computation_without_a_runtime_says_what_to_write(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: "runtime is required ... (spec §10.2)" said neither why it matters
+    nor what to write."""
+    body = "# Computation\n\n```sql\nSELECT 1\n```\n"
+    bundle = Bundle.load(make_bundle({"a.md": concept("Attested Computation", body)}))
+    ((code, message),) = [(w.code, w.message) for w in bundle.warnings]
+    assert code == "invalid_field"
+    assert "the computation cannot be bound; add one (runtime: duckdb" in message

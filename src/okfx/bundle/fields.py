@@ -584,7 +584,12 @@ def _computation(
         return None
     runtime = _text(fm.get("runtime")) or None
     if runtime is None:
-        message = "runtime is required for an Attested Computation (spec §10.2)"
+        message = (  # validate QA: it said neither why it matters nor what to write
+            "runtime is required for an Attested Computation (spec §10.2), and none is "
+            "written: it names the engine that runs the computation and reads its "
+            "parameters, so the computation cannot be bound; add one (runtime: duckdb, "
+            "bigquery, postgres, ...)"
+        )
         if fm.get("runtime") is not None:
             written = fm["runtime"]
             what = "empty" if isinstance(written, str) else kind_of(written)
