@@ -156,3 +156,29 @@ def test_no_resource_is_built_per_concept_at_start(tmp_path: Path) -> None:
     root = write(tmp_path / "b", {f"c{i}.md": concept(title=f"c{i}") for i in range(50)})
     server = build_server(Bundle.load(root))
     assert not server._resource_manager.list_resources()
+
+
+def test_a_resources_page_after_a_reload_starts_after_the_last_entry_seen(
+    tmp_path: Path,
+) -> None:
+    """Edit QA: the cursor was an offset ("500"); 100 concepts deleted between two pages
+    made page 2 skip 100 resources that were there all along. The cursor is now the URI of
+    the page's last entry."""
+    from okfx import Bundle, KnowledgeManager
+    from okfx.adapters._mcp_resources import Resources
+
+    root = tmp_path / "kb"
+    root.mkdir()
+    for i in range(30):
+        (root / f"c{i:02d}.md").write_text(f"---\ntype: Note\ntitle: C{i}\n---\nText.\n")
+    manager = KnowledgeManager([Bundle.load(root, state_cache=False)])
+    resources = Resources(manager)
+    first, cursor = resources.page(None, 10)
+    assert cursor == first[-1].uri and cursor.endswith("/c08.md")  # the index comes first
+    for i in range(5):
+        (root / f"c{i:02d}.md").unlink()
+    manager.reload()
+    second, _ = resources.page(cursor, 10)
+    assert second[0].uri.endswith("/c09.md")
+    every = [e.uri for e in resources.entries()]
+    assert [e.uri for e in second] == every[every.index(second[0].uri) :][:10]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -92,14 +93,37 @@ class Resources:
         self.manager = manager
 
     def page(self, cursor: str | None, size: int) -> tuple[list[Entry], str | None]:
-        """The entries from ``cursor`` on (``None``: the first), and the next cursor."""
-        start = _start(cursor)
+        """The entries after ``cursor`` (``None``: from the first), and the next cursor:
+        the URI of the page's last entry, so a page asked for after a reload starts after
+        that entry, wherever it now stands (edit QA: an offset skipped 100 resources
+        when 100 before it were deleted between two pages)."""
         entries: list[Entry] = []
-        for entry in self._entries_from(start):
+        for entry in self._entries_from(self._start(cursor)):
             if len(entries) == size:
-                return entries, str(start + size)
+                return entries, entries[-1].uri
             entries.append(entry)
         return entries, None
+
+    def _start(self, cursor: str | None) -> int:
+        """The list position after the entry ``cursor`` names (a URI this list gave), or
+        at ``cursor`` (an offset, as earlier versions gave)."""
+        if cursor is None:
+            return 0
+        if cursor.isascii() and cursor.isdigit() and len(cursor) < 19:
+            return int(cursor)
+        if cursor.startswith(SCHEME):
+            quoted_name, _, quoted_path = cursor[len(SCHEME) :].partition("/")
+            name = unquote(quoted_name)
+            before = 0
+            for bundle in self.manager.bundles.values():
+                if bundle.name == name and quoted_path:
+                    if quoted_path == "index":
+                        return before + 1
+                    path = "/" + unquote(quoted_path)
+                    paths = [c.path for c in bundle.concepts]
+                    return before + 1 + bisect_right(paths, path)
+                before += len(bundle) + 1
+        raise InvalidArgument(f"invalid cursor {cursor[:40]!r}: pass the nextCursor of a page")
 
     def entries(self) -> Iterator[Entry]:
         return self._entries_from(0)
@@ -147,14 +171,6 @@ class Resources:
         if now is None:
             return None
         return _labelled(now.path, lambda: concept_markdown(now))
-
-
-def _start(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    if cursor.isascii() and cursor.isdigit() and len(cursor) < 19:
-        return int(cursor)
-    raise InvalidArgument(f"invalid cursor {cursor[:40]!r}: pass the nextCursor of a page")
 
 
 def _index_text(bundle: Bundle) -> str:
