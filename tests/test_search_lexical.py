@@ -1276,3 +1276,33 @@ def test_a_short_word_finds_its_plural_written_in_capitals(query):
         )
     )
     assert paths(index, query)[0] == "/references/post_type_ids.md"
+
+
+def test_the_kind_a_query_names_before_its_preposition_is_the_one_it_asks_for():
+    """Session 63's tuning queries: "filter input for the countries query" names two kinds,
+    inputs and queries, and the query the input is *for* came first (graphql-okf). The
+    kind named before the first preposition is the head: a concept of only the other kind
+    is scored x KIND_PARTIAL, one of neither x KIND_MISS."""
+    from okfx.search import kinds
+
+    concepts = [
+        FakeConcept("/queries/countries.md", title="countries", type="GraphQL Query"),
+        FakeConcept("/types/inputs/CountryFilterInput.md", title="CFI", type="GraphQL Input"),
+        FakeConcept("/types/objects/Country.md", title="Country", type="GraphQL Object"),
+    ]
+    index = SearchIndex.build(entries(*concepts))
+    vocabulary = index.kinds.vocabulary(index.entries)
+
+    def factors(query: str) -> list[float]:
+        found = index.kinds.factor(index.entries, analyze_query(query), vocabulary, query)
+        assert found is not None
+        group_of, by_group = found
+        return [by_group[group_of[doc]] for doc in range(len(concepts))]
+
+    partial, miss = kinds.KIND_PARTIAL, kinds.KIND_MISS
+    assert factors("filter input for the countries query") == [partial, 1.0, miss]
+    assert factors("the countries query with its filter input") == [1.0, partial, miss]
+    assert factors("which query takes a filter input") == [1.0, 1.0, miss]  # no head
+    assert factors("filter input and countries query") == [1.0, 1.0, miss]
+    query = "filter input for the countries query"
+    assert kinds.head_forms(query, analyze_query(query)) >= {"filter", "input", "inputs"}

@@ -677,7 +677,7 @@ class SearchIndex:
         unit_groups = [[groups[i] for i in unit] for unit in units]
         if kind_vocabulary is None:
             kind_vocabulary = self.kinds.vocabulary(self.entries)
-        kinds = self.kinds.factor(self.entries, terms, kind_vocabulary)
+        kinds = self.kinds.factor(self.entries, terms, kind_vocabulary, query)
         return Factors(
             multipliers, named, self.postings, unit_groups, self.coverage_floor, present, kinds
         )

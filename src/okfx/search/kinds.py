@@ -24,10 +24,18 @@ import threading
 from array import array
 from collections.abc import Iterable, Sequence
 
-from okfx.search.analyzer import QueryTerm, tokenize
+from okfx.search.analyzer import QueryTerm, split_chunks, tokenize
 from okfx.search.filters import ConceptLike
 
-__all__ = ["KIND_MISS", "KIND_PARTIAL", "KindGroups", "kind_words", "type_phrase"]
+__all__ = [
+    "HEAD_ENDS",
+    "KIND_MISS",
+    "KIND_PARTIAL",
+    "KindGroups",
+    "head_forms",
+    "kind_words",
+    "type_phrase",
+]
 
 #: The factor of a concept none of whose kind words the query names, when it names one.
 KIND_MISS = 0.8
@@ -128,20 +136,28 @@ class KindGroups:
         entries: Sequence[tuple[str, ConceptLike]],
         terms: Sequence[QueryTerm],
         vocabulary: set[str],
+        query: str = "",
     ) -> tuple[array[int], list[float]] | None:
         """``(group of each doc, factor of each group)`` for a query, or None when the
-        query names no kind word of ``vocabulary`` (every factor would be 1)."""
+        query names no kind word of ``vocabulary`` (every factor would be 1). With the
+        ``query``'s text, a kind named before its first preposition is its head ("filter
+        input for the countries query"): when the words after it name another kind,
+        concepts of only that one are scored x :data:`KIND_PARTIAL`."""
         forms = {form for term in terms for form, _ in term.forms}
         wanted = forms & vocabulary
         if not wanted:
             return None
         group_of, words, _ = self._get(entries)
         named = {phrase for phrase in self._type_phrases(vocabulary) if self._names(phrase, forms)}
+        head = head_forms(query, terms) & wanted if query and not named else set()
         factors = [KIND_MISS] * len(words)
         by_word = self._by_word(words)
         for word in wanted:
             for gid in by_word.get(word, ()):
-                factors[gid] = KIND_PARTIAL if named else 1.0
+                factors[gid] = KIND_PARTIAL if named or (head and word not in head) else 1.0
+        for word in head if head != wanted else ():
+            for gid in by_word.get(word, ()):
+                factors[gid] = 1.0
         if named:
             by_phrase = self._by_phrase()
             for phrase in named:
@@ -188,3 +204,22 @@ class KindGroups:
                     found.setdefault(word, []).append(gid)
             self._words = found  # threads racing here build equal maps
         return found
+
+
+#: Words that end a query's head ("filter input for the countries query", "workflow for
+#: repotting"): prepositions and relative words.
+HEAD_ENDS = frozenset(
+    "for of about on in with from to into that which where who whose by under over "
+    "between per via".split()
+)
+
+
+def head_forms(query: str, terms: Sequence[QueryTerm]) -> set[str]:
+    """The forms of the query terms written before the first of :data:`HEAD_ENDS` that
+    follows a word; empty when no such word follows one (a question opening "which")."""
+    chunks = split_chunks(query)
+    end = next((i for i, c in enumerate(chunks) if i and c.casefold() in HEAD_ENDS), None)
+    if end is None:
+        return set()
+    before = set(tokenize(" ".join(chunks[:end])))
+    return {form for term in terms if term.text in before for form, _ in term.forms}
