@@ -205,3 +205,21 @@ def test_the_note_reaches_the_report_and_not_the_verdict(make_bundle: MakeBundle
     report = validate(Bundle.load(root))
     assert report.conformant and report.warning_count == 0
     assert [n for n in report.notes if "okf_version 9.9" in n]
+
+
+def test_a_nested_duplicate_key_names_its_line_and_its_mapping(make_bundle: MakeBundle) -> None:
+    """Validate QA: a key repeated inside a source entry or a flow mapping was reported
+    with no line and without its parent; a top-level one had its line."""
+    text = (
+        "---\ntype: Note\nsources:\n  - id: s\n    resource: https://x\n"
+        "    resource: https://y\ngenerated: { by: 'human:a', by: 'human:b' }\n"
+        "title: T\ntitle: U\n---\nBody.\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": text}))
+    said = [w.message for w in bundle.warnings if w.code == "duplicate_key"]
+    assert [m.split(",")[0] for m in said] == [
+        "frontmatter key 'resource' appears twice in sources[0]",
+        "frontmatter key 'by' appears twice in generated",
+        "frontmatter key 'title' appears twice",
+    ]
+    assert [m.rsplit("(line ", 1)[1] for m in said] == ["6)", "7)", "9)"]

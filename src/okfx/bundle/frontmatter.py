@@ -26,7 +26,7 @@ from okfx.bundle.yamlerrors import complex_key, explain
 from okfx.bundle.yamlrepair import COLON_PROBLEM, quote_colon_values
 from okfx.limits import Limits
 
-__all__ = ["FrontmatterError", "Parsed", "load_repaired", "parse", "split"]
+__all__ = ["FrontmatterError", "Parsed", "duplicate_places", "load_repaired", "parse", "split"]
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
@@ -489,3 +489,29 @@ def parse(text: str, limits: Limits, strings: dict[str, str] | None = None) -> P
             "frontmatter_not_mapping", f"frontmatter is {kind}; it must be 'key: value' pairs"
         )
     return Parsed(data, body, body_line, duplicates, quoted, loaded)
+
+
+def duplicate_places(yaml_text: str) -> dict[str, tuple[int, str]]:
+    """For each key repeated within one mapping of ``yaml_text``: the 0-based line of its
+    second occurrence and the place of that mapping ("" at the top, "sources[0]",
+    "generated"). Read again only for a frontmatter that has a duplicate, which loaded
+    (so within the limits): validate QA: a nested one had no line and no parent."""
+    try:
+        root = yaml.compose(yaml_text, Loader=_FAST_BASE)
+    except yaml.YAMLError:
+        return {}
+    found: dict[str, tuple[int, str]] = {}
+    stack: list[tuple[Any, str]] = [(root, "")]
+    while stack:
+        node, place = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in node.value:
+                name = str(key.value) if isinstance(key, yaml.ScalarNode) else ""
+                if name in seen and name not in found:
+                    found[name] = (key.start_mark.line, place)
+                seen.add(name)
+                stack.append((value, f"{place}.{name}" if place else name))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((item, f"{place}[{i}]") for i, item in enumerate(node.value))
+    return found

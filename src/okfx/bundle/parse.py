@@ -15,7 +15,14 @@ from typing import Any
 from okfx.bundle.budget import LoadBudget
 from okfx.bundle.conventions import check_concept, with_line
 from okfx.bundle.fields import kind_of, normalize, source_places
-from okfx.bundle.frontmatter import FrontmatterError, Parsed, load_yaml, parse, split
+from okfx.bundle.frontmatter import (
+    FrontmatterError,
+    Parsed,
+    duplicate_places,
+    load_yaml,
+    parse,
+    split,
+)
 from okfx.bundle.keylines import KeyLines, field_lines, item_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.logdates import likely_dates
@@ -596,13 +603,18 @@ class DocumentParser:
             return None
         if not self.budget.admit(path, len(parsed.body)):
             return None  # over a bundle-wide cap: counted, reported once by the Bundle
+        places = duplicate_places(parsed.yaml_text) if parsed.duplicate_keys else {}
         for key in parsed.duplicate_keys:
-            # The line of a top-level key's second occurrence; a nested one is not looked for.
-            line = key_line(text, parsed.body_line, key, nth=2)
+            # The line of the key's second occurrence, and the mapping it is in when nested
+            line_at, place = places.get(key, (None, ""))
+            line = key_line(text, parsed.body_line, key, nth=2) if not place else None
+            if line is None and line_at is not None:
+                line = line_at + 2  # the frontmatter's first line is the file's second
+            where = f" in {place}" if place else ""
             message = (
-                f"frontmatter key {key!r} appears twice, which YAML does not allow (keys are "
-                "unique, YAML 1.2 §3.2.1.1): okfx keeps the last one, other consumers reject "
-                "the file; keep one"
+                f"frontmatter key {key!r} appears twice{where}, which YAML does not allow "
+                "(keys are unique, YAML 1.2 §3.2.1.1): okfx keeps the last one, other "
+                "consumers reject the file; keep one"
             )
             self.warn(path, "duplicate_key", with_line(message, line))
         lines = text.splitlines() if parsed.quoted_lines else []
