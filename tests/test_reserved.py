@@ -103,6 +103,7 @@ def test_entries_before_any_date_heading_are_read_and_reported(make_bundle: Make
     [alone] = validate(Bundle.load(make_bundle({"a.md": concept(), "log.md": one_day}))).errors
     assert alone.code == "log_ungrouped"
     assert "line 3 starts with 2026-07-07: make it the heading '## 2026-07-07'" in alone.message
+    assert problem_line(alone) == 3  # the line to edit, not the first entry (validate QA)
     dated = "# Log\n\n- 2026-07-07 added a.md\n"
     [one] = validate(Bundle.load(make_bundle({"a.md": concept(), "log.md": dated}))).errors
     assert "they start with 2026-07-07: add '## 2026-07-07' above them" in one.message

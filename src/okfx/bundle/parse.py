@@ -844,13 +844,16 @@ class DocumentParser:
             elif days:
                 written = days[0].isoformat()
                 fix = f"they start with {written}: add '## {written}' above them"
-            else:
-                fix = _date_paragraph(body, body_line, first) or "add one above them"
+            line = None if first is None else body_line + first
+            if not days:
+                found = _date_paragraph(body, body_line, first)
+                # the line to edit is the date to make a heading (validate QA: the report
+                # pointed at the first entry, five lines below it)
+                fix, line = found if found is not None else ("add one above them", line)
             message = (
                 f"{ungrouped} log {are} before any date heading: spec §9 groups a log's "
                 f"entries under '## YYYY-MM-DD' headings; {fix}"
             )
-            line = None if first is None else body_line + first
             self.warn(path, "log_ungrouped", with_line(message, line))
         for heading, at in bad:
             message = (
@@ -914,15 +917,17 @@ def _misspelt_type(name: str) -> bool:
     return SequenceMatcher(None, name.lower(), "type").ratio() >= 0.75
 
 
-def _date_paragraph(body: str, body_line: int, first: int | None) -> str | None:
+def _date_paragraph(body: str, body_line: int, first: int | None) -> tuple[str, int] | None:
     """The fix for entries under a date written as a paragraph above them (``2026-07-07 —
-    bundle created``, validate QA), or ``None`` when no line above them starts with one."""
+    bundle created``, validate QA) and that paragraph's file line, or ``None`` when no
+    line above them starts with one."""
     above = body.split("\n")[: first or 0]
     for i in range(len(above) - 1, -1, -1):
         day = leading_date(above[i].strip())
         if day is not None:
             return (
                 f"line {body_line + i} starts with {day.isoformat()}: make it the heading "
-                f"'## {day.isoformat()}'"
+                f"'## {day.isoformat()}'",
+                body_line + i,
             )
     return None
