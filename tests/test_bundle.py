@@ -838,3 +838,20 @@ def test_two_sources_of_one_id_are_reported(make_bundle: MakeBundle) -> None:
     (said,) = [w for w in Bundle.load(root).warnings if w.code == "invalid_field"]
     assert "sources[1].id 's1' is also an earlier source's" in said.message
     assert said.message.endswith("(line 5)")  # the second entry
+
+
+def test_a_change_log_kept_in_a_table_under_a_type_is_told_to_be_rewritten(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: okf-vault's log.md (type: Log, its changes in a table of dated rows)
+    was told it was "a page, not an update log" and to rename it, which would lose the
+    bundle's log."""
+    table = (
+        "---\ntype: Log\ntitle: Changes\n---\n# Changes\n\n| date | change |\n|---|---|\n"
+        "| 2026-07-02 | added a |\n| 2026-07-01 | created |\n"
+    )
+    bundle = Bundle.load(make_bundle({"log.md": table, "a.md": concept()}))
+    [problem] = [w for w in bundle.warnings if w.path == "/log.md"]
+    assert problem.code == "reserved_concept"
+    assert "lists its changes in 2 dated lines (a table or a list)" in problem.message
+    assert "writes a log as '## YYYY-MM-DD' headings" in problem.message

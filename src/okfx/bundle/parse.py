@@ -136,14 +136,23 @@ def _wikilink_place(target: str, base: str) -> str | None:
         return None
 
 
-def _reserved_concept(path: str, type_: str) -> str:
-    """Why a concept's page written as ``log.md`` is read as no concept."""
+def _reserved_concept(path: str, type_: str, dated: int = 0) -> str:
+    """Why a concept's page written as ``log.md`` is read as no concept; ``dated``: how
+    many of its lines start with a date (a change log kept in a table or a list)."""
+    if dated:  # validate QA: a change log in a table was told to be renamed into a page
+        return (
+            f"log.md carries a concept's frontmatter (type: {type_[:80]!r}) and lists its "
+            f"changes in {dated} dated lines (a table or a list) under no YYYY-MM-DD "
+            "heading: spec §9 writes a log as '## YYYY-MM-DD' headings with '* ' entries "
+            "under them, and no frontmatter: rewrite it so (if it is a page and not the "
+            "bundle's log, rename the file, for example log-page.md) (line 1)"
+        )
     return (
         f"log.md carries a concept's frontmatter (type: {type_[:80]!r}) and no YYYY-MM-DD "
         "date heading: a page, not an update log; but spec §3.1 reserves the name log.md for "
         "the update log (§9) and forbids it for concepts, so okfx reads it as the log: it is "
         "in no index row, search or grep. Rename the file (for example log-page.md) to make "
-        "it a concept"
+        "it a concept (line 1)"
     )
 
 
@@ -826,7 +835,8 @@ class DocumentParser:
             # A concept's page under the reserved name (no heading is a date, or it has
             # none: spec QA, a typed page of plain text was only log_frontmatter): one
             # error that says so, not one per heading that is no date.
-            self.warn(path, "reserved_concept", _reserved_concept(path, type_))
+            rows = sum(1 for row in body.splitlines() if leading_date(row.strip(" |*-\t")))
+            self.warn(path, "reserved_concept", _reserved_concept(path, type_, rows))
             return LogFile(path, body, fm, title, entries, tuple(links))
         for code, message in held:
             self.warn(path, code, message)

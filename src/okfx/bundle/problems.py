@@ -142,7 +142,8 @@ EXPLANATIONS: dict[str, str] = {
     "it. Move the keys out",
     "reserved_concept": "a log.md is a concept's page (a type, no date heading), but §3.1 "
     "forbids the name for concepts: it is read as the log, so no index, search or grep "
-    "finds it (§11 rule 3). Rename the file",
+    "finds it (§11 rule 3). Rename the file, or, if it is the bundle's change log, rewrite it "
+    "as §9 writes one",
     "index_no_section": "an index.md lists entries outside any heading, or has no section at "
     "all; §8 groups entries under headings: §11 rule 3",
     "index_table": "an index.md lists its links in a table, with no '* [Title](url) - "
