@@ -184,3 +184,15 @@ def test_the_warning_carries_its_line_in_json_and_annotations(make_bundle: MakeB
     assert (warning["code"], warning["line"]) == ("broken_anchor", 8)
     github = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"]).output
     assert "line=8,title=okfx broken_anchor" in github
+
+
+def test_the_anchor_meant_shares_the_most_words_before_looking_alike() -> None:
+    """Validate QA (ScalarDB): '#multi-storage-support' was offered '#multi_storagestorages',
+    the id of a heading `multi_storage.storages`, over '#multi-storage-configurations',
+    the section meant; a typo still finds its anchor."""
+    from okfx.bundle.anchors import closest_anchor
+
+    anchors = frozenset({"multi_storagestorages", "multi-storage-configurations", "setup"})
+    assert closest_anchor("multi-storage-support", anchors) == "multi-storage-configurations"
+    assert closest_anchor("setpu", anchors) == "setup"
+    assert closest_anchor("billing", anchors) is None

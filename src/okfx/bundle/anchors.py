@@ -185,8 +185,26 @@ def closest_anchor(key: str, anchors: frozenset[str]) -> str | None:
     more words (``second-me`` for the heading "Second-Me (mindverse)"); else None."""
     if not anchors:
         return None
-    found = difflib.get_close_matches(key, sorted(anchors), n=1, cutoff=0.7)
+    ordered = sorted(anchors)
+    typo = difflib.get_close_matches(key, ordered, n=1, cutoff=0.85)
+    if typo:
+        return typo[0]
+    # More of the key's words, before characters alike (validate QA: '#multi-storage-
+    # support' was offered '#multi_storagestorages', the id of `multi_storage.storages`,
+    # over '#multi-storage-configurations', the section meant).
+    words = _words(key)
+    shared = {a: len(words & _words(a)) for a in ordered}
+    most = max(shared.values(), default=0)
+    if most >= max(2, (len(words) + 1) // 2):
+        best = [a for a in ordered if shared[a] == most]
+        return max(best, key=lambda a: difflib.SequenceMatcher(None, key, a).ratio())
+    found = difflib.get_close_matches(key, ordered, n=1, cutoff=0.7)
     if found:
         return found[0]
     longer = [a for a in anchors if a.startswith(key + "-")] if key else []
     return longer[0] if len(longer) == 1 else None
+
+
+def _words(anchor: str) -> set[str]:
+    """The words of an anchor id, split at its hyphens and underscores."""
+    return {word for word in anchor.replace("_", "-").split("-") if word}
