@@ -731,3 +731,11 @@ def test_the_text_report_counts_a_codes_problems_by_kind_and_shows_one_of_each(
     assert "all 5 listed are 'active': one fix for every file" in output
     everything = CliRunner().invoke(cli, ["validate", "--all", str(make_bundle(files))]).output
     assert "listed by kind" not in everything
+
+
+def test_a_kind_line_shows_bundle_text_safely(make_bundle: MakeBundle) -> None:
+    """A kind quotes a frontmatter value: an escape written there is shown, not sent to
+    the terminal."""
+    files = {f"s{i}.md": concept(status='"act\\x1b[2Jive"') for i in range(5)}
+    output = CliRunner().invoke(cli, ["validate", str(make_bundle(files))]).output
+    assert "\x1b[2J" not in output and "all 5 listed are" in output

@@ -528,9 +528,10 @@ def broken_anchors(bundle: Bundle) -> tuple[list[Problem], int]:
 
 def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Problem], dict[str, int]]:
     """The problems ``okfx validate`` reports, and their exact counts by code: the load's,
-    plus ``no_concepts``, ``broken_anchor`` and ``broken_image``, which only the check
-    looks for (the viewer
-    shows the same), plus ``extra`` (problems a higher layer found: the computations')."""
+    plus ``no_concepts``, ``broken_anchor``, ``broken_image`` and the file-name checks,
+    which only the check looks for (the viewer shows the same), plus ``extra`` (problems
+    a higher layer found: the computations'), each problem written several times over
+    said once (:func:`without_repeats`)."""
     problems = list(bundle.warnings)
     counts = bundle.problem_counts()
     for problem in extra:
@@ -566,9 +567,9 @@ def reported(bundle: Bundle, extra: Sequence[Problem] = ()) -> tuple[list[Proble
 
 def reserved_in_other_case(files: Iterable[str]) -> list[Problem]:
     """A ``reserved_case`` for each file named ``index.md`` or ``log.md`` in other
-    letters (``Index.md``, ``LOG.md``): okfx reads it as a concept (or skips it), but on
-    macOS and Windows it is the folder's reserved file, which §3.1 keeps from being a
-    concept (validate QA: read as concepts without a word)."""
+    letters (``Index.md``, ``LOG.md``): okfx reads it as any other file (a concept, when
+    typed), but on macOS and Windows it is the folder's reserved file, which §3.1 keeps
+    from being a concept (validate QA: read as concepts without a word)."""
     found = []
     for path in sorted(files):
         folder, _, name = path.rpartition("/")

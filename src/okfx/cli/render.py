@@ -626,8 +626,9 @@ def _by_kind(problems: Sequence[Problem]) -> list[str]:
     shown = ", ".join(f"{kind} {n}" for kind, n in top)
     rest = len(counted) - len(top)
     more = f" and {rest} more {'kind' if rest == 1 else 'kinds'}" if rest else ""
-    if len(counted) == 1:
-        return [_dim(f"      all {len(problems)} listed are {top[0][0]}: one fix for every file")]
+    if len(counted) == 1:  # a kind quotes bundle text: shown as any line of it is
+        said = f"all {len(problems)} listed are {top[0][0]}: one fix for every file"
+        return [_dim(f"      {visible_line(said)}")]
     return [_dim(f"      listed by kind: {visible_line(shown)}{more}")]
 
 
