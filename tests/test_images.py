@@ -39,5 +39,6 @@ def test_an_image_of_a_missing_file_is_reported_on_its_line(make_bundle: MakeBun
 
 
 def test_a_bundle_whose_images_are_all_there_has_no_broken_image(make_bundle: MakeBundle) -> None:
-    root = make_bundle({"a.md": concept(body="![x](b.png)\n![y](/b.png)\n"), "b.png": "png"})
+    body = "![x](b.png)\n![y](/b.png)\n![z](.assets/c.png)\n"
+    root = make_bundle({"a.md": concept(body=body), "b.png": "png", ".assets/c.png": "png"})
     assert "broken_image" not in validate(Bundle.load(root)).by_code

@@ -12,6 +12,7 @@ is not looked at (okfx never follows it, and the link checks say so for links).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
@@ -45,6 +46,7 @@ def broken_images(bundle: Bundle) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     count = 0
     files = bundle.files
+    root = bundle.guard.real_root
     for concept in bundle:
         body = concept.body
         line, counted = concept.body_line, 0
@@ -59,8 +61,8 @@ def broken_images(bundle: Bundle) -> tuple[list[Problem], int]:
                 target = join(parent_dir(concept.path), path)
             except UnsafePath:
                 continue  # above the root, or a name okfx never opens
-            if target in files:
-                continue
+            if target in files or os.path.isfile(os.path.join(root, target.lstrip("/"))):
+                continue  # there, or there but hidden or excluded (it still shows)
             line += body.count("\n", counted, offset)
             counted = offset
             count += 1
