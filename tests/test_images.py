@@ -42,3 +42,16 @@ def test_a_bundle_whose_images_are_all_there_has_no_broken_image(make_bundle: Ma
     body = "![x](b.png)\n![y](/b.png)\n![z](.assets/c.png)\n"
     root = make_bundle({"a.md": concept(body=body), "b.png": "png", ".assets/c.png": "png"})
     assert "broken_image" not in validate(Bundle.load(root)).by_code
+
+
+def test_an_image_through_a_symlink_out_of_the_bundle_is_broken(
+    make_bundle: MakeBundle, tmp_path
+) -> None:
+    """Nothing outside the root is looked at: a folder symlinked out holds no picture of
+    the bundle."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.png").write_text("png")
+    root = make_bundle({"a.md": concept(body="![x](pics/x.png)\n")})
+    (root / "pics").symlink_to(outside)
+    assert validate(Bundle.load(root)).by_code.get("broken_image") == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from urllib.parse import unquote
 
@@ -39,6 +40,20 @@ def _images(body: str) -> Iterator[tuple[str, int]]:
         yield match.group(1), match.start()
 
 
+def _beneath(bundle: Bundle, target: str) -> bool:
+    """Whether ``target`` is a regular file below the root that the load left out
+    (hidden, excluded), opened without following any symlink (nothing outside is looked
+    at) and closed unread."""
+    try:
+        fd = bundle.guard.open(target.lstrip("/"))
+    except (OSError, ValueError):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+
+
 def broken_images(bundle: Bundle) -> tuple[list[Problem], int]:
     """``broken_image`` warnings, at most ``Limits.max_warnings`` listed, and how many
     there are."""
@@ -46,7 +61,6 @@ def broken_images(bundle: Bundle) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     count = 0
     files = bundle.files
-    root = bundle.guard.real_root
     for concept in bundle:
         body = concept.body
         line, counted = concept.body_line, 0
@@ -61,7 +75,7 @@ def broken_images(bundle: Bundle) -> tuple[list[Problem], int]:
                 target = join(parent_dir(concept.path), path)
             except UnsafePath:
                 continue  # above the root, or a name okfx never opens
-            if target in files or os.path.isfile(os.path.join(root, target.lstrip("/"))):
+            if target in files or _beneath(bundle, target):
                 continue  # there, or there but hidden or excluded (it still shows)
             line += body.count("\n", counted, offset)
             counted = offset
