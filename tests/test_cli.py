@@ -511,3 +511,19 @@ def test_a_limit_above_the_tools_maximum_reads_as_it(args: list[str], key: str, 
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert 0 < len(payload[key]) <= most
+
+
+def test_grep_advice_is_in_the_command_lines_words(make_bundle: MakeBundle) -> None:
+    """CLI QA: a regular expression's or -i call's "no match" advice kept the tool's
+    words (search_concepts), and a footer after a filter started with a blank."""
+    from click.testing import CliRunner
+
+    files = {f"c{i}.md": concept(body="XRD one.\n", type="Concept") for i in range(3)}
+    files["d/x.md"] = concept(body="XRD two.\n", type="Guide")
+    root = str(make_bundle(files))
+    for args in (["zzq.*x", "--regex"], ["zzq.*x", "--regex", "-i"], ["zzqqxx", "-i"]):
+        said = CliRunner().invoke(cli, ["grep", root, *args]).output
+        assert "okfx search for the words" in said and "search_concepts" not in said, args
+    footer = CliRunner().invoke(cli, ["grep", root, "XRD", "--limit", "1", "--type", "Concept"])
+    last = footer.output.rstrip("\n").splitlines()[-1]
+    assert last.startswith("Showing the first match; 3 concepts match"), last

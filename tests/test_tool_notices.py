@@ -183,9 +183,14 @@ def test_a_grep_that_finds_nothing_says_what_would_match(make_bundle: MakeBundle
     )
     nothing = box.grep_concepts(pattern="axle nut torque")
     assert nothing["matches"] == [] and nothing["notice"] == (
-        "No concept holds the exact text in this letter case. grep matches text as written: "
-        "try a shorter piece, ignore_case=true, or search_concepts for the words."
+        # CLI QA: ignoring case was tried too, so no other case is offered
+        "No concept holds the exact text, in any letter case. grep matches text as written: "
+        "try a shorter piece, or search_concepts for the words."
     )
+    # CLI QA: matches a filter hid are no letter-case miss; the notice names the filter
+    hidden = box.grep_concepts(pattern="HPSOV", tags=["nope"])["notice"]
+    assert "letter case" not in hidden and "try a shorter piece" not in hidden
+    assert "1 match without the requested tags hidden" in hidden
     # Agent QA: the advice offered what the call had passed already.
     told = box.grep_concepts(pattern="axle nut", ignore_case=True)["notice"]
     assert told == (

@@ -177,6 +177,7 @@ CLI_WORDS = {
     "pass regex=true": "add --regex",
     "pass ignore_case=true": "add -i",
     "piece, ignore_case=true, or search_concepts for": "piece, -i, or okfx search for",
+    "or search_concepts for the words": "or okfx search for the words",
     "grep_concepts for": "okfx grep for",
     "list_concepts with a type or tag": "okfx index with --type or --tag",
     "call with offset=0": "use --offset 0",

@@ -104,11 +104,11 @@ class GrepResults(Sequence[GrepMatch]):
             # docs QA: two matches of one concept shown, and only "narrow" offered
             more = "raise limit (at most 200), or " if len(self.matches) < MAX_MATCHES else ""
             notes.append(
-                f"Showing the first {len(self.matches)} matches; {concepts} concepts match"
+                f"Showing the first {_matches(len(self.matches))}; {concepts} concepts match"
                 f"{_per_bundle(by_bundle or {})}. To see the rest, {more}narrow the pattern "
                 "or the filters."
             )
-        self.notice = " ".join(notes)
+        self.notice = " ".join(note for note in notes if note)  # CLI QA: a leading blank
 
     @overload
     def __getitem__(self, index: int) -> GrepMatch: ...
@@ -375,3 +375,7 @@ def _concept_matches(
                 )
             )
     return out
+
+
+def _matches(n: int) -> str:
+    return "match" if n == 1 else f"{n} matches"

@@ -650,7 +650,10 @@ def grep(
     if not payload["matches"]:
         # Nothing as asked: say what would match (MCP QA: "hpsov" found nothing in a
         # bundle that writes HPSOV, and a model took grep's silence for absence).
-        said = _grep_miss(text, regex, ignore_case, lambda r, i: run(r, i, 200))
+        # CLI QA: with matches the filters hid, "no concept holds the text in this letter
+        # case, try -i" was untrue: the filter is what to change, as the notice says.
+        hid = any(payload.get("hidden", {}).values())
+        said = "" if hid else _grep_miss(text, regex, ignore_case, lambda r, i: run(r, i, 200))
         unknown = notices.unknown_filter_values(targets, type_, tags, directory)
         payload["notice"] = " ".join(filter(None, [unknown, said, payload.get("notice", "")]))
     for match in payload["matches"]:
@@ -697,11 +700,11 @@ def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
     # The advice follows the call (agent QA: it offered ignore_case=true to a call that
     # had passed it, and "as written" to a regular expression).
     kind = "the regular expression" if regex else "the exact text"
-    case = "" if ignore_case else " in this letter case"  # or it has none
+    # Ignoring case was tried above and found nothing too (CLI QA: "in this letter case"
+    # read as if another case would match)
+    case = "" if ignore_case or not tries else ", in any letter case"
     how = " Try" if regex else " grep matches text as written: try"
     ideas = ["a looser expression" if regex else "a shorter piece"]
-    if not ignore_case:
-        ideas.append("ignore_case=true")
     ideas.append("or search_concepts for the words")
     return f"No concept holds {kind}{case}.{how} {', '.join(ideas)}."
 
