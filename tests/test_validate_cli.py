@@ -328,13 +328,15 @@ def test_files_that_are_no_concept_in_one_folder_are_noted_with_the_exclude_to_t
         **{f"news/twitter/p{i}.md": "---\ntitle: t\n---\n" for i in range(14)},
         **{f"inbox/done/p{i}.md": "# no frontmatter\n" for i in range(11)},
         "notes/loose.md": "# no frontmatter\n",
+        # CLI QA: a file of broken YAML is no concept either, and was not counted
+        "templates/t.md": "---\ntype: [unclosed\n---\n",
     }
     root = make_bundle({"a.md": concept(), **two})
     assert validate(Bundle.load(root)).notes == (
-        "25 of the 26 files that are no concept are under /news/ (14) and /inbox/ (11): give "
+        "25 of the 27 files that are no concept are under /news/ (14) and /inbox/ (11): give "
         "each a 'type', or leave the folders out with --exclude news/ --exclude inbox/",
     )
-    excluded = validate(Bundle.load(root, exclude=["news/", "inbox/", "notes/"]))
+    excluded = validate(Bundle.load(root, exclude=["news/", "inbox/", "notes/", "templates/"]))
     assert excluded.conformant
 
 
