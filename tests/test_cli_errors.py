@@ -121,7 +121,11 @@ def test_grep_regex_errors_speak_of_the_command_line() -> None:
     [
         ("DOCKS_AVAILABLE", "match ignoring case (add -i)."),
         (r"\w+_available", "match as a regular expression (add --regex)."),
-        ("zzzqqq", "try a shorter piece, -i, or okfx search for the words."),
+        (
+            "zzzqqq",
+            "in any letter case. grep matches text as written: try a shorter piece, or okfx "
+            "search for the words.",
+        ),
     ],
 )
 def test_grep_hints_name_options_not_tool_arguments(pattern: str, said: str) -> None:

@@ -442,3 +442,42 @@ def test_okfx_cache_path_names_the_fetched_sources_and_their_size(
         shown.stderr
     )
     assert "okfx cache clear --sources removes them" in shown.stderr
+
+
+def test_the_cli_says_a_refused_entry_is_no_damaged_file_and_a_missing_archive_by_name(
+    tmp_path: Path,
+) -> None:
+    """Sources QA: a symlink entry (a policy refusal) was told "the file may be cut short
+    ...; fetch or build it again", and a missing archive was a "bundle folder not found",
+    or "archive not found." with no path."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    refused = zip_with_mode(tmp_path / "a.zip", "kb/x.md", stat.S_IFLNK | 0o777, "/etc")
+    said = CliRunner().invoke(cli, ["bundles", str(refused)]).output
+    assert "symlink" in said and "build the archive without it" in said
+    assert "cut short" not in said
+    for name in ("missing.tar.gz", "missing.zip#kb"):
+        out = CliRunner().invoke(cli, ["bundles", str(tmp_path / name)]).output
+        assert f"archive not found: {tmp_path / name.split('#')[0]}" in out, out
+
+
+def test_an_scp_like_url_with_any_user_is_a_git_url(tmp_path: Path, monkeypatch) -> None:
+    """Sources QA: "alice@host:org/kb.git" (docs: user@host:org/repo) was read as a
+    missing local folder; only git@ was taken for a git URL."""
+    from okfx import Bundle
+    from okfx.sources.spec import GitSource, parse_source
+
+    seen: list[object] = []
+
+    def opened(spec: object, **_: object) -> object:
+        seen.append(spec)
+        raise OSError("stop here")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("okfx.sources.open_source", opened)
+    with pytest.raises(OSError, match="stop here"):
+        Bundle.load("alice@127.0.0.1:org/kb.git")
+    assert seen == ["alice@127.0.0.1:org/kb.git"]
+    assert isinstance(parse_source("alice@127.0.0.1:org/kb.git"), GitSource)

@@ -42,7 +42,7 @@ from okfx.bundle.texts import TEXTS_KIND, TextsBuilder, attach, read_texts
 from okfx.bundle.walk import FileEntry, decode_text, encoding_problem, read_bytes, read_file, walk
 from okfx.bundle.wikilinks import WikiIndex
 from okfx.deadline import Aside, acquire
-from okfx.errors import NotFound, UnsafePath
+from okfx.errors import NotFound, OKFError, UnsafePath
 from okfx.gcpause import gc_paused
 from okfx.limits import Limits
 from okfx.model import Concept, IndexFile, Link, LogFile, Problem
@@ -321,10 +321,19 @@ class Bundle:
                 bundle = cls(source, name, limits, exclude=exclude, wikilinks=wikilinks)
                 return bundle._load(progress, state, source, options)
             text = os.fspath(source)
-            remote = "://" in text or "::" in text or text.startswith("git@")
-            # "kb.zip#okf" names a folder in an archive (okfx.sources.spec).
-            if not os.path.exists(text) and not remote and "#" not in text:
-                raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
+            if not os.path.exists(text):
+                # Read as okfx.sources reads it (sources QA: "alice@host:org/kb.git", a
+                # git URL, was called a missing folder, and so was a missing archive).
+                from okfx.sources.spec import ArchiveSource, LocalDir, parse_source
+
+                try:
+                    parsed = parse_source(text)
+                except (OKFError, ValueError):
+                    parsed = None  # open_source below says what is wrong with it
+                if isinstance(parsed, LocalDir):
+                    raise FileNotFoundError(f"bundle folder not found: {os.path.abspath(text)}")
+                if isinstance(parsed, ArchiveSource) and not parsed.path.exists():
+                    raise FileNotFoundError(f"archive not found: {os.path.abspath(parsed.path)}")
         from okfx.sources import open_source  # only needed for git URLs and archives
         from okfx.sources.cache import origin_of
 

@@ -116,7 +116,10 @@ def _load(source: str) -> Bundle:
         ) from None
     except (OSError, ValueError, RuntimeError, TimeoutError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-        if type(exc) is ArchiveError:  # not ArchiveLimitError, whose message says the cap
+        if type(exc) is ArchiveError and reason.startswith("refusing entry"):
+            # a policy refusal of a whole archive: fetching it again cannot help (sources QA)
+            reason += ": okfx never extracts such an entry; build the archive without it"
+        elif type(exc) is ArchiveError:  # not ArchiveLimitError, whose message says the cap
             reason += ": the file may be cut short or not an archive; fetch or build it again"
         raise Unreadable(f"cannot load {shown}: {redact(reason)}", path=shown) from None
 
