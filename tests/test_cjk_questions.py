@@ -134,3 +134,26 @@ def test_korean_counts_its_words_not_its_syllables() -> None:
     )
     assert mostly_cjk("缓存雪崩 Redis cache")  # four characters, about four words
     assert not mostly_cjk("A Redis cache guide, 缓存")
+
+
+def test_a_pages_question_words_alone_do_not_rank_it_above_pages_with_the_subject(
+    make_bundle: MakeBundle,
+) -> None:
+    """CLI QA (okf-vault): for "侧边栏怎么做" (how to build a sidebar) a page matching only
+    怎么 and 么做, in a heading "怎么写一个 skill", came second at confidence 0.00, above a
+    page holding 侧边栏. The bigrams holding a question word weigh as light verbs."""
+    files = {
+        "sidebar.md": concept("Playbook", "应用外壳侧边栏的实现。\n", title="应用外壳侧边栏"),
+        "theme.md": concept("Playbook", "主题 token 里有侧边栏的颜色。\n", title="双轴主题系统"),
+        "skills.md": concept(
+            "Term", "## 怎么写一个 skill\n\n怎么做都可以，怎么做都行。\n", title="Agent Skills"
+        ),
+    }
+    hits = Bundle.load(make_bundle(files)).search("侧边栏怎么做")
+    assert [h.path for h in hits][:2] == ["/sidebar.md", "/theme.md"]
+    from okfx.search.analyzer import LIGHT_VERB_WEIGHT, analyze_query
+
+    weights = {t.text: dict(t.forms)[t.text] for t in analyze_query("侧边栏怎么做")}
+    assert weights["侧边"] == 1.0 and weights["怎么"] == LIGHT_VERB_WEIGHT
+    # all glue: a question of question words alone keeps them whole
+    assert {t.text: dict(t.forms)[t.text] for t in analyze_query("怎么做")}["怎么"] == 1.0

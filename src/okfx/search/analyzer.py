@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from okfx.search.cjk import cjk_pieces, cjk_terms, has_cjk, letter_bigrams
+from okfx.search.cjk import cjk_pieces, cjk_terms, glue_bigram, has_cjk, letter_bigrams
 from okfx.search.wordforms import (
     abbreviations,
     joined_pairs,
@@ -499,6 +499,11 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
             typed.append(term)
     kept = [t for t in typed if t not in stopwords] or typed
     light = light_words(query)
+    # A CJK bigram holding a question word or particle ("怎么", "么做" of "侧边栏怎么做")
+    # weighs as a light verb beside the query's content bigrams (CLI QA: a page matching
+    # only those two came second, above pages holding the subject).
+    glue = {t for t in kept if glue_bigram(t)}
+    glued = glue if len(glue) < sum(1 for t in kept if len(t) == 2 and has_cjk(t)) else set()
     terms: list[QueryTerm] = []
     owner: dict[str, int] = {}  # form -> index of the term that holds it
     for text in kept:
@@ -524,7 +529,7 @@ def analyze_query(query: str, *, stopwords: frozenset[str] = STOPWORDS) -> list[
                 for form, weight in forms.items()
                 if form == text or form not in stopwords
             }
-        if text in light:
+        if text in light or (glued and text in glued):
             forms = {form: weight * LIGHT_VERB_WEIGHT for form, weight in forms.items()}
         merged = next((owner[f] for f in forms if f in owner), None)
         if merged is None:
