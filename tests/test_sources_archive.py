@@ -481,3 +481,28 @@ def test_an_scp_like_url_with_any_user_is_a_git_url(tmp_path: Path, monkeypatch)
         Bundle.load("alice@127.0.0.1:org/kb.git")
     assert seen == ["alice@127.0.0.1:org/kb.git"]
     assert isinstance(parse_source("alice@127.0.0.1:org/kb.git"), GitSource)
+
+
+def test_advice_on_a_fetched_bundle_names_its_source_not_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sources QA: validate told the author to load the cache's folder
+    (.../sources/archive/<sha>/tree/kb1-main/catalog), which a refresh replaces; the
+    advice now names the source form that loads it, and that form loads it."""
+    from okfx import Bundle, validate
+
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "cache"))
+    concept = "---\ntype: Note\n---\nText.\n"
+    archive = make_zip(
+        tmp_path / "kb1.zip",
+        {
+            "kb1-main/README.md": "# Repo\n",
+            "kb1-main/catalog/index.md": "---\nokf_version: '0.2'\n---\n# Catalog\n",
+            "kb1-main/catalog/a.md": concept,
+        },
+    )
+    report = validate(Bundle.load(str(archive)))
+    said = " ".join(p.message for p in report.warnings) + " ".join(report.notes)
+    assert f"okfx validate {archive}#catalog" in said
+    assert "sources/archive" not in said
+    assert len(Bundle.load(f"{archive}#catalog")) == 1

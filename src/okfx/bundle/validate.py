@@ -40,6 +40,7 @@ from okfx.bundle.problems import (
     problem_dict,
     reading_order,
 )
+from okfx.bundle.sourceform import in_source_terms
 from okfx.bundle.upkeep import upkeep_notes
 from okfx.bundle.wikilinks import scan_wikilinks
 from okfx.model import Link, Problem
@@ -786,6 +787,10 @@ def validate(
     named = {p: _with_meant(bundle, p) for p in looked_up}
     ordered = sorted((named.get(p, p) for p in problems), key=reading_order)
     notes = report_notes(bundle, problems, counts, now)
+    if bundle.origin is not None:  # fetched: advice names the source, not the cache path
+        root, source = str(bundle.root), bundle.source
+        ordered = [p._replace(message=in_source_terms(p.message, root, source)) for p in ordered]
+        notes = tuple(in_source_terms(note, root, source) for note in notes)
     return ConformanceReport(
         bundle=bundle.name,
         root=str(bundle.root),

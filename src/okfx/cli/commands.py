@@ -27,6 +27,7 @@ from click.core import ParameterSource
 from okfx import blas
 from okfx.attest.lint import validate as validate_bundle
 from okfx.bundle.bundle import Bundle, folder_name, told_apart
+from okfx.bundle.sourceform import in_source_terms, source_form
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
 from okfx.cli.executors import executor_options, executor_settings
@@ -122,6 +123,17 @@ def _load(source: str) -> Bundle:
         elif type(exc) is ArchiveError:  # not ArchiveLimitError, whose message says the cap
             reason += ": the file may be cut short or not an archive; fetch or build it again"
         raise Unreadable(f"cannot load {shown}: {redact(reason)}", path=shown) from None
+
+
+def _said(bundle: Bundle) -> str:
+    """Why ``bundle`` has no concept, a fetched one's folders named as its source."""
+    said = why_empty(bundle)
+    return in_source_terms(said, str(bundle.root), bundle.source) if bundle.origin else said
+
+
+def _loaded_as(bundle: Bundle) -> str:
+    """What loads ``bundle`` again: its source, or its folder."""
+    return (source_form(bundle.source, "") if bundle.origin else None) or str(bundle.root)
 
 
 _semantic_flags = [
@@ -1011,8 +1023,8 @@ def serve(
             if not len(loaded):  # served anyway, but an agent would find nothing: say why
                 click.echo(
                     visible(
-                        f"okfx: bundle {loaded.name!r} has 0 concepts: {why_empty(loaded)} "
-                        f"(okfx validate {loaded.root} lists the problems)"
+                        f"okfx: bundle {loaded.name!r} has 0 concepts: {_said(loaded)} "
+                        f"(okfx validate {_loaded_as(loaded)} lists the problems)"
                     ),
                     err=True,
                 )
