@@ -265,6 +265,25 @@ def test_the_loading_line_becomes_a_bar_fed_by_bundle_load(
     assert "[" + "█" * progress.BAR + "] 40/40 files" in terminal.getvalue()
 
 
+def test_the_loading_line_shows_a_folder_names_controls_and_fits_the_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CLI QA: a folder named with an OSC escape set the window title through the bar's
+    label, and a bar wider than the terminal wrapped, leaving a row behind each redraw."""
+    monkeypatch.setattr(progress, "QUIET", 0.0)
+    monkeypatch.setenv("COLUMNS", "40")
+    terminal = FakeTerminal()
+    with progress.status("loading ./esc\x1b]0;PWNED\x07dir/and/a/long/path", terminal) as bar:
+        bar.update(5, 40)
+        terminal.wrote.clear()
+        assert terminal.wrote.wait(timeout=10)
+    text = terminal.getvalue()
+    assert "\x1b]" not in text and "\x07" not in text and "^[]0;PWNED^G" in text
+    frames = [f for f in text.split("\r") if "files" in f]
+    assert frames and all(progress.columns(f) <= 39 for f in frames)
+    assert frames[-1].startswith("…") and frames[-1].endswith(tuple("0123456789s"))
+
+
 def test_the_loading_line_stays_off_a_pipe() -> None:
     piped = io.StringIO()
     with progress.status("loading kb", piped):

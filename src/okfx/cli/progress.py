@@ -7,6 +7,7 @@ and the stdio MCP transport (whose stdout is the protocol) stay clean.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -15,6 +16,8 @@ from contextlib import contextmanager
 from typing import TextIO
 
 import click
+
+from okfx.cli.terminal import columns, visible_line
 
 __all__ = ["Progress", "status"]
 
@@ -55,6 +58,12 @@ def status(label: str, stream: TextIO | None = None) -> Iterator[Progress]:
     if not out.isatty():
         yield progress
         return
+    # The label names a folder, which an archive or a clone may name with control
+    # characters: shown as every line of bundle text is (CLI QA: an OSC reached the
+    # terminal); and each frame fits the terminal, since a wrapped line leaves its first
+    # rows behind at every redraw.
+    label = visible_line(label)
+    width = max(shutil.get_terminal_size((80, 24)).columns - 1, 20)
     done = threading.Event()
     start = time.monotonic()
 
@@ -64,7 +73,7 @@ def status(label: str, stream: TextIO | None = None) -> Iterator[Progress]:
         while not done.wait(TICK):
             elapsed = time.monotonic() - start
             line = progress.render(FRAMES[frame % len(FRAMES)], label, elapsed)
-            click.echo(f"\r{line}", out, nl=False)
+            click.echo(f"\r{cut_start(line, width)}", out, nl=False)
             frame += 1
 
     thread = threading.Thread(target=spin, name="okfx-status", daemon=True)
@@ -80,3 +89,16 @@ def status(label: str, stream: TextIO | None = None) -> Iterator[Progress]:
         click.echo("\r\x1b[2K", out, nl=False, color=True)  # erase the spinner line
         if elapsed >= QUIET or outcome != "done in":
             click.echo(f"{label}: {outcome} {elapsed:.1f}s", out)
+
+
+def cut_start(line: str, width: int) -> str:
+    """``line`` in ``width`` columns, its start cut (``…`` first) when it is longer: the
+    bar and the counts at its end are what changes."""
+    if columns(line) <= width:
+        return line
+    kept = ""
+    for char in reversed(line):
+        if columns(kept) + columns(char) + 1 > width:
+            break
+        kept = char + kept
+    return "…" + kept
