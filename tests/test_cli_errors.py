@@ -282,3 +282,15 @@ def test_a_token_for_a_stdio_server_is_refused(tmp_path: Path) -> None:
         assert "--token and --token-file protect an HTTP server: add --transport http" in (
             result.stderr
         )
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0.5"])
+def test_a_refresh_interval_that_is_no_number_of_seconds_is_refused(value: str) -> None:
+    """Sources QA: nan ran git ls-remote back to back; inf ended the refresh thread."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    for command in ("serve", "view"):
+        result = CliRunner().invoke(cli, [command, str(EXAMPLE), "--refresh-interval", value])
+        assert result.exit_code == 2 and "--refresh-interval" in result.output, result.output

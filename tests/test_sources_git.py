@@ -591,3 +591,18 @@ def test_a_repository_cannot_make_a_users_filter_driver_run(
     with open_source(f"{remote.url}#{pinned}", cache_dir=tmp_path / "c2") as (root, _):
         assert (root / "okf/sales/x.md").read_text(encoding="utf-8") == "x\n"
     assert not ran.exists()
+
+
+def test_an_annotated_tag_is_asked_for_its_commit(remote: Remote) -> None:
+    """Sources QA: for an annotated tag git listed the tag object only, whose id is no
+    commit, so validate cloned again at every run and serve reloaded at every interval."""
+    from okfx.sources.refresh import remote_commit
+
+    head = git("rev-parse", "HEAD", cwd=remote.work).strip()
+    git("tag", "-a", "v2ann", "-m", "annotated", cwd=remote.work)
+    git("push", "-q", str(remote.bare), "v2ann", cwd=remote.work)
+    assert remote_commit(GitSource(remote.url, ref="v2ann")) == head
+    assert (
+        remote_commit(GitSource(remote.url, ref="main"))
+        == git("rev-parse", "main", cwd=remote.work).strip()
+    )

@@ -197,8 +197,9 @@ def test_cache_key_ignores_case_and_dot_git_but_not_the_ref_or_the_credentials()
 
 
 def test_normalized_url_keeps_the_ssh_user_but_not_a_password() -> None:
-    assert normalized_url("ssh://git:pw@Host/org/repo.git") == "ssh://git@host/org/repo"
-    assert normalized_url("git@Host:org/repo.git") == "ssh://git@host/org/repo"
+    assert normalized_url("ssh://git:pw@Host/org/repo.git") == "ssh://git@host/org/repo.git"
+    assert normalized_url("git@Host:org/repo.git") == "ssh://git@host/org/repo.git"
+    assert normalized_url("git@GitHub.com:org/repo.git") == "ssh://git@github.com/org/repo"
 
 
 @pytest.mark.parametrize(
@@ -243,3 +244,23 @@ def test_a_copied_page_address_reads_as_its_folder_or_names_the_folder_to_give()
         parse_source("https://gitlab.example.org/g/sub/kb/-/blob/main/okf/a.md")
     with pytest.raises(SourceSpecError, match="conflicts"):
         parse_source(GitSource(tree, ref="main"))
+
+
+def test_a_scheme_in_capitals_is_handed_to_git_in_lower_case() -> None:
+    """Sources QA: "HTTPS://" and "FILE://" passed okfx's checks, then git refused
+    "transport 'HTTPS' not allowed"; the rest of the URL keeps its letters."""
+    found = parse_source("HTTPS://Example.com/Org/Repo.git#v1:okf")
+    assert isinstance(found, GitSource)
+    assert (found.url, found.ref, found.subdir) == ("https://Example.com/Org/Repo.git", "v1", "okf")
+    assert parse_source("File:///tmp/x.git").url == "file:///tmp/x.git"
+
+
+def test_a_repository_and_its_dot_git_twin_are_two_unless_a_forge_aliases_them() -> None:
+    """Sources QA: /srv/git/kb and /srv/git/kb.git shared one cache entry, so one
+    repository's files were served under the other's URL."""
+    from okfx.sources.spec import normalized_url
+
+    assert normalized_url("file:///srv/git/kb") != normalized_url("file:///srv/git/kb.git")
+    assert normalized_url("ssh://git@host/o/r") != normalized_url("ssh://git@host/o/r.git")
+    assert normalized_url("https://github.com/o/r") == normalized_url("https://GitHub.com/o/r.git/")
+    assert normalized_url("git@gitlab.com:o/r.git") == normalized_url("git@gitlab.com:o/r")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import gc
 import logging
+import math
 import os
 import re
 import sys
@@ -123,6 +124,20 @@ def _load(source: str) -> Bundle:
         elif type(exc) is ArchiveError:  # not ArchiveLimitError, whose message says the cap
             reason += ": the file may be cut short or not an archive; fetch or build it again"
         raise Unreadable(f"cannot load {shown}: {redact(reason)}", path=shown) from None
+
+
+class _Seconds(click.FloatRange):
+    """A number of seconds from 1 up to a year: ``nan`` and ``inf`` pass a FloatRange (sources
+    QA: ``nan`` ran git ls-remote back to back, ``inf`` ended the refresh thread)."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is no number of seconds: give one from 1 to 31536000", param, ctx)
+        return seconds
+
+
+INTERVAL = _Seconds(min=1.0, max=365 * 24 * 3600.0)
 
 
 def _said(bundle: Bundle) -> str:
@@ -928,7 +943,7 @@ def neighbors(
     "of concepts changes (faster with the watch extra: docs/install.md).",
 )  # fmt: skip
 @click.option(
-    "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
+    "--refresh-interval", type=INTERVAL, metavar="SECONDS",
     help="Git bundles: this often, fetch again when the remote commit moved.",
 )  # fmt: skip
 @click.option(
@@ -1405,7 +1420,7 @@ def _viewer_app(
     "docs/install.md).",
 )  # fmt: skip
 @click.option(
-    "--refresh-interval", type=click.FloatRange(min=1.0), metavar="SECONDS",
+    "--refresh-interval", type=INTERVAL, metavar="SECONDS",
     help="Git bundles: this often, fetch again when the remote commit moved.",
 )  # fmt: skip
 def view(

@@ -27,7 +27,11 @@ def remote_commit(source: GitSource, *, timeout: float = 30.0) -> str:
     if is_commit_id(source.ref):
         return str(source.ref)  # a pinned commit is where it is; nothing to ask
     ref = source.ref or "HEAD"
-    out = run_git(["ls-remote", "--", source.url, ref], timeout=timeout, url=source.url)
+    # "<ref>^{}" too: for a plain pattern git lists an annotated tag's object only, whose
+    # id is no commit, so the source looked moved at every check (sources QA).
+    out = run_git(
+        ["ls-remote", "--", source.url, ref, f"{ref}^{{}}"], timeout=timeout, url=source.url
+    )
     wanted = {ref, f"refs/heads/{ref}", f"refs/tags/{ref}", f"refs/tags/{ref}^{{}}"}
     found = [line.split("\t", 1) for line in out.splitlines() if "\t" in line]
     # A peeled tag (^{}) names the commit itself: prefer it over the tag object.

@@ -111,6 +111,11 @@ def parse_source(spec: str | os.PathLike[str] | ParsedSource) -> ParsedSource:
     if not isinstance(spec, str):
         raise TypeError(f"expected a path, URL or GitSource, got {type(spec).__name__}")
     if _REMOTE_HELPER.match(spec) or _SCHEME.match(spec) or _SCP_LIKE.match(spec):
+        scheme = _SCHEME.match(spec)
+        if scheme is not None and not scheme.group(1).islower():
+            # git allows its transports by their lower-case names (sources QA: "HTTPS://"
+            # passed okfx's checks, then git refused "transport 'HTTPS' not allowed")
+            spec = scheme.group(1).lower() + spec[scheme.end(1) :]
         return _checked_git(GitSource(spec))
     path = Path(spec).expanduser()
     if spec.startswith("-") and not path.exists():
@@ -224,7 +229,8 @@ def scrub(text: str, url: str) -> str:
 
 
 def normalized_url(url: str) -> str:
-    """The repository's identity: no credentials, lower-case scheme and host, no ``.git``."""
+    """The repository's identity: no credentials, lower-case scheme and host, no ``.git``
+    on a host that serves a repository with and without it (:data:`ALIASED_GIT_HOSTS`)."""
     match = _SCHEME.match(url)
     if match:
         parts = urlsplit(url)
@@ -243,8 +249,18 @@ def normalized_url(url: str) -> str:
         else:
             scheme, netloc, path = "file", "", os.path.abspath(url)
     path = path.rstrip("/")
-    path = path.removesuffix(".git").rstrip("/")
+    if netloc.rpartition("@")[2].split(":", 1)[0] in ALIASED_GIT_HOSTS:
+        # These forges serve x and x.git as one repository; elsewhere (a folder, a plain
+        # ssh or git server) they are two, and one cache entry served one for the other
+        # (sources QA: /srv/git/kb beside /srv/git/kb.git)
+        path = path.removesuffix(".git").rstrip("/")
     return urlunsplit((scheme, netloc, path, "", ""))
+
+
+#: Hosts that serve ``org/repo`` and ``org/repo.git`` as one repository.
+ALIASED_GIT_HOSTS = frozenset(
+    {"github.com", "www.github.com", "gitlab.com", "bitbucket.org", "codeberg.org"}
+)
 
 
 def credential_identity(url: str) -> str:
@@ -275,7 +291,7 @@ def git_default_name(source: GitSource) -> str:
     if source.subdir:
         return PurePosixPath(source.subdir).name
     path = urlsplit(normalized_url(source.url)).path
-    name = unquote(path.rsplit("/", 1)[-1]).removeprefix("~")
+    name = unquote(path.rsplit("/", 1)[-1]).removeprefix("~").removesuffix(".git")
     return name or "bundle"
 
 
