@@ -240,6 +240,13 @@ def index(payload: dict[str, Any]) -> str:
     return "\n".join([body, _dim(footer), *_notice(payload)])
 
 
+def _one(value: Any) -> str:
+    """A one-line field of bundle text (a title, a type, a description) on one line: a
+    line break in it would print a line of its own, a fake path, score or badge under a
+    hit (CLI QA; index and grep fold them the same way)."""
+    return " ".join(str(value).split())
+
+
 def search(payload: dict[str, Any], several: bool | None = None) -> str:
     """Ranked hits; each names its bundle (``bundle:path``) when ``several`` are loaded."""
     hits = payload.get("hits") or []
@@ -250,14 +257,14 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
     lines: list[str] = []
     several = _several_bundles(hits, several)
     for rank, hit in enumerate(hits, 1):
-        title = click.style(str(hit.get("title")), bold=True)
+        title = click.style(_one(hit.get("title")), bold=True)
         sure = hit.get("confidence")
         weak = isinstance(sure, int | float) and sure < CONFIDENT
         # A page holding few of the query's words: said, as the viewer's badge says it.
         flags = badges(hit) + (" " + click.style("[weak match]", fg="yellow") if weak else "")
         lines.append(f"{rank:>2}. {title}  {flags}".rstrip())
         score = hit.get("score")
-        where = f"{hit.get('path')}  ({hit.get('type')}"
+        where = f"{_one(hit.get('path'))}  ({_one(hit.get('type'))}"
         if isinstance(score, int | float):
             where += f", score {score:.2f}"
         where += f", confidence {sure:.2f})" if isinstance(sure, int | float) else ")"
@@ -343,12 +350,13 @@ def concept(payload: dict[str, Any]) -> str:
     """A read_concept result: a header of provenance and trust, then the body."""
     if payload.get("kind") == "folder":
         return folder(payload)
-    title = payload.get("title") or payload.get("path")
-    lines = [f"{click.style(str(title), bold=True)}  {badges(payload)}".rstrip()]
-    kind = payload.get("type") or payload.get("kind")
-    lines.append(_dim(f"{target.shown(payload.get('bundle'), payload.get('path'))}  ({kind})"))
+    title = _one(payload.get("title") or payload.get("path"))
+    lines = [f"{click.style(title, bold=True)}  {badges(payload)}".rstrip()]
+    kind = _one(payload.get("type") or payload.get("kind"))
+    path = _one(payload.get("path"))
+    lines.append(_dim(f"{target.shown(payload.get('bundle'), path)}  ({kind})"))
     if payload.get("description"):
-        lines.append(str(payload["description"]))
+        lines.append(_one(payload["description"]))
     facts = [
         ("resource", payload.get("resource")),
         ("tags", ", ".join(payload.get("tags") or [])),
@@ -367,9 +375,9 @@ def concept(payload: dict[str, Any]) -> str:
         facts.append(("generated", " ".join(parts)))
     for label, value in facts:
         if value:
-            lines.append(f"{_dim(f'{label}:'.ljust(14))} {value}")
+            lines.append(f"{_dim(f'{label}:'.ljust(14))} {_one(value)}")
     for source in payload.get("sources") or []:
-        lines.append(f"{_dim('source:'.ljust(14))} {_source(source)}")
+        lines.append(f"{_dim('source:'.ljust(14))} {_one(_source(source))}")
     lines.extend(_extensions(payload.get("extensions") or {}))
     for notice in payload.get("notices") or []:
         lines.append(click.style(str(notice), fg="yellow"))
