@@ -31,6 +31,8 @@ CASES = [
     # validate QA: a nested value, or one before ' #', holding ': ' got PyYAML's words
     ("type: Note\nsources:\n  - title: Guide: part 1\n", 4, 'quote it, title: "Guide: part 1"'),
     ("type: Note\ntitle: Foo: bar # note\n", 3, "' #' starts a comment"),
+    # CLI QA: a control character gave the parser's position and line break, no line
+    ('type: Note\ntitle: "bad \x1b char"\n', 3, "the control character U+001B is not allowed"),
     ("type: Note\ntitle: {{title}}\n", 3, "template placeholder"),
     ('type: Note\ntitle: "{{title}}"\ntags:\n\t- a\n', 5, "tab"),  # a quoted one is fine
     ("type: Note\ntitle: @me\n", 3, "cannot start with '@'"),

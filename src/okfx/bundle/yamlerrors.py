@@ -34,6 +34,18 @@ _OFFSET = 1  # frontmatter line 1 is the file's line 2
 def explain(exc: Exception, yaml_text: str) -> str:
     """The author's message for ``exc``, raised reading ``yaml_text``."""
     lines = yaml_text.split("\n")
+    if isinstance(exc, yaml.reader.ReaderError):
+        # a character YAML refuses (a C0 control pasted in, an ESC): the parser gave a
+        # character position and its own line break (CLI QA); said with the file's line
+        row = yaml_text.count("\n", 0, max(exc.position, 0))
+        code = (
+            exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or " ")
+        )
+        return _said(
+            f"the control character U+{code:04X} is not allowed in YAML: remove it, or write "
+            "it in a double-quoted value as an escape (\\x" + f"{code:02x})",
+            row,
+        )
     if not isinstance(exc, yaml.MarkedYAMLError):
         placeholder = _template_line(lines)
         return f"YAML error: {exc}" if placeholder is None else _template(placeholder)
