@@ -184,7 +184,8 @@ def test_a_duplicate_key_fails_rule_one_and_names_the_repeat(make_bundle: MakeBu
     assert bundle.concept("top").title == "second"  # read as before: the last one wins
     found = {p.path: p for p in _found(bundle, "duplicate_key")}
     assert _line_of(root, found["/top.md"]) == "title: second"
-    assert problem_line(found["/nested.md"]) is None  # a nested key: no line looked for
+    assert problem_line(found["/nested.md"]) == 3  # a nested key: its line, and its mapping
+    assert "appears twice in executor" in found["/nested.md"].message
     report = validate(bundle)
     assert not report.conformant
     assert sorted(p.path for p in report.errors) == ["/nested.md", "/top.md"]

@@ -185,9 +185,11 @@ def test_a_resource_gone_or_replaced_since_the_load_is_not_found(
         assert "SECRET" not in error["message"]
 
 
-def test_a_delete_before_its_reload_logs_no_warning(make_bundle: MakeBundle, caplog) -> None:
-    """Edit QA: every delete or rename under --watch logged "reads of it serve what the
-    load kept", while the tools answer not_found: noise on normal authoring, and untrue."""
+def test_a_delete_before_its_reload_logs_what_the_reads_give(
+    make_bundle: MakeBundle, caplog
+) -> None:
+    """Edit QA: a delete or rename under --watch logged "reads of it serve what the load
+    kept", while the tools answer not_found. The one line says what each read gives."""
     import logging
 
     root = make_bundle({"a.md": concept("Note", "Alpha.\n"), "b.md": concept("Note", "B.\n")})
@@ -198,3 +200,5 @@ def test_a_delete_before_its_reload_logs_no_warning(make_bundle: MakeBundle, cap
         bundle.grep("Alpha")
         bundle.get("/a.md").body  # noqa: B018 - the library read the log line came from
     assert "serve what the load kept" not in caplog.text
+    assert len(caplog.records) == 1
+    assert "is gone, or no longer a file" in caplog.text and "not_found" in caplog.text

@@ -265,8 +265,11 @@ def test_a_resource_replaced_by_an_outside_symlink_is_refused(
     (root / "res" / "q.sql").unlink()
     os.symlink(root.parent / "outside" / "secret.txt", root / "res" / "q.sql")
     result = call(box, "read_resource", path="res/q.sql")
-    assert error_code(result) == "unreadable"
-    assert "changed since the bundle was loaded" in result["error"]["message"]
+    # no file of the bundle now (session 63's edit QA: it was "unreadable" before the
+    # reload and not_found after); the outside file is never read
+    assert error_code(result) == "not_found"
+    assert "no longer a file, since the bundle was loaded" in result["error"]["message"]
+    assert MARKER not in str(result)
 
 
 def test_a_resource_folder_replaced_by_an_outside_symlink_is_refused(
@@ -287,4 +290,4 @@ def test_a_resource_replaced_by_a_fifo_is_not_opened(swappable: tuple[Path, Tool
     fifo.unlink()
     os.mkfifo(fifo)
     result = within(20, lambda: box.read_resource(path="res/q.sql"), unblock=[fifo])
-    assert error_code(result) == "unreadable"
+    assert error_code(result) == "not_found"  # no file of the bundle now, never opened

@@ -155,7 +155,7 @@ def test_an_entry_another_user_made_is_rebuilt(tmp_path: Path, archive: Path) ->
 )
 def test_credentials_are_part_of_the_git_cache_key(a: str, b: str) -> None:
     assert git_cache_key(GitSource(a)) != git_cache_key(GitSource(b))
-    same = a.replace("h.example/r.git", "H.EXAMPLE/r")  # the same repository, written so
+    same = a.replace("h.example/r.git", "H.EXAMPLE/r.git/")  # the same repository, written so
     assert git_cache_key(GitSource(a)) == git_cache_key(GitSource(same))
 
 

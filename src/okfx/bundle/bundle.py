@@ -994,14 +994,15 @@ class Bundle:
         except FileNotFoundError:
             return None
         except (OSError, ValueError):
-            if not self.regular_now(concept.path):
+            if self.gone_now(concept.path):
                 return None  # now a symlink, a folder or a FIFO: no file of the bundle (edit QA)
             return concept  # unreadable now (a folder swapped): its reads say so
 
-    def regular_now(self, path: str) -> bool:
-        """Whether the bundle path ``path`` is a regular file now, not a symlink, folder
-        or FIFO (what the load reads as a file of the bundle)."""
-        return self._store.regular_now(path)
+    def gone_now(self, path: str) -> bool:
+        """Whether the file at the bundle path ``path`` is gone since the load, or is a
+        symlink, a folder or a FIFO now: no file of the bundle (False while the root itself
+        is not the folder loaded, which serves what it last read)."""
+        return self._store.gone_now(path)
 
     def whole_now(self, file: str) -> Concept | None:
         """The bundle file ``file``, which its load read as no concept (a frontmatter cut

@@ -137,13 +137,17 @@ class FileStore:
         gone or a folder on its way is now a symlink."""
         return self.guard.open(self.host(path)[len(self.root) + 1 :])
 
-    def regular_now(self, path: str) -> bool:
-        """Whether the bundle path ``path`` is a regular file now, its own name not a
-        symlink (what the load reads as a file of the bundle)."""
-        try:
-            return stat.S_ISREG(os.lstat(self.host(path)).st_mode)
-        except (OSError, ValueError):
+    def gone_now(self, path: str) -> bool:
+        """Whether the file at the bundle path ``path`` is gone from the folder loaded, or
+        is no regular file now (a symlink, a folder, a FIFO). False when it is there, and
+        when the root itself is no longer the folder loaded (a symlink now, or gone): the
+        bundle then serves what it last read."""
+        if self.root_gone() or os.path.realpath(self.root) != self.guard.real_root:
             return False
+        try:
+            return not stat.S_ISREG(os.lstat(self.host(path)).st_mode)
+        except (OSError, ValueError):
+            return True
 
     def body(self, concept: StoredConcept) -> str:
         """The concept's body as its file holds it now: the text the load kept
@@ -175,10 +179,8 @@ class FileStore:
             data, st = read_file(self.open(concept.path), self.limits.max_file_bytes)
             yaml_text, text, _ = split(decode_text(data))
         except (OSError, ValueError, FrontmatterError) as exc:
-            if isinstance(exc, OSError) and not self.regular_now(concept.path):
-                # An author's delete or rename, seen before its reload: the tools answer
-                # not_found (Bundle.as_now), so no warning on every save (edit QA).
-                logger.debug("okfx: %s is gone since the bundle was loaded", concept.path)
+            if isinstance(exc, OSError) and self.gone_now(concept.path):
+                self._lost(concept, "is gone, or no longer a file, since the bundle was loaded")
             else:
                 self._lost(concept, f"cannot be read again ({exc})")
             return "", "", -1
@@ -219,9 +221,11 @@ class FileStore:
             self._warned.add(key)
             logger.warning(
                 # Not "reads as empty": the text the load kept is served where it has one
-                # (author QA: the log said empty while reads served the whole body).
-                "okfx: the file of concept %s %s; reads of it serve what the load kept of "
-                "it (an empty body if it kept nothing) until the bundle is reloaded",
+                # (author QA: the log said empty while reads served the whole body); and the
+                # tools answer not_found for a file gone (edit QA: the line said otherwise)
+                "okfx: the file of concept %s %s; until the bundle is reloaded, read_concept "
+                "answers not_found or reads it as it is now, and Concept.body gives what the "
+                "load kept of it (an empty body if it kept nothing)",
                 concept.path,
                 why,
             )

@@ -1163,7 +1163,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
     try:  # no symlink followed: a race that swaps a folder fails, never reads outside
         head, size = read_head(b.open_file(canon), cap + _LEAD, start)
     except OSError as exc:
-        if not b.regular_now(canon):  # deleted, or now a symlink, folder or FIFO (edit QA)
+        if b.gone_now(canon):  # deleted, or now a symlink, folder or FIFO (edit QA)
             gone = NotFound(
                 f"{canon} in bundle {b.name!r} is gone, or no longer a file, since the bundle "
                 "was loaded (or is being saved right now)",
