@@ -506,3 +506,37 @@ def test_advice_on_a_fetched_bundle_names_its_source_not_the_cache(
     assert f"okfx validate {archive}#catalog" in said
     assert "sources/archive" not in said
     assert len(Bundle.load(f"{archive}#catalog")) == 1
+
+
+def test_an_archive_of_folders_nested_too_deep_is_refused_and_the_cache_stays_clearable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sources QA: a 38 KB tar.gz of 1,900 nested folders raised RecursionError, left a
+    folder in the cache, and broke `okfx cache path` and `okfx cache clear --sources`."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+    from okfx.sources.trees import remove_tree, tree_files
+
+    monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path / "cache"))
+    deep = "kb/" + "d/" * 1900 + "x.md"
+    archive = make_zip(
+        tmp_path / "deep.zip", {"kb/index.md": "# KB\n", deep: "---\ntype: N\n---\n"}
+    )
+    with pytest.raises(ArchiveError, match="folders deep, more than the 256"):
+        with open_source(archive, cache_dir=tmp_path / "cache" / "sources"):
+            pass
+    for args in (["cache", "path"], ["cache", "clear", "--sources"]):
+        assert CliRunner().invoke(cli, args).exit_code == 0, args
+    # a tree that deep (a git checkout may hold one) is measured and removed without recursion
+    tree = tmp_path / "tree"
+    path = tree
+    path.mkdir()
+    for _ in range(1200):
+        path = path / "d"
+        path.mkdir()
+    (path / "x.md").write_text("x")
+    (tree / "link").symlink_to(tmp_path)
+    assert sum(1 for _ in tree_files(tree)) == 2
+    remove_tree(tree)
+    assert not tree.exists() and tmp_path.exists()

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from okfx.cachedir import private_dir, user_cache_root
+from okfx.sources.trees import remove_tree, tree_files
 
 __all__ = [
     "AREAS",
@@ -124,7 +124,7 @@ class Slot:
         """Delete temp and replaced dirs of this key; call only while holding its lock."""
         for pattern in (f"{self.key}.tmp-*", f"{self.key}.old-*"):
             for leftover in self.area_dir.glob(pattern):
-                shutil.rmtree(leftover, ignore_errors=True)
+                remove_tree(leftover)
         if os.path.lexists(self.final) and self.read_meta() is None:
             # Published by hand, planted or damaged: not ours to trust, so rebuild it.
             self.retire()
@@ -145,7 +145,7 @@ class Slot:
         # Rename first so the final name is free at once; deleting a big tree takes time.
         retired = Path(tempfile.mkdtemp(prefix=f"{self.key}.old-", dir=self.area_dir))
         os.rename(self.final, retired / "entry")
-        shutil.rmtree(retired, ignore_errors=True)
+        remove_tree(retired)
 
 
 def published_meta(final: Path) -> dict[str, Any] | None:
@@ -209,10 +209,9 @@ def source_usage(base: Path) -> tuple[int, int, int]:
         for entry in folder.iterdir():
             if entry.is_dir() and not entry.is_symlink() and "." not in entry.name:
                 counts[area] += 1
-        for top, _dirs, names in os.walk(folder):
-            for name in names:
-                try:
-                    size += os.lstat(os.path.join(top, name)).st_size
-                except OSError:
-                    continue
+        for path in tree_files(folder):
+            try:
+                size += os.lstat(path).st_size
+            except OSError:
+                continue
     return counts["git"], counts["archive"], size

@@ -31,6 +31,7 @@ from okfx.sources.spec import (
     redact,
     scrub,
 )
+from okfx.sources.trees import remove_tree
 
 __all__ = ["GIT_EXECUTABLE", "clone", "open_git", "run_git"]
 
@@ -265,7 +266,7 @@ def open_git(
                 meta = fresh
                 slot.publish(temp, meta)
             except BaseException:
-                shutil.rmtree(temp, ignore_errors=True)
+                remove_tree(temp)
                 raise
         yield bundle_root(slot.tree, source), git_default_name(source)
 
