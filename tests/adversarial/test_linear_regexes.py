@@ -157,7 +157,6 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         "scan",
         [rep("!["), rep("a", "!["), rep("a", "![x](", ")"), rep("![x](a ")],
     ),
-    "okfx.bundle.images._SCHEME": ("match", [rep("a"), rep("a", tail=":")]),
     "okfx.bundle.problems._QUOTED": ("scan", [rep("'"), rep("a", "'"), rep("'a")]),
     "okfx.bundle.links._FOOTNOTE": ("scan", [rep("a", "[^"), rep("[^"), rep("[^a")]),
     "okfx.bundle.links._FOOTNOTE_DEF": (

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from okfx.bundle.bundle import Bundle
-from okfx.bundle.links import destination, matches_outside_code
+from okfx.bundle.links import Resolver, destination, matches_outside_code
 from okfx.bundle.paths import join, parent_dir
 from okfx.errors import UnsafePath
 from okfx.model import Problem
@@ -29,7 +29,6 @@ __all__ = ["broken_images"]
 # An inline image: "![", alt text on one line, "](" and a destination with no blank
 # (a title after it is left out). Each part is a run of one class, so it scans linearly.
 _IMAGE = re.compile(r"!\[[^\]\n]{0,500}\]\(<?([^)\s>]{1,2000})")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:")
 
 
 def _images(body: str) -> Iterator[tuple[str, int]]:
@@ -66,7 +65,7 @@ def broken_images(bundle: Bundle) -> tuple[list[Problem], int]:
         line, counted = concept.body_line, 0
         for href, offset in _images(body):
             written = destination(href)
-            if written.startswith("//") or _SCHEME.match(written):
+            if Resolver.is_external(written):
                 continue  # a URL: okfx does not fetch it
             path = unquote(written.partition("#")[0].partition("?")[0])
             if not path:

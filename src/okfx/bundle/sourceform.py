@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from okfx.errors import OKFError
+
 __all__ = ["in_source_terms", "source_form"]
 
 #: What ends a path quoted in a message.
@@ -29,7 +31,7 @@ def source_form(source: Any, inner: str) -> str | None:
 
     try:
         parsed = parse_source(os.fspath(source))
-    except Exception:  # noqa: BLE001 - any source okfx cannot read is no form to offer
+    except (OKFError, ValueError, TypeError):  # a source okfx cannot read: no form to offer
         return None
     inner = inner.strip("/")
     if isinstance(parsed, GitSource):

@@ -620,12 +620,7 @@ def without_repeats(
             continue
         if n > 1:
             counts[problem.code] = counts.get(problem.code, n) - (n - 1)
-            head, said, line = problem.message.rpartition(" (line ")
-            times = f"{n} times"
-            if said and line.endswith(")") and line[:-1].isdigit():
-                problem = problem._replace(message=f"{head}, {times}{said}{line}")
-            else:
-                problem = problem._replace(message=f"{problem.message} ({times})")
+            problem = problem._replace(message=before_line(problem.message, f", {n} times"))
         kept.append(problem)
     return kept, counts
 
@@ -712,10 +707,16 @@ def _with_meant(bundle: Bundle, problem: Problem) -> Problem:
     path = meant_by(bundle, problem)
     if path is None or f"did you mean {path}?" in problem.message:
         return problem  # none, or said already (a folder's index.md: validate QA)
-    head, said, line = problem.message.rpartition(" (line ")
-    if said and line[:-1].isdigit() and line.endswith(")"):  # the message ends with its line
-        return problem._replace(message=f"{head}; did you mean {path}?{said}{line}")
-    return problem._replace(message=f"{problem.message}; did you mean {path}?")
+    return problem._replace(message=before_line(problem.message, f"; did you mean {path}?"))
+
+
+def before_line(message: str, text: str) -> str:
+    """``message`` with ``text`` added before the ``(line N)`` it ends with, or at its
+    end when it ends with none (where :func:`problem_line` still finds the line)."""
+    head, said, line = message.rpartition(" (line ")
+    if said and line[:-1].isdigit() and line.endswith(")"):
+        return f"{head}{text}{said}{line}"
+    return f"{message}{text}"
 
 
 def report_notes(

@@ -23,7 +23,7 @@ from okfx.errors import OKFError
 from okfx.search.scoring import CONFIDENT
 from okfx.search.snippets import cut_line
 from okfx.search.versions import other_versions
-from okfx.tools.display import quoted
+from okfx.tools.display import one_line, quoted
 from okfx.tools.notices import reworded
 
 if TYPE_CHECKING:
@@ -244,7 +244,7 @@ def _one(value: Any) -> str:
     """A one-line field of bundle text (a title, a type, a description) on one line: a
     line break in it would print a line of its own, a fake path, score or badge under a
     hit (CLI QA; index and grep fold them the same way)."""
-    return " ".join(str(value).split())
+    return one_line(str(value))
 
 
 def search(payload: dict[str, Any], several: bool | None = None) -> str:
