@@ -109,3 +109,30 @@ def test_the_cache_root_follows_the_environment(
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
     if os.name == "posix" and os.uname().sysname == "Linux":
         assert user_cache_root() == Path.home() / ".cache" / "okfx"
+
+
+@posix_only
+def test_a_refused_sources_cache_names_the_setting_that_chose_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Sources QA: a folder from $OKFX_CACHE_DIR was refused with advice to set
+    $OKFX_CACHE_HOME (which it overrides) or turn the state cache off (which does not
+    apply to clones)."""
+    from okfx.sources.cache import resolve_cache_dir
+    from okfx.statecache import StateCache
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("OKFX_CACHE_DIR", str(shared))
+    with pytest.raises(UnsafeCacheDir) as from_env:
+        resolve_cache_dir(None)
+    said = from_env.value.message
+    assert said.endswith("Set $OKFX_CACHE_DIR to a folder that only you can write, or unset it.")
+    assert "OKFX_STATE_CACHE" not in said
+    with pytest.raises(UnsafeCacheDir) as given:
+        resolve_cache_dir(shared)
+    assert given.value.message.endswith("Pass a cache folder that only you can write.")
+    # the state cache keeps its own way out
+    assert StateCache(shared).usable() is None
+    assert "turned off (OKFX_STATE_CACHE=off). Loading without the state cache." in caplog.text

@@ -418,6 +418,66 @@ def test_a_missing_repository_or_branch_is_said_in_one_line(remote: Remote, tmp_
     assert ".tmp-" not in said and "Please make sure" not in said
 
 
+def test_a_missing_ref_or_folder_says_what_to_write_instead(remote: Remote, tmp_path: Path) -> None:
+    """Sources QA: `#HEAD`, `#dev~1` and a folder written where the ref goes all got the
+    one hint about '/' in branch names; a missing folder listed no folders."""
+    from okfx.sources import GitNotFound
+
+    cache, url = tmp_path / "cache", remote.url
+
+    def said(spec: str) -> str:
+        with pytest.raises((GitNotFound, FileNotFoundError)) as failed:
+            with open_source(spec, cache_dir=cache):
+                pass
+        assert "\n" not in str(failed.value)
+        return str(failed.value)
+
+    assert said(f"{url}#HEAD:okf").endswith(
+        f"(for the default branch, leave the ref out: {url}#:okf)"
+    )
+    assert "not a revision expression" in said(f"{url}#dev~1:okf")
+    assert said(f"{url}#okf").endswith(
+        f"(a folder is written after ':', as {url}#:okf or {url}#BRANCH:okf)"
+    )
+    missing = said(f"{url}#:okf/Sales")
+    assert missing.endswith("(the folders of okf/: sales); did you mean 'sales'?"), missing
+    assert said(f"{url}#:docs").endswith("(its folders: okf)")  # .git is never listed
+
+
+def test_a_file_url_of_an_archive_or_a_folder_in_a_repo_says_what_it_names(
+    remote: Remote, tmp_path: Path
+) -> None:
+    """Sources QA: "fatal: invalid gitfile format" for an archive's file:// URL, and "not
+    found" for a folder of a work tree."""
+    from okfx.sources import GitNotFound
+
+    archive = tmp_path / "kb.zip"
+    archive.write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    with pytest.raises(GitNotFound) as file_url:
+        with open_source(archive.as_uri(), cache_dir=tmp_path / "c"):
+            pass
+    assert str(file_url.value) == (
+        f"{archive.as_uri()} is a file, not a git repository: an archive is loaded by its "
+        "path, without file://"
+    )
+    inside = (remote.work / "okf").as_uri()
+    with pytest.raises(GitNotFound) as folder:
+        with open_source(f"{inside}#main:sales", cache_dir=tmp_path / "c"):
+            pass
+    assert str(folder.value).endswith(f"write {remote.work.as_uri()}#main:okf/sales")
+
+
+def test_a_full_ref_name_as_ci_passes_it_is_its_short_name(remote: Remote, tmp_path: Path) -> None:
+    """Sources QA: GITHUB_REF=refs/heads/main was "not found"."""
+    assert parse_source(f"{remote.url}#refs/heads/dev:okf").ref == "dev"
+    assert parse_source(f"{remote.url}#refs/tags/v1").ref == "v1"
+    with open_source(f"{remote.url}#refs/heads/dev:okf/sales", cache_dir=tmp_path / "c") as (
+        root,
+        _,
+    ):
+        assert (root / "dev-only.md").is_file()
+
+
 def test_a_subdir_inside_a_submodule_is_named_as_such(remote: Remote, tmp_path: Path) -> None:
     remote.commit({".gitmodules": '[submodule "kb"]\n\tpath = vendor/kb\n\turl = ../kb.git\n'})
     with pytest.raises(FileNotFoundError, match="in the git submodule 'vendor/kb'"):

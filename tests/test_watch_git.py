@@ -55,6 +55,13 @@ def test_an_unreachable_remote_is_logged_and_the_bundle_kept(
     watcher = Watcher(manager, watch=False)
     assert not watcher.refresh_now()
     assert manager.bundle("repo") is before
+    # Sources QA: the agent was shown git's five raw lines with the server's path.
+    from okfx import Toolbox
+
+    (row,) = Toolbox(manager).list_bundles()["bundles"]
+    said = row["reload_failed"]
+    assert "repository file://…/remote.git not found" in said, said
+    assert "\n" not in said and "fatal" not in said and str(remote.bare) not in said
 
 
 def test_two_folders_of_one_clone_are_both_reloaded_and_a_pin_is_left(

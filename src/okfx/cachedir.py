@@ -24,7 +24,7 @@ from pathlib import Path
 
 from okfx.errors import UnsafeCacheDir
 
-__all__ = ["CACHE_ROOT_ENV", "private_dir", "user_cache_root"]
+__all__ = ["ADVICE", "CACHE_ROOT_ENV", "private_dir", "user_cache_root"]
 
 #: Overrides the platform cache folder for every okfx cache.
 CACHE_ROOT_ENV = "OKFX_CACHE_HOME"
@@ -51,13 +51,36 @@ def user_cache_root() -> Path:
     return base / "okfx"
 
 
-def private_dir(path: str | os.PathLike[str], *, create: bool = True) -> Path:
+#: What a refusal tells to do, unless the caller knows better (which setting chose it).
+ADVICE = f"Use a folder that only you can write (set ${CACHE_ROOT_ENV} or pass a cache folder)."
+
+
+def private_dir(path: str | os.PathLike[str], *, create: bool = True, advice: str = ADVICE) -> Path:
     """``path`` as an absolute folder that only this user can change, created ``0700``
     (with any missing parents) when ``create``.
 
     Raises :class:`~okfx.errors.UnsafeCacheDir` naming the folder and why, when the rule in
-    the module docstring does not hold, or when the folder is missing and not ``create``.
+    the module docstring does not hold, or when the folder is missing and not ``create``;
+    its message ends with ``advice``, which should name the setting that chose the folder
+    (sources QA: the folder came from ``$OKFX_CACHE_DIR`` and the advice did not say so).
     """
+    try:
+        return _private_dir(path, create=create)
+    except _Refused as refused:
+        raise UnsafeCacheDir(
+            f"okfx will not use the cache folder {refused.folder}: {refused.culprit} "
+            f"{refused.why}. {advice}",
+            path=str(refused.folder),
+        ) from refused.__cause__
+
+
+class _Refused(Exception):
+    def __init__(self, folder: Path, culprit: Path, why: str) -> None:
+        super().__init__(why)
+        self.folder, self.culprit, self.why = folder, culprit, why
+
+
+def _private_dir(path: str | os.PathLike[str], *, create: bool) -> Path:
     folder = Path(path).expanduser().absolute()
     if create:
         # The folders already there are checked first: nothing is made inside a folder
@@ -72,13 +95,8 @@ def private_dir(path: str | os.PathLike[str], *, create: bool = True) -> Path:
     return folder
 
 
-def _refuse(folder: Path, culprit: Path, why: str) -> UnsafeCacheDir:
-    return UnsafeCacheDir(
-        f"okfx will not use the cache folder {folder}: {culprit} {why}. Use a folder that "
-        f"only you can write (set ${CACHE_ROOT_ENV} or pass a cache folder); the state "
-        "cache can also be turned off (OKFX_STATE_CACHE=off).",
-        path=str(folder),
-    )
+def _refuse(folder: Path, culprit: Path, why: str) -> _Refused:
+    return _Refused(folder, culprit, why)
 
 
 def _make(folder: Path) -> None:

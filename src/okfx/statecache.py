@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import IO
 
 from okfx.cachebound import LEFTOVER_SECONDS, prune, touch
-from okfx.cachedir import private_dir, user_cache_root
+from okfx.cachedir import CACHE_ROOT_ENV, private_dir, user_cache_root
 from okfx.errors import UnsafeCacheDir
 from okfx.statefile import StateFile, StateFormatError, StateWriter, native_order
 
@@ -82,6 +82,13 @@ _SUFFIX = ".okfs"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 _warned: set[str] = set()
+
+
+#: What a refused state cache folder is told to do.
+_ADVICE = (
+    f"Use a folder that only you can write (set ${CACHE_ROOT_ENV}, or {ENV}=DIR); the "
+    f"state cache can also be turned off ({ENV}=off)."
+)
 
 
 def default_dir() -> Path:
@@ -148,7 +155,7 @@ class StateCache:
         """The folder when it passes :func:`~okfx.cachedir.private_dir`, else None (and
         one warning per folder and process saying why)."""
         try:
-            return private_dir(self.directory, create=create)
+            return private_dir(self.directory, create=create, advice=_ADVICE)
         except UnsafeCacheDir as exc:
             if create or os.path.lexists(self.directory):
                 _warn_once(str(self.directory), f"{exc} Loading without the state cache.")

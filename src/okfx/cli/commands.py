@@ -112,9 +112,10 @@ def _load(source: str) -> Bundle:
         GitNotFound,
     ) as exc:
         # BUNDLE names nothing okfx can load: the caller's argument is wrong
-        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+        reason = redact((exc.strerror if isinstance(exc, OSError) else None) or str(exc))
+        stop = "" if reason.endswith(("?", ".")) else "."  # not "did you mean 'kb'?."
         raise InvalidArgument(
-            f"cannot load {shown}: {redact(reason)}. BUNDLE is a folder, a git URL or an archive"
+            f"cannot load {shown}: {reason}{stop} BUNDLE is a folder, a git URL or an archive"
         ) from None
     except (OSError, ValueError, RuntimeError, TimeoutError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)

@@ -33,7 +33,7 @@ from okfx.sources.errors import ArchiveError, ArchiveLimitError
 from okfx.sources.limits import Budget, SourceLimits
 from okfx.sources.lock import hold
 from okfx.sources.spec import ArchiveSource, archive_stem
-from okfx.sources.trees import remove_tree
+from okfx.sources.trees import folders_near, remove_tree
 
 __all__ = ["extract", "open_archive"]
 
@@ -399,22 +399,5 @@ def _folder_in(tree: Path, root: Path, subdir: str, archive: str) -> tuple[Path,
             return found, found.name
         if found.exists():
             raise NotADirectoryError(f"{subdir!r} in {archive} is a file, not a folder")
-    where, parts = root, subdir.split("/")
-    while parts and (where / parts[0]).is_dir():
-        where = where / parts.pop(0)
-    folders = sorted(
-        (entry.name for entry in where.iterdir() if entry.is_dir()),
-        key=lambda name: (name.startswith("."), name),
-    )
-    alike = [name for name in folders if parts and name.casefold() == parts[0].casefold()]
-    inside = where.relative_to(root).as_posix()
-    label = "its folders" if inside == "." else f"the folders of {inside}/"
-    shown = ", ".join(folders[:_LISTED]) or "none"
-    if len(folders) > _LISTED:
-        shown += f" and {len(folders) - _LISTED} more"
-    hint = f"; did you mean {alike[0]!r}?" if alike else ""
-    raise FileNotFoundError(f"folder {subdir!r} not found in {archive} ({label}: {shown}){hint}")
-
-
-#: Folders named in the error for a folder an archive lacks.
-_LISTED = 20
+    near = folders_near((root, tree), subdir)
+    raise FileNotFoundError(f"folder {subdir!r} not found in {archive}{near}")

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from okfx.cachedir import private_dir, user_cache_root
+from okfx.cachedir import CACHE_ROOT_ENV, private_dir, user_cache_root
 from okfx.sources.trees import remove_tree, tree_files
 
 __all__ = [
@@ -71,15 +71,22 @@ def resolve_cache_dir(cache_dir: str | os.PathLike[str] | None) -> Path:
     Raises :class:`~okfx.errors.UnsafeCacheDir` when another user could write to it or
     redirect it (:func:`okfx.cachedir.private_dir`).
     """
+    # The refusal names the setting that chose the folder (sources QA: it named
+    # $OKFX_CACHE_HOME, which $OKFX_CACHE_DIR overrides, and the state cache's off switch).
     if cache_dir is not None:
-        base = Path(cache_dir)
+        base, advice = Path(cache_dir), "Pass a cache folder that only you can write."
     elif os.environ.get(CACHE_ENV_VAR):
         base = Path(os.environ[CACHE_ENV_VAR])
+        advice = f"Set ${CACHE_ENV_VAR} to a folder that only you can write, or unset it."
     else:
         base = default_cache_dir()
+        advice = (
+            f"Set ${CACHE_ENV_VAR} (the sources cache) or ${CACHE_ROOT_ENV} (every okfx "
+            "cache) to a folder that only you can write."
+        )
     base = base.expanduser().absolute()
     created = not os.path.lexists(base)
-    base = private_dir(base)
+    base = private_dir(base, advice=advice)
     if created:
         # Only mark a folder we created: a user's existing folder keeps its own .gitignore.
         for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _CACHEDIR_TAG)):

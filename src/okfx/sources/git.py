@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from okfx.sources.cache import Slot
 from okfx.sources.errors import GitError, GitNotFound, UnsafeSourceError
@@ -31,7 +32,7 @@ from okfx.sources.spec import (
     redact,
     scrub,
 )
-from okfx.sources.trees import remove_tree
+from okfx.sources.trees import folders_near, remove_tree
 
 __all__ = ["GIT_EXECUTABLE", "clone", "open_git", "run_git"]
 
@@ -159,7 +160,7 @@ def clone(source: GitSource, dest: Path, *, timeout: float) -> dict[str, Any]:
             run_git(args, timeout=timeout, url=source.url)
             _checkout(dest, "HEAD", timeout=timeout)
     except GitError as exc:
-        raise clone_failure(str(exc), source) from None
+        raise git_failure(str(exc), source) from None
     commit = run_git(["rev-parse", "HEAD"], timeout=timeout, cwd=dest).strip()
     shutil.rmtree(dest / ".git")
     return {
@@ -199,11 +200,12 @@ def _checkout(dest: Path, commit: str, *, timeout: float) -> None:
     run_git(["checkout", "--quiet", "--force", "--detach", commit], timeout=timeout, cwd=dest)
 
 
-def clone_failure(said: str, source: GitSource) -> GitError:
-    """The error for a failed clone, from git's message ``said``: what was asked and why
-    it failed, in one line (platform QA: git's own lines came through whole, with the
-    cache's temp path, its advice paragraph and a carriage return). A repository or a ref
-    that is not there is :class:`GitNotFound`; anything else keeps git's ``fatal:`` and
+def git_failure(said: str, source: GitSource, *, doing: str = "clone") -> GitError:
+    """The error for a failed clone (or, with ``doing``, another git call on the remote),
+    from git's message ``said``: what was asked and why it failed, in one line (platform
+    QA: git's own lines came through whole, with the cache's temp path, its advice
+    paragraph and a carriage return; a refresh's ``ls-remote`` did too). A repository or a
+    ref that is not there is :class:`GitNotFound`; anything else keeps git's ``fatal:`` and
     ``error:`` lines, joined."""
     shown = redact(source.url)
     lines = [" ".join(line.split()) for line in said.replace("\r", "\n").splitlines()]
@@ -228,16 +230,72 @@ def clone_failure(said: str, source: GitSource) -> GitError:
                 f" (to pin a commit, write its whole id: {shown}#<40 hex digits>{folder}, "
                 "or ref=<40 hex digits>)"
             )
-        elif source.subdir and "/" not in (source.ref or ""):
-            hint = f" (if the branch's name holds '/', write {shown}#BRANCH/NAME:SUBDIR)"
         else:
-            hint = ""
+            hint = _ref_hint(source, shown)
         return GitNotFound(f"branch or tag {source.ref!r} not found in {shown}{hint}")
+    local = _local_hint(source, shown)
+    if local:
+        return GitNotFound(local)
     if "does not appear to be a git repository" in lowered or "repository not found" in lowered:
         return GitNotFound(f"repository {shown} not found, or this machine has no access to it")
     kept = [line for line in lines if line.startswith(("fatal:", "error:"))]
     reason = "; ".join(kept) or (lines[0] if lines else "no message")
-    return GitError(f"cannot clone {shown}: {reason}")
+    return GitError(f"cannot {doing} {shown}: {reason}")
+
+
+def _local_hint(source: GitSource, shown: str) -> str:
+    """For a ``file://`` URL git could not read as a repository, what it names instead
+    (sources QA: an archive's URL got "fatal: invalid gitfile format"): a file, which an
+    archive is loaded by its path; or a folder inside a repository, written
+    ``REPO#:FOLDER``. Empty for anything else."""
+    parts = urlsplit(source.url)
+    if parts.scheme.lower() != "file" or parts.netloc not in ("", "localhost"):
+        return ""
+    path = Path(unquote(parts.path))
+    if path.is_file():
+        return (
+            f"{shown} is a file, not a git repository: an archive is loaded by its path, "
+            "without file://"
+        )
+    if not path.is_dir() or _is_repository(path):
+        return ""
+    for parent in path.parents:
+        if _is_repository(parent):
+            inside = path.relative_to(parent).as_posix()
+            folder = f"{inside}/{source.subdir}" if source.subdir else inside
+            ref = source.ref or ""
+            repo = shown[: len(shown) - len(inside)].rstrip("/") if shown.endswith(inside) else ""
+            where = f"{repo}#{ref}:{folder}" if repo else f"the repository's URL#{ref}:{folder}"
+            return f"{shown} is a folder inside a git repository, not one: write {where}"
+    return ""
+
+
+def _is_repository(path: Path) -> bool:
+    """A work tree (``.git`` folder or file) or a bare repository."""
+    try:
+        if (path / ".git").exists():
+            return True
+        return (path / "HEAD").is_file() and (path / "objects").is_dir()
+    except OSError:
+        return False
+
+
+def _ref_hint(source: GitSource, shown: str) -> str:
+    """What to try when the branch or tag ``source.ref`` is not there (sources QA: the one
+    hint given, about '/' in branch names, fitted none of these)."""
+    ref, folder = source.ref or "", f":{source.subdir}" if source.subdir else ""
+    if ref == "HEAD":
+        return f" (for the default branch, leave the ref out: {shown}#{folder or ':SUBDIR'})"
+    if any(mark in ref for mark in ("~", "^", "@{", "..")):
+        return (
+            " (a ref is a branch, a tag or a whole commit id, not a revision expression: "
+            f"to pin a commit, write {shown}#<its whole id>{folder})"
+        )
+    if not source.subdir and "/" not in ref:  # archives take kb.zip#folder; git does not
+        return f" (a folder is written after ':', as {shown}#:{ref} or {shown}#BRANCH:{ref})"
+    if source.subdir and "/" not in ref:
+        return f" (if the branch's name holds '/', write {shown}#BRANCH/NAME:SUBDIR)"
+    return ""
 
 
 @contextmanager
@@ -297,7 +355,8 @@ def bundle_root(checkout: Path, source: GitSource) -> Path:
                 f"{module!r}, which okfx does not fetch: load that submodule's repository"
             )
     if not root.exists():
-        raise FileNotFoundError(f"subdirectory {source.subdir!r} not found in {where}")
+        near = folders_near((base,), source.subdir or "")
+        raise FileNotFoundError(f"subdirectory {source.subdir!r} not found in {where}{near}")
     if not root.is_dir():
         raise NotADirectoryError(f"subdirectory {source.subdir!r} in {where} is not a folder")
     return root

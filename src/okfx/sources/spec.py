@@ -432,6 +432,10 @@ def _checked_git(source: GitSource) -> GitSource:
         if subdir is not None and clean_subdir(subdir) != clean_subdir(tree_subdir):
             raise SourceSpecError(f"subdir {subdir!r} conflicts with {tree_subdir!r} in the URL")
         ref, subdir = tree_ref, tree_subdir
+    if ref is not None and ref.startswith(("refs/heads/", "refs/tags/")):
+        # the form CI passes (GITHUB_REF=refs/heads/main); git clone --branch takes the
+        # short name only (sources QA: "branch or tag 'refs/heads/dev' not found")
+        ref = ref.split("/", 2)[2] or ref
     if ref is not None and (not ref or ref.startswith("-") or _CONTROL.search(ref) or " " in ref):
         raise UnsafeSourceError(f"refusing ref {ref!r}: not a branch or tag name")
     if ref is not None and is_commit_id(ref):

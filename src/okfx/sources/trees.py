@@ -11,9 +11,13 @@ remove.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
-__all__ = ["remove_tree", "tree_files"]
+__all__ = ["folders_near", "remove_tree", "tree_files"]
+
+#: Folders named in the message for a folder a source lacks.
+_LISTED = 20
 
 
 def _children(folder: str) -> list[os.DirEntry[str]]:
@@ -67,3 +71,41 @@ def remove_tree(top: str | os.PathLike[str]) -> None:
             os.rmdir(folder)
         except OSError:
             continue
+
+
+def folders_near(bases: Sequence[Path], subdir: str) -> str:
+    """What to say after "folder ``subdir`` not found": the folders of the deepest folder
+    on its way that exists (sources QA: the top level was listed for ``catalog/nope``),
+    and one named alike in another letter case, as `` (its folders: a, b); did you mean
+    'A'?``. Of several ``bases`` (an archive's top folder, then the extraction), the one
+    the path goes deepest into, then one with a folder named alike, then one with any
+    folder, the first of equals; ``.git`` is never listed."""
+    views = [_view(base, subdir) for base in dict.fromkeys(bases)]
+    if not views:
+        return ""
+    depth, _, _, label, folders, alike = max(views, key=lambda view: view[:3])
+    shown = ", ".join(folders[:_LISTED]) or "none"
+    if len(folders) > _LISTED:
+        shown += f" and {len(folders) - _LISTED} more"
+    hint = f"; did you mean {alike!r}?" if alike else ""
+    return f" ({label}: {shown}){hint}"
+
+
+def _view(base: Path, subdir: str) -> tuple[int, bool, bool, str, list[str], str]:
+    """How far ``subdir`` goes into ``base``: (depth, has an alike, has folders, label,
+    folders, alike) for :func:`folders_near`."""
+    where, parts, depth = base, [part for part in subdir.split("/") if part], 0
+    while parts and (where / parts[0]).is_dir():
+        where, depth = where / parts.pop(0), depth + 1
+    folders = sorted(
+        (
+            entry.name
+            for entry in _children(os.fspath(where))
+            if entry.name != ".git" and entry.is_dir(follow_symlinks=False)
+        ),
+        key=lambda name: (name.startswith("."), name),
+    )
+    alike = next((n for n in folders if parts and n.casefold() == parts[0].casefold()), "")
+    inside = where.relative_to(base).as_posix()
+    label = "its folders" if inside == "." else f"the folders of {inside}/"
+    return depth, bool(alike), bool(folders), label, folders, alike
