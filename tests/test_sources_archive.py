@@ -540,3 +540,15 @@ def test_an_archive_of_folders_nested_too_deep_is_refused_and_the_cache_stays_cl
     assert sum(1 for _ in tree_files(tree)) == 2
     remove_tree(tree)
     assert not tree.exists() and tmp_path.exists()
+
+
+def test_a_hidden_folder_in_an_archive_is_named_by_what_holds_it(tmp_path: Path) -> None:
+    """Sources QA: `nhis.tgz#.okf` was a bundle named `.okf`, where the same folder on
+    disk is named after its parent."""
+    hidden = {f".okf/{k}": v for k, v in BUNDLE.items()}
+    nested = folder_archive(tmp_path / "nested.zip", hidden, "nhis-main")
+    with open_source(f"{nested}#.okf", cache_dir=tmp_path / "c") as (_, name):
+        assert name == "nhis-main"
+    flat = folder_archive(tmp_path / "nhis.tar.gz", {"README.md": "# x\n", **hidden}, None)
+    with open_source(f"{flat}#.okf", cache_dir=tmp_path / "c") as (root, name):
+        assert name == "nhis" and tree(root) == BUNDLE

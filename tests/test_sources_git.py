@@ -467,6 +467,15 @@ def test_a_file_url_of_an_archive_or_a_folder_in_a_repo_says_what_it_names(
     assert str(folder.value).endswith(f"write {remote.work.as_uri()}#main:okf/sales")
 
 
+def test_a_hidden_subdir_is_named_by_the_folder_or_repository_holding_it() -> None:
+    """Sources QA: `repo#:.okf` was a bundle named `.okf`."""
+    from okfx.sources.spec import git_default_name
+
+    assert git_default_name(parse_source("file:///srv/git/nhis.git#:.okf")) == "nhis"
+    assert git_default_name(parse_source("file:///srv/git/kb#main:docs/.okf")) == "docs"
+    assert git_default_name(parse_source("file:///srv/git/kb#:docs/okf")) == "okf"
+
+
 def test_a_full_ref_name_as_ci_passes_it_is_its_short_name(remote: Remote, tmp_path: Path) -> None:
     """Sources QA: GITHUB_REF=refs/heads/main was "not found"."""
     assert parse_source(f"{remote.url}#refs/heads/dev:okf").ref == "dev"

@@ -130,7 +130,17 @@ def test_pins_of_one_repository_and_archives_of_one_name_get_names_that_tell_the
     code, out, err = run("bundles", *pins, f"{work.as_uri()}#main:okf", "--json")
     assert code == 0, err
     names = [b["name"] for b in json.loads(out)["bundles"]]
-    assert names == ["okf", f"okf-{commits[1][:7]}", "kb1-okf"]
+    assert names == ["okf", f"okf-{commits[1][:7]}", "okf-main"]
+    # Sources QA: three refs of one repository stopped the command; one source given in
+    # two spellings was loaded twice, under two names.
+    subprocess.run([*git, "tag", "v1", commits[0]], cwd=work, check=True, env=env)
+    subprocess.run([*git, "branch", "team/dev", commits[0]], cwd=work, check=True, env=env)
+    refs = [f"{work.as_uri()}#{ref}:okf" for ref in ("", "team/dev", "v1", "main")]
+    code, out, err = run("bundles", *refs, f"{work.as_uri()}#:okf/", "--json")
+    assert code == 0, err
+    names = [b["name"] for b in json.loads(out)["bundles"]]
+    assert names == ["okf", "okf-team-dev", "okf-v1", "okf-main"]
+    assert f"okfx: {work.as_uri()}#:okf/ is {work.as_uri()}#:okf again; reading it once" in err
     archives = []
     for team in ("teama", "teamb", "teamc"):
         (tmp_path / team).mkdir()
@@ -140,3 +150,7 @@ def test_pins_of_one_repository_and_archives_of_one_name_get_names_that_tell_the
     code, out, err = run("bundles", *(f"{a}#okf" for a in archives), "--json")
     assert code == 0, err
     assert [b["name"] for b in json.loads(out)["bundles"]] == ["okf", "kb-okf", "teamc-kb-okf"]
+    again = f"{archives[0].parent}/../{archives[0].parent.name}/kb.zip#okf/"
+    code, out, err = run("bundles", f"{archives[0]}#okf", again, "--json")
+    assert code == 0 and [b["name"] for b in json.loads(out)["bundles"]] == ["okf"], err
+    assert "again; reading it once" in err

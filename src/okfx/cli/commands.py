@@ -44,6 +44,7 @@ from okfx.sources.spec import (
     FetchOnce,
     GitSource,
     archive_stem,
+    fetch_key,
     git_default_name,
     is_commit_id,
     parse_source,
@@ -195,18 +196,22 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     stopped ``okfx serve`` before an MCP client could connect, and the client saw only
     "Connection closed" (MCP QA). The same folder twice, or names the parents do not
     tell apart, stay as given (the error below names them). A plain folder given again
-    is read once, and said so: it had stopped ``okfx serve`` (platform QA)."""
+    is read once, and said so: it had stopped ``okfx serve`` (platform QA); so is one
+    folder of one git fetch or archive given again (sources QA: loaded twice)."""
     folders: list[Path | None] = []  # each source's folder, when a plain one
     kept: list[str] = []
-    given: dict[Path, str] = {}
+    given: dict[Path | str, str] = {}
     for source in sources:
         name, text = named_source(source)
         folder = Path(text).resolve() if name is None and os.path.isdir(text) else None
-        if folder is not None and folder in given:
-            click.echo(f"okfx: {text} is {given[folder]} again; reading it once", err=True)
+        same = folder or (_fetched_folder(text) if name is None else None)
+        if same is not None and same in given:
+            click.echo(
+                f"okfx: {redact(text)} is {redact(given[same])} again; reading it once", err=True
+            )
             continue
-        if folder is not None:
-            given[folder] = text
+        if same is not None:
+            given[same] = text
         folders.append(folder)
         kept.append(source)
     sources = kept
@@ -226,15 +231,28 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
     return out
 
 
+def _fetched_folder(text: str) -> str | None:
+    """One key for every spelling of one folder of one git fetch or archive (sources QA:
+    the same URL or archive given twice was loaded twice, as ``catalog`` and
+    ``kb1-catalog``); None for anything else."""
+    key = fetch_key(text)
+    if key is None:
+        return None
+    parsed = parse_source(text)
+    subdir = parsed.subdir if isinstance(parsed, GitSource | ArchiveSource) else None
+    return f"{key}#{(subdir or '').strip('/')}"
+
+
 def _told_by_source(source: str, name: str) -> list[str]:
     """For an unnamed git or archive source whose bundle's name another bundle has, the
     names that say where it comes from, best first: a pinned commit's (``catalog-af9c122``),
-    the repository's (``kb1-okf`` for ``.../kb1.git#:okf``), or the archive's file name
-    and then its folder too (``export-okf``, ``teamb-export-okf``). Platform QA: plain
-    folders were told apart, but a folder and a clone both named ``okf`` stopped the
-    command; sources QA: two pins of one repository were told apart by the repository's
-    name alone, and a third was refused. Empty for a named source or a folder
-    (:func:`_told_apart` tells folders apart, before anything loads)."""
+    a branch's or tag's (``catalog-dev``), the repository's (``kb1-okf`` for
+    ``.../kb1.git#:okf``), or the archive's file name and then its folder too
+    (``export-okf``, ``teamb-export-okf``). Platform QA: plain folders were told apart,
+    but a folder and a clone both named ``okf`` stopped the command; sources QA: two pins,
+    or three refs, of one repository were told apart by the repository's name alone, and
+    the third was refused. Empty for a named source or a folder (:func:`_told_apart`
+    tells folders apart, before anything loads)."""
     if named_source(source)[0] is not None or os.path.isdir(source):
         return []
     try:
@@ -245,6 +263,8 @@ def _told_by_source(source: str, name: str) -> list[str]:
         owner = git_default_name(GitSource(parsed.url))
         pin = parsed.ref if is_commit_id(parsed.ref) else None
         told = [f"{name}-{pin[:7]}"] if pin else []
+        if parsed.ref and not pin:  # a branch or tag: catalog-dev, catalog-v1 (sources QA)
+            told.append(f"{name}-{parsed.ref}")
         told.append(f"{owner}-{name}")
     elif isinstance(parsed, ArchiveSource):
         stem = archive_stem(parsed.path)

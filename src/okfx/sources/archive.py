@@ -99,7 +99,7 @@ def open_archive(
             handle.close()
             root, name = _pick_root(slot.tree, archive_stem(path))
             if source.subdir is not None:
-                root, name = _folder_in(slot.tree, root, source.subdir, str(path))
+                root, name = _folder_in(slot.tree, root, source.subdir, str(path), path)
             yield root, name
 
 
@@ -381,11 +381,12 @@ def _pick_root(tree: Path, stem: str) -> tuple[Path, str]:
     return tree, stem
 
 
-def _folder_in(tree: Path, root: Path, subdir: str, archive: str) -> tuple[Path, str]:
+def _folder_in(tree: Path, root: Path, subdir: str, archive: str, path: Path) -> tuple[Path, str]:
     """The folder ``subdir`` names, under the archive's single top folder (a repository's
     ``kb-main/`` in GitHub's downloads), else under the extraction itself; the bundle is
-    named after its last part. Archives hold no links (they are refused), so a path without
-    ``..`` stays inside.
+    named after its last part, or for a hidden one (``.okf``) after the folder holding it,
+    or the archive's name at the top, as a local folder is (sources QA: named ``.okf``).
+    Archives hold no links (they are refused), so a path without ``..`` stays inside.
 
     Raises:
         FileNotFoundError: neither holds that folder; the message lists the folders of the
@@ -396,7 +397,9 @@ def _folder_in(tree: Path, root: Path, subdir: str, archive: str) -> tuple[Path,
     for base in dict.fromkeys((root, tree)):
         found = base / subdir
         if found.is_dir():
-            return found, found.name
+            if not found.name.startswith("."):
+                return found, found.name
+            return found, archive_stem(path) if found.parent == tree else found.parent.name
         if found.exists():
             raise NotADirectoryError(f"{subdir!r} in {archive} is a file, not a folder")
     near = folders_near((root, tree), subdir)

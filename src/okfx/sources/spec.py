@@ -287,9 +287,16 @@ def git_cache_key(source: GitSource) -> str:
 
 
 def git_default_name(source: GitSource) -> str:
-    """The subdirectory's last part, else the repository name without ``.git``."""
+    """The subdirectory's last part, else the repository name without ``.git``; for a
+    hidden last part (``.okf``), the folder holding it, as for a local folder (sources QA:
+    the bundle was named ``.okf``)."""
     if source.subdir:
-        return PurePosixPath(source.subdir).name
+        subdir = PurePosixPath(source.subdir)
+        if not subdir.name.startswith("."):
+            return subdir.name
+        if subdir.parent.name:
+            return subdir.parent.name
+        source = GitSource(source.url)
     path = urlsplit(normalized_url(source.url)).path
     name = unquote(path.rsplit("/", 1)[-1]).removeprefix("~").removesuffix(".git")
     return name or "bundle"
