@@ -294,3 +294,39 @@ def test_a_refresh_interval_that_is_no_number_of_seconds_is_refused(value: str) 
     for command in ("serve", "view"):
         result = CliRunner().invoke(cli, [command, str(EXAMPLE), "--refresh-interval", value])
         assert result.exit_code == 2 and "--refresh-interval" in result.output, result.output
+
+
+def test_a_name_in_any_script_names_a_bundle_and_a_name_with_a_space_is_explained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CLI QA: 知识库=DIR and "my kb=DIR" were both "bundle folder not found"."""
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    named = run("bundles", "知识库=kb", "위키.v2=kb", "--json")
+    assert named.exit_code == 0, named.output
+    assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["知识库", "위키.v2"]
+    spaced = run("bundles", "my kb=kb")
+    assert spaced.exit_code == 2
+    assert "if 'my kb' is meant as a NAME, a bundle NAME takes letters, digits" in spaced.stderr
+
+
+def test_a_state_cache_folder_okfx_refuses_is_said_by_a_read_command(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """CLI QA: `--state-cache DIR` that okfx refuses seemed ignored by read commands. (A
+    terminal shows okfx's warnings on stderr; under pytest they reach its log capture.)"""
+    import os
+
+    if not hasattr(os, "getuid"):
+        pytest.skip("needs POSIX user ids")
+    folder, shared = tmp_path / "kb", tmp_path / "shared"
+    folder.mkdir()
+    shared.mkdir()
+    shared.chmod(0o777)
+    (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
+    result = run("--state-cache", str(shared), "index", str(folder))
+    assert result.exit_code == 0, result.output
+    assert f"okfx will not use the cache folder {shared}" in caplog.text
+    assert caplog.text.count("Loading without the state cache.") == 1

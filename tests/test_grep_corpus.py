@@ -469,3 +469,32 @@ def test_a_corpus_keeps_the_bodies_read_again_within_its_budget(
     assert corpus._seen == {"/c9.md"}  # forgotten past three, then seen anew
     assert "/c9.md" not in corpus._recent
     assert corpus.kept_body("/absent.md") is None
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD"])
+def test_text_is_found_in_either_unicode_spelling_of_the_pattern(form: str, tmp_path: Path) -> None:
+    """CLI QA: a page written on macOS (decomposed Hangul, e + U+0301) matched no grep
+    typed in the composed form, while search found it first."""
+    import unicodedata
+
+    def spelled(text: str) -> str:
+        return unicodedata.normalize(form, text)
+
+    bundle = _kept(
+        tmp_path,
+        {
+            "a.md": spelled("---\ntype: note\ntitle: 권한 관리\n---\n권한 관리 가이드 본문\n"),
+            "b.md": spelled("---\ntype: note\ntitle: Café\n---\nthe CAFÉ menu\n"),
+        },
+    )
+    for typed in ("NFC", "NFD"):
+        found = bundle.grep(unicodedata.normalize(typed, "권한"))
+        assert [(m.path, m.field, m.line, m.column) for m in found] == [
+            ("/a.md", "title", None, 1),
+            ("/a.md", "body", 5, 1),
+        ], (form, typed)
+        cafe = bundle.grep(unicodedata.normalize(typed, "café"), ignore_case=True)
+        assert [(m.path, m.field) for m in cafe] == [("/b.md", "title"), ("/b.md", "body")]
+        assert (
+            found.to_dict() == grep(eager(bundle), unicodedata.normalize(typed, "권한")).to_dict()
+        )

@@ -13,6 +13,15 @@ def test_columns_count_cjk_as_two_and_combining_marks_as_none() -> None:
     assert columns("a\u200db") == 2  # zero-width joiner
 
 
+def test_decomposed_hangul_takes_the_columns_of_its_composed_form() -> None:
+    """CLI QA: NFD Hangul (macOS file names) counted each vowel and final as a column."""
+    import unicodedata
+
+    for text in ("/가이드.md", "권한 관리 가이드", "각"):
+        decomposed = unicodedata.normalize("NFD", text)
+        assert decomposed != text and columns(decomposed) == columns(text)
+
+
 def test_cut_columns_fits_wide_text_in_the_width_with_an_ellipsis() -> None:
     assert cut_columns("概念", 4) == "概念"
     cut = cut_columns("工具过滤器在调用时强制执行", 9)

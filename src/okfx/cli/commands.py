@@ -74,9 +74,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 # -- loading -----------------------------------------------------------------------------------
-_NAMED = re.compile(r"([A-Za-z0-9][A-Za-z0-9_.\-]{0,63})=(.+)", re.DOTALL)
+# A NAME is letters and digits of any script, "_", "." and "-" (CLI QA: 知识库=DIR read
+# as a missing folder, though a folder named 知识库 gives that name).
+_NAMED = re.compile(r"([^\W_][\w.\-]{0,63})=(.+)", re.DOTALL)
 # A character a NAME of NAME=SOURCE does not take.
-_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_.\-]")
+_NOT_IN_NAME = re.compile(r"[^\w.\-]")
 
 
 def named_source(text: str) -> tuple[str | None, str]:
@@ -114,6 +116,12 @@ def _load(source: str) -> Bundle:
     ) as exc:
         # BUNDLE names nothing okfx can load: the caller's argument is wrong
         reason = redact((exc.strerror if isinstance(exc, OSError) else None) or str(exc))
+        head, equals, _ = source.partition("=")
+        if equals and named_source(source)[0] is None and "/" not in head and "\\" not in head:
+            reason += (  # "my kb=DIR": a NAME= the pattern refused (CLI QA)
+                f"; if {head!r} is meant as a NAME, a bundle NAME takes letters, digits, "
+                "'_', '.' and '-', and no space"
+            )
         stop = "" if reason.endswith(("?", ".")) else "."  # not "did you mean 'kb'?."
         raise InvalidArgument(
             f"cannot load {shown}: {reason}{stop} BUNDLE is a folder, a git URL or an archive"
