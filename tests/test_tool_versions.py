@@ -90,3 +90,31 @@ def test_names_close_to_a_misspelt_word_name_a_page_once(versioned: Path) -> Non
         named = [c["path"] for c in box.search_concepts(query=query)["did_you_mean"]]
         assert named and sum(p.endswith("/replication.md") for p in named) == 1, named
         assert "/products/db/3.12/replication.md" in named
+
+
+def test_a_page_shows_its_newest_tied_release_and_a_page_of_hits_is_full_at_any_limit(
+    make_bundle: MakeBundle,
+) -> None:
+    """CLI QA: copies tied on score were cut in path order, so the page was shown as
+    3.12 at one limit and 3.13 at another (or as its oldest, deprecated copy); and a
+    limit of 3 gave 2 pages when 9 copies of 2 pages filled the deeper search."""
+    releases = [f"3.{n}" for n in range(9, 21)]  # 3.9 .. 3.20: "3.10" sorts first as text
+    files = {}
+    for v in releases:
+        files[f"products/db/{v}/replication.md"] = concept(
+            "Guide", "Replication lag and replication slots.", title="Replication"
+        )
+        files[f"products/db/{v}/failover.md"] = concept(
+            "Guide", "Failover after replication breaks.", title="Failover"
+        )
+    for n in range(3):
+        files[f"notes/note-{n}.md"] = concept("Note", f"On replication. {'x ' * n}", title=f"N{n}")
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    shown = {}
+    for limit in (1, 2, 3, 5, 10):
+        hits = box.search_concepts(query="replication", limit=limit)["hits"]
+        assert len(hits) == min(limit, 5), (limit, [h["path"] for h in hits])
+        for hit in hits:
+            shown.setdefault(hit["path"].rsplit("/", 1)[-1], set()).add(hit["path"])
+    assert shown["replication.md"] == {"/products/db/3.20/replication.md"}
+    assert shown["failover.md"] == {"/products/db/3.20/failover.md"}

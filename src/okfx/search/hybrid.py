@@ -77,7 +77,7 @@ from okfx.search.vectors import (
     VectorStore,
     nearest,
 )
-from okfx.search.versions import newest_in_ties, release_family
+from okfx.search.versions import TIE_ROOM, newest_in_ties, release_family
 
 __all__ = [
     "ALPHA_ACRONYM",
@@ -102,8 +102,6 @@ CANDIDATES = 20
 #: Release families kept per ranker (:meth:`HybridRanker._family`): about 1.4 MB at most
 #: (4,096 of ScalarDB-like paths measured with tracemalloc).
 _FAMILIES_KEPT = 1 << 12
-#: How far past the cut tied copies of a page are looked for (:func:`newest_in_ties`).
-TIE_ROOM = 30
 #: Candidates BM25F contributes: more than the embedding's, since each is blended with
 #: its own similarity, and a bundle that keeps one page per product version fills a
 #: short list with copies of a few concepts.

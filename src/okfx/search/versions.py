@@ -21,6 +21,7 @@ from typing import Any
 __all__ = [
     "MAX_OTHER_VERSIONS",
     "NEAR_TIE",
+    "TIE_ROOM",
     "fold_versions",
     "newest_in_ties",
     "one_per_page",
@@ -41,6 +42,8 @@ MAX_OTHER_VERSIONS = 10
 #: A member scoring at least this share of its group's best is as good a match: the
 #: newest of those represents the group (version copies differ in length noise only).
 NEAR_TIE = 0.95
+#: How far past a cut tied copies of a page are looked for (:func:`newest_in_ties`).
+TIE_ROOM = 30
 #: What is stripped from a query word before it is compared with a version ("3.16?").
 _PUNCTUATION = "\"'()[]{},;:!?."
 

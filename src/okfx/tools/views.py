@@ -35,7 +35,13 @@ from okfx.search.analyzer import only_stopwords
 from okfx.search.filters import CHOSEN
 from okfx.search.index import MAX_LIMIT
 from okfx.search.suggest import closest
-from okfx.search.versions import fold_versions, one_per_page
+from okfx.search.versions import (
+    TIE_ROOM,
+    fold_versions,
+    newest_in_ties,
+    one_per_page,
+    release_family,
+)
 from okfx.tools import notices
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -554,16 +560,33 @@ def _odd_statuses(b: Bundle) -> bool:
 
 def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]:
     """The search's result with version siblings folded into one hit each
-    (:func:`~okfx.search.versions.fold_versions`). A full page that folding shortened is
-    searched once more, three times as deep (at most
-    :data:`~okfx.search.index.MAX_LIMIT`), and cut to ``limit``: ten hits asked for are
-    then up to ten pages, not ten copies of three."""
+    (:func:`~okfx.search.versions.fold_versions`). For a bundle that keeps pages in
+    release folders the search looks :data:`~okfx.search.versions.TIE_ROOM` rows past
+    the cut and puts the copies of a page that tie on score newest first before cutting,
+    and while folding leaves fewer than ``limit`` pages it searches three times as deep
+    (up to :data:`~okfx.search.index.MAX_LIMIT`): ten hits asked for are then up to ten
+    pages, not ten copies of three, and a page shows the same release whatever the
+    limit (CLI QA: 3.12 at ``--limit 10``, 3.13 at ``--limit 20``, and two pages for
+    ``--limit 3``)."""
     payload: dict[str, Any] = ranked(limit=limit).to_dict()
-    raw = len(payload["hits"])
-    payload["hits"] = fold_versions(payload["hits"], text)
-    if len(payload["hits"]) < raw == limit < MAX_LIMIT:
-        payload = ranked(limit=min(MAX_LIMIT, 3 * limit)).to_dict()
-        payload["hits"] = fold_versions(payload["hits"], text)[:limit]
+    if not any(release_family(str(hit["path"])) for hit in payload["hits"]):
+        return payload  # no release folders: nothing to fold
+    depth = limit
+    while True:
+        asked = min(MAX_LIMIT, depth + TIE_ROOM)
+        payload = ranked(limit=asked).to_dict()
+        rows = payload["hits"]
+        complete = len(rows) < asked  # every match is here
+        ordered = newest_in_ties(
+            [(hit, float(hit["score"])) for hit in rows],
+            lambda hit: f"{hit['bundle']}\0{hit['path']}",  # one bundle's copies only
+        )
+        kept = ordered if complete else ordered[:depth]
+        folded = fold_versions([hit for hit, _ in kept], text)
+        if len(folded) >= limit or complete or depth >= MAX_LIMIT:
+            break
+        depth = min(MAX_LIMIT, 3 * depth)
+    payload["hits"] = folded[:limit]
     return payload
 
 
