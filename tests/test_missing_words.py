@@ -356,3 +356,29 @@ def test_a_word_only_another_bundle_holds_is_said_of_the_first_hits_bundle(
         "other loaded bundles do, so its hits do not hold them."
     ) in both["notice"]
     assert "the first hit's" not in Toolbox(manager).search_concepts("smoke tests")["notice"]
+
+
+def test_the_command_line_lists_the_respelt_querys_hits_it_names(
+    make_bundle: MakeBundle,
+) -> None:
+    """CLI QA: `okfx search` said the respelt query's best hits "are in did_you_mean",
+    which its text never shows, and named filters and the limit as tool arguments."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    files: dict[str, str | bytes] = {
+        "intrinsic_sizing.md": concept(title="Intrinsic Sizing", body="Ask a child widget."),
+        "stateless_widget.md": concept(title="Stateless widget", body="A widget, a widget."),
+    }
+    root = str(make_bundle(files))
+    runner = CliRunner()
+    one = runner.invoke(cli, ["search", root, "instrinsic hieght widget", "--limit", "1"])
+    assert one.exit_code == 0, one.output
+    assert "its best hits are listed below." in one.stdout and "did_you_mean" not in one.stdout
+    assert "  /intrinsic_sizing.md  Intrinsic Sizing" in one.stdout.splitlines()
+    both = runner.invoke(cli, ["search", root, "instrinsic hieght widget"])
+    assert "its best hits are the hits above." in both.stdout  # nothing listed twice
+    assert both.stdout.count("/intrinsic_sizing.md") == 1
+    hidden = runner.invoke(cli, ["search", root, "widget", "--dir", "nope", "--type", "X"])
+    assert "(--dir)" in hidden.stdout and "directory filter" not in hidden.stdout

@@ -230,6 +230,13 @@ def test_a_filter_value_no_concept_has_is_named_with_the_values_there_are(
     assert found["hits"] == [] and found["notice"].startswith(
         "No concept is in '/tabels/' (folders: '/tables/', '/metrics/')."
     )
+    # CLI QA: a slip below the top level got the top folders only
+    deep = {f"functions/function-{n}/a.md": concept("Fn", "Orders.\n") for n in ("kro", "go")}
+    deep_box = Toolbox(Bundle.load(make_bundle(deep)))
+    assert deep_box.list_concepts(directory="/functions/function-kr")["notice"].startswith(
+        "No concept is in '/functions/function-kr/' (folders: '/functions/function-kro/', "
+        "'/functions/function-go/', '/functions/')."
+    )
     grepped = box.grep_concepts("Orders", tags=["sale", "finance"])
     assert grepped["notice"].startswith("No concept is tagged 'sale' (tags: 'sales', 'finance').")
     # A value some concept has says nothing of the kind, even when the result is empty.

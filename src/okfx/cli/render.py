@@ -186,7 +186,16 @@ CLI_WORDS = {
     "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
     " (did_you_mean)": "",
+    "its best hits are in did_you_mean": "its best hits are listed below",
     "pass bundle= one of": "choose one with --bundle NAME:",
+    # (CLI QA: the filters and the limit were named as the tool's arguments)
+    "limit is at most": "--limit is at most",
+    "filter by directory, type or tags": "filter with --dir, --type or --tag",
+    "(directory filter)": "(--dir)",
+    "(type filter)": "(--type)",
+    "(tags filter)": "(--tag)",
+    "(trust_tier filter)": "(--trust-tier)",
+    "(bundle filter)": "(--bundle)",
     "; read it as an attached file (read_resource)": "; shown as a file",
     "list_bundles says why (its empty field), as okfx validate does": "okfx validate says why",
     "list_bundles says why (their empty fields), as okfx validate does": "okfx validate says why",
@@ -252,7 +261,8 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
     hits = payload.get("hits") or []
     if not hits:  # the notice says there were none, and what to try
         return "\n".join(
-            _notice(payload) or [f"No hits for {quoted(str(payload.get('query', '')))}."]
+            (_notice(payload) + _respelled(payload, hits))
+            or [f"No hits for {quoted(str(payload.get('query', '')))}."]
         )
     lines: list[str] = []
     several = _several_bundles(hits, several)
@@ -275,7 +285,29 @@ def search(payload: dict[str, Any], several: bool | None = None) -> str:
             snippet = " ".join(str(hit["snippet"]).split())
             lines.append("    " + _cut_around(snippet, 100, map(str, hit.get("matched") or ())))
         lines += _also(hit)
-    return "\n".join(lines + _notice(payload))
+    notice, listed = _notice(payload), _respelled(payload, hits)
+    if notice and not listed:  # they are these hits (or none is named)
+        notice = [notice[0].replace("are listed below", "are the hits above")]
+    return "\n".join(lines + notice + listed)
+
+
+def _respelled(payload: dict[str, Any], hits: Sequence[dict[str, Any]]) -> list[str]:
+    """The best hits of the query spelt with the bundle's words, which the notice says
+    are in ``did_you_mean`` (CLI QA: a list the text never showed): listed under the
+    notice, or said to be these hits when they are."""
+    close = [c for c in payload.get("did_you_mean") or () if isinstance(c, dict)]
+    if not close or not payload.get("respelled_query"):
+        return []
+    shown = {(h.get("bundle"), h.get("path")) for h in hits}
+    if all((c.get("bundle"), c.get("path")) in shown for c in close):
+        return []
+    several = _several_bundles(close, None)
+    rows = []
+    for item in close:
+        path = _one(item.get("path"))
+        where = target.shown(item.get("bundle"), path) if several else path
+        rows.append(f"  {where}  {_one(item.get('title'))}")
+    return rows
 
 
 #: Other versions of a folded hit that ``okfx search`` names before "and N more".

@@ -435,6 +435,12 @@ def unknown_filter_values(
             and b.facets().mask("dir", top)
         }
         near = {top: (top, 1) for top in sorted(tops)}
+        # and a folder at any depth one slip away, first (CLI QA: '/functions/function-kr/'
+        # got the top folders only, not '/functions/function-kro/')
+        deep = {d.rstrip("/") + "/": b for b in bundles for d in b.directories}
+        for close in get_close_matches(folder, list(deep), n=FILTER_VALUES, cutoff=0.8):
+            if close not in near and deep[close].facets().mask("dir", close):
+                near[close] = (close, 1)
         said.append(f"No concept is in {quoted(folder)} (folders: {listing(folder, near)}).")
         said.extend(nested_in(bundles, folder))
     return " ".join(said)
