@@ -53,9 +53,27 @@ def test_a_section_asked_by_some_of_its_words_is_read_when_one_heading_holds_the
     )
     assert box.read_concept("a.md", section="Merge prec")["error"]["code"] == "not_found"
     both = box.read_concept("a.md", section="retry")["error"]
-    assert both["code"] == "not_found" and {"Retry policy", "Retry budget"} <= set(
-        both["did_you_mean"]
+    assert both["code"] == "not_found" and both["did_you_mean"][:2] == [
+        "Retry policy",
+        "Retry budget",
+    ]
+    assert both["message"] == (
+        "no section 'retry': 2 headings hold it ('Retry policy'; 'Retry budget'); ask for one"
     )
+    nothing = box.read_concept("a.md", section="zebra")["error"]
+    assert nothing["message"].endswith(
+        "the page's 4 headings are in did_you_mean, the closest first"
+    )
+    assert len(nothing["did_you_mean"]) == 4  # each heading once (CLI QA: listed twice)
+
+
+def test_a_section_asked_by_a_cjk_word_of_its_heading_is_read(make_bundle: MakeBundle) -> None:
+    """CLI QA: 状态机 did not find "1.2 状态机：`SidebarProvider`" (no spaces between
+    CJK words), though an English word of a heading finds it."""
+    body = "## 1.1 尺寸常量\n\n宽度。\n\n## 1.2 状态机：`SidebarProvider`\n\n打开或折叠。\n"
+    box = Toolbox(Bundle.load(make_bundle({"a.md": concept("Note", body)})))
+    read = box.read_concept("a.md", section="状态机")
+    assert read["body"].startswith("## 1.2 状态机") and "宽度" not in read["body"], read
 
 
 def test_a_path_copied_from_a_links_href_is_read_decoded(make_bundle: MakeBundle) -> None:

@@ -117,4 +117,7 @@ def test_a_page_shows_its_newest_tied_release_and_a_page_of_hits_is_full_at_any_
         for hit in hits:
             shown.setdefault(hit["path"].rsplit("/", 1)[-1], set()).add(hit["path"])
     assert shown["replication.md"] == {"/products/db/3.20/replication.md"}
+    # agent QA: limit=1 folded nothing, so the hit named no other release
+    (one,) = box.search_concepts(query="replication", limit=1)["hits"]
+    assert len(one["other_versions"]) == 10 and one["other_versions_total"] == 11
     assert shown["failover.md"] == {"/products/db/3.20/failover.md"}

@@ -187,6 +187,7 @@ CLI_WORDS = {
     "read_concept": "okfx read",
     " (did_you_mean)": "",
     "its best hits are in did_you_mean": "its best hits are listed below",
+    "headings are in did_you_mean": "headings are listed below",
     "pass bundle= one of": "choose one with --bundle NAME:",
     # (CLI QA: the filters and the limit were named as the tool's arguments)
     "limit is at most": "--limit is at most",

@@ -32,6 +32,7 @@ from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
+from okfx.search.cjk import has_cjk
 from okfx.search.filters import CHOSEN
 from okfx.search.index import MAX_LIMIT
 from okfx.search.suggest import closest
@@ -562,7 +563,7 @@ def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]
     """The search's result with version siblings folded into one hit each
     (:func:`~okfx.search.versions.fold_versions`). For a bundle that keeps pages in
     release folders the search looks :data:`~okfx.search.versions.TIE_ROOM` rows past
-    the cut and puts the copies of a page that tie on score newest first before cutting,
+    the cut, puts the copies of a page that tie on score newest first and folds them all,
     and while folding leaves fewer than ``limit`` pages it searches three times as deep
     (up to :data:`~okfx.search.index.MAX_LIMIT`): ten hits asked for are then up to ten
     pages, not ten copies of three, and a page shows the same release whatever the
@@ -581,9 +582,10 @@ def _folded(ranked: Callable[..., Any], text: str, limit: int) -> dict[str, Any]
             [(hit, float(hit["score"])) for hit in rows],
             lambda hit: f"{hit['bundle']}\0{hit['path']}",  # one bundle's copies only
         )
-        kept = ordered if complete else ordered[:depth]
-        folded = fold_versions([hit for hit, _ in kept], text)
-        if len(folded) >= limit or complete or depth >= MAX_LIMIT:
+        # every row fetched is folded: a copy past the cut can still be the release a
+        # page is shown as (agent QA: limit=1 showed 3.17, larger limits 3.19)
+        folded = fold_versions([hit for hit, _ in ordered], text)
+        if len(folded) >= limit or complete or asked >= MAX_LIMIT:
             break
         depth = min(MAX_LIMIT, 3 * depth)
     payload["hits"] = folded[:limit]
@@ -770,19 +772,19 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
         key = fragment_key(heading.strip().removeprefix("#"))
         picked = next((i for i, anchor in enumerate(ids) if anchor == key), None)
     held = None
+    holding: list[int] = []
     if picked is None:
         # The one heading that holds the words asked, whole (agent QA: "Merge" for the
-        # page's only "Merge precedence" was not found).
-        asked = f" {_loose(wanted)} "
-        holding = [i for i, t in enumerate(loose) if asked.strip() and asked in f" {t} "]
+        # page's only "Merge precedence" was not found); in CJK text, which writes no
+        # space between words, as a piece of it (CLI QA: 状态机 for "1.2 状态机：...").
+        core = _loose(wanted)
+        asked = core if has_cjk(core) else f" {core} "
+        holding = [i for i, t in enumerate(loose) if core and asked in f" {t} "]
         if holding and len({loose[i] for i in holding}) == 1:
             picked, held = holding[0], texts[holding[0]]
     if picked is None:
-        available = [clip(t, TITLE_CHARS) for t in texts[:30]]
-        near = closest(heading, available)  # the closest first, then the others in order
         raise NotFound(
-            f"no section {heading!r}; headings: {available}",
-            suggestions=near + [h for h in available if h not in near],
+            _no_section(heading, texts, holding), suggestions=_near(heading, texts, holding)
         )
     match = headings[picked]
     level = len(match.group(1))
@@ -804,6 +806,33 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
         read = f"No heading is {wanted!r}; this is the section headed {clip(held, TITLE_CHARS)!r}."
         notice = f"{read} {notice}" if notice else read
     return _with_footnotes(body, match.start(), end), notice
+
+
+def _no_section(heading: str, texts: list[str], holding: list[int]) -> str:
+    """Why no section is ``heading``: the headings that hold its words, when several do;
+    the page's headings are in ``did_you_mean`` (CLI QA: they were listed twice, first as
+    a Python list)."""
+    if not texts:
+        return f"no section {heading!r}: the page has no heading"
+    if holding:
+        named = "; ".join(repr(clip(texts[i], TITLE_CHARS)) for i in holding[:_HEADINGS_SHOWN])
+        return f"no section {heading!r}: {len(holding)} headings hold it ({named}); ask for one"
+    return (
+        f"no section {heading!r}; the page's {len(texts)} headings are in did_you_mean, "
+        "the closest first"
+    )
+
+
+def _near(heading: str, texts: list[str], holding: list[int]) -> list[str]:
+    """The page's headings as ``did_you_mean``: those holding the words asked, else the
+    close ones, first, then the others in order."""
+    shown = [clip(t, TITLE_CHARS) for t in texts[:_HEADINGS_SHOWN]]
+    first = [clip(texts[i], TITLE_CHARS) for i in holding] or closest(heading, shown)
+    return list(dict.fromkeys([*first, *shown]))[:_HEADINGS_SHOWN]
+
+
+#: Headings a section's not-found message names.
+_HEADINGS_SHOWN = 30
 
 
 def _with_footnotes(body: str, start: int, end: int) -> str:
