@@ -71,12 +71,34 @@ def test_boms_and_line_endings_load_the_same_concept(tmp_path: Path, data: bytes
     assert codes(bundle) == []
 
 
-def test_control_characters_in_a_body_are_returned_as_data(tmp_path: Path) -> None:
-    body = "nul \x00 bell \x07 escape \x1b[2J bidi \u202e txt.exe zero-width \u200b end\n"
-    bundle = Bundle.load(write(tmp_path / "b", {"a.md": concept(body=body)}))
-    result = call(Toolbox(bundle), "read_concept", path="a")
-    assert result["body"] == body
+def test_control_characters_in_a_body_are_returned_shown_not_obeyed(tmp_path: Path) -> None:
+    """Agent QA: tool results carried ESC and bidi overrides raw, where MCP resources and
+    the CLI show them; a host showing a title could read ``Invoice \u202efdp.exe`` as
+    ``Invoice exe.pdf``. Tab, line feed and a zero-width space are text and stay."""
+    body = "nul \x00 bell \x07 escape \x1b[2J bidi \u202e txt.exe zero-width \u200b end\tx\n"
+    files = {
+        "a.md": concept(body=body),
+        "b.md": '---\ntype: Note\ntitle: "Invoice \u202efdp.exe"\n'
+        'tags: ["a\u2066b"]\n---\nInvoice.\n',
+    }
+    files["notes.txt"] = "row\x1b[2J\r\nnext\r\n"
+    box = Toolbox(Bundle.load(write(tmp_path / "b", files)))
+    attached = call(box, "read_resource", path="notes.txt")
+    assert attached["text"] == "row\u241b[2J\r\nnext\r\n"  # CRLF lines stay lines
+    result = call(box, "read_concept", path="a")
+    assert result["body"] == (
+        "nul \u2400 bell \u2407 escape \u241b[2J bidi \\u202e txt.exe zero-width \u200b end\tx\n"
+    )
     json.dumps(result, ensure_ascii=False).encode("utf-8")
+    read = call(box, "read_concept", path="b")
+    assert (read["title"], read["tags"]) == ("Invoice \\u202efdp.exe", ["a\\u2066b"])
+    for found in (
+        call(box, "list_concepts")["concepts"],
+        call(box, "search_concepts", query="invoice")["hits"],
+        call(box, "grep_concepts", pattern="Invoice")["matches"],
+    ):
+        text = json.dumps(found, ensure_ascii=False)
+        assert "\u202e" not in text and "\\u202efdp" in text, text
 
 
 def test_reserved_files_with_bad_bytes_or_fences_do_not_stop_the_load(tmp_path: Path) -> None:

@@ -374,7 +374,7 @@ def _toolbox(
     manager = _manager(sources)
     if path is not None:
         bundle_name, path = target.split(manager.names, path, bundle_name)
-    return Toolbox(manager), bundle_name, path or ""
+    return Toolbox(manager, controls_as_is=True), bundle_name, path or ""
 
 
 #: The options of ``okfx`` itself, which go before the command.
@@ -696,7 +696,7 @@ def bundles(sources: tuple[str, ...], as_json: bool) -> None:
     \b
         okfx bundles examples/knowledge ../other-bundle --json
     """
-    _finish(Toolbox(_manager(sources)).list_bundles(), as_json, render.bundles)
+    _finish(Toolbox(_manager(sources), controls_as_is=True).list_bundles(), as_json, render.bundles)
 
 
 @cli.command("index")
@@ -844,7 +844,7 @@ def search(
     if semantic:
         with status("encoding concepts") as progress:
             _enable_semantic(manager, semantic_max, now=True, progress=progress.update)
-    payload = Toolbox(manager).search_concepts(
+    payload = Toolbox(manager, controls_as_is=True).search_concepts(
         query=query,
         bundle=bundle_name,
         limit=limit,
@@ -893,7 +893,7 @@ def grep(
         okfx grep examples/knowledge "docks_available" -i
     """
     manager = _manager(sources)
-    payload = Toolbox(manager).grep_concepts(
+    payload = Toolbox(manager, controls_as_is=True).grep_concepts(
         pattern=pattern,
         bundle=bundle_name,
         regex=regex,

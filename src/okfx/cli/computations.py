@@ -125,7 +125,7 @@ def computation(bundle: str, path: str, params: tuple[str, ...], as_json: bool) 
         okfx computation examples/knowledge computations/trips-per-bike-day-extract \\
             --param start_date=2026-10-05 --param end_date=2026-10-11
     """
-    box = Toolbox(KnowledgeManager([_load(bundle)]))
+    box = Toolbox(KnowledgeManager([_load(bundle)]), controls_as_is=True)
     payload = box.prepare_computation(path=path, parameters=_values(box, path, params))
     _finish(payload, as_json, render_bound)
 
@@ -210,6 +210,7 @@ def attest_cmd(
         now=(lambda: when) if when is not None else None,
         # the receipt is a file this command's user passes, not an agent's text
         computations=ComputationSettings(stale_policy=stale_policy, receipts_vouched=True),
+        controls_as_is=True,  # shown as the CLI shows them
     )
     payload = box.check_attestation(
         path=path,

@@ -10,7 +10,10 @@ with a visible stand-in (``ESC`` becomes ``␛``, a bidirectional override ``\\u
 
 from __future__ import annotations
 
-__all__ = ["one_line", "quoted", "visible"]
+import re
+from typing import Any
+
+__all__ = ["inert", "one_line", "quoted", "visible"]
 
 # C0 controls but tab and line feed as the Unicode control pictures (``\x1b`` is ␛), DEL
 # as ␡; the C1 controls, the line and paragraph separators, and the bidirectional
@@ -29,6 +32,40 @@ _SHOWN.update(
         )
     }
 )
+
+
+# What :func:`inert` shows: as :data:`_SHOWN`, but a carriage return stays (an attached
+# file's CRLF lines are text, and a carriage return moves no text in a client's view).
+_INERT = {code: shown for code, shown in _SHOWN.items() if code != 0x0D}
+_ACTS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def inert(value: Any) -> Any:
+    """A tool result with every control character of its strings (keys too) shown, not
+    obeyed, as MCP resources and the CLI show them: an escape sequence or a bidirectional
+    override in a title (``Invoice \u202efdp.exe``, read as ``Invoice exe.pdf``) must not
+    act where an agent's host shows it (agent QA: tool results carried them raw). Tab,
+    line feed and carriage return stay. A result without any is returned as it is, found
+    so by one search of its ``repr`` (which writes each of them as an escape): a third of
+    the cost of walking a 200-row listing."""
+    if _IN_REPR.search(repr(value)) is None:
+        return value
+    return _inert(value)
+
+
+#: How ``repr`` writes a character :func:`inert` shows (and, harmlessly, a backslash
+#: followed by such text, which then costs a walk that changes nothing).
+_IN_REPR = re.compile(r"\\x[0-9a-f]{2}|\\u20(?:2[89a-e]|6[6-9])")
+
+
+def _inert(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.translate(_INERT) if _ACTS.search(value) else value
+    if isinstance(value, dict):
+        return {_inert(key): _inert(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_inert(item) for item in value)
+    return value
 
 
 def visible(text: str) -> str:

@@ -27,6 +27,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.errors import InvalidArgument, OKFError
 from okfx.tools import computations, views
 from okfx.tools.caps import EDGES, NEIGHBORS_PAGE
+from okfx.tools.display import inert
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.names import RUN_TOOL, TOOL_NAMES
 from okfx.tools.payloads import error_payload, internal_error
@@ -118,6 +119,8 @@ def _tool(func: F) -> F:
             except TypeError as exc:
                 raise InvalidArgument(f"{name}: {exc}") from None
             result = func(self, *args, **kwargs)
+            if not self.controls_as_is:
+                result = inert(result)
         except OKFError as exc:
             result = error_payload(exc)
         except Exception:  # a bug must not crash the agent loop
@@ -140,7 +143,12 @@ class Toolbox:
         *,
         now: Callable[[], datetime] | None = None,
         computations: ComputationSettings | None = None,
+        controls_as_is: bool = False,
     ) -> None:
+        """``controls_as_is``: leave control characters of bundle text in the results as
+        they are, for a caller that shows them itself (the CLI, as ``cat -v`` does; the
+        viewer); by default they come shown, not obeyed (:func:`~okfx.tools.display.inert`)."""
+        self.controls_as_is = controls_as_is
         self.manager = (
             source if isinstance(source, KnowledgeManager) else KnowledgeManager([source])
         )

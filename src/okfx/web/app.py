@@ -60,7 +60,7 @@ def _toolbox(
 ) -> Toolbox:
     if isinstance(source, Toolbox):
         return source
-    return Toolbox(source, now=now)
+    return Toolbox(source, now=now, controls_as_is=True)
 
 
 def _params(request: Request) -> dict[str, Any]:
