@@ -356,3 +356,15 @@ def test_a_first_hit_found_by_meaning_alone_and_not_near_is_called_a_guess() -> 
     assert first_guess([hit("semantic", 0.1, []), hit("semantic", 0.1, [])]) == ""
     assert first_guess([held, hit("semantic", 0.0, [])]) == ""
     assert first_guess([]) == ""
+
+
+def test_a_listing_limit_past_the_page_size_says_so(make_bundle: MakeBundle) -> None:
+    """Agent QA: limit=100000 gave 200 rows and nothing said the limit was cut."""
+    files = {f"n{i:03}.md": concept("Note", "N.\n") for i in range(205)}
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    big = box.list_concepts(limit=100_000)
+    assert len(big["concepts"]) == 200 and big["next_offset"] == 200
+    assert big["notice"] == (
+        "limit is at most 200: this page holds 200 rows; continue from next_offset."
+    )
+    assert box.list_concepts(limit=200)["notice"] == ""

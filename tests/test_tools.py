@@ -925,6 +925,9 @@ def test_the_mcp_servers_okf_addresses_and_a_bundle_name_in_another_case_are_rea
     assert wrong["code"] == "invalid_argument" and "'ops', not 'av'" in wrong["message"]
     assert box.read_concept(path="okf://ops/../../etc/passwd")["error"]["code"] == "unsafe_path"
     assert box.read_concept(path="runbooks/deploy", bundle="OPS")["bundle"] == "ops"
+    # and agrees with an address in any case (agent QA: "EVIL" with okf://evil/ refused)
+    agreed = box.read_concept(path="okf://ops/runbooks/deploy.md", bundle="OPS")
+    assert agreed["bundle"] == "ops", agreed
     assert box.search_concepts(query="roll back", bundle="Ops")["hits"][0]["bundle"] == "ops"
 
 

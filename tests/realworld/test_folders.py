@@ -51,7 +51,13 @@ def test_reading_a_folder_without_index_lists_what_it_holds(make_bundle: MakeBun
         assert len(rows) == 50 and rows[0]["path"] == "/sub/b.md" and rows[0]["title"] == "Bee"
         assert listing["total"] == 61 and listing["truncated"] is True
         assert "list_concepts" in listing["notice"] and "'/sub'" in listing["notice"]
+        # agent QA: the call it names lacked bundle=, so it listed every bundle's folder
+        assert f"bundle={box.manager.names[0]!r}, offset=50" in listing["notice"]
         assert listing["content_is_untrusted_data"] is True
+    rest = box.list_concepts(directory="/sub", bundle=box.manager.names[0], offset=50)
+    direct = {f"/sub/n{i:02}.md" for i in range(60)} | {"/sub/b.md"}
+    seen = {r["path"] for r in listing["concepts"]} | {r["path"] for r in rest["concepts"]}
+    assert direct <= seen  # following the call, nothing of the folder is missed
     root = box.read_concept(path="/")
     assert root["kind"] == "folder" and [r["path"] for r in root["concepts"]] == ["/a.md"]
     # the root is no subfolder of itself (agent QA: it listed "/" first)

@@ -191,6 +191,7 @@ CLI_WORDS = {
     "pass bundle= one of": "choose one with --bundle NAME:",
     # (CLI QA: the filters and the limit were named as the tool's arguments)
     "limit is at most": "--limit is at most",
+    " rows; continue from next_offset.": " rows.",
     "filter by directory, type or tags": "filter with --dir, --type or --tag",
     "(directory filter)": "(--dir)",
     "(type filter)": "(--type)",

@@ -39,6 +39,7 @@ __all__ = [
     "past_last_row",
     "respelled",
     "reworded",
+    "rows_capped",
 ]
 
 #: A read of a concept whose file changed since the bundle was loaded (Bundle.as_now).
@@ -212,6 +213,11 @@ def missing_words(
     )
     advice += close_sentence(close, respelt, query)
     return f"{advice} {hidden}" if hidden else advice
+
+
+def rows_capped(most: int) -> str:
+    """A listing asked for more rows than one page holds."""
+    return f"limit is at most {most}: this page holds {most} rows; continue from next_offset."
 
 
 def limit_capped(most: int) -> str:

@@ -155,9 +155,19 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
     named, inner = unquote(quoted_name), unquote(quoted_inner)
     given = _text(bundle, "bundle", optional=True)
-    if given is not None and given != named:
+    chosen = _bundle(box, named)
+    # the bundle argument agrees when it names the same bundle, in any case as a name
+    # is matched (agent QA: bundle="EVIL" with okf://evil/... was refused)
+    if given is not None and given != named and not _same_bundle(box, given, chosen):
         raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
-    return _bundle(box, named), "/index.md" if inner == "index" else "/" + inner
+    return chosen, "/index.md" if inner == "index" else "/" + inner
+
+
+def _same_bundle(box: Toolbox, name: str, bundle: Bundle) -> bool:
+    try:
+        return _bundle(box, name) is bundle
+    except OKFError:
+        return False
 
 
 def _external(raw: str) -> bool:
@@ -332,6 +342,10 @@ def _problem_kinds(counts: dict[str, int]) -> str:
     return f"{kinds} (okfx validate lists them, and checks links' #anchors too)"
 
 
+#: Rows one list_concepts page holds at most.
+_MAX_ROWS = 200
+
+
 def list_rows(
     box: Toolbox,
     bundle: Any,
@@ -344,7 +358,7 @@ def list_rows(
     limit: Any,
     offset: Any,
 ) -> dict[str, Any]:
-    limit_ = _int(limit, "limit", 1, 200)
+    limit_ = _int(limit, "limit", 1, _MAX_ROWS)
     offset_ = _int(offset, "offset", 0)
     from okfx.search.filters import ConceptFilter, hidden_notice
 
@@ -385,6 +399,8 @@ def list_rows(
     elif not rows:
         unknown = notices.unknown_filter_values(scope, type_, tags, directory)
         notice = " ".join(filter(None, [unknown, notice]))
+    if isinstance(limit, int) and limit > _MAX_ROWS == len(rows):  # agent QA: said nothing
+        notice = " ".join(filter(None, [notice, notices.rows_capped(_MAX_ROWS)]))
     payload = {
         "bundle": scope[0].name if len(scope) == 1 else None,
         "total": total,
