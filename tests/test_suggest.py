@@ -299,3 +299,32 @@ def test_of_names_holding_a_probe_alike_the_one_that_is_nothing_more_comes_first
     names = NameIndex(entries)
     assert names.suggest("/concepts/unity-catalogue.md")[0] == "/concepts/unity-catalog.md"
     assert names.suggest("/concepts/Unity Catalog")[0] == "/concepts/unity-catalog.md"
+
+
+def test_a_path_in_a_release_not_there_is_told_the_newest_release_of_its_product() -> None:
+    """Agent QA: /products/scalardb/3.20/backup-restore.md was told scalardb-community's
+    3.10 and 3.11 (path order among 20 copies of one file name), not scalardb's 3.19."""
+    from okfx.search.suggest import NameIndex
+
+    paths = [
+        f"/products/{product}/{release}/backup-restore.md"
+        for product, releases in (
+            ("scalardb-community", range(8, 14)),
+            ("scalardb", range(14, 20)),
+            ("scalardl", range(9, 14)),
+        )
+        for release in (f"3.{n}" for n in releases)
+    ]
+    names = NameIndex((path, "Backup and restore") for path in paths)
+    for asked in (
+        "/products/scalardb/3.20/backup-restore.md",
+        "/products/scalardb/backup-restore.md",
+    ):
+        assert names.suggest(asked, 2) == [
+            "/products/scalardb/3.19/backup-restore.md",
+            "/products/scalardb/3.18/backup-restore.md",
+        ], asked
+    # a typo in a release that is there keeps that release first
+    assert names.suggest("/products/scalardb/3.15/backup-restor.md", 1) == [
+        "/products/scalardb/3.15/backup-restore.md"
+    ]

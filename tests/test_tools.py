@@ -924,6 +924,11 @@ def test_the_mcp_servers_okf_addresses_and_a_bundle_name_in_another_case_are_rea
     wrong = box.read_concept(path="okf://ops/runbooks/deploy.md", bundle="av")["error"]
     assert wrong["code"] == "invalid_argument" and "'ops', not 'av'" in wrong["message"]
     assert box.read_concept(path="okf://ops/../../etc/passwd")["error"]["code"] == "unsafe_path"
+    # a relative href copied from a body (agent QA): told how links resolve
+    climbed = box.read_concept(path="../alpha.md", bundle="ops")["error"]
+    assert (
+        climbed["code"] == "unsafe_path" and "get_neighbors gives each link" in climbed["message"]
+    )
     assert box.read_concept(path="runbooks/deploy", bundle="OPS")["bundle"] == "ops"
     # and agrees with an address in any case (agent QA: "EVIL" with okf://evil/ refused)
     agreed = box.read_concept(path="okf://ops/runbooks/deploy.md", bundle="OPS")
@@ -1110,3 +1115,18 @@ def test_read_resource_finds_a_file_named_in_another_unicode_form(make_bundle: M
     box = Toolbox(Bundle.load(root))
     read = box.read_resource(path=unicodedata.normalize("NFC", "café.sql"))
     assert read["text"] == "select 1;\n" and read["path"] == "/" + decomposed
+
+
+def test_a_path_read_with_the_wrong_bundle_names_the_bundle_holding_it(
+    make_bundle: MakeBundle,
+) -> None:
+    """Agent QA: /tables/loan_applications.md read with bundle= another bundle got that
+    bundle's unrelated close paths, and no word of the bundle holding it."""
+    loans = make_bundle({"tables/loan_applications.md": concept(body="Loans.\n")})
+    docs = make_bundle({"concepts/online-tables.md": concept(body="Tables.\n")})
+    box = Toolbox(KnowledgeManager([Bundle.load(loans, "loans"), Bundle.load(docs, "docs")]))
+    wrong = box.read_concept(path="/tables/loan_applications.md", bundle="docs")["error"]
+    assert wrong["code"] == "not_found"
+    assert wrong["message"].endswith("; bundle 'loans' holds it: read it with bundle='loans'")
+    assert wrong["did_you_mean"][0] == "okf://loans/tables/loan_applications.md"
+    assert box.read_concept(path=wrong["did_you_mean"][0])["bundle"] == "loans"

@@ -95,7 +95,9 @@ def _collapse(parts: list[str], raw: str) -> str:
             if not out:
                 raise UnsafePath(
                     f"path {raw!r} climbs above the bundle root; "
-                    "paths are bundle-relative, like '/tables/orders.md'",
+                    "paths are bundle-relative, like '/tables/orders.md' (a link's href "
+                    "is relative to the concept that holds it: get_neighbors gives each "
+                    "link's bundle path)",
                     path=raw,
                 )
             out.pop()

@@ -185,6 +185,7 @@ CLI_WORDS = {
     "pass bundle= to grep one": "choose one with --bundle NAME",
     "ask for section=": "ask for --section ",
     "read_concept": "okfx read",
+    "get_neighbors gives each link's": "okfx neighbors gives each link's",
     " (did_you_mean)": "",
     "its best hits are in did_you_mean": "its best hits are listed below",
     "headings are in did_you_mean": "headings are listed below",

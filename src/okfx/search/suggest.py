@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import chain
 
+from okfx.search.versions import release_family, release_of
+
 __all__ = [
     "BUDGET",
     "CUTOFF",
@@ -46,6 +48,8 @@ BUDGET = 4096
 # Entries kept by shared trigrams, then scored (about 20 us each): more finds more, fewer
 # cost less.
 _SCORED = 16
+#: Release copies of shortlisted entries scored beside them, at most.
+_COPIES = 64
 # Characters of a probe compared at most: a name is never longer than a path.
 _MAX_PROBE = 512
 _SEPARATORS = re.compile(r"[\W_]+")
@@ -198,6 +202,15 @@ class NameIndex:
                     postings[gram] = [at]
                 else:
                     held.append(at)
+        # The copies of a page kept once per release folder, so all of them are scored
+        # when one is shortlisted (agent QA: 16 of 20 copies of backup-restore.md were
+        # shortlisted in path order, the newest releases left out).
+        copies: dict[tuple[str, str], list[int]] = {}
+        for at, (path, _) in enumerate(self._entries):
+            family = release_family(path)
+            if family is not None:
+                copies.setdefault(family, []).append(at)
+        self._copies = {at: held for held in copies.values() if len(held) > 1 for at in held}
         # 4-byte arrays: a fraction of the memory of lists of int objects
         self._postings = {gram: array("i", held) for gram, held in postings.items()}
         self._sizes = array("i", sizes)
@@ -211,11 +224,35 @@ class NameIndex:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def _with_copies(self, shortlist: list[int]) -> list[int]:
+        """``shortlist`` and the other release copies of its entries, at most
+        :data:`_COPIES` more."""
+        if not self._copies:
+            return shortlist
+        seen = dict.fromkeys(shortlist)
+        for at in shortlist:
+            for other in self._copies.get(at, ()):
+                if len(seen) >= len(shortlist) + _COPIES:
+                    return list(seen)
+                seen.setdefault(other)
+        return list(seen)
+
     def _folder(self, folder: str) -> str:
         """``folder`` when some entry is in it, else the closest folder that is."""
         if f"{folder}/" in self._postings or not folder:
             return folder
+        # A release that is not there (3.20 of .../3.14 ... 3.19): the newest release of
+        # that place (agent QA: .../scalardb/3.20/x.md was told another product's 3.10).
+        family = release_family(f"{folder}/_")
+        if family is not None:
+            copies = [
+                f for f in self._folders
+                if f.startswith(family[0]) and release_family(f"{f}/_") == family
+            ]  # fmt: skip
+            if copies:
+                return max(copies, key=lambda f: release_of(f"{f}/_"))
         near = [self._folders[at] for at in _shortlist(self._folder_grams, _grams(folder), 8)]
+        near.sort(key=lambda f: release_of(f"{f}/_"), reverse=True)  # equals: newest first
         return next(iter(closest(folder, near, 1)), folder)
 
     def suggest(self, text: str, limit: int = 5, cutoff: float = CUTOFF) -> list[str]:
@@ -228,8 +265,8 @@ class NameIndex:
             return []
         wanted = _grams(fold(leaf)) | {f"{self._folder(folder)}/"}
         whole, file_name = _Probe(key), _Probe(leaf)
-        best: dict[str, tuple[float, int]] = {}  # path -> (score, -kind)
-        for at in _shortlist(self._postings, wanted, _SCORED, self._sizes):
+        best: dict[str, tuple[float, int, float]] = {}  # path -> (score, -kind, whole)
+        for at in self._with_copies(_shortlist(self._postings, wanted, _SCORED, self._sizes)):
             path, title = self._entries[at]
             name = _key(path)
             folded = title.casefold()
@@ -240,9 +277,15 @@ class NameIndex:
                 _within(leaf, folded),
             )
             for kind, score in enumerate(scores):
-                if score >= cutoff and (score, -kind) > best.get(path, (0.0, -9)):
-                    best[path] = (score, -kind)
-        ranked = sorted(best.items(), key=lambda item: (-item[1][0], -item[1][1], item[0]))
+                if score >= cutoff and (score, -kind) > best.get(path, (0.0, -9))[:2]:
+                    best[path] = (score, -kind, scores[0])
+        # Of equal scores, the path closer to the one asked first: one file name kept in
+        # many folders (agent QA: /products/scalardb/3.20/backup-restore.md was told
+        # scalardb-community/3.10's and 3.11's, not scalardb/3.19's, by path order).
+        # Then the newest release (3.19 before 3.14), then by path.
+        ranked = sorted(best.items())
+        ranked.sort(key=lambda item: release_of(item[0]), reverse=True)
+        ranked.sort(key=lambda item: (-item[1][0], -item[1][1], -item[1][2]))
         return [path for path, _ in ranked[:limit]]
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "one_per_page",
     "other_versions",
     "release_family",
+    "release_of",
     "version_key",
     "version_segment",
 ]
@@ -100,14 +101,15 @@ def newest_in_ties(
             for places in families.values():
                 if len(places) > 1:
                     members = [out[at] for at in places]
-                    members.sort(key=lambda item: _release_of(path_of(item[0])), reverse=True)
+                    members.sort(key=lambda item: release_of(path_of(item[0])), reverse=True)
                     for at, item in zip(places, members, strict=True):
                         out[at] = item
         start = end
     return out
 
 
-def _release_of(path: str) -> tuple[int, ...]:
+def release_of(path: str) -> tuple[int, ...]:
+    """The version of ``path``'s first release folder as numbers; ``()`` for none."""
     return version_key(version_segment(path) or "") or ()
 
 
@@ -121,7 +123,7 @@ def _sibling_key(hit: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 def _release(hit: Mapping[str, Any]) -> tuple[int, ...]:
     """The version of a hit's first release folder, as numbers."""
-    return _release_of(str(hit["path"]))
+    return release_of(str(hit["path"]))
 
 
 def _newest_first(members: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -215,6 +215,26 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
     )
 
 
+def _held_elsewhere(box: Toolbox, b: Bundle, raw: str | None, exc: NotFound) -> NotFound:
+    """``exc``, or when other loaded bundles hold ``raw`` an error that names them, their
+    addresses first in ``did_you_mean`` (agent QA: a path read with the wrong bundle= got
+    that bundle's unrelated close paths, and no word of the bundle holding it)."""
+    if not raw or exc.file:
+        return exc
+    others = [o for o in box.manager.bundles.values() if o is not b and _holds(o, raw)]
+    if not others:
+        return exc
+    path = normalize(raw.partition("#")[0])
+    names = ", ".join(repr(o.name) for o in others[:ITEMS])
+    held = f"bundle {names} holds it" if len(others) == 1 else f"bundles {names} hold it"
+    addresses = [f"{OKF_SCHEME}{quote(o.name, safe='')}{quote(path, safe='/')}" for o in others]
+    return NotFound(
+        f"{exc.message}; {held}: read it with bundle={others[0].name!r}",
+        path=path,
+        suggestions=[*addresses, *exc.suggestions],
+    )
+
+
 def _is_file_or_folder(b: Bundle, path: str) -> bool:
     return path in b.files or path in b.directories
 
@@ -897,7 +917,7 @@ def read(
     except NotFound as exc:
         whole = b.whole_now(exc.file) if exc.file else None
         if whole is None:
-            raise
+            raise _held_elsewhere(box, b, raw, exc) from None
         doc, changed = whole, True  # a concept again since the load: read as now
     _event(path=doc.path)
     if isinstance(doc, Concept) and not changed:
