@@ -384,6 +384,10 @@ def deep_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "## Section\n\nA paragraph.\n\n"
             "**Bold**\n\n### Sub\n\nMore.\n\n[^selector-and-namespace-conversion]: Conversion\n"
         ),
+        "long-title.md": (
+            f"---\ntype: Note\ntitle: Very long title {'A' * 800}\n"
+            f"description: {'d' * 3000}\n---\nText.\n"
+        ),
         "references/src.md": (
             "---\ntype: Reference\n---\n# Sources\n\n"
             + "Filler.\n\n" * 80
@@ -425,6 +429,26 @@ def test_long_paths_stay_in_their_column_and_fragments_land(browser: Any, deep_s
         "() => document.getElementById('h-second-part').getBoundingClientRect().top"
     )
     assert 0 <= top < 820 and page.evaluate("() => window.scrollY") > 0  # in view
+    watched.clean()
+    watched.context.close()
+
+
+def test_a_title_with_no_break_leaves_every_rows_path_in_view(browser: Any, deep_site: str) -> None:
+    """Viewer QA: one title of 800 letters made the listing 2,903 px wide, every row's
+    badges and path out of view, the paths four characters a line."""
+    watched = Watched(browser, deep_site)
+    page = watched.page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    watched.go("/b/deep/browse")
+    client, scroll = page.evaluate(
+        "() => { const t = document.querySelector('table.rows');"
+        " return [t.clientWidth, t.scrollWidth]; }"
+    )
+    assert scroll <= client, f"the listing scrolls: {scroll}px in {client}px"
+    paths = page.locator("table.rows tbody td:last-child")
+    for at in range(paths.count()):
+        box = paths.nth(at).bounding_box()
+        assert box is not None and box["x"] + 40 < 1280 and box["width"] >= 150, box
     watched.clean()
     watched.context.close()
 

@@ -1527,3 +1527,18 @@ def test_an_unresolved_links_text_shows_its_code_spans_as_code(make_bundle: Make
     side = html.text[html.text.index('id="links-broken"') :]
     assert '<span class="broken-link"><code>orders_v2</code> &amp; &lt;b&gt;</span>' in side
     assert "`orders_v2`" not in side
+
+
+def test_a_bidirectional_override_in_bundle_text_is_shown_not_obeyed(tmp_path: Path) -> None:
+    """Viewer QA: a title "invoice\u202etxt.exe" read "invoiceexe.txt" in the page."""
+    (tmp_path / "bidi.md").write_text(
+        '---\ntype: Note\ntitle: "invoice\u202etxt.exe"\ndescription: "safe \u202eevil"\n---\n'
+        "Body \u202eabc.md and \x1b[31m.\n",
+        encoding="utf-8",
+    )
+    client = app_of(tmp_path)
+    for url in ("/b/bundle/c/bidi.md", "/b/bundle/browse", "/b/bundle/file/bidi.md"):
+        page = client.get(url.replace("bundle", tmp_path.name))
+        assert page.status_code == 200, url
+        assert "\u202e" not in page.text and "\x1b" not in page.text, url
+        assert "invoice\\u202etxt.exe" in page.text, url

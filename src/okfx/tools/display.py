@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["inert", "one_line", "quoted", "visible"]
+__all__ = ["inert", "inert_text", "one_line", "quoted", "visible"]
 
 # C0 controls but tab and line feed as the Unicode control pictures (``\x1b`` is ␛), DEL
 # as ␡; the C1 controls, the line and paragraph separators, and the bidirectional
@@ -58,9 +58,15 @@ def inert(value: Any) -> Any:
 _IN_REPR = re.compile(r"\\x[0-9a-f]{2}|\\u20(?:2[89a-e]|6[6-9])")
 
 
+def inert_text(text: str) -> str:
+    """``text`` with its control characters shown as :func:`inert` shows them (a page of
+    the viewer, whose text a browser would reorder at a bidirectional override)."""
+    return text.translate(_INERT) if _ACTS.search(text) else text
+
+
 def _inert(value: Any) -> Any:
     if isinstance(value, str):
-        return value.translate(_INERT) if _ACTS.search(value) else value
+        return inert_text(value)
     if isinstance(value, dict):
         return {_inert(key): _inert(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -35,6 +35,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.bundle.paths import normalize
 from okfx.bundle.walk import decode_text, read_head
 from okfx.errors import UnsafePath
+from okfx.tools.display import inert_text
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import iso
 from okfx.tools.toolbox import Toolbox
@@ -92,7 +93,9 @@ def create_app(
         page = env.get_template(template).render(
             {"bundle_names": names, "bundle": names[0] if len(names) == 1 else None, **context}
         )
-        return HTMLResponse(page, status_code=status)
+        # Bundle text's control characters shown, not obeyed: a title "invoice\u202etxt.exe"
+        # read "invoiceexe.txt" (viewer QA), as the CLI and the tools show them.
+        return HTMLResponse(inert_text(page), status_code=status)
 
     def error(exc: PageError, request: Request | None = None) -> HTMLResponse:
         context = {"title": f"Error {exc.status}", "status": exc.status, "message": exc.message,
@@ -120,7 +123,9 @@ def create_app(
         try:
             return _raw(site, named(request), path(request))
         except PageError as exc:
-            return Response(exc.message, status_code=exc.status, media_type="text/plain")
+            return Response(
+                inert_text(exc.message), status_code=exc.status, media_type="text/plain"
+            )
 
     def not_found(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
