@@ -433,18 +433,24 @@ def test_long_paths_stay_in_their_column_and_fragments_land(browser: Any, deep_s
     watched.context.close()
 
 
+def wide_page(browser: Any, site: str, url: str, table: str) -> tuple[Watched, Any]:
+    """``url`` opened 1280 px wide, its first ``table`` checked not to scroll sideways."""
+    watched = Watched(browser, site)
+    page = watched.page
+    page.set_viewport_size({"width": 1280, "height": 900})
+    watched.go(url)
+    client, scroll = page.evaluate(
+        f"() => {{ const t = document.querySelector('{table}');"
+        " return [t.clientWidth, t.scrollWidth]; }"
+    )
+    assert scroll <= client, f"{table} scrolls: {scroll}px in {client}px"
+    return watched, page
+
+
 def test_a_title_with_no_break_leaves_every_rows_path_in_view(browser: Any, deep_site: str) -> None:
     """Viewer QA: one title of 800 letters made the listing 2,903 px wide, every row's
     badges and path out of view, the paths four characters a line."""
-    watched = Watched(browser, deep_site)
-    page = watched.page
-    page.set_viewport_size({"width": 1280, "height": 900})
-    watched.go("/b/deep/browse")
-    client, scroll = page.evaluate(
-        "() => { const t = document.querySelector('table.rows');"
-        " return [t.clientWidth, t.scrollWidth]; }"
-    )
-    assert scroll <= client, f"the listing scrolls: {scroll}px in {client}px"
+    watched, page = wide_page(browser, deep_site, "/b/deep/browse", "table.rows")
     paths = page.locator("table.rows tbody td:last-child")
     for at in range(paths.count()):
         box = paths.nth(at).bounding_box()
@@ -459,15 +465,7 @@ def test_a_pinned_source_address_wraps_and_headings_stand_apart(
     """crossplane viewer QA: commit-pinned GitHub addresses made the Sources table 1444
     px wide in a 905 px column, its titles out of view; and a body's ## and ### were the
     size of its text and of a bold paragraph."""
-    watched = Watched(browser, deep_site)
-    page = watched.page
-    page.set_viewport_size({"width": 1280, "height": 900})
-    watched.go("/b/deep/c/pinned.md")
-    client, scroll = page.evaluate(
-        "() => { const t = document.querySelector('table.sources');"
-        " return [t.clientWidth, t.scrollWidth]; }"
-    )
-    assert scroll <= client, f"the sources table scrolls: {scroll}px in {client}px"
+    watched, page = wide_page(browser, deep_site, "/b/deep/c/pinned.md", "table.sources")
     title = page.locator("table.sources td").nth(1)
     assert title.inner_text() == "ExtraResources selector and namespace conversion"
     assert title.is_visible() and title.bounding_box()["x"] < 1280  # type: ignore[index]
