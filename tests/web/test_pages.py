@@ -1542,3 +1542,54 @@ def test_a_bidirectional_override_in_bundle_text_is_shown_not_obeyed(tmp_path: P
         assert page.status_code == 200, url
         assert "\u202e" not in page.text and "\x1b" not in page.text, url
         assert "invoice\\u202etxt.exe" in page.text, url
+
+
+def test_error_pages_speak_the_viewers_words_and_a_folder_as_a_file_opens_its_listing(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: /file/<folder> was a 404 where /c/<folder> opens the listing, and 404s
+    said read_concept and read_resource."""
+    (tmp_path / "att").mkdir()
+    (tmp_path / "att" / "q.sql").write_text("select 1;\n", encoding="utf-8")
+    (tmp_path / "att" / "a.md").write_text("---\ntype: Note\n---\nA.\n", encoding="utf-8")
+    client = app_of(tmp_path)
+    name = tmp_path.name
+    moved = client.get(f"/b/{name}/file/att", follow_redirects=False)
+    assert moved.status_code == 303 and moved.headers["location"].endswith("browse?dir=%2Fatt")
+    missing = client.get(f"/b/{name}/graph?path=att/q.sql")
+    assert missing.status_code == 404
+    assert "open it as a file" in missing.text and "read_resource" not in missing.text
+
+
+def test_a_link_to_an_index_a_folder_lacks_is_marked_broken_in_the_body(tmp_path: Path) -> None:
+    """Viewer QA: [dir index](sub/index.md), sub/ having no index.md, was a working link
+    to the folder while the same page's Unresolved box called it broken."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.md").write_text("---\ntype: Note\n---\nB.\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text(
+        "---\ntype: Note\n---\n[dir index](sub/index.md) and [the folder](sub/).\n",
+        encoding="utf-8",
+    )
+    page = app_of(tmp_path).get(f"/b/{tmp_path.name}/c/a.md").text
+    assert '<span class="broken-link"' in page and "dir index" in page
+    assert "browse?dir=%2Fsub" in page  # the folder's own link still opens its listing
+    assert page.count('browse?dir=%2Fsub">dir index') == 0
+
+
+def test_a_days_titled_changes_keep_their_titles_text_and_points_on_the_log_page(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: a change's ### title, its paragraph and its points were one flat list."""
+    (tmp_path / "a.md").write_text("---\ntype: Note\n---\nA.\n", encoding="utf-8")
+    (tmp_path / "log.md").write_text(
+        "# Log\n\n## 2026-11-02\n### Renamed the orders table\nThe table moved.\n"
+        "- point one\n- point two\n### Second change\n- point three\n\n"
+        "## 2026-11-01\n- plain point\n",
+        encoding="utf-8",
+    )
+    page = app_of(tmp_path).get(f"/b/{tmp_path.name}/log").text
+    day = page[page.index("2026-11-02</time>") : page.index("2026-11-01</time>")]
+    assert ">Renamed the orders table</h4>" in day and ">Second change</h4>" in day
+    assert "<p>The table moved.</p>" in day
+    assert "<li>point one</li>\n<li>point two</li>" in day
+    assert "day-whole" not in page[page.index("2026-11-01</time>") :]  # points: as before

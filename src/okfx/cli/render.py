@@ -364,7 +364,8 @@ def folder(payload: dict[str, Any]) -> str:
             )
         )
     for sub in payload.get("folders") or []:
-        count = _dim(f"({sub.get('concepts')} concepts)")
+        n = sub.get("concepts")
+        count = _dim(f"({n} concept{'' if n == 1 else 's'})")
         lines.append(f"{sub.get('path')}/  {count}")
     for attached in payload.get("files") or []:
         lines.append(f"{attached}  {_dim('(a file: okfx read shows it)')}")
@@ -542,7 +543,7 @@ def _served(manager: KnowledgeManager) -> str:
 
 
 def _size_and_commit(bundle: Any) -> str:
-    said = f"{len(bundle)} concepts"
+    said = f"{len(bundle)} concept{'' if len(bundle) == 1 else 's'}"
     origin = bundle.origin or {}
     commit = str(origin.get("commit") or "")
     if origin.get("kind") == "git" and commit:

@@ -69,7 +69,9 @@ def beside_mcp(mcp_app: Any, web_app: Any) -> Any:
 
 def viewer_banner(manager: KnowledgeManager, url: str, token: bool) -> str:
     """What ``okfx view`` prints to stderr before serving."""
-    names = ", ".join(f"{b.name} ({len(b)} concepts)" for b in manager.bundles.values())
+    names = ", ".join(
+        f"{b.name} ({len(b)} concept{'' if len(b) == 1 else 's'})" for b in manager.bundles.values()
+    )
     lines = [f"okfx: viewing {names}", f"Open: {url}"]
     if token:
         lines.append(f"Sign in at {url}login with the token (OKFX_TOKEN).")

@@ -42,6 +42,7 @@ from okfx.tools.toolbox import Toolbox
 from okfx.version import __version__
 from okfx.web import urls
 from okfx.web.answers import PageError, Redirect
+from okfx.web.finding import page_words
 from okfx.web.headers import RAW_CSP, security_headers
 from okfx.web.markdown import as_written, inline
 from okfx.web.pages import Site
@@ -98,8 +99,8 @@ def create_app(
         return HTMLResponse(inert_text(page), status_code=status)
 
     def error(exc: PageError, request: Request | None = None) -> HTMLResponse:
-        context = {"title": f"Error {exc.status}", "status": exc.status, "message": exc.message,
-                   "suggestions": exc.suggestions}  # fmt: skip
+        context = {"title": f"Error {exc.status}", "status": exc.status,
+                   "message": page_words(exc.message), "suggestions": exc.suggestions}  # fmt: skip
         # A page of one bundle keeps its navigation and links its suggestions, however
         # many bundles are served (viewer QA: with six, they were plain text).
         asked = request.path_params.get("bundle") if request is not None else None

@@ -257,6 +257,9 @@ def file(view: BundleView, box: Toolbox, path: str, offset: int = 0) -> dict[str
         raise page_error(exc) from None
     if isinstance(b.get(canon), Concept | IndexFile | LogFile) and canon in b.files:
         raise Redirect(urls.concept(b.name, canon))
+    if canon in b.directories and canon not in b.files:
+        # a folder: its listing, as /c/<folder> gives (viewer QA: a 404 in tool words)
+        raise Redirect(urls.browse(b.name, dir=None if canon == "/" else canon))
     context: dict[str, Any] = {
         "title": canon,
         "bundle": b.name,

@@ -116,7 +116,18 @@ _VIEWER_WORDS = {
     ),
     ", or search_concepts for the words": ", or search for the words",
     "; read_concept says so.": "; its page says so.",
+    # error pages (viewer QA: they spoke the tools' words)
+    "; read it as an attached file (read_resource)": "; open it as a file",
+    "are read with read_concept)": "have pages of their own)",
+    "(okfx serve --watch reloads them when their files change)": (
+        "(okfx view without --no-watch reloads them when their files change)"
+    ),
 }
+
+
+def page_words(text: str) -> str:
+    """A tool's sentence (a notice, an error) in the viewer's words."""
+    return reworded(text, _VIEWER_WORDS)
 
 
 def grep(box: Toolbox, params: Mapping[str, Any]) -> dict[str, Any]:

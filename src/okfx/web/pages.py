@@ -9,6 +9,7 @@ A request that cannot be answered raises :class:`~okfx.web.answers.PageError`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -16,10 +17,11 @@ from typing import Any
 from markupsafe import Markup
 
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.links import lines_outside_code
 from okfx.bundle.meant import meant_by
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.problems import unsaid_line
-from okfx.bundle.reserved import heading_rest, page_heading
+from okfx.bundle.reserved import heading_rest, heading_text, page_heading
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
@@ -294,17 +296,25 @@ class Site:
             # One row a date heading: the entries under it (a change's title, its
             # paragraphs and points) read as one day's, the date shown once.
             groups: list[dict[str, Any]] = []
+            sections = _day_sections(log.body)
             for entry in log.entries[:MAX_LISTED]:
                 text = Markup(render(entry.text, rewrite, wikilink=wikilink).html)
                 key = (entry.date, entry.heading)
                 if groups and any(key) and key == (groups[-1]["date"], groups[-1]["heading"]):
                     groups[-1]["texts"].append(text)
-                else:
-                    groups.append(
-                        {"date": entry.date, "heading": entry.heading, "texts": [text],
-                         # What a heading that starts with a date says after it.
-                         "rest": heading_rest(entry.heading) if entry.date else ""}
-                    )  # fmt: skip
+                    continue
+                groups.append(
+                    {"date": entry.date, "heading": entry.heading, "texts": [text],
+                     # What a heading that starts with a date says after it.
+                     "rest": heading_rest(entry.heading) if entry.date else ""}
+                )  # fmt: skip
+                # A day's changes as written under its heading: a change's ### title,
+                # its paragraph and its points (viewer QA: all one flat list).
+                section = sections.get(entry.heading or "")
+                if section:
+                    groups[-1]["whole"] = Markup(
+                        render(section.pop(0), rewrite, wikilink=wikilink).html
+                    )
             said = {w.code: w.message for w in view.bundle.warnings if w.path == log.path}
             opening = _log_opening(log.body)
             logs.append(
@@ -318,6 +328,25 @@ class Site:
                  "out_of_order": "log_order" in said}
             )  # fmt: skip
         return {"title": f"Log of {view.name}", "bundle": view.name, "logs": logs}
+
+
+def _day_sections(body: str) -> dict[str, list[str]]:
+    """The text under each heading of a log that holds a subheading (``### Renamed the
+    orders table``), by heading text, in order: a day whose changes are titled, shown as
+    written. A day of points only is left to its entries."""
+    found = list(lines_outside_code(body, _HEADING))
+    sections: dict[str, list[str]] = {}
+    for at, match in enumerate(found):
+        level = len(match.group(1))
+        end = next((m.start() for m in found[at + 1 :] if len(m.group(1)) <= level), len(body))
+        inner = [m for m in found[at + 1 :] if m.start() < end]
+        if inner:
+            text = body[match.end() : end].strip("\n")
+            sections.setdefault(heading_text(match.group(2)), []).append(text)
+    return sections
+
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
 
 
 def _log_opening(body: str) -> str:

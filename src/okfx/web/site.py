@@ -279,6 +279,10 @@ class BundleView:
             if image:
                 if target in self.bundle.files and raster_type(target):
                     return Target(urls.raw(self.name, target), image=True)
+            if target.endswith("/index.md") and target not in self.bundle.files:
+                # "sub/index.md" that sub/ lacks is a broken link, as the loader says, not
+                # a link to the folder (viewer QA: a working link beside "Unresolved")
+                return None
             url = self.url_of(target)
             if url is None:
                 return None
