@@ -157,3 +157,25 @@ def test_a_pages_question_words_alone_do_not_rank_it_above_pages_with_the_subjec
     assert weights["侧边"] == 1.0 and weights["怎么"] == LIGHT_VERB_WEIGHT
     # all glue: a question of question words alone keeps them whole
     assert {t.text: dict(t.forms)[t.text] for t in analyze_query("怎么做")}["怎么"] == 1.0
+
+
+def test_korean_and_japanese_missing_words_are_words_not_grammar(make_bundle: MakeBundle) -> None:
+    """Agent QA: 토픽으 (토픽으로 cut in the wrong place), 어디서 ("where"), きます and
+    含まれます (endings) were named as words to check the spelling of."""
+    files = {
+        "ko.md": concept(
+            title="이벤트 처리",
+            body="실패한 이벤트는 재시도 큐로 보냅니다. 변경 이력은 로그에서 확인합니다.",
+        ),
+        "ja.md": concept(
+            title="変更の確認", body="判例や条例の確認は対象に入ります。履歴はここで確認できます。"
+        ),
+    }
+    box = Toolbox(Bundle.load(make_bundle(files)))
+    assert box.search_concepts("실패한 이벤트는 토픽으로 가나요")["missing_words"] == ["토픽"]
+    assert box.search_concepts("변경 이력은 어디서 확인하나요")["missing_words"] == []
+    assert box.search_concepts("確認できますか")["missing_words"] == []
+    assert box.search_concepts("条例は対象に含まれますか")["missing_words"] == []
+    assert box.search_concepts("条例とは何ですか")["missing_words"] == []
+    # a word no page holds is still named, as Chinese ones are
+    assert box.search_concepts("카프카 이벤트")["missing_words"] == ["카프카"]

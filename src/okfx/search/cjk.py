@@ -17,6 +17,8 @@ import re
 
 __all__ = [
     "FUNCTION_CHARS",
+    "KOREAN_ENDINGS",
+    "QUESTION_WORDS",
     "cjk_pieces",
     "letter_bigrams",
     "cjk_terms",
@@ -126,6 +128,27 @@ def cjk_terms(run: str, *, query: bool = False) -> list[str]:
 #: page (:func:`content_bigrams`).
 FUNCTION_CHARS = frozenset(
     "的了和与及或是在吗呢吧啊么啥怎什如何为哪有把被从到对给让将就都也还又のはをにがでともへやかな"
+)
+
+
+#: Korean question words and question endings, which a missing-word report does not name
+#: (agent QA: 어디서, "where", was told to be checked for its spelling).
+QUESTION_WORDS = frozenset(
+    "어디 어디서 어디에 어디로 언제 무엇 무엇이 무엇을 뭐 뭔가 무슨 어떻게 어떤 왜 누가 "
+    "누구 얼마 얼마나 어느 몇 하나요 나요 있나요 되나요 인가요 한가요 할까요 합니까 입니까 "
+    "습니까".split()
+)
+
+
+#: Korean particles and question endings a word is written with (토픽으로, 이력은, 가나요),
+#: longest first: a missing-word report names the word without them.
+KOREAN_ENDINGS = tuple(
+    sorted(
+        "으로 에서 에게 까지 부터 하나요 인가요 있나요 되나요 합니까 입니까 습니까 나요 가요 "
+        "까요 니까 는 은 이 가 을 를 에 의 도 로 와 과 만 요".split(),
+        key=len,
+        reverse=True,
+    )
 )
 
 

@@ -36,7 +36,7 @@ from okfx.search.analyzer import (
     split_chunks,
 )
 from okfx.search.bm25f import ARRAYS, STATUS_MULTIPLIERS, Postings, Stats, build_postings
-from okfx.search.cjk import content_bigrams, glue_bigram, has_cjk
+from okfx.search.cjk import KOREAN_ENDINGS, QUESTION_WORDS, content_bigrams, glue_bigram, has_cjk
 from okfx.search.corpus import body_as_loaded
 from okfx.search.dense import MIN_DF as DENSE_MIN_DF
 from okfx.search.dense import DenseVectors
@@ -788,26 +788,53 @@ def _unheld_runs(bigrams: Sequence[str], held: dict[str, bool]) -> list[str]:
     least unless the text has one: a lone one between held ones is most often the
     bigram across two words (计算入门: 算入), which no page need hold."""
     runs = _runs(bigrams, held)
-    return runs if len(bigrams) == 1 else [run for run in runs if len(run) > 2]
+    if len(bigrams) > 1:
+        runs = [run for run in runs if len(run[0]) > 2]
+    words = (_word_of(text, before, after) for text, before, after in runs)
+    return [word for word in words if len(word) >= 2 and word not in QUESTION_WORDS]
 
 
-def _runs(bigrams: Sequence[str], held: dict[str, bool]) -> list[str]:
-    runs: list[str] = []
-    current = ""
+def _runs(bigrams: Sequence[str], held: dict[str, bool]) -> list[tuple[str, bool, bool]]:
+    """The runs, each with whether a held bigram overlaps its first and its last
+    character."""
+    runs: list[tuple[str, bool, bool]] = []
+    current, before = "", False
+    last: str | None = None  # the bigram before this one, when it overlaps it
     for bigram in bigrams:
+        overlaps = last is not None and last[-1] == bigram[0]
         if held.get(bigram):
             if current:
-                runs.append(current)
+                runs.append((current, before, overlaps))
             current = ""
-        elif current and current[-1] == bigram[0]:
+        elif current and overlaps:
             current += bigram[1]
         else:
             if current:
-                runs.append(current)
-            current = bigram
+                runs.append((current, before, False))
+            current, before = bigram, overlaps and bool(held.get(last or ""))
+        last = bigram
     if current:
-        runs.append(current)
+        runs.append((current, before, False))
     return runs
+
+
+#: Hiragana: Japanese grammar (particles, endings) at the ends of a run of CJK text.
+_KANA = "".join(chr(code) for code in range(0x3040, 0x30A0))
+
+
+def _word_of(run: str, before: bool, after: bool) -> str:
+    """What a run of unheld bigrams names as a word: Korean, without a character it
+    shares with a held bigram beside it (토픽으로: 토픽, not 토픽으, 으로 being held) and
+    without a particle or question ending (:data:`KOREAN_ENDINGS`: 토픽으로, 가나요);
+    Japanese, without the hiragana at its ends (含まれます: 含; きます, とは何: nothing), which are
+    grammar, not a word a page would hold (agent QA: both named as misspelt words)."""
+    if any("\uac00" <= char <= "\ud7a3" for char in run):
+        word = run[1 if before else 0 : len(run) - 1 if after else len(run)]
+        ending = next((e for e in KOREAN_ENDINGS if word.endswith(e)), "")
+        return word[: len(word) - len(ending)]
+    if any("\u3040" <= char <= "\u309f" for char in run):
+        return run.strip(_KANA)
+    return run
 
 
 class _Needles:
