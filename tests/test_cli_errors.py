@@ -330,3 +330,24 @@ def test_a_state_cache_folder_okfx_refuses_is_said_by_a_read_command(
     assert result.exit_code == 0, result.output
     assert f"okfx will not use the cache folder {shared}" in caplog.text
     assert caplog.text.count("Loading without the state cache.") == 1
+
+
+def test_a_query_or_path_written_before_the_bundle_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CLI QA: `okfx search "composite resource" KB` said the folder "composite
+    resource" was not found; a concept's file given as BUNDLE said "not a folder"."""
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntype: Note\n---\nBody.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    swapped = run("search", "composite resource", "kb")
+    assert swapped.exit_code == 2
+    assert "BUNDLE comes first, then what to look for, as in okfx search kb 'composite" in (
+        swapped.stderr
+    )
+    assert "as in okfx read kb 'a.md'" in run("read", "a.md", "kb").stderr
+    as_bundle = run("search", "kb/a.md", "body")
+    assert as_bundle.exit_code == 2 and "it is a markdown file; BUNDLE is the folder" in (
+        as_bundle.stderr
+    )

@@ -116,6 +116,9 @@ def _load(source: str) -> Bundle:
     ) as exc:
         # BUNDLE names nothing okfx can load: the caller's argument is wrong
         reason = redact((exc.strerror if isinstance(exc, OSError) else None) or str(exc))
+        misplaced = _misplaced(source, ctx)
+        if misplaced:
+            raise InvalidArgument(f"cannot load {shown}: {misplaced}") from None
         head, equals, _ = source.partition("=")
         if equals and named_source(source)[0] is None and "/" not in head and "\\" not in head:
             reason += (  # "my kb=DIR": a NAME= the pattern refused (CLI QA)
@@ -237,6 +240,29 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
         )
         out.append(f"{renamed[folder]}={text}")
     return out
+
+
+def _misplaced(source: str, ctx: click.Context | None) -> str:
+    """For a BUNDLE that is no folder, what the reader likely meant, or "": the query or
+    path written first, the bundle after it (CLI QA: "composite resource" was a missing
+    folder); or a concept's file given as the bundle."""
+    if ctx is None or os.path.exists(source) and not source.endswith(".md"):
+        return ""
+    command = f"okfx {ctx.info_name}"
+    last = next(
+        (ctx.params[key] for key in ("query", "path", "pattern") if ctx.params.get(key)), None
+    )
+    if isinstance(last, str) and not os.path.exists(source) and os.path.isdir(last):
+        return (
+            f"it is no folder, and {last!r} is one: BUNDLE comes first, then what to "
+            f"look for, as in {command} {last} {source!r}"
+        )
+    if source.endswith(".md") and os.path.isfile(source):
+        return (
+            "it is a markdown file; BUNDLE is the folder of the bundle that holds it, and "
+            "one concept is read with okfx read BUNDLE PATH"
+        )
+    return ""
 
 
 def _fetched_folder(text: str) -> str | None:
