@@ -68,7 +68,9 @@ def test_serve_watch_shows_every_kind_of_change_to_a_real_client(
             assert await titles(session) == {"/orders.md": "Orders", "/revenue.md": "Revenue"}
             assert "okf://shop/orders.md" in await uris(session)
 
-            # An edit: the new title is listed, the body is read as it is now.
+            # An edit: the new title is listed, the body is read as it is now, and the
+            # client is told its list changed (edit QA: a cached list kept the old title).
+            seen.clear()
             (root / "orders.md").write_text(
                 "---\ntype: table\ntitle: All orders\n---\nEvery order, one row each.\n"
             )
@@ -77,6 +79,7 @@ def test_serve_watch_shows_every_kind_of_change_to_a_real_client(
                 return (await titles(session)).get("/orders.md") == "All orders"
 
             await eventually(edited)
+            await eventually(lambda: _told(seen))
             read = await session.call("read_concept", {"path": "/orders.md"})
             assert "Every order" in str(read["structuredContent"])
 

@@ -128,6 +128,17 @@ class Resources:
     def entries(self) -> Iterator[Entry]:
         return self._entries_from(0)
 
+    def fingerprint(self) -> int:
+        """What ``resources/list`` shows, as one number that changes when a resource comes
+        or goes or its title or description changes (edit QA: a retitled concept sent no
+        list_changed, and a client that caches the list kept the old title)."""
+        value = 0
+        for bundle in self.manager.bundles.values():
+            value = hash((value, bundle.name, len(bundle)))
+            for concept in bundle:
+                value = hash((value, concept.path, concept.title, concept.description))
+        return value
+
     def uris(self) -> Iterator[str]:
         """Every resource's URI, in list order (cheaper than :meth:`entries`)."""
         for bundle in self.manager.bundles.values():

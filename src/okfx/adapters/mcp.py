@@ -240,7 +240,8 @@ def watch_resources(server: Any, manager: KnowledgeManager) -> Callable[[Any], b
     """Tell ``server``'s clients when ``manager``'s reloads change its resources.
 
     Returns the callback for :class:`okfx.tools.watch.Watcher`'s ``on_reload``: when the
-    set of resource URIs changed (the resources themselves are always read live), it sends
+    list changed (a resource came or went, or its title or description changed; the
+    resources themselves are always read live), it sends
     ``notifications/resources/list_changed`` to every connected client (stdio; a
     stateless HTTP client lists them again on its next request). Returns whether it
     notified.
@@ -248,13 +249,14 @@ def watch_resources(server: Any, manager: KnowledgeManager) -> Callable[[Any], b
     sessions = _Sessions()
     _capture_sessions(server, sessions)
     resources = Resources(manager)
-    known = set(resources.uris())
+    known = resources.fingerprint()
 
     def on_reload(_: Any = None) -> bool:
         nonlocal known
         # the resources are read from the manager at each request, so they are in step
-        # already; what is left is to tell the clients when the set of them changed
-        fresh = set(resources.uris())
+        # already; what is left is to tell the clients when the list changed: a resource
+        # came or went, or its title or description changed
+        fresh = resources.fingerprint()
         if fresh == known:
             return False
         known = fresh
