@@ -351,3 +351,21 @@ def test_a_query_or_path_written_before_the_bundle_is_named_as_such(
     assert as_bundle.exit_code == 2 and "it is a markdown file; BUNDLE is the folder" in (
         as_bundle.stderr
     )
+
+
+def test_a_path_given_as_a_file_on_disk_is_read_in_its_bundle_or_refused_outside(
+    tmp_path: Path,
+) -> None:
+    """CLI QA: another bundle's file given by its path on disk was not_found with this
+    bundle's /index.md as "did you mean"."""
+    kb, other = tmp_path / "kb", tmp_path / "other"
+    for folder in (kb / "core", other):
+        folder.mkdir(parents=True)
+    (kb / "core" / "a.md").write_text("---\ntype: Note\ntitle: Aye\n---\nBody.\n", encoding="utf-8")
+    (other / "index.md").write_text("# Other\n", encoding="utf-8")
+    inside = run("read", str(kb), str(kb / "core" / "a.md"))
+    assert inside.exit_code == 0 and "Aye" in inside.stdout, inside.output
+    outside = run("read", str(kb), str(other / "index.md"))
+    assert outside.exit_code == 2
+    assert "is a file on disk outside the bundle loaded ('kb')" in outside.stderr
+    assert "did you mean" not in outside.stderr

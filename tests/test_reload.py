@@ -512,5 +512,5 @@ def test_a_bundle_read_whole_again_says_how_its_concepts_changed(tmp_path: Path)
     manager = KnowledgeManager.from_paths([root])
     (root / ".okfignore").write_text("drafts/\n")
     (changes,) = manager.reload().values()
-    assert changes.summary() == "read whole again: 1 concepts, 3 before"
+    assert changes.summary() == "read whole again: 1 concept, 3 before"
     assert len(manager.bundle("kb")) == 1

@@ -621,7 +621,7 @@ def test_the_serving_line_says_which_commit_each_clone_is_at_and_which_are_pinne
         cache_dir=tmp_path / "c",
     )
     line = stdio_notice(manager).splitlines()[0]
-    assert f"pinned (1 concepts, pinned at {first[:7]})" in line
+    assert f"pinned (1 concept, pinned at {first[:7]})" in line
     assert f"main (2 concepts, main at {moved[:7]})" in line
     assert f"default (2 concepts, the default branch at {moved[:7]})" in line
 

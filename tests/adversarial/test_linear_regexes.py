@@ -379,7 +379,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
         [rep("`"), rep("**"), rep("[a"), rep("[a](", "("), rep("`a")],
     ),
     "okfx.search.grep._TEXT_ANCHORED": ("scan", [rep("\\"), rep("a", "(?")]),
-    "okfx.tools.views._HEADING": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
+    "okfx.bundle.reserved.HEADING_LINES": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
     "okfx.cli.commands._NOT_IN_NAME": ("scan", [rep("a"), rep("+"), rep("a+")]),
     "okfx.adapters._mcp_sdk._BIDI": ("scan", [rep("a"), rep("\u202e"), rep("a\u200f")]),
     "okfx.tools.display._ACTS": ("scan", [rep("a"), rep("\x1b"), rep("a\u2066")]),

@@ -89,7 +89,8 @@ class Changes:
     def summary(self) -> str:
         if self.whole is not None and not self.files:
             before, after = self.whole
-            counts = f"{after} concepts" + (f", {before} before" if before != after else "")
+            counts = f"{after} concept{'' if after == 1 else 's'}"
+            counts += f", {before} before" if before != after else ""
             return f"read whole again: {counts}"
         text = f"{len(self.changed)} changed, {len(self.added)} added, {len(self.removed)} removed"
         return text + (f", {len(self.rechecked)} read again" if self.rechecked else "")

@@ -16,6 +16,7 @@ from okfx.model import IndexEntry, IndexFile, IndexSection, LogEntry, LogFile
 
 __all__ = [
     "HEADING",
+    "HEADING_LINES",
     "heading_rest",
     "heading_text",
     "leading_date",
@@ -29,6 +30,8 @@ __all__ = [
 
 # Greedy text, trimmed in Python: a lazy group before ``[ \t#]*$`` is quadratic on blanks.
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
+#: :data:`HEADING` at every line of a text (for ``lines_outside_code``).
+HEADING_LINES = re.compile(HEADING.pattern, re.MULTILINE)
 # A setext heading's underline (the text line above it is the heading).
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 # A link as an index entry holds it, ``[text](destination "title")``, the text and the

@@ -400,7 +400,32 @@ def _toolbox(
     manager = _manager(sources)
     if path is not None:
         bundle_name, path = target.split(manager.names, path, bundle_name)
+        bundle_name, path = _on_disk(manager, bundle_name, path)
     return Toolbox(manager, controls_as_is=True), bundle_name, path or ""
+
+
+def _on_disk(
+    manager: KnowledgeManager, bundle_name: str | None, path: str
+) -> tuple[str | None, str]:
+    """PATH given as a file on disk (a shell's tab completion gives one): the bundle path
+    of a file inside a loaded bundle, or an error naming the bundles for one outside them
+    all (CLI QA: another bundle's /.../docs/index.md was answered with this bundle's
+    /index.md as "did you mean")."""
+    if not os.path.isabs(path) or not os.path.exists(path):
+        return bundle_name, path
+    real = os.path.realpath(path)
+    for bundle in manager.bundles.values():
+        root = os.path.realpath(bundle.root)
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            if bundle_name is None or manager.bundle(bundle_name) is bundle:
+                inside = os.path.relpath(real, root).replace(os.sep, "/")
+                return bundle.name, "/" if inside == "." else "/" + inside
+    names = ", ".join(repr(name) for name in manager.names)
+    raise InvalidArgument(
+        f"{path} is a file on disk outside the bundle{'s' if len(manager) > 1 else ''} "
+        f"loaded ({names}): give a path inside a bundle (/tables/orders.md), or load the "
+        "bundle that holds this file"
+    )
 
 
 #: The options of ``okfx`` itself, which go before the command.

@@ -26,7 +26,7 @@ from okfx.bundle.links import (
 from okfx.bundle.meant import meant
 from okfx.bundle.paths import missing_folder, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
-from okfx.bundle.reserved import heading_text, page_heading
+from okfx.bundle.reserved import HEADING_LINES, heading_text, page_heading
 from okfx.bundle.validate import why_empty
 from okfx.bundle.walk import read_head
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
@@ -95,7 +95,6 @@ EVENT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("okfx_eve
 
 MAX_READ_CHARS = 100_000
 MAX_QUERY_CHARS = 2_000
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
 # A lone surrogate: no character, and no UTF-8 encoder takes it (a JSON client may send
 # one; echoed back, it broke the caller's encoding of the result: agent QA).
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -794,7 +793,7 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
     heading of that text), so every section can be asked for; last, as words that one
     heading holds whole (``Merge`` for ``Merge precedence``), which the notice says."""
     wanted = heading.strip().lstrip("#").strip()
-    headings = list(lines_outside_code(body, _HEADING))
+    headings = list(lines_outside_code(body, HEADING_LINES))
     texts = [heading_text(m.group(2)) for m in headings]
     ids = heading_ids(texts)
     exact = " ".join(wanted.split()).casefold()
@@ -953,7 +952,7 @@ def read(
         if log is not None:  # the folder's history, found by no listing or search
             payload["log"] = log.path
     if start == 0:  # a continuation read does not repeat them
-        headings = [m.group(2) for m in islice(lines_outside_code(doc.body, _HEADING), 50)]
+        headings = [m.group(2) for m in islice(lines_outside_code(doc.body, HEADING_LINES), 50)]
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
     if requested and requested >= len(text):
         payload["notice"] = notices.past_end(requested, len(text))

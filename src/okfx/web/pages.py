@@ -9,7 +9,6 @@ A request that cannot be answered raises :class:`~okfx.web.answers.PageError`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -21,7 +20,7 @@ from okfx.bundle.links import lines_outside_code
 from okfx.bundle.meant import meant_by
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.problems import unsaid_line
-from okfx.bundle.reserved import heading_rest, heading_text, page_heading
+from okfx.bundle.reserved import HEADING_LINES, heading_rest, heading_text, page_heading
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
@@ -334,7 +333,7 @@ def _day_sections(body: str) -> dict[str, list[str]]:
     """The text under each heading of a log that holds a subheading (``### Renamed the
     orders table``), by heading text, in order: a day whose changes are titled, shown as
     written. A day of points only is left to its entries."""
-    found = list(lines_outside_code(body, _HEADING))
+    found = list(lines_outside_code(body, HEADING_LINES))
     sections: dict[str, list[str]] = {}
     for at, match in enumerate(found):
         level = len(match.group(1))
@@ -344,9 +343,6 @@ def _day_sections(body: str) -> dict[str, list[str]]:
             text = body[match.end() : end].strip("\n")
             sections.setdefault(heading_text(match.group(2)), []).append(text)
     return sections
-
-
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
 
 
 def _log_opening(body: str) -> str:
