@@ -332,6 +332,29 @@ def test_a_query_naming_a_kind_ranks_concepts_of_that_kind_first(monkeypatch):
     assert kinds.kind_words(concepts[0]) == {"table", "tables"}
 
 
+def test_concept_names_no_kind_so_a_concepts_folder_is_no_head_start():
+    """Viewer QA: across bundles, "how do I mark a concept as outdated" ranked first a
+    page that matched "concept" only by its folder concepts/ (every other bundle's pages
+    were scored x0.8 for not being in it). Every OKF document is a concept."""
+    from okfx.search import kinds
+
+    concepts = [
+        FakeConcept("/concepts/tool-mco.md", title="MCO", type="Tool", body="An orchestrator."),
+        FakeConcept("/concepts/other.md", title="Other", type="Tool", body="Another tool."),
+        FakeConcept(
+            "/guides/lifecycle.md",
+            title="Lifecycle",
+            type="Concept",
+            body="Mark a page outdated with status: deprecated.",
+        ),
+    ]
+    assert kinds.kind_words(concepts[0]) == {"tool"}  # the folder concepts/ names no kind
+    assert kinds.kind_words(concepts[2]) == {"guides"}  # its type Concept names none
+    index = SearchIndex.build(entries(*concepts))
+    assert kind_factors(index, "how do I mark a concept as outdated") == [1.0, 1.0, 1.0]
+    assert paths(index, "how do I mark a concept as outdated")[0] == "/guides/lifecycle.md"
+
+
 def kind_factors(index: SearchIndex, query: str) -> list[float]:
     """Each concept's kind factor for ``query``, in path order (1.0 for all when it
     names no kind)."""

@@ -28,6 +28,7 @@ from okfx.search.analyzer import QueryTerm, split_chunks, tokenize
 from okfx.search.filters import ConceptLike
 
 __all__ = [
+    "GENERIC_KINDS",
     "HEAD_ENDS",
     "KIND_MISS",
     "KIND_PARTIAL",
@@ -37,6 +38,11 @@ __all__ = [
     "type_phrase",
 ]
 
+#: Words that name no kind: every document of a bundle is a concept, so a query's
+#: "concept" is no kind to prefer, and a bundle that keeps its pages in ``concepts/``
+#: (or types them ``Concept``) was ranked above the others' for it (viewer QA: a search
+#: across bundles put a page that matched "concept" only by its folder first).
+GENERIC_KINDS = frozenset({"concept", "concepts"})
 #: The factor of a concept none of whose kind words the query names, when it names one.
 KIND_MISS = 0.8
 #: The factor of a concept that shares a kind word with a query naming another whole type.
@@ -60,12 +66,13 @@ def kind_words(
     head = concept.type.split()[-1:] if concept.type else []
     folders = concept.path.strip("/").split("/")[:-1]
     if cache is None:  # each part alone: a folder's letter and the next one's CJK are no word
-        return frozenset(term for part in (*head, *folders) for term in tokenize(part))
+        every = frozenset(term for part in (*head, *folders) for term in tokenize(part))
+        return every - GENERIC_KINDS
     words: set[str] = set()
     for part in (*head, *folders):  # tokenize works chunk by chunk: parts add up
         found = cache.get(part)
         if found is None:
-            found = cache[part] = frozenset(tokenize(part))
+            found = cache[part] = frozenset(tokenize(part)) - GENERIC_KINDS
         words |= found
     return frozenset(words)
 
