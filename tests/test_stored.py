@@ -94,6 +94,21 @@ def test_a_file_gone_after_the_load_reads_empty_with_one_warning(
     assert "/plain.md" not in bundle.reload()
 
 
+def test_a_bundle_folder_gone_is_logged_once_not_per_concept_read(
+    root: Path, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """Viewer QA: with the bundle's folder moved away, every page viewed logged a line
+    naming read_concept and Concept.body."""
+    bundle = Bundle.load(root, state_cache=False)
+    root.rename(tmp_path / "moved-away")
+    with caplog.at_level(logging.WARNING, logger="okfx"):
+        for path in ("/plain.md", "/crlf.md", "/deep/x.md"):  # as the viewer's pages read
+            bundle.as_now(bundle.concept(path))
+            bundle.concept(path).frontmatter  # noqa: B018 - read from the file
+    assert len(caplog.records) == 1, caplog.text
+    assert f"the bundle folder {root} cannot be read" in caplog.text
+
+
 def test_a_stored_concept_copies_and_pickles_as_a_plain_concept(root: Path) -> None:
     import copy
     import pickle

@@ -216,6 +216,18 @@ class FileStore:
         return body, yaml_text.count("\n") + 3  # as frontmatter.split counts it
 
     def _lost(self, concept: StoredConcept, why: str) -> None:
+        if not os.path.isdir(self.root or "/"):
+            # the bundle's whole folder is gone (moved, unmounted): one line for it, not
+            # one per concept read (viewer QA: a line for every page viewed)
+            if ("", 0) not in self._warned:
+                self._warned.add(("", 0))
+                logger.warning(
+                    "okfx: the bundle folder %s cannot be read (%s); until it is back and "
+                    "reloaded, each concept's text is served as the load kept it",
+                    self.root,
+                    why,
+                )
+            return
         key = (concept.path, concept.stamp)
         if key not in self._warned:
             self._warned.add(key)
