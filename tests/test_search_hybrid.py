@@ -237,6 +237,24 @@ def test_vectors_live_in_the_state_cache_and_survive_an_okfx_upgrade(tmp_path, m
     assert default_store() is None
 
 
+def test_vectors_of_another_runtime_are_encoded_again_not_mixed(tmp_path):
+    """Session 63: an onnxruntime upgrade moved the vectors, and cached concept vectors
+    of the old runtime were served beside query vectors of the new one. An embedder's
+    ``runtime`` keys its vectors apart from the same model's under another."""
+    store = VectorStore(tmp_path)
+    old = ToyEmbedder()
+    old.runtime = "onnxruntime 1.30.0, tokenizers 0.23.2"
+    assert VectorIndex.build(list(CONCEPTS), old, store).encoded == 4
+    same = ToyEmbedder()
+    same.runtime = old.runtime
+    assert VectorIndex.build(list(CONCEPTS), same, store).encoded == 0
+    upgraded = ToyEmbedder()
+    upgraded.runtime = "onnxruntime 1.32.0, tokenizers 0.23.3"
+    built = VectorIndex.build(list(CONCEPTS), upgraded, store)
+    assert built.encoded == 4 and built.model_id == "toy-4096"  # shown as the model alone
+    assert VectorIndex.build(list(CONCEPTS), ToyEmbedder(), store).encoded == 4  # none
+
+
 def test_a_save_keeps_what_another_process_stored_since_it_read(tmp_path):
     """Two processes read the store, encode, then save one after the other: the second
     save merges with the file on disk under the key's lock instead of overwriting it."""

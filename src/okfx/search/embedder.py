@@ -80,7 +80,9 @@ def require(module: str) -> Any:
 @runtime_checkable
 class Embedder(Protocol):
     """Texts to vectors. ``model_id`` names the model (and any setting that changes its
-    vectors): cached vectors are keyed by it."""
+    vectors): cached vectors are keyed by it, and by an optional ``runtime`` string
+    naming what computes them (the default model gives its onnxruntime and tokenizers
+    versions), so a runtime upgrade encodes the texts again rather than mixing vectors."""
 
     model_id: str
     dimension: int
@@ -151,6 +153,12 @@ class MiniLMEmbedder:
         store = cache if isinstance(cache, StateCache) else resolve(cache)
         model = quantized_model(source, store) if quantized else None
         self.model_id = self.SHIPPED_ID if model is None else self.QUANTIZED_ID
+        # what computes the vectors besides the model: cached vectors are kept apart by
+        # it (okfx.search.vectors.stored_id)
+        self.runtime = (
+            f"onnxruntime {getattr(ort, '__version__', '?')}, "
+            f"tokenizers {getattr(tokenizers, '__version__', '?')}"
+        )
         options = ort.SessionOptions()
         if model is not None:
             options.intra_op_num_threads = 1

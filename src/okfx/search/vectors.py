@@ -75,6 +75,20 @@ SPLIT_ROWS = 8192
 Progress = Callable[[int, int], None]  # (done, total)
 
 
+def stored_id(embedder: Any) -> str:
+    """What an embedder's vectors are stored under: its ``model_id``, and the runtime
+    that computed them when it names one (an optional ``runtime`` attribute). The same
+    model under another onnxruntime gives vectors a little apart (0.0005 to 0.004 nDCG@5
+    on the tuning sets, session 63), so a cache written by an older runtime is not mixed
+    with the query vectors of a newer one: its texts are encoded again, once."""
+    runtime = getattr(embedder, "runtime", "")
+    return (
+        f"{embedder.model_id}\0{runtime}"
+        if isinstance(runtime, str) and runtime
+        else embedder.model_id
+    )
+
+
 def _digest(model_id: str, text: str) -> bytes:
     return hashlib.sha256(f"{model_id}\0{text}".encode("utf-8", "surrogatepass")).digest()
 
@@ -303,7 +317,7 @@ class VectorIndex:
                 "once: the vectors are cached.",
                 capped=True,
             )
-        model, dim = embedder.model_id, embedder.dimension
+        model, dim = stored_id(embedder), embedder.dimension
         per_concept = [concept_texts(c) for c in concepts]
         texts = [text for group in per_concept for text in group]
         counts = [len(group) for group in per_concept]
@@ -344,7 +358,7 @@ class VectorIndex:
         if scripts is not None and "cjk" not in scripts:
             flags = np.array([mostly_cjk(group[0]) for group in per_concept], dtype=bool)
             foreign = flags if flags.any() else None
-        return cls(model, matrix, starts, encoded, foreign)
+        return cls(embedder.model_id, matrix, starts, encoded, foreign)
 
 
 def _encode_time(concepts: int) -> str:
