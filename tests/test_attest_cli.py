@@ -41,6 +41,8 @@ def test_computation_prints_the_bound_artifact(kb: str) -> None:
         (["--param", "year=2026", "--param", "sql=DROP"], 2, "'sql' is not declared"),
         # the last of two values was bound silently (AC QA)
         (["--param", "year=2025", "--param", "year=2026"], 2, "--param year is given twice"),
+        # CLI QA: said in the tool's words ("a JSON number without a fraction")
+        ([], 2, "parameter 'year' is required: add --param year=VALUE, an integer"),
     ],
 )
 def test_computation_reports_bad_values(kb: str, args: list[str], code: int, text: str) -> None:

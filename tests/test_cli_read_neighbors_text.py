@@ -28,3 +28,11 @@ def test_a_file_edge_has_no_field_name_for_a_title(make_bundle: MakeBundle) -> N
     }
     assert rows["/q.sql"] == ["resource:3"]  # no "resource" under TITLE as well
     assert rows["/data.csv"][:2] == ["the", "data"]  # a link's own text is kept
+
+
+def test_a_neighbors_page_past_the_end_says_how_to_go_back(make_bundle: MakeBundle) -> None:
+    """CLI QA: --offset 50 printed "none here of 3" and no way back."""
+    root = make_bundle({"a.md": concept("Note", "See [b](b.md).\n"), "b.md": concept("Note")})
+    out = CliRunner().invoke(cli, ["neighbors", str(root), "a", "--offset", "50"]).output
+    assert "--offset 50 is past the last link (the longest list holds 1)" in out
+    assert "past the last link" not in CliRunner().invoke(cli, ["neighbors", str(root), "a"]).output

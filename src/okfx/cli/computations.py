@@ -8,6 +8,7 @@ published figure. Both call one tool (``prepare_computation``, ``check_attestati
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -127,7 +128,25 @@ def computation(bundle: str, path: str, params: tuple[str, ...], as_json: bool) 
     """
     box = Toolbox(KnowledgeManager([_load(bundle)]), controls_as_is=True)
     payload = box.prepare_computation(path=path, parameters=_values(box, path, params))
+    if not as_json:
+        _in_option_words(payload)
     _finish(payload, as_json, render_bound)
+
+
+_REQUIRED = re.compile(r"parameter '([^']{1,200})' is required: give (.*)", re.DOTALL)
+
+
+def _in_option_words(payload: dict[str, Any]) -> None:
+    """A missing parameter said as the option that gives it (CLI QA: "give an integer
+    (a JSON number without a fraction ...)", the tool's words)."""
+    err = payload.get("error") or {}
+    found = _REQUIRED.fullmatch(str(err.get("message") or ""))
+    if found is not None:
+        name, expected = found.groups()
+        expected = expected.replace("(a JSON number without a fraction, within 64 bits)", "")
+        err["message"] = (
+            f"parameter {name!r} is required: add --param {name}=VALUE, {expected.strip()}"
+        )
 
 
 def _receipt(source: str) -> Any:

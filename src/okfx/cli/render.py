@@ -513,6 +513,14 @@ def neighbors(payload: dict[str, Any]) -> str:
         lines.extend("  " + line for line in body.splitlines())
     if payload.get("next_offset") is not None:
         lines += ["", _dim(f"More links: --offset {payload['next_offset']}")]
+    totals = [n for n in (payload.get("total") or {}).values() if isinstance(n, int)]
+    offset = int(payload.get("offset") or 0)
+    if offset and totals and offset >= max(totals):  # CLI QA: a page past the end, no way back
+        lines += [
+            "",
+            _dim(f"--offset {offset} is past the last link (the longest list holds "
+                 f"{max(totals)}): use --offset 0 for the first page."),
+        ]  # fmt: skip
     return "\n".join(lines)
 
 
