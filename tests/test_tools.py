@@ -832,6 +832,10 @@ def test_links_that_leave_the_bundle_are_listed_not_followed(make_bundle: MakeBu
     odd = make_bundle({"a.md": concept(body="[l](\x1b]0;x\x07.md)\n")})
     (said,) = [w.message for w in Bundle.load(odd).warnings if w.code == "unsafe_link"]
     assert "is no path okfx opens (contains a control character); not followed" in said
+    # and encoded (viewer QA: java%0Ascript: "leaves the bundle")
+    encoded = make_bundle({"a.md": concept(body="[js](java%0Ascript:alert(1))\n")})
+    (said,) = [w.message for w in Bundle.load(encoded).warnings if w.code == "unsafe_link"]
+    assert "is no path okfx opens (contains a control character)" in said, said
     assert "leaves_bundle" not in box.get_neighbors(path="deep/b.md")  # none: no key
 
 

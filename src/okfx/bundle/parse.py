@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any
+from urllib.parse import unquote
 
 from okfx.bundle.budget import LoadBudget
 from okfx.bundle.conventions import check_concept, with_line
@@ -274,7 +275,11 @@ class DocumentParser:
             target = self.resolver.resolve(href, base, frontmatter=frontmatter)
         except UnsafePath:
             shown = href[:200]
+            # as written, or once decoded (viewer QA: java%0Ascript: was said to leave
+            # the bundle, a newline encoded)
             what = forbidden_char(href)
+            if what is None or what == "a backslash":
+                what = forbidden_char(unquote(href)) or what
             if what is not None and what != "a backslash":
                 # A control character or a direction control: no path out of the bundle,
                 # a name okfx does not open (author QA: "leaves the bundle" named the
