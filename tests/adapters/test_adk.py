@@ -218,3 +218,24 @@ def test_a_prefixed_toolsets_messages_name_the_tools_the_model_has() -> None:
     assert "(okf_search_concepts takes it)" in wrong["error"]["message"]
     assert "okf_read_concept(path=" in cut["truncation"]
     assert " read_concept(" not in json.dumps(cut)
+
+
+def test_a_tool_runs_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Framework QA: ADK called okfx's tools on the event loop, so a first search over a
+    large bundle froze every session for seconds; they run in a worker thread now."""
+    import functools
+    import threading
+
+    seen: list[str] = []
+    read = Toolbox.read_concept
+
+    @functools.wraps(read)  # the signature ADK reads the declaration from
+    def recorded(self: Toolbox, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        seen.append(threading.current_thread().name)
+        return read(self, *args, **kwargs)
+
+    monkeypatch.setattr(Toolbox, "read_concept", recorded)
+    model = run_agent(OkfToolset(KNOWLEDGE), calls=[("read_concept", {"path": CONCEPT})])
+    (result,) = function_responses(model.requests[-1])
+    assert result["path"].endswith(".md") and "error" not in result
+    assert seen and threading.main_thread().name not in seen, seen

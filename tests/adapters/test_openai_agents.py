@@ -126,7 +126,7 @@ def test_docs_page_snippet_is_current_and_runs_offline() -> None:
     proc = run_doc_snippet("openai-agents", "openai_agents_quickstart.py")
 
     assert proc.returncode == 0, proc.stderr
-    assert '"path": "/metrics/dock-availability.md"' in proc.stdout
+    assert '"path":"/metrics/dock-availability.md"' in proc.stdout
 
 
 def test_arguments_are_checked_as_mcp_checks_them() -> None:

@@ -76,6 +76,7 @@ def test_to_json_keeps_unicode_and_degrades_odd_values_to_text() -> None:
     text = to_json({"title": "Zürich", "day": date(2026, 1, 2)})
 
     assert json.loads(text) == {"title": "Zürich", "day": "2026-01-02"}
+    assert text == '{"title":"Zürich","day":"2026-01-02"}'  # compact, as the cap counts it
 
 
 def test_a_renamer_renames_tools_in_okfx_text_only() -> None:

@@ -199,6 +199,8 @@ def to_json(result: dict[str, Any]) -> str:
     """``result`` as JSON text, for frameworks that hand the model a string.
 
     ``default=str`` because a stray non-JSON value (a date, say) must degrade to text,
-    not raise after the guarded call has already returned.
+    not raise after the guarded call has already returned. Compact, as the MCP server
+    sends it and as the result's 131,072-character cap measures it (framework QA: the
+    spaces after separators took a capped result to 140,739 characters).
     """
-    return json.dumps(result, ensure_ascii=False, default=str)
+    return json.dumps(result, ensure_ascii=False, default=str, separators=(",", ":"))
