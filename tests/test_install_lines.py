@@ -102,8 +102,10 @@ def test_the_docs_cover_both_forms_and_okfx_says_the_same_in_its_errors() -> Non
     assert "pip install -e .[mcp]" in shown  # shlex dropped the quotes
     assert any(words[:2] == ["git", "clone"] for _, words in LINES)
     assert REPOSITORY == REPOSITORY_URL
+    # the command that runs as printed first (framework QA: OWNER was given to run)
     assert install_command("mcp") == (
-        f'pip install "okfx[mcp] @ git+{REPOSITORY_URL}" (in a checkout: pip install -e ".[mcp]")'
+        f'pip install -e ".[mcp]" in a checkout of okfx, or pip install "okfx[mcp] @ '
+        f'git+{REPOSITORY_URL}" (OWNER: the account that hosts okfx; docs/install.md)'
     )
 
 

@@ -13,4 +13,9 @@ def install_command(extra: str | None = None) -> str:
     """The pip command that installs okfx (with ``extra``), as docs/install.md gives it."""
     name = f"okfx[{extra}]" if extra else "okfx"
     checkout = f'pip install -e ".[{extra}]"' if extra else "pip install -e ."
-    return f'pip install "{name} @ git+{REPOSITORY}" (in a checkout: {checkout})'
+    # The command that runs as printed first (framework QA: the URL's OWNER placeholder
+    # was given as the command to run).
+    return (
+        f'{checkout} in a checkout of okfx, or pip install "{name} @ git+{REPOSITORY}" '
+        "(OWNER: the account that hosts okfx; docs/install.md)"
+    )

@@ -97,3 +97,29 @@ def test_a_renamer_renames_tools_in_okfx_text_only() -> None:
     }
     same = renamer({"read_concept": "read_concept"})
     assert same(result) is result
+
+
+def test_a_framework_whose_own_import_fails_is_not_called_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Framework QA: with one of the framework's dependencies broken, the message said
+    "not installed", and its pip command changes nothing."""
+    import importlib.abc
+    import sys
+
+    from okfx.adapters._optional import require
+
+    monkeypatch.setitem(sys.modules, "okfx_fake_framework", None)
+    with pytest.raises(ImportError, match="which is not installed"):
+        require("okfx_fake_framework", "mcp")
+
+    class Broken(importlib.abc.MetaPathFinder):  # the framework is there, its dependency not
+        def find_spec(self, name: str, path: object, target: object = None) -> None:
+            if name == "okfx_fake_outer":
+                raise ModuleNotFoundError(
+                    "No module named 'okfx_fake_inner'", name="okfx_fake_inner"
+                )
+
+    monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
+    with pytest.raises(ImportError, match="is installed but could not be imported"):
+        require("okfx_fake_outer", "mcp")

@@ -15,6 +15,14 @@ def require(module: str, extra: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        missing = getattr(exc, "name", None)
+        if missing and not f"{module}.".startswith(f"{missing}."):
+            # the framework is there, one of its own imports failed (framework QA: "not
+            # installed" sent the reader to a pip command that changes nothing)
+            raise ImportError(
+                f"this okfx adapter needs {module!r}, which is installed but could not be "
+                f"imported: {exc}; reinstall it with: {install_command(extra)}"
+            ) from exc
         raise ImportError(
             f"this okfx adapter needs {module!r}, which is not installed; "
             f"install it with: {install_command(extra)}"
