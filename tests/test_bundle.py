@@ -855,3 +855,17 @@ def test_a_change_log_kept_in_a_table_under_a_type_is_told_to_be_rewritten(
     assert problem.code == "reserved_concept"
     assert "lists its changes in 2 dated lines (a table or a list)" in problem.message
     assert "writes a log as '## YYYY-MM-DD' headings" in problem.message
+
+
+def test_an_empty_path_is_said_as_such_and_a_tilde_is_the_home_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Framework QA: Bundle.load(os.environ.get("KB", "")) said "bundle folder not found"
+    naming the working folder, which exists; "~/kb" from a setting was read literally."""
+    with pytest.raises(FileNotFoundError, match="the bundle path is empty"):
+        Bundle.load("")
+    home = tmp_path / "home"
+    (home / "kb").mkdir(parents=True)
+    (home / "kb" / "a.md").write_text("---\ntype: Note\n---\nA.\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(home))
+    assert [c.path for c in Bundle.load("~/kb", state_cache=False)] == ["/a.md"]

@@ -1008,7 +1008,9 @@ def test_list_bundles_names_the_kinds_of_problem_it_counts(tmp_path: Path) -> No
     (tmp_path / "c.md").write_text("no frontmatter\n", "utf-8")
     row = Toolbox(Bundle.load(tmp_path)).list_bundles()["bundles"][0]
     assert row["problems"].startswith("3 broken_link, ")
-    assert row["problems"].endswith("(okfx validate lists them, and checks links' #anchors too)")
+    assert row["problems"].endswith(
+        "(okfx validate lists them, and checks links' #anchors and images too)"
+    )
     clean = tmp_path / "clean"
     clean.mkdir()
     (clean / "a.md").write_text("---\ntype: Note\n---\nok\n", "utf-8")

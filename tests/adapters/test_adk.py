@@ -153,6 +153,11 @@ def test_prefix_and_filter_select_and_rename_the_tools() -> None:
     system = str(model.requests[0].config.system_instruction)
     assert "okf_read_concept(path)" in system and " read_concept(path)" not in system
     assert "Not offered here: search_concepts, list_concepts, get_neighbors" in system
+    # framework QA: an unknown or a prefixed name left the agent no tools, and no word
+    with pytest.raises(ValueError, match="no such tool: nope"):
+        OkfToolset(KNOWLEDGE, tool_filter=["read_concept", "nope"])
+    with pytest.raises(ValueError, match="takes the names without the prefix: okf_read_concept"):
+        OkfToolset(KNOWLEDGE, tool_name_prefix="okf", tool_filter=["okf_read_concept"])
 
 
 def test_a_raising_tool_becomes_an_internal_error_result(monkeypatch: pytest.MonkeyPatch) -> None:

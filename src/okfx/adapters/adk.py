@@ -19,6 +19,7 @@ from typing import Any
 
 from okfx.errors import OKFError
 from okfx.tools.arguments import ToolArguments
+from okfx.tools.names import TOOL_NAMES
 from okfx.tools.payloads import error_payload
 
 from ._optional import require
@@ -85,6 +86,24 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
     ) -> None:
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self.toolbox = toolbox(source)
+        if isinstance(tool_filter, list | tuple | set | frozenset):
+            # checked as the other adapters' only= is (framework QA: a prefixed or
+            # unknown name left the agent without tools, and no word of it)
+            named = [
+                name.removeprefix(f"{tool_name_prefix}_")
+                if tool_name_prefix
+                and name.startswith(f"{tool_name_prefix}_")
+                and name.removeprefix(f"{tool_name_prefix}_") in TOOL_NAMES
+                else name
+                for name in tool_filter
+            ]
+            prefixed = [a for a, b in zip(tool_filter, named, strict=True) if a != b]
+            if prefixed:
+                raise ValueError(
+                    f"tool_filter takes the names without the prefix: {', '.join(prefixed)} "
+                    f"-> {', '.join(b for a, b in zip(tool_filter, named, strict=True) if a != b)}"
+                )
+            exposed_names(self.toolbox, None, list(tool_filter))  # raises for an unknown name
         checked = checked_tools(self.toolbox)
         rename = renamer(exposed_names(self.toolbox, tool_name_prefix))
         # Built once: FunctionTool parses the signature, and the tools never change.

@@ -7,6 +7,7 @@ cannot be reached (a missing folder, a failed clone).
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -307,6 +308,14 @@ class Bundle:
         Beyond the spec (docs/okf.md): ``exclude`` patterns name ``.md`` files that are not
         concepts (:mod:`okfx.bundle.scope`), and ``wikilinks`` follows ``[[name]]`` links.
         """
+        if isinstance(source, str) and not source.strip():
+            # an unset setting (os.environ.get("KB", "")) read as the working folder's
+            # missing self (framework QA: "bundle folder not found: /work/...")
+            raise FileNotFoundError(
+                errno.ENOENT, "the bundle path is empty: give a folder, a git URL or an archive"
+            )
+        if isinstance(source, str) and source.startswith("~"):
+            source = os.path.expanduser(source)  # "~/team-kb" from a setting, as a shell does
         state = resolve(state_cache)
         options: dict[str, Any] = {
             "cache_dir": cache_dir,

@@ -125,7 +125,9 @@ class KnowledgeManager:
 
     # -- bundles ---------------------------------------------------------------------------
     def add(self, bundle: Bundle, name: str | None = None) -> Bundle:
-        """Serve ``bundle`` (under ``name`` when given); names must be unique."""
+        """Serve ``bundle`` (under ``name`` when given); names must be unique. ``name``
+        renames the Bundle object itself: one object is served under one name (load a
+        bundle twice to serve it under two)."""
         if name is not None and name != bundle.name:
             bundle.name = name
         with self._lock:

@@ -358,7 +358,7 @@ def _problem_kinds(counts: dict[str, int]) -> str:
     kinds = f"{shown} and {more} more kind(s)" if more > 0 else shown
     # validate also checks links' #anchors, which a load does not (validate QA: 12 here,
     # 339 there, with nothing to say why)
-    return f"{kinds} (okfx validate lists them, and checks links' #anchors too)"
+    return f"{kinds} (okfx validate lists them, and checks links' #anchors and images too)"
 
 
 #: Rows one list_concepts page holds at most.
