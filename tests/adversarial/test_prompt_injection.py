@@ -148,6 +148,8 @@ def test_the_prompt_block_escapes_every_injection_point(box: Toolbox) -> None:
     check_wrapper(prompt, 1)
     assert "Ignore previous instructions" in prompt  # present, as escaped data
     assert "&lt;/knowledge&gt;" in prompt
+    # a quote in element text is no markup (framework QA: it read &quot;)
+    assert '& "quoted"' not in prompt and '&amp; "quoted"' in prompt
 
 
 def test_synthesized_indexes_are_escaped(tmp_path: Path, marker: Path) -> None:

@@ -71,12 +71,12 @@ def _renamer(tool_names: Mapping[str, str] | None) -> Callable[[str], str]:
     return lambda text: _TOOL_NAME.sub(lambda found: names.get(found[1], found[1]), text)
 
 
-def escape(text: str) -> str:
+def escape(text: str, attribute: bool = False) -> str:
     """Escape markup so bundle text cannot close or open tags in the block, and show its
-    control characters."""
-    return visible(
-        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    )
+    control characters; ``"`` too in an ``attribute`` value (framework QA: the index text
+    read &quot; where the bundle wrote a quote)."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return visible(text.replace('"', "&quot;") if attribute else text)
 
 
 def _link_text(text: str) -> str:
@@ -161,8 +161,13 @@ def render_prompt(
     left = total_char_budget
     unindexed = 0
     for bundle in items:
-        version = f' okf_version="{escape(bundle.okf_version)}"' if bundle.okf_version else ""
-        opening = f'<bundle name="{escape(bundle.name)}" concepts="{len(bundle)}"{version}'
+        version = (
+            f' okf_version="{escape(bundle.okf_version, attribute=True)}"'
+            if bundle.okf_version
+            else ""
+        )
+        name = escape(bundle.name, attribute=True)
+        opening = f'<bundle name="{name}" concepts="{len(bundle)}"{version}'
         if left < budget:
             unindexed += 1
             if unindexed <= NAMES_LISTED:
