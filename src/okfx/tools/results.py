@@ -209,7 +209,7 @@ _BUNDLES = (
                 "string",
                 "The kinds of problem its load found, the most frequent first, with counts "
                 "(`47 broken_link, 7 index_table (okfx validate lists them, and checks links' "
-                "#anchors too)`).",
+                "#anchors and images too)`).",
                 "only when it has some",
             ),
             Key(
