@@ -123,3 +123,16 @@ def test_a_framework_whose_own_import_fails_is_not_called_missing(
     monkeypatch.setattr(sys, "meta_path", [Broken(), *sys.meta_path])
     with pytest.raises(ImportError, match="is installed but could not be imported"):
         require("okfx_fake_outer", "mcp")
+
+
+@pytest.mark.parametrize("prefix", ["my kb", "okf.v1", "ok/f", "p" * 60])
+def test_a_prefix_model_apis_would_refuse_is_refused_at_once(prefix: str) -> None:
+    """Framework QA: "my kb" or "okf.v1" made tool names OpenAI and Gemini refuse, found
+    only when a request was sent."""
+    from okfx.adapters._source import exposed_names
+
+    with pytest.raises(ValueError, match="makes names model APIs refuse"):
+        exposed_names(Toolbox(Bundle.load(KNOWLEDGE)), prefix)
+    assert exposed_names(Toolbox(Bundle.load(KNOWLEDGE)), "okf-v1")["read_concept"] == (
+        "okf-v1_read_concept"
+    )

@@ -109,14 +109,28 @@ def exposed_names(
     adapter QA: two okfx tool lists in one agent clashed without a word).
 
     Raises:
-        ValueError: ``only`` names a tool that is not offered.
+        ValueError: ``only`` names a tool that is not offered, or ``prefix`` makes names
+            that model APIs refuse (OpenAI and Gemini take ``[A-Za-z0-9_-]``, at most 64:
+            framework QA, "my kb" and "okf.v1" failed only when a request was sent).
     """
     offered = [tool.__name__ for tool in box.tools()]
     kept = offered if only is None else list(only)
     unknown = [name for name in kept if name not in offered]
     if unknown:
         raise ValueError(f"no such tool: {', '.join(unknown)}; the tools: {', '.join(offered)}")
-    return {name: f"{prefix}_{name}" if prefix else name for name in offered if name in kept}
+    names = {name: f"{prefix}_{name}" if prefix else name for name in offered if name in kept}
+    if prefix and (
+        _TOOL_NAME.fullmatch(prefix) is None or max(map(len, names.values()), default=0) > 64
+    ):
+        raise ValueError(
+            f"tool-name prefix {prefix!r} makes names model APIs refuse: use letters, "
+            "digits, '_' and '-', and keep each name within 64 characters"
+        )
+    return names
+
+
+#: What a tool-name prefix may hold.
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 #: The keys of a result whose text okfx writes (not a bundle's), where it names tools.
