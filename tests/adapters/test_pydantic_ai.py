@@ -299,3 +299,16 @@ def test_only_keeps_the_tools_it_names_and_the_block_says_so() -> None:
     assert "okf_read_concept(path=" in script.returns[0]["truncation"]
     empty = toolset(KNOWLEDGE, only=[])
     assert empty.tools == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "kind"), [('["metrics/x"]', "list"), ('"metrics/x"', "str"), ("null", "null")]
+)
+def test_arguments_that_are_no_object_are_an_invalid_argument_result(args: str, kind: str) -> None:
+    """Framework QA: a list, a string or null as a tool's arguments raised inside
+    pydantic-ai and ended the run at the first call."""
+    script = run([("read_concept", args), ("read_concept", {"path": CONCEPT})])  # type: ignore[list-item]
+    first, second = script.returns
+    assert first["error"]["code"] == "invalid_argument"
+    assert first["error"]["message"] == f"read_concept: arguments must be an object, got {kind}"
+    assert second["title"] == TITLE  # the run went on

@@ -15,7 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic_core import SchemaValidator as _SchemaValidator
+from pydantic_core import core_schema as _core_schema
+
+from okfx.errors import InvalidArgument
 from okfx.tools.arguments import ToolArguments
+from okfx.tools.payloads import error_payload
 
 from ._optional import require
 from ._source import Source, Tool, checked_tools, exposed_names, renamer, toolbox
@@ -83,9 +88,28 @@ def _raw(checked: ToolArguments, tool: Tool, rename: Callable[[Any], Any]) -> An
     name = tool.__name__
 
     def run(**arguments: Any) -> dict[str, Any]:
+        if set(arguments) == {_NOT_AN_OBJECT}:
+            kind = type(arguments[_NOT_AN_OBJECT]).__name__.replace("NoneType", "null")
+            error = InvalidArgument(f"{name}: arguments must be an object, got {kind}")
+            return dict(rename(error_payload(error)))
         renamed: dict[str, Any] = rename(checked.call(name, arguments))
         return renamed
 
-    return _Tool.from_schema(
+    made = _Tool.from_schema(
         run, name=name, description=shown.description, json_schema=shown.parameters_json_schema
     )
+    # Arguments that are no JSON object (a list, a string, null) are handed on as one
+    # keyword, which run answers as invalid_argument: pydantic-ai's own schema (anything)
+    # let them through to run(**args), which raised and ended the run (framework QA).
+    made.function_schema.validator = _SchemaValidator(
+        _core_schema.no_info_plain_validator_function(_as_keywords)
+    )
+    return made
+
+
+#: The one keyword arguments that are no object are handed on as.
+_NOT_AN_OBJECT = "okfx_arguments_not_an_object"
+
+
+def _as_keywords(value: Any) -> Any:
+    return value if isinstance(value, dict) else {_NOT_AN_OBJECT: value}
