@@ -382,6 +382,15 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.reserved.HEADING_LINES": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
     "okfx.cli.commands._NOT_IN_NAME": ("scan", [rep("a"), rep("+"), rep("a+")]),
     "okfx.adapters._mcp_sdk._BIDI": ("scan", [rep("a"), rep("\u202e"), rep("a\u200f")]),
+    "okfx.adapters._source._TOOL_NAME": ("fullmatch", [rep("a"), rep("a", tail=" "), rep("-")]),
+    "okfx.cli.computations._REQUIRED": (
+        "fullmatch",
+        [
+            rep("a", "parameter '"),
+            rep("'", "parameter '"),
+            rep(" ", "parameter 'x' is required: give "),
+        ],
+    ),
     "okfx.tools.display._ACTS": ("scan", [rep("a"), rep("\x1b"), rep("a\u2066")]),
     "okfx.tools.display._IN_REPR": ("scan", [rep("\\"), rep("\\x"), rep("\\u20"), rep("\\x1")]),
     "okfx.adapters._mcp_resources._LABEL_LOOKALIKE": (
