@@ -145,3 +145,13 @@ def test_file_names_that_are_not_utf8_are_skipped_and_reported(tmp_path: Path, r
         json.dumps(call(box, "read_concept", path=c.path), ensure_ascii=False).encode("utf-8")
     assert [c.path for c in bundle] == ["/ok.md"]
     assert [w.code for w in bundle.warnings if w.path != "/ok.md"] == ["unsafe_path"]
+
+
+def test_an_errors_suggestions_show_control_characters_too(tmp_path: Path) -> None:
+    """An error's did_you_mean quotes bundle text (a heading here): shown, not obeyed,
+    as a result's text is."""
+    body = "## Setup \u202eevil\n\nText.\n"
+    box = Toolbox(Bundle.load(write(tmp_path / "b", {"c.md": concept(body=body)})))
+    error = call(box, "read_concept", path="c", section="nothing like it")["error"]
+    assert error["code"] == "not_found"
+    assert error["did_you_mean"] == ["Setup \\u202eevil"], error

@@ -121,15 +121,15 @@ def _tool(func: F) -> F:
             except TypeError as exc:
                 raise InvalidArgument(f"{name}: {exc}") from None
             result = func(self, *args, **kwargs)
-            if not self.controls_as_is:
-                result = inert(result)
         except OKFError as exc:
-            result = error_payload(exc)
+            result = error_payload(exc)  # its did_you_mean may quote bundle text too
         except Exception:  # a bug must not crash the agent loop
             logger.exception("okfx tool %s failed", name)
             result = internal_error(name)
         finally:
             views.EVENT.reset(token)
+        if not self.controls_as_is:
+            result = inert(result)
         self.manager.emit(event)
         return result
 
