@@ -19,6 +19,8 @@ import json
 import unicodedata
 from typing import Any, TypeVar
 
+from okfx.tools.display import map_strings
+
 __all__ = [
     "HIDDEN_SHOWN",
     "columns",
@@ -73,17 +75,7 @@ def visible_line(text: str) -> str:
 def visible_data(value: _T) -> _T:
     """A copy of a tool payload (dicts, lists, strings) with :func:`visible` applied to
     every string, keys included: what a renderer then prints is safe."""
-    return _visible(value)  # type: ignore[no-any-return]
-
-
-def _visible(value: Any) -> Any:
-    if isinstance(value, str):
-        return visible(value)
-    if isinstance(value, dict):
-        return {_visible(k): _visible(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_visible(v) for v in value]
-    return value
+    return map_strings(value, visible)  # type: ignore[no-any-return]
 
 
 _JSON_RAW = {code: f"\\u{code:04x}" for code in (0x7F, *range(0x80, 0xA0))}

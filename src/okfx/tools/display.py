@@ -11,9 +11,10 @@ with a visible stand-in (``ESC`` becomes ``␛``, a bidirectional override ``\\u
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["inert", "inert_text", "one_line", "quoted", "visible"]
+__all__ = ["inert", "inert_text", "map_strings", "one_line", "quoted", "visible"]
 
 # C0 controls but tab and line feed as the Unicode control pictures (``\x1b`` is ␛), DEL
 # as ␡; the C1 controls, the line and paragraph separators, and the bidirectional
@@ -65,12 +66,18 @@ def inert_text(text: str) -> str:
 
 
 def _inert(value: Any) -> Any:
+    return map_strings(value, inert_text)
+
+
+def map_strings(value: Any, show: Callable[[str], str]) -> Any:
+    """``value`` (a tool payload: dicts, lists, tuples, strings) with ``show`` applied to
+    every string, keys included; a list or tuple stays one."""
     if isinstance(value, str):
-        return inert_text(value)
+        return show(value)
     if isinstance(value, dict):
-        return {_inert(key): _inert(item) for key, item in value.items()}
+        return {map_strings(key, show): map_strings(item, show) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_inert(item) for item in value)
+        return type(value)(map_strings(item, show) for item in value)
     return value
 
 
