@@ -89,19 +89,16 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
         if isinstance(tool_filter, list | tuple | set | frozenset):
             # checked as the other adapters' only= is (framework QA: a prefixed or
             # unknown name left the agent without tools, and no word of it)
-            named = [
-                name.removeprefix(f"{tool_name_prefix}_")
-                if tool_name_prefix
-                and name.startswith(f"{tool_name_prefix}_")
-                and name.removeprefix(f"{tool_name_prefix}_") in TOOL_NAMES
-                else name
+            prefix = f"{tool_name_prefix}_" if tool_name_prefix else None
+            prefixed = {
+                name: name.removeprefix(prefix)
                 for name in tool_filter
-            ]
-            prefixed = [a for a, b in zip(tool_filter, named, strict=True) if a != b]
+                if prefix and name.startswith(prefix) and name.removeprefix(prefix) in TOOL_NAMES
+            }
             if prefixed:
                 raise ValueError(
                     f"tool_filter takes the names without the prefix: {', '.join(prefixed)} "
-                    f"-> {', '.join(b for a, b in zip(tool_filter, named, strict=True) if a != b)}"
+                    f"-> {', '.join(prefixed.values())}"
                 )
             exposed_names(self.toolbox, None, list(tool_filter))  # raises for an unknown name
         checked = checked_tools(self.toolbox)

@@ -269,12 +269,14 @@ def _fetched_folder(text: str) -> str | None:
     """One key for every spelling of one folder of one git fetch or archive (sources QA:
     the same URL or archive given twice was loaded twice, as ``catalog`` and
     ``kb1-catalog``); None for anything else."""
-    key = fetch_key(text)
-    if key is None:
+    try:
+        parsed = parse_source(text)
+    except (ValueError, TypeError):
+        return None  # _load says what is wrong with it
+    key = fetch_key(parsed)  # parsed once, not again inside
+    if key is None or not isinstance(parsed, GitSource | ArchiveSource):
         return None
-    parsed = parse_source(text)
-    subdir = parsed.subdir if isinstance(parsed, GitSource | ArchiveSource) else None
-    return f"{key}#{(subdir or '').strip('/')}"
+    return f"{key}#{(parsed.subdir or '').strip('/')}"
 
 
 def _told_by_source(source: str, name: str) -> list[str]:
@@ -413,12 +415,12 @@ def _on_disk(
     /index.md as "did you mean")."""
     if not os.path.isabs(path) or not os.path.exists(path):
         return bundle_name, path
-    real = os.path.realpath(path)
+    real = Path(path).resolve()
     for bundle in manager.bundles.values():
-        root = os.path.realpath(bundle.root)
-        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+        root = Path(bundle.root).resolve()
+        if real.is_relative_to(root):
             if bundle_name is None or manager.bundle(bundle_name) is bundle:
-                inside = os.path.relpath(real, root).replace(os.sep, "/")
+                inside = real.relative_to(root).as_posix()
                 return bundle.name, "/" if inside == "." else "/" + inside
     names = ", ".join(repr(name) for name in manager.names)
     raise InvalidArgument(
