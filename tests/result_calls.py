@@ -54,7 +54,7 @@ description: Every field a header shows.
 tags: [{tags}]
 status: draft
 resource: /files/big.sql
-stale_after: 2026-06-01T00:00:00Z
+stale_after: 2026-06-01
 generated: {{ by: human:ana, at: 2026-01-01 }}
 verified:
   - {{ by: human:ana, at: 2026-02-01T00:00:00Z }}
@@ -64,7 +64,7 @@ sources:
     title: Source one
     author: human:ana
     usage_count: 3
-    last_modified: 2026-01-02T00:00:00Z
+    last_modified: 2026-01-02
     usage_window: {{ from: 2026-01-01T00:00:00Z, to: 2026-01-31T00:00:00Z }}
 usage_window: {{ from: 2026-01-01T00:00:00Z, to: 2026-01-31T00:00:00Z }}
 owner: team-a

@@ -60,6 +60,21 @@ def test_a_past_stale_after_date_makes_the_concept_stale(make_bundle: MakeBundle
     assert [r["path"] for r in rows] == ["/b.md"]
 
 
+def test_a_read_flags_each_date_written_as_a_day(make_bundle: MakeBundle) -> None:
+    # MCP QA: generated said date_only for a day, stale_after and last_modified did not.
+    timed = DOC.replace(f"stale_after: {PAST}", "stale_after: 2026-01-15T08:00:00Z")
+    timed = timed.replace("at: 2026-01-03}", "at: '2026-01-03T10:00:00Z'}")
+    timed = timed.replace("'2025-12-31'", "2025-12-31T09:00:00Z")
+    box = Toolbox(Bundle.load(make_bundle({"a.md": DOC, "b.md": timed})))
+    day, time = box.read_concept(path="a"), box.read_concept(path="b")
+    assert day["stale_after_date_only"] is True
+    assert day["verified"] == [{"by": "human:ada", "at": "2026-01-03T00:00:00Z", "date_only": True}]
+    assert day["sources"][0]["last_modified_date_only"] is True
+    assert "stale_after_date_only" not in time
+    assert "date_only" not in time["verified"][0]
+    assert "last_modified_date_only" not in time["sources"][0]
+
+
 def test_a_time_without_offset_is_read_in_utc_with_a_warning(make_bundle: MakeBundle) -> None:
     text = "---\ntype: Note\nstale_after: '2026-03-01T12:30:00'\n---\n"
     bundle = Bundle.load(make_bundle({"a.md": text}))

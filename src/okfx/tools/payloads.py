@@ -19,7 +19,7 @@ from okfx.attest.sqltext import dialect_for
 from okfx.bundle.fields import second_computation_block, source_resource
 from okfx.bundle.idlinks import UnresolvedId
 from okfx.errors import NotFound, OKFError
-from okfx.model import Computation, Concept, Generated, Link, Parameter, Source
+from okfx.model import Computation, Concept, Generated, Link, Parameter, Source, Verification
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
     EXTENSION_CHARS,
@@ -154,7 +154,9 @@ def _value(text: str | None) -> str | None:
     return None if text is None else clip(text, VALUE_CHARS)
 
 
-def _source(source: Source) -> dict[str, Any]:
+def _source(source: Source, written: dict[str, Any]) -> dict[str, Any]:
+    """One source; ``written`` is its entry as the frontmatter has it (empty when none
+    matches), for what was written as a day."""
     out: dict[str, Any] = {"resource": clip(source.resource, VALUE_CHARS)}
     for key in ("id", "title", "author"):
         value = getattr(source, key)
@@ -164,6 +166,8 @@ def _source(source: Source) -> dict[str, Any]:
         out["usage_count"] = source.usage_count
     if source.last_modified is not None:
         out["last_modified"] = iso(source.last_modified)
+        if _is_day(written.get("last_modified")):
+            out["last_modified_date_only"] = True
     if source.usage_window is not None:
         out["usage_window"] = {
             "from": iso(source.usage_window.start),
@@ -203,6 +207,30 @@ def _generated(generated: Generated, frontmatter: dict[str, Any]) -> dict[str, A
         if _is_day(at):
             out["date_only"] = True
     out["legacy_timestamp"] = generated.legacy
+    return out
+
+
+def _written_entry(frontmatter: dict[str, Any], field: str, entry: Source) -> dict[str, Any]:
+    """The frontmatter entry of ``field`` (``sources``) that ``entry`` was read from,
+    matched by its resource, or ``{}``: invalid entries are skipped on reading, so
+    positions do not match."""
+    written = frontmatter.get(field)
+    for raw in written if isinstance(written, list) else [written]:
+        if isinstance(raw, dict) and (source_resource(raw) or ("", ""))[1] == entry.resource:
+            return raw
+    return {}
+
+
+def _verification(event: Verification, frontmatter: dict[str, Any]) -> dict[str, Any]:
+    """One verification; ``date_only`` as ``generated`` has it (MCP QA: a day's ``at``
+    read as midnight UTC was quoted as a time)."""
+    out: dict[str, Any] = {"by": clip(event.by, VALUE_CHARS), "at": iso(event.at)}
+    written = frontmatter.get("verified")
+    for raw in written if isinstance(written, list) else [written]:
+        if isinstance(raw, dict) and raw.get("by") == event.by and event.at is not None:
+            if _is_day(raw.get("at")):
+                out["date_only"] = True
+            break
     return out
 
 
@@ -322,10 +350,15 @@ def concept_header(bundle: str, concept: Concept, stale: bool) -> dict[str, Any]
         {
             "resource": _value(concept.resource),
             "stale_after": iso(concept.stale_after),
+            **(
+                {"stale_after_date_only": True}
+                if concept.stale_after is not None and _is_day(frontmatter.get("stale_after"))
+                else {}
+            ),
             "generated": None if generated is None else _generated(generated, frontmatter),
-            "verified": [{"by": clip(v.by, VALUE_CHARS), "at": iso(v.at)} for v in verified],
+            "verified": [_verification(v, frontmatter) for v in verified],
             "last_verified": iso(concept.last_verified),
-            "sources": [_source(s) for s in sources],
+            "sources": [_source(s, _written_entry(frontmatter, "sources", s)) for s in sources],
             "usage_window": None
             if concept.usage_window is None
             else {"from": iso(concept.usage_window.start), "to": iso(concept.usage_window.end)},
