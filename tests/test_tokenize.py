@@ -1,3 +1,5 @@
+import string
+import unicodedata
 from collections import Counter
 
 from hypothesis import given
@@ -12,6 +14,7 @@ from okfx.search.analyzer import (
     count_terms,
     folded_chunks,
     plural_variants,
+    split_chunks,
     tokenize,
 )
 
@@ -202,3 +205,18 @@ def test_linked_names_are_forms_of_both_words_for_any_run_of_words(words):
     for form, texts in owners.items():
         if "to" in form and form.startswith("site") and form.endswith(("asset", "assets")):
             assert texts == {"site", "assets"}
+
+
+@given(st.text())
+def test_split_chunks_split_at_ascii_punctuation_in_any_text(text):
+    # split_chunks translates UTF-8 bytes (fast for text that is not all ASCII); this
+    # is the character table it stands for, lone surrogates included.
+    table = str.maketrans({c: " " for c in string.punctuation if c not in "_-.'"})
+    normal = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    assert split_chunks(text) == normal.translate(table).split()
+
+
+def test_split_chunks_keep_joiners_and_non_ascii_punctuation():
+    assert split_chunks("a,b;c—d «e» user_id x.y don't \udcff!z") == [
+        "a", "b", "c—d", "«e»", "user_id", "x.y", "don't", "\udcff", "z",
+    ]  # fmt: skip

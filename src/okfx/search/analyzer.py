@@ -98,7 +98,9 @@ STOPWORDS = frozenset(
 
 # ``_`` ``-`` ``.`` and apostrophes stay inside a chunk: they join identifier parts.
 _JOINERS = "_-.'"
-_SPLIT_TABLE = str.maketrans({c: " " for c in string.punctuation if c not in _JOINERS})
+_SPLIT_BYTES = bytes(
+    32 if chr(i) in string.punctuation and chr(i) not in _JOINERS else i for i in range(256)
+)
 # Inside a chunk: anything that is neither a word character nor a joiner separates pieces
 # that are *not* joined (non-ASCII punctuation such as "↔" or "—" lands here).
 _PIECE_SEP = re.compile(r"[^\w.\-'\u2019]+")
@@ -114,9 +116,19 @@ def _normalize(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
+def _spaced(text: str) -> str:
+    """``text`` with ASCII punctuation other than the joiners as spaces. Done on its
+    UTF-8 bytes: a byte of a multi-byte character is never ASCII, and ``str.translate``
+    looks up every character of a text that is not all ASCII in Python (MCP QA: 2.9 s
+    against 0.3 s over the 35 MB of a 5,120-concept bundle, a quarter of its index
+    build). ``surrogatepass`` carries a lone surrogate through unchanged."""
+    data = text.encode("utf-8", "surrogatepass").translate(_SPLIT_BYTES)
+    return data.decode("utf-8", "surrogatepass")
+
+
 def split_chunks(text: str) -> list[str]:
     """Whitespace/punctuation-separated chunks of ``text``, NFKC-normalised, case kept."""
-    return _normalize(text).translate(_SPLIT_TABLE).split()
+    return _spaced(_normalize(text)).split()
 
 
 def folded_chunks(text: str) -> list[str] | None:
@@ -136,7 +148,7 @@ def folded_chunks(text: str) -> list[str] | None:
     if b"aA" in shapes or b"AAa" in shapes:
         return None
     lowered = text.lower().replace(". ", " ").replace(".\n", "\n")
-    return lowered.translate(_SPLIT_TABLE).split()
+    return _spaced(lowered).split()
 
 
 def _plural_s(run: str, i: int) -> bool:
