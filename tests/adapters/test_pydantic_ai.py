@@ -169,6 +169,29 @@ def test_renamed_toolset_calls_the_tools_by_their_new_names() -> None:
     assert script.returns[0]["hits"]
 
 
+@pytest.mark.parametrize("prefix_first", [True, False])
+def test_prefixed_and_renamed_together_name_the_tools_as_the_model_has_them(
+    prefix_first: bool,
+) -> None:
+    """Framework QA: after ``.prefixed`` then ``.renamed`` (or the reverse) the block and
+    the results named tools without the prefix or by their old names."""
+    base = toolset(KNOWLEDGE)
+    if prefix_first:
+        chosen, find = base.prefixed("okf").renamed({"kb_find": "okf_search_concepts"}), "kb_find"
+    else:
+        chosen, find = base.renamed({"find": "search_concepts"}).prefixed("okf"), "okf_find"
+    script = Script([(find, {"query": "dock", "path": "x"}), (find, {"query": "dock"})])
+    run_agent(Agent(FunctionModel(script), toolsets=[chosen]), "q")
+    offered = [t.name for t in script.infos[0].function_tools]
+    assert find in offered and "okf_read_concept" in offered and len(offered) == len(TOOL_NAMES)
+    said = script.infos[0].instructions or ""
+    assert f"{find}(query)" in said and "okf_read_concept" in said
+    assert " search_concepts(" not in said and "okf_search_concepts(" not in said
+    message = script.returns[0]["error"]["message"]
+    assert message.startswith(f"{find}:") and "okf_read_concept" in message
+    assert script.returns[1]["hits"]
+
+
 def test_a_raising_tool_becomes_an_internal_error_result(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Toolbox, "read_concept", raising(Toolbox.read_concept))
 

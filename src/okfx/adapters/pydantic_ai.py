@@ -52,9 +52,13 @@ def toolset(source: Source, *, only: Iterable[str] | None = None) -> Any:
 class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
     """The tools, with the ``<knowledge>`` block as instructions, rendered per request so
     that it stays in step with bundles added to the manager later. ``names`` maps each
-    tool offered to the name the model sees (None: every tool, by its own name);
-    ``.prefixed(p)`` and ``.renamed(...)`` call the tools by their new names in the block
-    (adapter QA: it named tools the model did not have)."""
+    tool offered to the name the model sees (None: every tool, by its own name), and
+    each tool is made under that name. ``.prefixed(p)`` and ``.renamed(...)`` therefore
+    return another toolset of this kind, not pydantic-ai's wrapper, so that the block and
+    the results call the tools by their new names after either, in any order and any
+    number of times (adapter QA: they named tools the model did not have; framework QA:
+    after ``.prefixed`` then ``.renamed``, the second was pydantic-ai's and okfx never
+    saw it)."""
 
     def __init__(
         self, checked: ToolArguments, box: Any, names: dict[str, str] | None = None
@@ -62,26 +66,31 @@ class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
         names = {name: name for name in checked.tools} if names is None else names
         rename = renamer(names)  # results name the tools as the model has them
         tools = [
-            _raw(checked, tool, rename) for name, tool in checked.tools.items() if name in names
+            _raw(checked, tool, names[name], rename)
+            for name, tool in checked.tools.items()
+            if name in names
         ]
         super().__init__(tools, instructions=lambda: box.manager.prompt(names))
         self._okfx = (checked, box, names)
 
     def prefixed(self, prefix: str) -> Any:
         checked, box, names = self._okfx  # pydantic-ai writes <prefix>_<name> too
-        prefixed = {tool: f"{prefix}_{name}" for tool, name in names.items()}
-        return _FunctionToolset.prefixed(_KnowledgeToolset(checked, box, prefixed), prefix)
+        return _KnowledgeToolset(
+            checked, box, {tool: f"{prefix}_{name}" for tool, name in names.items()}
+        )
 
     def renamed(self, name_map: dict[str, str]) -> Any:
-        checked, box, names = self._okfx
+        checked, box, names = self._okfx  # pydantic-ai's map is new name -> old name
         new_of = {old: new for new, old in name_map.items()}
-        renamed = {tool: new_of.get(name, name) for tool, name in names.items()}
-        return _FunctionToolset.renamed(_KnowledgeToolset(checked, box, renamed), name_map)
+        return _KnowledgeToolset(
+            checked, box, {tool: new_of.get(name, name) for tool, name in names.items()}
+        )
 
 
-def _raw(checked: ToolArguments, tool: Tool, rename: Callable[[Any], Any]) -> Any:
+def _raw(checked: ToolArguments, tool: Tool, shown_as: str, rename: Callable[[Any], Any]) -> Any:
     """``tool`` as pydantic-ai shows it (the schema and description it derives from the
-    signature), taking the model's arguments unvalidated: okfx checks them as MCP does
+    signature), named ``shown_as`` for the model, taking the model's arguments
+    unvalidated: okfx checks them as MCP does
     and answers a bad one as an ``invalid_argument`` result. pydantic-ai's own check
     counted each bad call as a retry and ended the run at the second (adapter QA)."""
     shown = _Tool(tool).tool_def
@@ -96,7 +105,10 @@ def _raw(checked: ToolArguments, tool: Tool, rename: Callable[[Any], Any]) -> An
         return renamed
 
     made = _Tool.from_schema(
-        run, name=name, description=shown.description, json_schema=shown.parameters_json_schema
+        run,
+        name=shown_as,
+        description=shown.description,
+        json_schema=shown.parameters_json_schema,
     )
     # Arguments that are no JSON object (a list, a string, null) are handed on as one
     # keyword, which run answers as invalid_argument: pydantic-ai's own schema (anything)
