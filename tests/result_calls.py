@@ -9,6 +9,7 @@ A plain module (not a conftest.py), as ``attest_bundle.py`` is.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -409,7 +410,10 @@ def _empty_and_many(root: Path) -> list[Answer]:
     linked = concept(title="A", body="[x](missing.md)\n")
     many = write_tree(root / "many", {"index.md": index, "a.md": linked})
     crowd = KnowledgeManager([Bundle.load(many, f"b{i:03}") for i in range(1000)])
+    leaky = write_tree(root / "leaky", {"a.md": concept(title="A", body="[s](leak.md)\n")})
+    os.symlink(root / "empty" / "notes.txt", leaky / "leak.md")
     return [
+        ask(Toolbox(Bundle.load(leaky)), "get_neighbors", "a symlink out of it", path="a"),
         ask(alone, "search_concepts", "an empty bundle", query="anything"),
         ask(alone, "list_concepts", "an empty bundle"),
         ask(Toolbox(manager), "list_bundles", "empty, gone, fetched, unavailable"),

@@ -445,6 +445,35 @@ def test_symlinks_inside_are_followed_and_outside_are_refused(
     assert "symlink_loop" in codes(bundle)
 
 
+def test_a_link_to_a_symlink_out_of_the_bundle_says_okfx_does_not_read_it(
+    make_bundle: MakeBundle, tmp_path: Path
+) -> None:
+    # Viewer QA: such a link, and a read of its path, said the file does not exist.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "c.md").write_text(concept(), encoding="utf-8")
+    body = "[s](leak.md) [d](leakdir/c.md) [m](gone.md)\n"
+    root = make_bundle({"a.md": concept(body=body)})
+    os.symlink(outside / "c.md", root / "leak.md")
+    os.symlink(outside, root / "leakdir")
+    bundle = Bundle.load(root)
+    broken = sorted(p.message for p in bundle.warnings if p.code == "broken_link")
+    assert broken[0].startswith("body link 'gone.md' leads to /gone.md, which does not exist")
+    assert broken[1].startswith(
+        "body link 'leak.md' leads to /leak.md, which okfx does not read "
+        "(/leak.md: symlink points outside the bundle)"
+    )
+    assert "leads to /leakdir/c.md, which okfx does not read (/leakdir: symlink" in broken[2]
+    box = Toolbox(bundle)
+    unresolved = {e["path"]: e for e in box.get_neighbors(path="a")["unresolved"]}
+    assert unresolved["/leakdir/c.md"]["not_read"] == "/leakdir: symlink points outside the bundle"
+    assert "missing_folder" not in unresolved["/leakdir/c.md"]
+    assert "not_read" not in unresolved["/gone.md"]
+    message = box.read_concept(path="leakdir/c")["error"]["message"]
+    assert "okfx does not read it (/leakdir: symlink points outside the bundle)" in message
+    assert "okfx does not read" not in box.read_concept(path="gone")["error"]["message"]
+
+
 def test_a_root_that_is_a_symlink_loads_with_inside_links(tmp_path: Path) -> None:
     real = tmp_path / "real"
     (real / "d").mkdir(parents=True)

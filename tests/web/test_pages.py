@@ -3,6 +3,7 @@ answers as the tools, and the headers and path rules that keep bundle text inert
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -1178,6 +1179,33 @@ def test_an_unresolved_link_says_which_folder_is_missing_and_names_its_target_on
     assert item is not None
     assert item.group(1).count("/implementations/web/nav-bar") == 1
     assert "no folder <code>/implementations/</code> in this bundle" in item.group(1)
+
+
+def test_a_link_to_a_symlink_out_of_the_bundle_says_okfx_does_not_read_it(
+    tmp_path: Path,
+) -> None:
+    """Viewer QA: such a link read as a missing file or folder, and its page as 404 "no
+    concept" / "no folder", though the author sees the file."""
+    outside, root = tmp_path / "outside", tmp_path / "kb"
+    outside.mkdir()
+    root.mkdir()
+    (outside / "c.md").write_text("---\ntype: Note\n---\n", encoding="utf-8")
+    body = "[d](outdir/c.md) " * 2 + "[s](leak.md)\n"
+    (root / "a.md").write_text(f"---\ntype: Note\n---\n{body}", encoding="utf-8")
+    os.symlink(outside, root / "outdir")
+    os.symlink(outside / "c.md", root / "leak.md")
+    app = app_of(root)
+    page = app.get("/b/kb/c/a.md").text
+    side = page[page.index('id="links-broken"') :]
+    assert "okfx does not read it: <code>/outdir: symlink points outside the bundle</code>" in side
+    assert "no folder" not in side
+    assert '<p class="cause">' not in app.get("/b/kb/problems").text
+    for url, said in (
+        ("/b/kb/c/leak.md", "okfx does not read /leak.md (/leak.md: symlink points outside"),
+        ("/b/kb/browse?dir=outdir", "okfx does not read the folder /outdir/ (/outdir: symlink"),
+    ):
+        answer = app.get(url)
+        assert answer.status_code == 404 and said in answer.text, url
 
 
 def test_a_page_lists_its_own_files_problems(make_bundle: MakeBundle) -> None:

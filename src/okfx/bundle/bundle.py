@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.idlinks import UnresolvedId, declared_paths, link_ids, unresolved_ids
 from okfx.bundle.links import Resolver, nfc_index
-from okfx.bundle.parse import DocumentParser
+from okfx.bundle.parse import SKIPPED_CODES, DocumentParser
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past
 from okfx.bundle.reload import (
@@ -260,6 +260,7 @@ class Bundle:
         #: What the last :meth:`reload` found changed (None after a load).
         self.changes: Changes | None = None
         self._parsed: Parsed | None = None
+        self._skipped: tuple[Manifest, Resolver] | None = None  # see skipped_at
         #: Whether the root as given was a symlink when first loaded: a reload follows a
         #: symlinked root where it points next (a release switched), never a folder that
         #: became a symlink since (:meth:`reload`).
@@ -514,7 +515,7 @@ class Bundle:
         limits = self.limits
         stamps = manifest.stamps()
         held = _HeldWarnings()
-        parser = self._parser(held.add)
+        parser = self._parser(held.add, manifest)
         read = _Reader(limits, held.add, self.guard)
         out = Reparsed({}, {}, {}, {}, True)
         if self._texts is None:
@@ -1032,10 +1033,20 @@ class Bundle:
         data, _ = read_file(self._store.open(path), self.limits.max_file_bytes)
         return self._parser(lambda *_: None).concept(path, decode_text(data))
 
-    def _parser(self, warn: Callable[[str, str, str], None]) -> DocumentParser:
-        """A parser of this bundle's documents against its current file set."""
+    def _parser(
+        self, warn: Callable[[str, str, str], None], manifest: Manifest | None = None
+    ) -> DocumentParser:
+        """A parser of this bundle's documents against its current file set and what
+        the walk of ``manifest`` (else of the last load) left out."""
         wikis = WikiIndex(self._files) if self.wikilinks else None
-        resolver = Resolver(set(self._files), set(self._dirs))
+        if manifest is None and self._parsed is not None:
+            manifest = self._parsed.manifest
+        skipped = {
+            p.path: p.message
+            for p in (manifest.walk_warnings if manifest is not None else ())
+            if p.code in SKIPPED_CODES
+        }
+        resolver = Resolver(set(self._files), set(self._dirs), skipped)
         return DocumentParser(resolver, self.limits, warn, wikis)
 
     def nested_root(self, path: str) -> str | None:
@@ -1061,12 +1072,39 @@ class Bundle:
         found.quoting_bundle()  # the folder's name is the bundle's
         return found
 
+    def skipped_at(self, path: str) -> str | None:
+        """Why the load does not read ``path``, when the walk left it or a folder above
+        it out (a symlink out of the bundle, a FIFO...): ``/outdir: symlink points
+        outside the bundle``; None otherwise (viewer QA: a link to such a symlink, and
+        its page, read as a file that does not exist)."""
+        parsed = self._parsed
+        if parsed is None:
+            return None
+        known = self._skipped
+        if known is None or known[0] is not parsed.manifest:  # once per load or reload
+            skipped = {
+                p.path: p.message for p in parsed.manifest.walk_warnings if p.code in SKIPPED_CODES
+            }
+            known = self._skipped = (parsed.manifest, Resolver(set(), set(), skipped))
+        held = known[1].skipped_at(normalize(path)) if known[1].skipped else None
+        if held is None:
+            return None
+        where, why = held
+        return f"{where}: {why.removesuffix('; skipped').removesuffix('; never opened')}"
+
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)
         file = next((p for p in (canon, canon + ".md") if p in self._files), None)
         nested = self.nested_not_found(canon, "concept") if file is None else None
         if nested is not None:
             return nested
+        skipped = self.skipped_at(canon) if file is None else None
+        if skipped is not None:
+            return NotFound(
+                f"no concept at {canon} in bundle {self.name!r}: okfx does not read it "
+                f"({skipped}); the bundle's author can copy the file into the bundle",
+                path=canon,
+            )
         if file is None:
             # a path written from the repository root (/oks/kb/commits/index.md for
             # /commits/index.md): the document its last folders name comes first (docs

@@ -376,11 +376,15 @@ def footnote_spans(body: str) -> list[tuple[str, int, int]]:
 class Resolver:
     """Resolves hrefs against the set of files and directories of one bundle."""
 
-    __slots__ = ("files", "dirs", "canonical", "_nfc")
+    __slots__ = ("files", "dirs", "canonical", "skipped", "_nfc")
 
-    def __init__(self, files: set[str], dirs: set[str]) -> None:
+    def __init__(
+        self, files: set[str], dirs: set[str], skipped: dict[str, str] | None = None
+    ) -> None:
         self.files = files
         self.dirs = dirs
+        # Paths the walk found and left out (a symlink out of the bundle...), with why.
+        self.skipped = skipped or {}
         # Each file path mapped to itself: a link to an existing file can then hold the
         # bundle's own path string instead of a fresh copy per link. Folders too: a link
         # to a folder without an index.md targets the folder.
@@ -399,6 +403,18 @@ class Resolver:
                 self._nfc = nfc_index(self.canonical)
             found = self._nfc.get(unicodedata.normalize("NFC", target))
         return found
+
+    def skipped_at(self, target: str) -> tuple[str, str] | None:
+        """The path the walk skipped that holds ``target`` (itself or a folder above it),
+        with why; None when the walk skipped none of them (viewer QA: a link to a
+        symlink out of the bundle read as a link to a file that does not exist)."""
+        place = target.rstrip("/")
+        while place:
+            reason = self.skipped.get(place)
+            if reason is not None:
+                return place, reason
+            place = place.rsplit("/", 1)[0]
+        return None
 
     @staticmethod
     def is_external(href: str) -> bool:

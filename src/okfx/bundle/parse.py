@@ -91,6 +91,19 @@ def broken_message(field: str, target: str, line: int, href: str = "", hint: str
     return with_line(text + (f"; did you mean {hint}?" if hint else ""), line)
 
 
+def skipped_message(field: str, target: str, line: int, href: str, held: str, why: str) -> str:
+    """The ``broken_link`` message of a link to a path the walk left out (``held``: the
+    path itself or a folder above it), with why, as the walk said it."""
+    shown = href.strip()[:200] or target
+    why = why.removesuffix("; skipped").removesuffix("; never opened")
+    text = f"{field} link {shown!r} leads to {target}, which okfx does not read ({held}: {why})"
+    return with_line(text, line)
+
+
+#: Codes of the walk's warnings about one path it left out, which a link to it names.
+SKIPPED_CODES = frozenset({"unsafe_path", "symlink_loop", "not_regular_file", "too_deep"})
+
+
 #: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's
 #: ``exclude`` extension (docs/okf.md).
 ROOT_INDEX_KEYS = frozenset({"okf_version", "exclude"})
@@ -372,8 +385,13 @@ class DocumentParser:
         if known is None and not target.isascii():
             known = self.resolver.known(target)  # another Unicode normal form
         if known is None:
-            hint = broken_hint(target, self.resolver.files.__contains__)
-            self.warn(path, "broken_link", broken_message(field, target, line, href, hint))
+            held = self.resolver.skipped_at(target)
+            if held is not None:
+                message = skipped_message(field, target, line, href, *held)
+            else:
+                hint = broken_hint(target, self.resolver.files.__contains__)
+                message = broken_message(field, target, line, href, hint)
+            self.warn(path, "broken_link", message)
             # one string for both: a flood of broken links costs less
             href = target if href == target else share(href, href)
             return _new_link((path, target, href, text, field, line, False))

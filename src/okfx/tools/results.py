@@ -687,6 +687,13 @@ _NEIGHBORS = (
                 "unresolved, when the target is inside one",
             ),
             Key(
+                "not_read",
+                "string",
+                "Why okfx does not read the target, there on disk: the path it or a folder "
+                "above it has, and why (`/outdir: symlink points outside the bundle`).",
+                "unresolved, when the load left it out",
+            ),
+            Key(
                 "did_you_mean",
                 "string",
                 "The path of the concept the link (or the id) most likely meant.",

@@ -1087,7 +1087,10 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
                 entry["candidates"] = candidates[:ID_CANDIDATES]
             elif name == "unresolved":
                 nested = b.nested_root(other)
-                missing = None if nested else missing_folder(b.directories, other)
+                skipped = None if nested else b.skipped_at(other)
+                if skipped is not None:  # there, but okfx does not read it (viewer QA)
+                    entry["not_read"] = clip(skipped, VALUE_CHARS)
+                missing = None if nested or skipped else missing_folder(b.directories, other)
                 if missing is not None:
                     entry["missing_folder"] = missing
                 if nested is not None:  # there, but a bundle of its own (security QA)

@@ -53,6 +53,9 @@ def document(view: BundleView, box: Toolbox, now: datetime, path: str) -> dict[s
             raise Redirect(urls.file(b.name, canon))
         if canon in b.directories:  # a folder without an index.md: its listing (viewer QA)
             raise Redirect(urls.browse(b.name, dir=None if canon == "/" else canon))
+        skipped = b.skipped_at(canon)
+        if skipped is not None:
+            raise PageError(404, f"okfx does not read {canon} ({skipped})")
         raise PageError(404, f"no concept at {canon} in bundle {b.name!r}", b.suggest(canon))
     changed = False
     if isinstance(doc, Concept):

@@ -123,6 +123,9 @@ class Site:
         except InvalidArgument as exc:
             raise page_error(exc) from None
         current = (folder or "/").rstrip("/") or "/"
+        skipped = b.skipped_at(current) if current not in b.directories else None
+        if skipped is not None:
+            raise PageError(404, f"okfx does not read the folder {current}/ ({skipped})")
         if current not in b.directories:  # a mistyped link: no empty listing of nothing
             near = [f"{d}/" for d in closest(current, sorted(b.directories - {"/"}), 5)]
             raise PageError(404, f"no folder {current}/ in bundle {b.name!r}", near)

@@ -154,7 +154,7 @@ class BundleView:
         dirs = self.bundle.directories
         for doc in (*self.bundle, *self.bundle.indexes.values(), *self.bundle.logs.values()):
             for link in doc.links:
-                if not link.exists:
+                if not link.exists and self.bundle.skipped_at(link.target) is None:
                     folder = missing_folder(dirs, link.target)
                     if folder is not None:
                         into[folder] = into.get(folder, 0) + 1
