@@ -83,6 +83,46 @@ def test_only_a_single_select_runs(bundle: Bundle, executor: DuckDBExecutor) -> 
     assert again["result"] == [140.5]
 
 
+@pytest.mark.parametrize(
+    "change",
+    [
+        "WITH gone AS (DELETE FROM orders RETURNING *) SELECT count(*) AS n FROM gone",
+        "WITH x AS (INSERT INTO orders SELECT * FROM orders RETURNING *) SELECT count(*) FROM x",
+        'WITH x AS (UPDATE "orders" SET amount = 0 RETURNING *) SELECT count(*) FROM x',
+    ],
+)
+def test_a_select_that_changes_data_is_refused_and_changes_nothing(
+    tmp_path: Path, executor: DuckDBExecutor, change: str
+) -> None:
+    """AC QA: DuckDB calls a DELETE inside a WITH a SELECT; it ran, and every later
+    computation over the table read what was left, attested pass."""
+    root = write_bundle(tmp_path / "kb")
+    (root / "computations" / "hostile.md").write_text(
+        computation("Hostile", f"# Computation\n\n```sql\n{change}\n```\n"), encoding="utf-8"
+    )
+    hostile = Bundle.load(root)
+    with pytest.raises(NotAttestable, match="changes data"):
+        executor.run(bind(hostile, "computations/hostile", {"year": 2026}))
+    assert executor.run(bind(hostile, "computations/revenue", {"year": 2026}))["result"] == [140.5]
+
+
+def test_a_run_is_rolled_back_whatever_it_did(
+    tmp_path: Path, executor: DuckDBExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Beyond the word check (here switched off): no run changes what the next one reads.
+    import okfx.attest.duckdb_executor as module
+
+    monkeypatch.setattr(module, "_changes_data", lambda sql: None)
+    root = write_bundle(tmp_path / "kb")
+    change = "WITH gone AS (DELETE FROM orders RETURNING *) SELECT count(*) AS n FROM gone"
+    (root / "computations" / "hostile.md").write_text(
+        computation("Hostile", f"# Computation\n\n```sql\n{change}\n```\n"), encoding="utf-8"
+    )
+    hostile = Bundle.load(root)
+    assert executor.run(bind(hostile, "computations/hostile", {"year": 2026}))["result"][0] > 0
+    assert executor.run(bind(hostile, "computations/revenue", {"year": 2026}))["result"] == [140.5]
+
+
 def test_no_file_network_or_extension_access_from_a_computation(
     tmp_path: Path, executor: DuckDBExecutor
 ) -> None:

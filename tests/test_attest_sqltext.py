@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from okfx.attest.literals import decode_string, quote, read
 from okfx.attest.sqltext import (
     BIGQUERY,
+    SNOWFLAKE,
     STANDARD,
     SqlSyntaxError,
     canonical_text,
@@ -40,6 +41,27 @@ def test_bigquery_table_names_keep_case_but_keywords_do_not() -> None:
     assert keys("SELECT a FROM trips", BIGQUERY) == keys("select a from trips", BIGQUERY)
     # DuckDB and PostgreSQL fold unquoted identifiers, so there the case does not count.
     assert keys("SELECT a FROM Trips") == keys("select a from trips")
+
+
+def test_identifiers_fold_by_ascii_letters_only() -> None:
+    # AC QA: casefold made trip\u017f (a long s) and bi\u212ae_days (a Kelvin sign) the
+    # sanctioned trips and bike_days, tables DuckDB reads as others.
+    assert keys("SELECT a FROM trip\u017f") != keys("SELECT a FROM trips")
+    assert keys("SELECT a FROM bi\u212ae_days") != keys("SELECT a FROM bike_days")
+    assert keys("SELECT a FROM BIKE_Days") == keys("SELECT a FROM bike_days")
+
+
+@pytest.mark.parametrize(
+    ("dialect", "mark"), [(BIGQUERY, "#"), (SNOWFLAKE, "//")], ids=["bigquery", "snowflake"]
+)
+def test_a_dialects_own_line_comments_end_at_the_line_end(dialect: object, mark: str) -> None:
+    # AC QA: read as operators, a newline moved into the comment hid a filter from the
+    # engine and the tokens still matched.
+    sanctioned = f"SELECT 1 FROM t WHERE y = 1 {mark} the year\n  AND s = 'ok' {mark} don't\n"
+    moved = f"SELECT 1 FROM t WHERE y = 1 {mark} the year AND s = 'ok' {mark} don't\n"
+    assert keys(sanctioned, dialect) == keys("SELECT 1 FROM t WHERE y = 1 AND s = 'ok'", dialect)
+    assert keys(moved, dialect) != keys(sanctioned, dialect)
+    assert ("op", mark[0]) in keys(f"SELECT 7 {mark} 2")  # standard SQL: no comment
 
 
 def test_a_quote_inside_a_string_does_not_end_it() -> None:

@@ -25,11 +25,32 @@ from pathlib import Path
 from typing import Any
 
 from okfx.attest.binding import Bound, json_value
+from okfx.attest.sqltext import STANDARD, SqlSyntaxError, tokenize
 from okfx.attest.verdict import FAIL, PASS, Check
 from okfx.errors import InvalidArgument, NotAttestable
 from okfx.version import install_command
 
 __all__ = ["DuckDBExecutor"]
+
+#: Word pairs that start a statement changing data: ``UPDATE t SET`` is checked apart.
+_CHANGES = {("delete", "from"), ("insert", "into"), ("insert", "or"), ("merge", "into")}
+
+
+def _changes_data(sql: str) -> str | None:
+    """The statement changing data that ``sql`` holds (``DELETE FROM``), read as tokens,
+    so a word in a string or a comment is none; None when it holds none."""
+    try:
+        tokens = tokenize(sql, STANDARD)
+    except SqlSyntaxError:
+        return None  # DuckDB refuses it too
+    words = [t.key if t.kind == "word" else "" for t in tokens]
+    for i in range(len(words) - 1):
+        if (words[i], words[i + 1]) in _CHANGES:
+            return f"{words[i].upper()} {words[i + 1].upper()}"
+        if words[i] == "update" and i + 2 < len(words) and words[i + 2] == "set":
+            return "UPDATE ... SET"
+    return None
+
 
 _READERS = {
     ".csv": "read_csv",
@@ -198,12 +219,24 @@ class DuckDBExecutor:
                     f"computation is {kinds or 'empty'}",
                     path=bound.path,
                 )
+            changes = _changes_data(sql)
+            if changes is not None:
+                # DuckDB calls WITH gone AS (DELETE ... RETURNING *) SELECT ... a SELECT:
+                # one bundle's computation deleted rows every other one then read (AC QA).
+                raise NotAttestable(
+                    f"{bound.path}: its SQL changes data ({changes} inside the SELECT); the "
+                    "DuckDB executor runs computations that only read",
+                    path=bound.path,
+                )
             started = time.monotonic()
             timer = threading.Timer(self.timeout, con.interrupt)
             timer.start()
             error: str | None = None
             columns: list[str] = []
             rows: list[Any] = []
+            # Each run is a transaction rolled back, whatever it did: no run changes what
+            # the next one reads, whichever statement DuckDB let through.
+            con.execute("BEGIN TRANSACTION")
             try:
                 cursor = con.execute(sql, parameters)
                 columns = [d[0] for d in cursor.description or ()]
@@ -214,6 +247,7 @@ class DuckDBExecutor:
                 error = f"{type(exc).__name__}: {exc}"
             finally:
                 timer.cancel()
+                con.execute("ROLLBACK")
             elapsed = round((time.monotonic() - started) * 1000, 1)
         table = [[_cell(v) for v in row] for row in rows[: self.max_rows]]
         receipt: dict[str, Any] = {

@@ -14,6 +14,7 @@ where the engine reads code could be fooled, a refused receipt cannot.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -67,13 +68,17 @@ class Dialect:
     # (``@x`` is the absolute value of column x in PostgreSQL and DuckDB; BigQuery has no
     # ``$``, so ``$year`` there can only be the same parameter as ``@year``).
     param_prefixes: str
+    # What starts a comment to the end of the line besides ``--``: ``#`` in GoogleSQL,
+    # ``//`` in Snowflake. Read as an operator, a receipt could move a newline so that the
+    # engine reads a sanctioned filter as a comment and okfx still matched it (AC QA).
+    line_comments: tuple[str, ...] = ("--",)
 
 
 STANDARD = Dialect("standard", False, False, False, False, True, True, "$")
-BIGQUERY = Dialect("bigquery", True, True, True, True, False, False, "@$")
+BIGQUERY = Dialect("bigquery", True, True, True, True, False, False, "@$", ("--", "#"))
 # Snowflake reads a backslash in '...' as an escape ('it\'s'): a value holding \' must be
 # written so, or its expanded literal ends early (security QA: "\' OR 1=1 --").
-SNOWFLAKE = Dialect("snowflake", True, False, False, False, True, True, "$")
+SNOWFLAKE = Dialect("snowflake", True, False, False, False, True, True, "$", ("--", "//"))
 DIALECTS = {"standard": STANDARD, "bigquery": BIGQUERY, "snowflake": SNOWFLAKE}
 
 #: The runtimes whose computations are SQL, and the dialect each is read in.
@@ -89,6 +94,12 @@ _RUNTIMES = {
     "sqlite": STANDARD,
     "trino": STANDARD,
 }
+
+
+#: Engines fold unquoted identifiers by ASCII letters only (PostgreSQL's
+#: downcase_identifier; DuckDB finds no table ``biKe_days``, with a Kelvin sign, for
+#: ``bike_days``): ``casefold`` made ``tripſ`` (a long s) the sanctioned ``trips`` (AC QA).
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def dialect_for(runtime: str | None) -> Dialect | None:
@@ -274,7 +285,9 @@ def tokenize(text: str, dialect: Dialect, names: frozenset[str] = frozenset()) -
         nxt = text[i + 1] if i + 1 < n else ""
         if c in _SPACE:
             i += 1
-        elif c == "-" and nxt == "-":
+        elif (c == "-" and nxt == "-") or (
+            c in "#/" and (c if c == "#" else c + nxt) in dialect.line_comments
+        ):
             end = text.find("\n", i)
             i = n if end < 0 else end + 1
         elif c == "/" and nxt == "*":
@@ -307,7 +320,7 @@ def tokenize(text: str, dialect: Dialect, names: frozenset[str] = frozenset()) -
             i = end
         elif c == "@" and nxt == "@":
             end = _word_end(text, i + 2)
-            append(Token("word", text[i:end], text[i:end].casefold(), i))
+            append(Token("word", text[i:end], text[i:end].translate(_ASCII_LOWER), i))
             i = end
         elif c in _DIGITS or (c == "." and nxt in _DIGITS and nxt != ""):
             end = _number_end(text, i)
@@ -322,7 +335,7 @@ def tokenize(text: str, dialect: Dialect, names: frozenset[str] = frozenset()) -
                     append(Token("string", text[i:close], key, i))
                     i = close
                     continue
-            folded = word.casefold()
+            folded = word.translate(_ASCII_LOWER)
             key = folded if dialect.fold_case or folded in KEYWORDS else word
             append(Token("word", word, key, i))
             i = end
