@@ -132,3 +132,20 @@ def test_a_boolean_argument_takes_the_words_and_numbers_mcp_md_lists(
     for other in (None, 2, "", "yes ", "1.0"):
         with pytest.raises(OKFError, match="regex must be true or false"):
             read(other)
+
+
+def test_the_value_to_check_keeps_its_json_type(checked: ToolArguments) -> None:
+    """AC QA: over MCP, `value: true` was read as 1.0 and matched a result of 1, and an
+    integer past 2**53 lost its last digit and matched another result."""
+    big = 9_007_199_254_740_993
+    given = {"path": "p", "receipt": {}}
+    assert checked.check("check_attestation", {**given, "value": big})["value"] == big
+    assert checked.check("check_attestation", {**given, "value": 3.5})["value"] == 3.5
+    with pytest.raises(OKFError, match="value must be a number or a string, or null, got true"):
+        checked.check("check_attestation", {**given, "value": True})
+
+
+def test_an_object_argument_says_an_object_is_wanted(checked: ToolArguments) -> None:
+    # AC QA: "receipt must be a JSON value, got [1]", [1] being one
+    with pytest.raises(OKFError, match=r'receipt must be an object such as \{"name": value\}'):
+        checked.check("check_attestation", {"path": "p", "receipt": [1]})

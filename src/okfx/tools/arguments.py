@@ -63,7 +63,14 @@ class ToolArguments:
             checked = self._models[tool].model_validate(given)
         except ValidationError as exc:
             raise InvalidArgument(self._message(tool, given, exc)) from None
-        return {name: getattr(checked, name) for name in checked.model_fields_set}
+        out: dict[str, Any] = {}
+        for name in checked.model_fields_set:
+            value, sent = getattr(checked, name), given.get(name)
+            # An integer stays exact where a float is taken too (AC QA: the value to
+            # check against a result, 9007199254740993, was 9007199254740992.0).
+            exact = isinstance(value, float) and type(sent) is int
+            out[name] = sent if exact else value
+        return out
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """Check the arguments, then run ``tool``; a bad argument is an error result."""
@@ -161,6 +168,10 @@ def _one_form(schema: Mapping[str, Any]) -> str:
         )
     if kind == "string":
         return "a string"
+    if kind == "number":
+        return "a number"
+    if kind == "object":
+        return 'an object such as {"name": value}'
     return "a JSON value"
 
 
@@ -195,11 +206,13 @@ def _within(value: Any, schema: Mapping[str, Any] | None) -> Any:
 
 
 def _flag_for_number(value: Any, schema: Mapping[str, Any] | None) -> bool:
-    """Whether a boolean was sent for an integer-only property (``"limit": true``)."""
+    """Whether a boolean was sent for a property that takes a number and no boolean
+    (``"limit": true``; ``"value": true`` for a number or a string, which pydantic read
+    as 1.0 and matched a result of 1: AC QA)."""
     if not isinstance(value, bool) or schema is None:
         return False
-    branches, _ = _branches(schema)
-    return bool(branches) and all(b.get("type") == "integer" for b in branches)
+    kinds = {b.get("type") for b in _branches(schema)[0]}
+    return bool(kinds & {"integer", "number"}) and kinds <= {"integer", "number", "string"}
 
 
 def _from_json_text(value: Any, schema: Mapping[str, Any] | None) -> Any:
