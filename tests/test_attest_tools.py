@@ -265,3 +265,29 @@ def test_a_contract_with_two_blocks_says_the_first_binds(make_bundle: Any) -> No
     one = box.prepare_computation(path="c/one", parameters={})
     assert not [n for n in one["gate"]["notices"] if n.startswith(("SECOND_BLOCK", "TWICE"))]
     assert "sanctioned" not in box.read_concept(path="c/one")["computation"]["note"]
+
+
+def test_a_status_the_spec_does_not_define_is_said_in_the_gate_and_verdict(
+    make_bundle: Any,
+) -> None:
+    """AC QA: `status: retired` read as stable gave a silent `stable` in the gate and the
+    verdict, where read_concept and okfx validate say it."""
+    text = "---\ntype: Attested Computation\nruntime: duckdb\nstatus: {}\n---\n\n# Computation\n\n"
+    root = make_bundle(
+        {
+            "c/retired.md": text.format("retired") + "```sql\nSELECT 1\n```\n",
+            "c/stable.md": text.format("Stable") + "```sql\nSELECT 1\n```\n",
+        }
+    )
+    box = Toolbox(Bundle.load(root), now=lambda: NOW)
+    receipt = {"run_id": "r", "executed_sql": "SELECT 1", "result": [1]}
+    gate = box.prepare_computation(path="c/retired", parameters={})["gate"]
+    assert gate["status"] == "stable"
+    assert any(n.startswith("STATUS: written 'retired'") for n in gate["notices"])
+    verdict = box.check_attestation(path="c/retired", receipt=receipt, value=1)
+    status = [c for c in verdict["checks"] if c["check"] == "status"]
+    assert [c["status"] for c in status] == ["warn"] and "'retired'" in status[0]["message"]
+    quiet = box.check_attestation(path="c/stable", receipt=receipt, value=1)
+    assert not [c for c in quiet["checks"] if c["check"] == "status"]
+    stable = box.prepare_computation(path="c/stable", parameters={})["gate"]["notices"]
+    assert not [n for n in stable if n.startswith("STATUS")]

@@ -31,7 +31,7 @@ from okfx.attest.binding import Bound, json_value
 from okfx.attest.compare import Difference, compare
 from okfx.attest.values import check_value
 from okfx.errors import InvalidArgument, InvalidParameter
-from okfx.trust import is_stale, written_unread
+from okfx.trust import is_stale, status_as_written, written_unread
 
 __all__ = [
     "NO_VALUE",
@@ -351,8 +351,21 @@ def _gate(bound: Bound, now: datetime, policy: str) -> list[Check]:
     else:
         detail = f"fresh until {when}" if when else "no stale_after"
         checks.append(Check("freshness", PASS, f"the computation is not stale ({detail})"))
+    written = status_as_written(concept.frontmatter, concept.status)
     if concept.status in ("deprecated", "draft"):
         checks.append(Check("status", WARN, f"the computation is {concept.status}"))
+    elif written is not None:
+        # AC QA: "retired" read as stable gave no word in the verdict, where read_concept
+        # and okfx validate say it.
+        checks.append(
+            Check(
+                "status",
+                WARN,
+                f"the computation's status is written {written[:60]!r}, which spec §5.4 does "
+                f"not define (draft, stable, deprecated), and is read as {concept.status}; "
+                "if it is no longer current, its author should write deprecated",
+            )
+        )
     return checks
 
 

@@ -396,9 +396,11 @@ def _status_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[st
 
 
 def unread_notices(concept: Concept) -> list[str]:
-    """:func:`_unread_as_written` of the concept's own frontmatter (an Attested
-    Computation's gate: its trust and freshness fields as the verdict judges them)."""
-    return _unread_as_written(concept, concept.frontmatter)
+    """:func:`_status_as_written` and :func:`_unread_as_written` of the concept's own
+    frontmatter (an Attested Computation's gate: its status, trust and freshness fields
+    as the verdict judges them; AC QA: ``status: retired`` was a silent ``stable``)."""
+    frontmatter = concept.frontmatter
+    return _status_as_written(concept, frontmatter) + _unread_as_written(concept, frontmatter)
 
 
 def _unread_as_written(concept: Concept, frontmatter: dict[str, Any]) -> list[str]:
