@@ -291,3 +291,18 @@ def test_a_status_the_spec_does_not_define_is_said_in_the_gate_and_verdict(
     assert not [c for c in quiet["checks"] if c["check"] == "status"]
     stable = box.prepare_computation(path="c/stable", parameters={})["gate"]["notices"]
     assert not [n for n in stable if n.startswith("STATUS")]
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [("", "has no runtime, which spec §10.2 requires"), ("runtime: [a, b]\n", "as a list")],
+)
+def test_a_missing_or_listed_runtime_is_named_as_such(
+    make_bundle: Any, line: str, said: str
+) -> None:
+    # AC QA: both were "has runtime None"
+    text = f"---\ntype: Attested Computation\n{line}---\n# Computation\n\n```sql\nSELECT 1\n```\n"
+    box = Toolbox(Bundle.load(make_bundle({"c.md": text})))
+    error = box.prepare_computation(path="c")["error"]
+    assert error["code"] == "not_attestable" and said in error["message"]
+    assert "None" not in error["message"] and "runtime: duckdb" in error["message"]

@@ -25,6 +25,7 @@ from okfx.attest.sqltext import (
 )
 from okfx.attest.values import check_values, declared_type, defaults_used
 from okfx.bundle.bundle import Bundle
+from okfx.bundle.fields import kind_of
 from okfx.bundle.paths import join, open_error
 from okfx.bundle.walk import decode_text, read_bytes
 from okfx.errors import NotAttestable, TooLarge, Unreadable
@@ -244,6 +245,19 @@ def bind(bundle: Bundle, path: str | Concept, values: Any) -> Bound:
     comp = computation_of(concept)
     dialect = dialect_for(comp.runtime)
     if dialect is None:
+        if comp.runtime is None:  # AC QA: "has runtime None", also for a list written
+            written = concept.frontmatter.get("runtime")
+            said = (
+                "has no runtime, which spec §10.2 requires"
+                if written is None
+                else f"has runtime written as {kind_of(written)}, not one name"
+            )
+            raise NotAttestable(
+                f"{concept.path} {said}: its author should write the engine it runs on, "
+                "e.g. runtime: duckdb (okfx binds and attests SQL runtimes: bigquery, "
+                "duckdb, postgres, ...)",
+                path=concept.path,
+            )
         raise NotAttestable(
             f"{concept.path} has runtime {comp.runtime!r}; okfx binds and attests SQL "
             "runtimes only (bigquery, duckdb, postgres, ...). Use your own binder for it.",
