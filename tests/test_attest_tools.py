@@ -306,3 +306,19 @@ def test_a_missing_or_listed_runtime_is_named_as_such(
     error = box.prepare_computation(path="c")["error"]
     assert error["code"] == "not_attestable" and said in error["message"]
     assert "None" not in error["message"] and "runtime: duckdb" in error["message"]
+
+
+def test_receipt_parameters_reported_as_text_are_read_by_their_declared_type(
+    bundle: Bundle,
+) -> None:
+    # AC QA: BigQuery's job API reports "2026"; the verdict said "ran as '2026', the
+    # claim is 2026"
+    box = Toolbox(bundle, now=lambda: NOW)
+    sql = REVENUE_SQL
+    for reported, expected in (("2026", "pass"), ("2027", "fail"), (" 2026x", "fail")):
+        receipt = {"run_id": "r", "executed_sql": sql, "parameters": {"year": reported}}
+        verdict = box.check_attestation(
+            path="computations/revenue", parameters={"year": 2026}, receipt=receipt
+        )
+        (check,) = [c for c in verdict["checks"] if c["check"] == "parameters"]
+        assert check["status"] == expected, (reported, check)

@@ -29,6 +29,7 @@ __all__ = [
     "from_text",
     "parse_date",
     "parse_timestamp",
+    "text_value",
 ]
 
 MAX_PARAMETERS = 64
@@ -277,7 +278,7 @@ def _declared(parameter: Parameter, kind: str, value: Any, what: str) -> Any:
     typed; a wrong one is the contract's fault, and the message says so."""
     try:
         typed = check_value(
-            parameter.name, kind, _from_text(kind, value) if isinstance(value, str) else value
+            parameter.name, kind, text_value(kind, value) if isinstance(value, str) else value
         )
     except InvalidParameter:
         raise InvalidParameter(
@@ -326,11 +327,13 @@ def from_text(declared: tuple[Parameter, ...], pairs: Mapping[str, str]) -> dict
     kinds = {p.name: TYPES.get((p.type or "").strip().casefold()) for p in declared}
     out: dict[str, Any] = {}
     for name, text in pairs.items():
-        out[name] = _from_text(kinds.get(name), text)
+        out[name] = text_value(kinds.get(name), text)
     return out
 
 
-def _from_text(kind: str | None, text: str) -> Any:
+def text_value(kind: str | None, text: str) -> Any:
+    """``text`` read as a ``kind`` value where it is one (``2026`` for an integer), else
+    unchanged."""
     digits = text.strip().lstrip("+-")
     if kind == "integer" and digits.isascii() and digits.isdigit():
         return int(text)

@@ -29,7 +29,7 @@ from typing import Any
 
 from okfx.attest.binding import Bound, json_value
 from okfx.attest.compare import Difference, compare
-from okfx.attest.values import check_value
+from okfx.attest.values import check_value, text_value
 from okfx.errors import InvalidArgument, InvalidParameter
 from okfx.trust import is_stale, status_as_written, written_unread
 
@@ -220,10 +220,18 @@ def _parameters(
         if name not in bound.types:
             wrong.append(f"{name} is not a declared parameter")
             continue
+        raw = reported.get(name)
         try:
-            ran = check_value(name, bound.types[name], reported.get(name))
+            ran = check_value(name, bound.types[name], raw)
         except InvalidParameter:
-            ran = _MISSING if reported.get(name) is not None else None
+            ran = _MISSING if raw is not None else None
+        if ran != bound.values[name] and isinstance(raw, str):
+            # BigQuery's job API reports every parameter value as text ("2026"): read it
+            # by the declared type, as okfx attest --param does (AC QA).
+            try:
+                ran = check_value(name, bound.types[name], text_value(bound.types[name], raw))
+            except InvalidParameter:
+                pass
         if ran != bound.values[name]:
             shown = json_value(bound.values[name])
             wrong.append(f"{name} ran as {reported.get(name)!r}, the claim is {shown!r}")
