@@ -72,6 +72,12 @@ def test_a_receipt_edited_after_the_run_fails_the_re_read(
     assert checks == {"rerun": "fail"}
     made_up = attest(bound, unknown, now=NOW, attesters=[executor.attest], sent=True)
     assert not made_up.display and "source" not in {c.name for c in made_up.checks}
+    # AC QA: forged rows (a table an agent may show) passed the re-read
+    ran = executor.run(bound)
+    forged = {**ran, "rows": [[999.0]]}
+    assert [c.detail for c in executor.attest(bound, forged)] == [{"changed": ["rows"]}]
+    trimmed = {k: v for k, v in ran.items() if k != "rows"}
+    assert [c.status for c in executor.attest(bound, trimmed)] == ["pass"]
 
 
 def test_only_a_single_select_runs(bundle: Bundle, executor: DuckDBExecutor) -> None:
