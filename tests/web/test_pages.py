@@ -1621,3 +1621,23 @@ def test_a_days_titled_changes_keep_their_titles_text_and_points_on_the_log_page
     assert "<p>The table moved.</p>" in day
     assert "<li>point one</li>\n<li>point two</li>" in day
     assert "day-whole" not in page[page.index("2026-11-01</time>") :]  # points: as before
+
+
+def test_a_bundle_whose_folder_is_gone_says_so_on_its_pages(tmp_path: Path) -> None:
+    """Viewer QA: with the folder moved away, the pages looked as ever; the reason was a
+    line on stderr only."""
+    root = tmp_path / "kb"
+    root.mkdir()
+    (root / "a.md").write_text("---\ntype: Note\ntitle: Alpha\n---\nBody.\n", encoding="utf-8")
+    manager = KnowledgeManager([Bundle.load(root, "kb")])
+    app = TestClient(create_app(Toolbox(manager, now=lambda: NOW)), base_url=LOCAL)
+    assert 'class="banner"' not in app.get("/b/kb/c/a.md").text
+    root.rename(tmp_path / "gone")
+    page = app.get("/b/kb/c/a.md")
+    assert page.status_code == 200 and "Alpha" in page.text
+    assert "cannot be read now (its folder kb/ is gone)" in page.text
+    manager.reload()
+    assert 'class="banner"' in app.get("/b/kb/").text
+    (tmp_path / "gone").rename(root)
+    manager.reload()
+    assert 'class="banner"' not in app.get("/b/kb/").text

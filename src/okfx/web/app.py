@@ -91,9 +91,9 @@ def create_app(
 
     def html(template: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
         names = [b.name for b in site.bundles()]
-        page = env.get_template(template).render(
-            {"bundle_names": names, "bundle": names[0] if len(names) == 1 else None, **context}
-        )
+        full = {"bundle_names": names, "bundle": names[0] if len(names) == 1 else None, **context}
+        full["unreadable"] = site.unreadable(full["bundle"])
+        page = env.get_template(template).render(full)
         # Bundle text's control characters shown, not obeyed: a title "invoice\u202etxt.exe"
         # read "invoiceexe.txt" (viewer QA), as the CLI and the tools show them.
         return HTMLResponse(inert_text(page), status_code=status)

@@ -51,6 +51,22 @@ class Site:
     def bundles(self) -> list[Bundle]:
         return list(self.box.manager.bundles.values())
 
+    def unreadable(self, name: str | None) -> str | None:
+        """Why the folder of bundle ``name`` cannot be read now, when it cannot (the last
+        reload failed, or the folder is gone), else None: its pages then show what was
+        last read, and say so (viewer QA: they looked as ever, the reason only on
+        stderr)."""
+        if name is None:
+            return None
+        manager = self.box.manager
+        failed = manager.reload_failures.get(name)
+        if failed is not None:
+            return failed
+        found = manager.bundles.get(name)
+        if found is not None and not found.root.is_dir():
+            return f"its folder {found.root.name}/ is gone"
+        return None
+
     def bundle(self, name: str) -> BundleView:
         try:
             return view_of(self.box.manager.bundle(name))
