@@ -386,6 +386,7 @@ def test_the_graph_draws_the_neighbourhood_and_bounds_the_whole_view(
     html = client.get("/b/knowledge/graph?path=/metrics/dock-availability.md").text
     around = example.neighbors("/metrics/dock-availability.md")
     near = {link.target for link in around.outbound} | {link.source for link in around.backlinks}
+    near |= set(example.listed_in("/metrics/dock-availability.md"))  # its index and the log
     drawn = set(re.findall(r'<a href="/b/knowledge/c([^"]+)" class="node', html))
     assert drawn == near | {"/metrics/dock-availability.md"}
     assert 'class="node root' in html and '<line class="edge"' in html
@@ -1162,6 +1163,13 @@ def test_the_graph_around_an_index_draws_the_folder_indexes_it_lists(client: Tes
     assert drawn["/tables/index.md"] == "tables/" and drawn["/metrics/index.md"] == "metrics/"
     deeper = client.get("/b/knowledge/graph?path=/index.md&depth=2").text
     assert 'href="/b/knowledge/c/tables/trips.md" class="node' in deeper  # through tables/
+
+
+def test_the_graph_around_a_concept_draws_the_index_that_lists_it(client: TestClient) -> None:
+    """Viewer QA: tables/index.md's graph drew its edge to trips, trips' graph left the
+    index out (its page says "Listed in /tables/index.md")."""
+    html = client.get("/b/knowledge/graph?path=/tables/trips.md").text
+    assert 'href="/b/knowledge/c/tables/index.md" class="node' in html
 
 
 def test_an_unresolved_link_says_which_folder_is_missing_and_names_its_target_once(

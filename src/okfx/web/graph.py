@@ -62,8 +62,9 @@ def colours(view: BundleView) -> dict[str, str]:
 
 
 def _adjacent(view: BundleView, path: str) -> list[str]:
-    """Documents linked from or to ``path`` (concepts, and the index and log files a
-    root index lists its folders by), in a stable order (outbound first)."""
+    """Documents linked from or to ``path`` (concepts, the index and log files a root
+    index lists its folders by, and those that list it), in a stable order (outbound
+    first)."""
     b = view.bundle
     around = b.neighbors(path)
     out: dict[str, None] = {}
@@ -72,6 +73,10 @@ def _adjacent(view: BundleView, path: str) -> list[str]:
             out[link.target] = None
     for link in around.backlinks:
         out[link.source] = None
+    # The index and log files that list it: the index's graph drew the edge, the
+    # concept's left it out (viewer QA).
+    for source in b.listed_in(path):
+        out[source] = None
     out.pop(path, None)
     return list(out)
 
