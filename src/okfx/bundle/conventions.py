@@ -145,7 +145,9 @@ def _computation(comp: Computation, body: str, body_line: int) -> list[tuple[str
                 "computation_twice",
                 f"'computation' names the file {comp.computation_path!r} and the body has a "
                 "code block under '# Computation' as well: spec §10.3 asks to omit the body "
-                "block when the file is given; okfx binds the file",
+                "block when the file is given; okfx binds the file, and the block is not "
+                "read even when the file is missing (a broken_link then says so, and the "
+                "computation cannot run): fix the path, or drop the key to bind the block",
                 line,
             )
         ]
