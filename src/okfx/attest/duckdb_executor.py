@@ -247,7 +247,11 @@ class DuckDBExecutor:
                 error = f"{type(exc).__name__}: {exc}"
             finally:
                 timer.cancel()
-                con.execute("ROLLBACK")
+                try:
+                    con.execute("ROLLBACK")
+                except duckdb.Error:  # a database that cannot roll back is made again
+                    con.close()
+                    self._con = None
             elapsed = round((time.monotonic() - started) * 1000, 1)
         table = [[_cell(v) for v in row] for row in rows[: self.max_rows]]
         receipt: dict[str, Any] = {
