@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.idlinks import UnresolvedId, declared_paths, link_ids, unresolved_ids
 from okfx.bundle.links import Resolver, nfc_index
-from okfx.bundle.parse import SKIPPED_CODES, DocumentParser
+from okfx.bundle.parse import DocumentParser, skipped_paths
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past
 from okfx.bundle.reload import (
@@ -1041,11 +1041,7 @@ class Bundle:
         wikis = WikiIndex(self._files) if self.wikilinks else None
         if manifest is None and self._parsed is not None:
             manifest = self._parsed.manifest
-        skipped = {
-            p.path: p.message
-            for p in (manifest.walk_warnings if manifest is not None else ())
-            if p.code in SKIPPED_CODES
-        }
+        skipped = skipped_paths(manifest.walk_warnings) if manifest is not None else {}
         resolver = Resolver(set(self._files), set(self._dirs), skipped)
         return DocumentParser(resolver, self.limits, warn, wikis)
 
@@ -1082,15 +1078,10 @@ class Bundle:
             return None
         known = self._skipped
         if known is None or known[0] is not parsed.manifest:  # once per load or reload
-            skipped = {
-                p.path: p.message for p in parsed.manifest.walk_warnings if p.code in SKIPPED_CODES
-            }
+            skipped = skipped_paths(parsed.manifest.walk_warnings)
             known = self._skipped = (parsed.manifest, Resolver(set(), set(), skipped))
         held = known[1].skipped_at(normalize(path)) if known[1].skipped else None
-        if held is None:
-            return None
-        where, why = held
-        return f"{where}: {why.removesuffix('; skipped').removesuffix('; never opened')}"
+        return None if held is None else f"{held[0]}: {held[1]}"
 
     def _not_found(self, path: object) -> NotFound:
         canon = normalize(path)

@@ -7,7 +7,7 @@ links can be resolved and checked for existence as they are found.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from difflib import SequenceMatcher
 from functools import lru_cache, partial
 from typing import Any
@@ -42,7 +42,7 @@ from okfx.bundle.written import typed_text_paths, with_written, written_scalars
 from okfx.bundle.yamlerrors import colon_fix
 from okfx.errors import UnsafePath
 from okfx.limits import Limits
-from okfx.model import Concept, IdRef, IndexFile, Link, LogFile
+from okfx.model import Concept, IdRef, IndexFile, Link, LogFile, Problem
 from okfx.trust import trust_tier
 
 __all__ = ["DocumentParser", "broken_message"]
@@ -93,15 +93,24 @@ def broken_message(field: str, target: str, line: int, href: str = "", hint: str
 
 def skipped_message(field: str, target: str, line: int, href: str, held: str, why: str) -> str:
     """The ``broken_link`` message of a link to a path the walk left out (``held``: the
-    path itself or a folder above it), with why, as the walk said it."""
+    path itself or a folder above it), with why (:func:`skipped_paths`)."""
     shown = href.strip()[:200] or target
-    why = why.removesuffix("; skipped").removesuffix("; never opened")
     text = f"{field} link {shown!r} leads to {target}, which okfx does not read ({held}: {why})"
     return with_line(text, line)
 
 
 #: Codes of the walk's warnings about one path it left out, which a link to it names.
-SKIPPED_CODES = frozenset({"unsafe_path", "symlink_loop", "not_regular_file", "too_deep"})
+_SKIPPED_CODES = frozenset({"unsafe_path", "symlink_loop", "not_regular_file", "too_deep"})
+
+
+def skipped_paths(walk_warnings: Iterable[Problem]) -> dict[str, str]:
+    """The paths a walk left out (a symlink out of the bundle, a FIFO...), each with why
+    as the walk said it, less its "skipped"."""
+    return {
+        p.path: p.message.removesuffix("; skipped").removesuffix("; never opened")
+        for p in walk_warnings
+        if p.code in _SKIPPED_CODES
+    }
 
 
 #: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's
