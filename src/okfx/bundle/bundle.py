@@ -1340,7 +1340,8 @@ class Bundle:
             generation = file.meta.get("generation")
             if generation not in (parsed.generation, plan[0]):
                 return None
-            index = read_index(file, [(self.name, self._concepts)])
+            gone = [p for p in plan[1] if p not in self._concepts]  # the update drops them
+            index = read_index(file, [(self.name, self._concepts)], gone)
         if index is None or generation == parsed.generation:
             return index
         dirty = plan[1]

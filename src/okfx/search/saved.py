@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from array import array
 from collections import ChainMap
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
@@ -118,12 +118,20 @@ def _read_one(
 
 
 def read_index(
-    file: StateFile, bundles: Sequence[tuple[str, Mapping[str, ConceptLike]]]
+    file: StateFile,
+    bundles: Sequence[tuple[str, Mapping[str, ConceptLike]]],
+    removed: Collection[str] = (),
 ) -> Index | None:
     """The index stored in ``file`` over ``bundles`` (``(name, concepts by path)`` in
-    name order), or None when it does not fit them."""
+    name order), or None when it does not fit them. ``removed``: paths of files gone
+    since it was stored, which it may still index; each gets a stand-in, for the caller
+    to drop (platform QA: one file deleted made the next process build the whole index
+    again, 10.7 s against 0.2 s at 10k)."""
     if file.kind != SEARCH_KIND:
         return None
+    if removed:
+        stand_ins: dict[str, ConceptLike] = {path: _Gone(path) for path in removed}
+        bundles = [(name, ChainMap(dict(concepts), stand_ins)) for name, concepts in bundles]
     try:
         if not file.meta.get("live"):
             return _read_one(file, "", bundles)
