@@ -809,3 +809,38 @@ def test_a_process_waits_for_anothers_index_build_and_reads_it(
     waiting.join(30)
     assert done and not built  # read what the other stored: no build of its own
     assert reader.search("orders").hits
+
+
+def test_a_process_waits_for_anothers_combined_index_build_and_reads_it(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA: four servers started together on three bundles each built the index
+    over all of them (only one bundle's own index was built under the lock), and every
+    first search answered timeout."""
+    import threading
+
+    from okfx import KnowledgeManager
+    from okfx.search.saved import SEARCH_KIND, write_index
+    from okfx.statecache import StateCache
+    from okfx.tools.manager import _shared_state
+
+    roots = {"shop": aged(make_bundle(FILES)), "ops": aged(make_bundle(OTHER))}
+    waiting_manager = KnowledgeManager.from_paths(roots, state_cache=cache_dir)
+    bundles = sorted(waiting_manager.bundles.values(), key=lambda b: b.name)
+    shared = _shared_state(bundles)
+    assert shared is not None
+    _, key, generation = shared
+    index = SearchIndex.build((b.name, c) for b in bundles for c in b)  # the other's build
+    built: list[int] = []
+    monkeypatch.setattr(SearchIndex, "build", _counting(SearchIndex.build, built))
+    cache = StateCache(cache_dir)
+    done: list[object] = []
+    with cache.lock(key):  # "another process" holds the lock, building
+        waiting = threading.Thread(target=lambda: done.append(waiting_manager.prepare_search()))
+        waiting.start()
+        time.sleep(0.3)
+        assert waiting.is_alive() and not done  # it waits for the lock
+        cache.store(key, SEARCH_KIND, write_index(index, {"generation": generation}))
+    waiting.join(30)
+    assert done and not built  # read what the other stored: no build of its own
+    assert waiting_manager.search("orders").hits

@@ -303,16 +303,27 @@ class KnowledgeManager:
 
         bundles = sorted(self._bundles.values(), key=lambda b: b.name)
         shared = _shared_state(bundles)
-        if shared is not None:
-            cache, key, generation = shared
+        if shared is None:
+            return SearchIndex.build((b.name, c) for b in bundles for c in b)
+        cache, key, generation = shared
+
+        def stored() -> Any:
             with gc_paused(), cache.open(key, SEARCH_KIND) as file:
                 if file is not None and file.meta.get("generation") == generation:
-                    index = read_index(file, [(b.name, b._concepts) for b in bundles])
-                    if index is not None:
-                        return index
-        index = SearchIndex.build((b.name, c) for b in bundles for c in b)
-        if shared is not None:
-            cache.store(key, SEARCH_KIND, write_index(index, {"generation": generation}))
+                    return read_index(file, [(b.name, b._concepts) for b in bundles])
+            return None
+
+        index = stored()
+        if index is not None:
+            return index
+        # Another process building this index stores it once: wait for it, then read it
+        # (platform QA: four agents' servers started together on three bundles each built
+        # it, and every first search answered timeout), as a bundle's own index does.
+        with cache.lock(key):
+            index = stored()
+            if index is None:
+                index = SearchIndex.build((b.name, c) for b in bundles for c in b)
+                cache.store(key, SEARCH_KIND, write_index(index, {"generation": generation}))
         return index
 
     # -- reloading ---------------------------------------------------------------------------
