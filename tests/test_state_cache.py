@@ -3,6 +3,7 @@ is parsed alone, any doubt means a normal load, and only a private folder is eve
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -844,3 +845,30 @@ def test_a_process_waits_for_anothers_combined_index_build_and_reads_it(
     waiting.join(30)
     assert done and not built  # read what the other stored: no build of its own
     assert waiting_manager.search("orders").hits
+
+
+def test_okfx_index_prepare_stores_the_index_a_server_over_the_same_bundles_reads(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA: no command built the search index ahead of a server, so one over large
+    bundles answered timeout for minutes after each short session."""
+    from click.testing import CliRunner
+
+    from okfx.cli.commands import cli
+
+    shop, ops = aged(make_bundle(FILES)), aged(make_bundle(OTHER))
+    sources = [f"shop={shop}", f"ops={ops}"]
+    done = CliRunner().invoke(
+        cli, ["--state-cache", str(cache_dir), "index", *sources, "--prepare"]
+    )
+    assert done.exit_code == 0, done.output
+    assert "search index over" in done.stdout and "kept in the state cache" in done.stdout
+    built: list[int] = []
+    monkeypatch.setattr(SearchIndex, "build", _counting(SearchIndex.build, built))
+    found = CliRunner().invoke(
+        cli, ["--state-cache", str(cache_dir), "search", *sources, "orders", "--json"]
+    )
+    assert found.exit_code == 0 and json.loads(found.stdout)["hits"]
+    assert not built  # read back, as a server's first search reads it
+    off = CliRunner().invoke(cli, ["--no-state-cache", "index", str(shop), "--prepare"])
+    assert "not kept: the state cache is off" in off.stdout

@@ -1045,6 +1045,13 @@ class Bundle:
         resolver = Resolver(set(self._files), set(self._dirs), skipped)
         return DocumentParser(resolver, self.limits, warn, wikis)
 
+    @property
+    def state_cached(self) -> bool:
+        """Whether this bundle reads and stores the state cache (off: every process
+        parses it and builds its index again)."""
+        cache = self._cache
+        return cache is not None and cache.usable(create=False) is not None
+
     def nested_root(self, path: str) -> str | None:
         """The root of the nested bundle (:attr:`nested_bundles`) that holds the bundle
         path ``path``, or None."""
