@@ -52,7 +52,7 @@ def test_the_size_cap_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("OKFX_CACHE_HOME", str(tmp_path))
     result = CliRunner().invoke(cli, ["search", EXAMPLE, "x", "--semantic", "--semantic-max", "5"])
     assert result.exit_code == 1
-    assert "capped at 5 concepts and this has 29" in result.output
+    assert "capped at 5 concepts to encode and this index has 29" in result.output
     # an estimate from the count (docs QA: "could take hours" for 29 concepts)
     assert "takes about a minute or less" in result.output and "hours" not in result.output
     assert "--semantic-max" in result.output
@@ -86,9 +86,11 @@ def test_serve_prints_one_progress_line_per_tenth(capsys: pytest.CaptureFixture[
     for done in range(0, 101):
         report(done, 100)
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == "okfx: semantic vectors 0/100"
-    assert lines[-1] == "okfx: semantic vectors 100/100 (ready)"
+    assert lines[0] == "okfx: semantic vectors encoded 0/100"
+    assert lines[-1] == "okfx: semantic vectors encoded 100/100 (ready)"
     assert len(lines) == 11
+    _progress_line()(0, 0)  # embeddings QA: "0/0 (ready)" when every vector was cached
+    assert capsys.readouterr().err == "okfx: semantic vectors ready (every text's from the cache)\n"
 
 
 def test_serve_semantic_answers_lexically_until_the_vectors_are_ready(

@@ -156,8 +156,17 @@ def test_until_the_vectors_are_ready_searches_are_lexical_and_say_so(tmp_path):
 def test_the_size_cap_refuses_with_a_clear_message(tmp_path):
     index = SearchIndex.build(entries(*CONCEPTS))
     state = SemanticState(index, ToyEmbedder(), None, max_concepts=3)
-    with pytest.raises(SemanticUnavailable, match="capped at 3 concepts and this has 4"):
+    with pytest.raises(SemanticUnavailable, match="capped at 3 concepts to encode and this "):
         state.build()
+    # Embeddings QA: the cap bounds the encode; vectors already cached cost nothing.
+    SemanticState(
+        SearchIndex.build(entries(*CONCEPTS[:2])), ToyEmbedder(), VectorStore(tmp_path)
+    ).build()
+    capped = SemanticState(index, ToyEmbedder(), VectorStore(tmp_path), max_concepts=1)
+    with pytest.raises(SemanticUnavailable, match="has 2 to encode \\(2 more have their vectors"):
+        capped.build()
+    again = SemanticState(index, ToyEmbedder(), VectorStore(tmp_path), max_concepts=2)
+    assert again.build() is not None
 
 
 def test_a_background_build_over_the_cap_tells_the_operator_and_the_agent_apart(
@@ -170,7 +179,9 @@ def test_a_background_build_over_the_cap_tells_the_operator_and_the_agent_apart(
     index.ranker = HybridRanker(state)
     with caplog.at_level(logging.WARNING, logger="okfx"):
         state.start().join(10)
-    assert "capped at 3 concepts and this has 4" in caplog.text  # the operator: all of it
+    assert (
+        "capped at 3 concepts to encode and this index has 4" in caplog.text
+    )  # the operator: all of it
     results = index.search("users", now=NOW)
     assert results.ranking == "lexical"
     assert (
@@ -306,6 +317,64 @@ def test_the_openai_compatible_embedder_against_a_local_server():
     expected = np.array([[1, 1, 0], [3, 1, 0], [2, 1, 0]], dtype=np.float32)
     expected /= np.linalg.norm(expected, axis=1, keepdims=True)
     assert np.allclose(vectors, expected)
+
+
+def _serving(handler):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.seen = []
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/v1"
+
+
+def test_an_endpoint_embedder_reads_its_cached_vectors_by_endpoint(tmp_path):
+    """Embeddings QA: without dimension= the cache was never read (every restart sent the
+    whole bundle again), and two endpoints serving one model name shared vectors."""
+    first, url = _serving(_Embeddings)
+    other, other_url = _serving(_Embeddings)
+    try:
+        for _ in range(2):  # a restart: a new embedder that has not learned its dimension
+            ranker(tmp_path, embedder=OpenAIEmbedder(url, "stub-model"))
+        ranker(tmp_path, embedder=OpenAIEmbedder(other_url, "stub-model"))
+    finally:
+        for server in (first, other):
+            server.shutdown()
+            server.server_close()
+    sent = [len(body["input"]) for *_, body in first.seen]
+    assert sum(sent) == len(CONCEPTS)  # encoded once, read back at the restart
+    assert sum(len(body["input"]) for *_, body in other.seen) == len(CONCEPTS)
+
+
+def test_an_embedder_that_fails_on_a_query_leaves_the_search_lexical_and_says_why(tmp_path):
+    """Embeddings QA: a 401 or a refused connection was an internal_error for every new
+    query, and the agent's only search tool gave no hit."""
+    embedder = ToyEmbedder()
+    index = ranker(tmp_path, embedder=embedder)
+
+    def refused(texts):
+        raise OSError("connection refused")
+
+    embedder.embed = refused
+    found = index.search("comment text", limit=3)
+    assert found.ranking == "lexical" and found.hits
+    assert "Semantic ranking is unavailable (OSError: connection refused)" in found.notice
+
+
+def test_an_embedder_that_fails_building_the_vectors_leaves_searches_lexical(tmp_path):
+    """Embeddings QA: a refused connection while the vectors were built made every search
+    of the bundle an internal_error."""
+    from okfx.search.hybrid import Semantic
+
+    embedder = ToyEmbedder()
+
+    def refused(texts):
+        raise OSError("connection refused")
+
+    embedder.embed = refused
+    index = SearchIndex.build(entries(*CONCEPTS))
+    Semantic(embedder, store=VectorStore(tmp_path)).attach(index)
+    found = index.search("comment text", limit=3)
+    assert found.ranking == "lexical" and found.hits
+    assert "Semantic ranking is unavailable (OSError: connection refused)" in found.notice
 
 
 def test_lexical_search_needs_no_numpy_and_semantic_names_the_install_command(tmp_path):
@@ -793,5 +862,6 @@ def test_the_size_caps_message_estimates_the_encode_from_the_count():
     from okfx.search.vectors import _encode_time
 
     assert _encode_time(29) == "about a minute or less"
-    assert _encode_time(20_001) == "about 9 to 23 minutes"
-    assert _encode_time(100_000) == "about 0.7 to 1.9 hours"
+    assert _encode_time(2_000) == "about 1 to 9 minutes"
+    assert _encode_time(20_001) == "about 9 minutes to 1.5 hours"
+    assert _encode_time(200_000) == "about 1.4 to 15.0 hours"

@@ -14,6 +14,7 @@ import json
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from okfx.search.embedder import normalized
 
@@ -38,6 +39,10 @@ class OpenAIEmbedder:
         self.url = base_url.rstrip("/") + "/embeddings"
         self.model = model
         self.model_id = f"openai-compatible:{model}"
+        # Cached vectors are keyed by the endpoint too: two servers may give one model
+        # name to different models (embeddings QA: the second reused the first's).
+        parts = urlsplit(self.url)
+        self.runtime = f"{parts.scheme}://{parts.hostname or ''}:{parts.port or ''}{parts.path}"
         self.dimension = dimension
         self._api_key, self._batch, self._timeout = api_key, batch, timeout
 
@@ -60,4 +65,9 @@ class OpenAIEmbedder:
             rows.extend(self._post(list(texts[start : start + self._batch])))
         if not self.dimension and rows:
             self.dimension = len(rows[0])
+        if rows and len(rows[0]) != self.dimension:
+            raise ValueError(
+                f"{self.url} returned vectors of {len(rows[0])} dimensions for model "
+                f"{self.model!r}, where {self.dimension} were expected"
+            )
         return normalized(rows, self.dimension)

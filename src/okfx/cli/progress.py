@@ -32,9 +32,10 @@ BAR = 24
 class Progress:
     """What the bar shows; ``update`` is the ``Bundle.load(progress=...)`` callback."""
 
-    def __init__(self) -> None:
+    def __init__(self, unit: str = "files") -> None:
         self.done = 0
         self.total = 0
+        self.unit = unit
 
     def update(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -44,17 +45,17 @@ class Progress:
             return f"{frame} {label}… {elapsed:.1f}s"
         filled = BAR * self.done // self.total
         bar = "█" * filled + "·" * (BAR - filled)
-        return f"{label} [{bar}] {self.done:,}/{self.total:,} files {elapsed:.1f}s"
+        return f"{label} [{bar}] {self.done:,}/{self.total:,} {self.unit} {elapsed:.1f}s"
 
 
 @contextmanager
-def status(label: str, stream: TextIO | None = None) -> Iterator[Progress]:
+def status(label: str, stream: TextIO | None = None, unit: str = "files") -> Iterator[Progress]:
     """Show ``⠋ label… 1.2s`` while the block runs, then ``label: done in 1.3s``.
 
     A block faster than ``QUIET`` seconds leaves nothing behind.
     """
     out = stream if stream is not None else sys.stderr
-    progress = Progress()
+    progress = Progress(unit)
     if not out.isatty():
         yield progress
         return

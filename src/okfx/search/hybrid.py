@@ -337,7 +337,18 @@ class HybridRanker:
                 lexical_side, lambda: self._dense(vector, spec, split=False)
             )
         else:
-            vector, (found, analysed) = self.query_vectors.get_alongside(read, lexical_side)
+            try:
+                vector, (found, analysed) = self.query_vectors.get_alongside(read, lexical_side)
+            except Exception as exc:  # the embedder's own failure: an endpoint gone...
+                # ...answers lexically, saying why (embeddings QA: a 401 or a refused
+                # connection was an internal_error for every new query, no hit at all).
+                logger.warning("okfx: the query could not be encoded: %s", exc)
+                why = (
+                    f"Semantic ranking is unavailable ({exc.__class__.__name__}: {str(exc)[:200]})"
+                )
+                return _lexical(
+                    index.rank(query, limit=k, **options), f"{why}; these hits are lexical."
+                )
             embedding_side = None
         # Per part, the query as its index analysed it (a plain index: the one part).
         known: dict[int, Analysed] = {} if analysed is None else {0: analysed}
@@ -605,6 +616,11 @@ def _not_ready(waiting: SemanticState | None) -> str:
         return ""
     if waiting.error:
         return f"Semantic ranking is unavailable ({waiting.error}); these hits are lexical."
+    if not waiting.total:  # embeddings QA: "0 of 0 texts encoded" while still lexical
+        return (
+            "Semantic ranking is not ready yet (the model and the cached vectors are being "
+            "read); these hits are lexical."
+        )
     return (
         f"Semantic ranking is not ready yet ({waiting.done:,} of {waiting.total:,} "
         "texts encoded); these hits are lexical."
@@ -688,7 +704,15 @@ class Semantic:
                 # "0 of 0 texts encoded"); a long encode still goes on behind.
                 state.wait(WARM_WAIT)
         else:
-            state.build()
+            try:
+                state.build()
+            except SemanticUnavailable:
+                raise  # the size cap, or no extra: the caller's to say
+            except Exception as exc:  # the embedder's own failure: an endpoint gone...
+                # ...leaves searches lexical, saying why, as a background build does
+                # (embeddings QA: every search of the bundle was an internal_error).
+                logger.warning("okfx: semantic search is off for one index: %s", exc)
+                state.error = f"{exc.__class__.__name__}: {str(exc)[:200]}"
         ranker = index.ranker = HybridRanker(state)
         return ranker
 

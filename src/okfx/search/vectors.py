@@ -116,6 +116,16 @@ class VectorStore:
     def path(self, model_id: str) -> os.PathLike[str]:
         return self.cache.path(self.key(model_id), VECTORS_KIND)
 
+    def dimension(self, model_id: str) -> int:
+        """The dimension of the vectors stored for this model; 0 when there are none (an
+        embedder that learns its dimension from its first answer reads the cache with
+        it: embeddings QA, every restart sent a whole bundle to the endpoint again)."""
+        with self.cache.open(self.key(model_id), VECTORS_KIND) as file:
+            if file is None or file.meta.get("model") != model_id:
+                return 0
+            found = file.meta.get("dimension")
+        return found if type(found) is int and found > 0 else 0
+
     def load(self, model_id: str, dimension: int) -> dict[bytes, Any]:
         """``digest -> vector`` of everything stored for this model; {} when there is no
         file, or it is damaged or for another model or dimension."""
@@ -308,15 +318,6 @@ class VectorIndex:
         otherwise (and then stored). Raises :class:`SemanticUnavailable` over
         ``max_concepts`` (None: no cap). ``progress(done, total)`` counts texts."""
         np = require("numpy")
-        if max_concepts is not None and len(concepts) > max_concepts:
-            raise SemanticUnavailable(
-                f"semantic search is capped at {max_concepts:,} concepts and this has "
-                f"{len(concepts):,}; encoding them takes {_encode_time(len(concepts))} "
-                "on two CPU cores (15 to 40 concepts a second with the default model). "
-                "Raise the cap (max_concepts=, or --semantic-max N) to encode them anyway, "
-                "once: the vectors are cached.",
-                capped=True,
-            )
         model, dim = stored_id(embedder), embedder.dimension
         per_concept = [concept_texts(c) for c in concepts]
         texts = [text for group in per_concept for text in group]
@@ -325,12 +326,34 @@ class VectorIndex:
         if counts:
             starts[1:] = np.cumsum(counts)[:-1]
         keys = [_digest(model, t) for t in texts]
+        if store is not None and not dim:
+            dim = store.dimension(model)
         known = store.load(model, dim) if store is not None and dim else {}
         first = {k: i for i, k in reversed(list(enumerate(keys)))}
         # Each text once, longest first: batches of similar lengths pad little.
         missing = sorted(
             dict.fromkeys(k for k in keys if k not in known), key=lambda k: -len(texts[first[k]])
         )
+        if max_concepts is not None and len(concepts) > max_concepts:
+            # The cap bounds the encode, not the index: concepts whose vectors are all
+            # cached cost nothing (embeddings QA: two bundles of 67 and 94 concepts, all
+            # cached, were refused under a cap of 100 "for about a minute" of encoding).
+            lacking = set(missing)
+            owners = np.repeat(np.arange(len(counts)), counts)
+            to_encode = len({int(owners[i]) for i, key in enumerate(keys) if key in lacking})
+            if to_encode > max_concepts:
+                cached = len(concepts) - to_encode
+                raise SemanticUnavailable(
+                    f"semantic search is capped at {max_concepts:,} concepts to encode and "
+                    f"this index has {to_encode:,} to encode"
+                    + (f" ({cached:,} more have their vectors cached)" if cached else "")
+                    + f"; encoding them takes {_encode_time(to_encode)} on two CPU cores (4 "
+                    "to 40 concepts a second with the default model, by the texts' length "
+                    "and the machine's load). Raise the cap (max_concepts=, or "
+                    "--semantic-max N) to encode them anyway, once: the vectors are cached; "
+                    "or search fewer bundles at once.",
+                    capped=True,
+                )
         fresh: dict[bytes, Any] = {}
         done = 0
         if progress is not None:
@@ -362,11 +385,14 @@ class VectorIndex:
 
 
 def _encode_time(concepts: int) -> str:
-    """About how long the default model takes to encode ``concepts`` on two cores: 26 to
-    69 s per 1,000 concepts as docs/search.md measured it on two machines."""
-    low, high = concepts * 26 / 1000, concepts * 69 / 1000
+    """About how long the default model takes to encode ``concepts`` on two cores: 26 s
+    per 1,000 concepts on a quiet machine (docs/search.md) to 270 s on a busy one with
+    long pages (3.7 a second: embeddings QA, skupper's 312 concepts)."""
+    low, high = concepts * 26 / 1000, concepts * 270 / 1000
     if high < 90:
         return "about a minute or less"
     if high < 5400:
         return f"about {max(round(low / 60), 1)} to {round(high / 60)} minutes"
+    if low < 3600:
+        return f"about {max(round(low / 60), 1)} minutes to {high / 3600:.1f} hours"
     return f"about {low / 3600:.1f} to {high / 3600:.1f} hours"
