@@ -359,6 +359,32 @@ def test_an_embedder_that_fails_on_a_query_leaves_the_search_lexical_and_says_wh
     assert "Semantic ranking is unavailable (OSError: connection refused)" in found.notice
 
 
+def test_an_encode_stopped_midway_keeps_what_it_had_saved(tmp_path, monkeypatch):
+    """Embeddings QA: an encode stopped after 10 minutes kept nothing; the next run began
+    again from the first concept."""
+    from okfx.search import vectors
+
+    monkeypatch.setattr(vectors, "SAVE_EVERY", 0.0)  # save after every batch
+    monkeypatch.setattr(vectors, "ENCODE_BATCH", 2)
+    concepts = [FakeConcept(f"/c{i}.md", title=f"Concept {i}", body=f"word{i}") for i in range(6)]
+    embedder = ToyEmbedder()
+    real = embedder.embed
+    calls = []
+
+    def stops_at_the_third_batch(texts):
+        calls.append(len(texts))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(texts)
+
+    embedder.embed = stops_at_the_third_batch
+    with pytest.raises(KeyboardInterrupt):
+        VectorIndex.build(concepts, embedder, VectorStore(tmp_path))
+    again = ToyEmbedder()
+    VectorIndex.build(concepts, again, VectorStore(tmp_path))
+    assert len(again.texts) == 2  # the two batches done were kept; only the third is left
+
+
 def test_an_embedder_that_fails_building_the_vectors_leaves_searches_lexical(tmp_path):
     """Embeddings QA: a refused connection while the vectors were built made every search
     of the bundle an internal_error."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from array import array
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -42,6 +43,7 @@ from okfx.statefile import StateFormatError, StateWriter, native_order
 __all__ = [
     "DEFAULT_MAX_CONCEPTS",
     "ENCODE_BATCH",
+    "SAVE_EVERY",
     "VECTORS_KIND",
     "VectorIndex",
     "VectorStore",
@@ -68,6 +70,9 @@ MAX_CHUNKS = 1
 CHUNK_BLEND = 0.5
 #: Texts are encoded in batches of this many, so progress can be reported.
 ENCODE_BATCH = 64
+#: Seconds of encoding between two saves of what is encoded so far: a stopped encode
+#: keeps its work but for the last minute's.
+SAVE_EVERY = 60.0
 #: Rows from which :func:`products` splits its pass in two (below, handing half to
 #: another thread costs about what it saves).
 SPLIT_ROWS = 8192
@@ -355,7 +360,9 @@ class VectorIndex:
                     capped=True,
                 )
         fresh: dict[bytes, Any] = {}
+        unsaved: dict[bytes, Any] = {}
         done = 0
+        saved_at = time.monotonic()
         if progress is not None:
             progress(0, len(missing))
         for start in range(0, len(missing), ENCODE_BATCH):
@@ -363,15 +370,20 @@ class VectorIndex:
             rows = embedder.embed([texts[first[k]] for k in batch])
             dim = embedder.dimension
             for key, row in zip(batch, normalized(rows, dim), strict=True):
-                fresh[key] = row
+                fresh[key] = unsaved[key] = row
             done += len(batch)
             if progress is not None:
                 progress(done, len(missing))
+            if store is not None and time.monotonic() - saved_at > SAVE_EVERY:
+                # A long encode keeps its work as it goes (embeddings QA: one stopped
+                # after 10 minutes left nothing, and the next run began again).
+                store.save(model, dim, unsaved)
+                unsaved, saved_at = {}, time.monotonic()
         matrix = np.zeros((len(keys), dim), dtype=np.float32)
         for i, key in enumerate(keys):
             matrix[i] = fresh[key] if key in fresh else known[key]
-        if store is not None and fresh:
-            store.save(model, dim, fresh)
+        if store is not None and unsaved:
+            store.save(model, dim, unsaved)
         encoded = 0
         if fresh:
             owner = np.repeat(np.arange(len(counts)), counts)
