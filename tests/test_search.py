@@ -347,6 +347,27 @@ def test_html_tags_are_not_words_of_the_concept_but_their_content_and_code_are()
     assert without_html_tags("<p>a</p>\n<p>b</p>").count("\n") == 1
 
 
+def test_style_and_script_elements_are_no_words_of_the_concept():
+    """Hybrid QA: Chinese daily pages opening with a <style> block were indexed with the
+    CSS words, and the model read them as English pages."""
+    body = (
+        '<div class="hero">Daily <b>report</b></div>\n<style>\n.hero{border-radius:8px}\n'
+        "</style>\n<SCRIPT type=x>gradient()</Script>\nno <styles> here\n"
+        "```html\n<style>zebra</style>\n```\n<style>unclosed lattice\n"
+    )
+    index = SearchIndex.build(entries(FakeConcept("/page.md", title="Page", body=body)))
+    for markup in ("border", "radius", "hero", "gradient"):
+        assert list(search(index, markup)) == [], markup
+    for word in ("daily report", "styles", "zebra", "lattice"):
+        assert [hit.path for hit in search(index, word)] == ["/page.md"], word
+    assert without_html_tags(body).count("\n") == body.count("\n")
+
+
+@given(st.text(alphabet="<>/styleSCRIPT x\n`", max_size=80))
+def test_leaving_out_tags_keeps_every_line_break(text):
+    assert without_html_tags(text).count("\n") == text.count("\n")
+
+
 def test_a_snippet_is_not_the_heading_that_repeats_the_title():
     """Helper QA: 39 of 216 hits over three bundles had their page's first heading,
     ``# Snake Plant``, as their snippet: the title again, which told an agent nothing."""

@@ -891,3 +891,17 @@ def test_the_size_caps_message_estimates_the_encode_from_the_count():
     assert _encode_time(2_000) == "about 1 to 9 minutes"
     assert _encode_time(20_001) == "about 9 minutes to 1.5 hours"
     assert _encode_time(200_000) == "about 1.4 to 15.0 hours"
+
+
+def test_the_model_reads_no_style_or_script_of_a_page():
+    """Hybrid QA: Chinese pages opening with a <style> block read as English, and came
+    first for any off-topic English question."""
+    from okfx.search.vectors import concept_texts, mostly_cjk
+
+    body = "<style>\n.daily-hero{border:1px solid var(--lightgray);border-radius:8px}\n</style>\n"
+    page = FakeConcept(
+        "/daily.md", title="2026-06-21 日报", body=body + "今天发现了二十二个概念。" * 3
+    )
+    (head,) = concept_texts(page)
+    assert "border" not in head and "style" not in head
+    assert mostly_cjk(head)

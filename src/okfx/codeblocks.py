@@ -222,19 +222,58 @@ def without_fence_info(body: str) -> str:
     return "".join(pieces)
 
 
+#: Elements whose content a rendered page never shows as text.
+_UNSHOWN = ("style", "script")
+
+
+def _unshown_spans(low: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The ``<style>`` and ``<script>`` elements in ``low[start:end]`` (a lowercased
+    body), opening tag to closing tag, in order; an element never closed is none. One
+    ``find`` after another: linear in the text."""
+    spans: list[tuple[int, int]] = []
+    for name in _UNSHOWN:
+        at = start
+        while (i := low.find("<" + name, at, end)) >= 0:
+            at = i + 1 + len(name)
+            if low[at : at + 1] not in (">", " ", "\t", "\n", "/"):
+                continue  # <styles>, <scripted>: another word
+            close = low.find("</" + name, at, end)
+            if close < 0:
+                break
+            stop = low.find(">", close, end)
+            at = end if stop < 0 else stop + 1
+            spans.append((i, at))
+    spans.sort()
+    kept: list[tuple[int, int]] = []
+    for span in spans:  # a <script> inside a <style> (or the reverse) is inside it
+        if not kept or span[0] >= kept[-1][1]:
+            kept.append(span)
+    return kept
+
+
 def without_html_tags(body: str) -> str:
     """``body`` with the tags of common HTML elements outside code (:data:`_HTML_TAG`)
     each made a blank: ``<td class="n">4</td>`` reads `` 4 ``, so "table" or "class"
-    are no words of a page that lays its text out in an HTML table. What search indexes
-    of a body; a tag in a code block is code, and stays. Every line break stays."""
+    are no words of a page that lays its text out in an HTML table; and ``<style>`` and
+    ``<script>`` elements left out whole (hybrid QA: a Chinese daily page opening with a
+    style block read as English, CSS words and all). What search indexes of a body; a
+    tag in a code block is code, and stays. Every line break stays."""
     if "<" not in body:
         return body
+    low = body.lower() if ("<s" in body or "<S" in body) else ""
     pieces: list[str] = []
     pos = 0
     for start, end in prose_segments(body):
-        for match in _HTML_TAG.finditer(body, start, end):
-            pieces += (body[pos : match.start()], " ")
-            pos = match.end()
+        at = start
+        spans = _unshown_spans(low, start, end) if low else []
+        for open_at, stop in [*spans, (end, end)]:  # the text before each, then each
+            for match in _HTML_TAG.finditer(body, at, open_at):
+                pieces += (body[pos : match.start()], " ")
+                pos = match.end()
+            if stop > open_at:
+                pieces += (body[pos:open_at], "\n" * body.count("\n", open_at, stop))
+                pos = stop
+            at = stop
     if not pieces:
         return body
     pieces.append(body[pos:])

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
-from okfx.codeblocks import without_comments
+from okfx.codeblocks import without_comments, without_html_tags
 from okfx.errors import SemanticUnavailable
 from okfx.search.cjk import mostly_cjk
 from okfx.search.embedder import Embedder, normalized, require
@@ -183,7 +183,9 @@ def concept_texts(concept: ConceptLike) -> list[str]:
     The budget bounds the cost: a concept is at most ``1 + MAX_CHUNKS`` texts of at most
     256 word pieces each, however long its body."""
     title = concept.title
-    words = without_comments(concept.body).split()  # what a reader of the page sees
+    # what a reader of the page sees: no comment, tag, style or script (hybrid QA: CSS
+    # words made Chinese pages read as English, first for any off-topic English query)
+    words = without_html_tags(without_comments(concept.body)).split()
     head_words, size = [], 0
     for word in words:
         if size >= HEAD_BODY_CHARS:
