@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Two versions of okfx side by side: load time and ``read_concept`` time, interleaved.
+"""Two versions of okfx side by side: load, search-index build and ``read_concept``
+times, interleaved.
 
 Each measurement runs in a fresh process with ``PYTHONPATH`` set to one version's
 ``src``; the two versions take turns (which goes first alternates), so a drift of the
@@ -30,6 +31,17 @@ import json, sys, time
 from okfx import Bundle
 t = time.perf_counter()
 b = Bundle.load(sys.argv[1], state_cache=False)
+print(json.dumps({"value": time.perf_counter() - t, "concepts": len(b)}))
+"""
+
+# The search index built from a load without the state cache (the tokenizing and the
+# postings; what a first search costs a server that has no stored index).
+INDEX = """
+import json, sys, time
+from okfx import Bundle
+b = Bundle.load(sys.argv[1], state_cache=False)
+t = time.perf_counter()
+b.search_index()
 print(json.dumps({"value": time.perf_counter() - t, "concepts": len(b)}))
 """
 
@@ -91,6 +103,7 @@ def main() -> None:
     sides = {"base": args.base, "head": args.head}
     print(f"{args.bundle}: base {args.base}, head {args.head}")
     compare("load", LOAD, sides, args.bundle, args.rounds)
+    compare("index build", INDEX, sides, args.bundle, args.rounds)
     compare("read_concept", READ, sides, args.bundle, args.rounds)
 
 
