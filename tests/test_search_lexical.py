@@ -105,6 +105,8 @@ def test_an_acronym_finds_its_spelled_out_title_and_the_reverse():
     # a question's own words spell none: "is an MRAP" is no IAM (agent QA, crossplane)
     assert initialisms(["what", "is", "an", "mrap"]) == []
     assert initialisms(["can", "pick", "up"]) == []
+    # nor a pronoun's: "leaf is that" is no "lit" (hybrid QA: a page saying "well lit")
+    assert "lit" not in initialisms(["my", "leaf", "is", "that", "dangerous"])
     assert initialisms(["how", "to", "reset", "my", "password"]) == ["rmp"]
     assert initialisms(["bureau", "of", "labor", "statistics"]) == ["bls", "bol", "bols"]
 

@@ -58,6 +58,9 @@ _MIN_INITIALS, _MAX_INITIALS = 3, 6
 _NO_RUN_EDGE = INITIALISM_STOPWORDS | frozenset(
     "are be can did do does how i is it me my was were what when where which who why you "
     "your".split()
+    # Pronouns and determiners (hybrid QA: "my cat chewed a leaf, is that dangerous" spelt
+    # "lit" from "leaf is that", and a page saying "well lit" ranked as its acronym).
+    + "that this these those there their they them its has have had".split()
 )
 
 
