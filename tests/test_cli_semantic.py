@@ -90,7 +90,9 @@ def test_serve_prints_one_progress_line_per_tenth(capsys: pytest.CaptureFixture[
     assert lines[-1] == "okfx: semantic vectors encoded 100/100 (ready)"
     assert len(lines) == 11
     _progress_line()(0, 0)  # embeddings QA: "0/0 (ready)" when every vector was cached
-    assert capsys.readouterr().err == "okfx: semantic vectors ready (every text's from the cache)\n"
+    assert (
+        capsys.readouterr().err == "okfx: semantic vectors ready (every one read from the cache)\n"
+    )
 
 
 def test_serve_semantic_answers_lexically_until_the_vectors_are_ready(

@@ -202,3 +202,16 @@ def test_a_delete_before_its_reload_logs_what_the_reads_give(
     assert "serve what the load kept" not in caplog.text
     assert len(caplog.records) == 1
     assert "is gone, or no longer a file" in caplog.text and "not_found" in caplog.text
+
+
+def test_a_path_gone_since_the_load_is_not_offered_as_did_you_mean(
+    make_bundle: MakeBundle,
+) -> None:
+    """Edit QA: after a folder was renamed, and before the reload, a read of the new path
+    was offered the old one, which read as gone."""
+    root = make_bundle({"plants/aloe.md": concept("Note", "A.\n"), "other/cactus.md": concept()})
+    box = Toolbox(Bundle.load(root))
+    assert "/plants/aloe.md" in box.read_concept("flora/aloe.md")["error"]["did_you_mean"]
+    (root / "plants").rename(root / "flora")
+    error = box.read_concept("flora/aloe.md")["error"]
+    assert "/plants/aloe.md" not in error.get("did_you_mean", [])

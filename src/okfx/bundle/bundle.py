@@ -1160,7 +1160,11 @@ class Bundle:
         from an index made on the first call (:mod:`okfx.search.suggest`); ``cutoff``
         is the least similarity (difflib's 0.6 by default)."""
         names = self.names()
-        return names.suggest(text, limit) if cutoff is None else names.suggest(text, limit, cutoff)
+        found = names.suggest(text, limit) if cutoff is None else names.suggest(text, limit, cutoff)
+        # Not a file that went since the load (edit QA: in the reload window a renamed
+        # folder's old paths were offered, and reading one said it is gone).
+        gone = getattr(self._store, "gone_now", None)
+        return found if gone is None else [p for p in found if not gone(p)]
 
     def names(self, files: bool = False) -> NameIndex:
         """The index behind :meth:`suggest`: of the concepts' paths and titles, or with

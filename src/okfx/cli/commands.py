@@ -1650,7 +1650,7 @@ def _progress_line() -> Callable[[int, int], None]:
         if tenth != shown[0]:
             shown[0] = tenth
             if not total:  # embeddings QA: "0/0 (ready)" read as no vectors at all
-                click.echo("okfx: semantic vectors ready (every text's from the cache)", err=True)
+                click.echo("okfx: semantic vectors ready (every one read from the cache)", err=True)
                 return
             ready = " (ready)" if done >= total else ""
             click.echo(f"okfx: semantic vectors encoded {done:,}/{total:,}{ready}", err=True)
