@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.idlinks import UnresolvedId, declared_paths, link_ids, unresolved_ids
-from okfx.bundle.links import Resolver, nfc_index
+from okfx.bundle.links import Resolver, nfc_index, skipped_at
 from okfx.bundle.parse import DocumentParser, skipped_paths
 from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past
@@ -260,7 +260,7 @@ class Bundle:
         #: What the last :meth:`reload` found changed (None after a load).
         self.changes: Changes | None = None
         self._parsed: Parsed | None = None
-        self._skipped: tuple[Manifest, Resolver] | None = None  # see skipped_at
+        self._skipped: tuple[Manifest, dict[str, str]] | None = None  # see skipped_at
         #: Whether the root as given was a symlink when first loaded: a reload follows a
         #: symlinked root where it points next (a release switched), never a folder that
         #: became a symlink since (:meth:`reload`).
@@ -1085,9 +1085,8 @@ class Bundle:
             return None
         known = self._skipped
         if known is None or known[0] is not parsed.manifest:  # once per load or reload
-            skipped = skipped_paths(parsed.manifest.walk_warnings)
-            known = self._skipped = (parsed.manifest, Resolver(set(), set(), skipped))
-        held = known[1].skipped_at(normalize(path)) if known[1].skipped else None
+            known = self._skipped = (parsed.manifest, skipped_paths(parsed.manifest.walk_warnings))
+        held = skipped_at(known[1], normalize(path))
         return None if held is None else f"{held[0]}: {held[1]}"
 
     def _not_found(self, path: object) -> NotFound:

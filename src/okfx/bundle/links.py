@@ -13,7 +13,7 @@ import html
 import re
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from operator import itemgetter
 from urllib.parse import unquote
 
@@ -35,6 +35,7 @@ __all__ = [
     "matches_outside_code",
     "nfc_index",
     "scan_markdown",
+    "skipped_at",
 ]
 
 RawLink = tuple[str, str, int]  # (href, text, offset in the body)
@@ -405,16 +406,8 @@ class Resolver:
         return found
 
     def skipped_at(self, target: str) -> tuple[str, str] | None:
-        """The path the walk skipped that holds ``target`` (itself or a folder above it),
-        with why; None when the walk skipped none of them (viewer QA: a link to a
-        symlink out of the bundle read as a link to a file that does not exist)."""
-        place = target.rstrip("/")
-        while place:
-            reason = self.skipped.get(place)
-            if reason is not None:
-                return place, reason
-            place = place.rsplit("/", 1)[0]
-        return None
+        """:func:`skipped_at` of this bundle's skipped paths."""
+        return skipped_at(self.skipped, target)
 
     @staticmethod
     def is_external(href: str) -> bool:
@@ -538,6 +531,19 @@ class Resolver:
         except UnsafePath:
             return False
         return target != first
+
+
+def skipped_at(skipped: Mapping[str, str], target: str) -> tuple[str, str] | None:
+    """The path of ``skipped`` (a walk left it out, with why) that holds ``target``,
+    itself or a folder above it, with why; None when none does (viewer QA: a link to a
+    symlink out of the bundle read as a link to a file that does not exist)."""
+    place = target.rstrip("/")
+    while place and skipped:
+        reason = skipped.get(place)
+        if reason is not None:
+            return place, reason
+        place = place.rsplit("/", 1)[0]
+    return None
 
 
 #: Resolves nothing that exists: whether an href climbs above the root depends on the

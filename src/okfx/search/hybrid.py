@@ -343,12 +343,8 @@ class HybridRanker:
                 # ...answers lexically, saying why (embeddings QA: a 401 or a refused
                 # connection was an internal_error for every new query, no hit at all).
                 logger.warning("okfx: the query could not be encoded: %s", exc)
-                why = (
-                    f"Semantic ranking is unavailable ({exc.__class__.__name__}: {str(exc)[:200]})"
-                )
-                return _lexical(
-                    index.rank(query, limit=k, **options), f"{why}; these hits are lexical."
-                )
+                why = _unavailable(_failure(exc))
+                return _lexical(index.rank(query, limit=k, **options), why)
             embedding_side = None
         # Per part, the query as its index analysed it (a plain index: the one part).
         known: dict[int, Analysed] = {} if analysed is None else {0: analysed}
@@ -610,12 +606,22 @@ def _unread(embedder: Embedder, query: str) -> str:
     )
 
 
+def _failure(exc: Exception) -> str:
+    """An embedder's failure as a notice says it: its kind and its message, cut."""
+    return f"{exc.__class__.__name__}: {str(exc)[:200]}"
+
+
+def _unavailable(reason: str) -> str:
+    """The notice of a search left lexical because semantic ranking failed."""
+    return f"Semantic ranking is unavailable ({reason}); these hits are lexical."
+
+
 def _not_ready(waiting: SemanticState | None) -> str:
     """Why vectors still building (or failed) leave a search lexical; "" when none is."""
     if waiting is None:
         return ""
     if waiting.error:
-        return f"Semantic ranking is unavailable ({waiting.error}); these hits are lexical."
+        return _unavailable(waiting.error)
     if not waiting.total:  # embeddings QA: "0 of 0 texts encoded" while still lexical
         return (
             "Semantic ranking is not ready yet (the model and the cached vectors are being "
@@ -712,7 +718,7 @@ class Semantic:
                 # ...leaves searches lexical, saying why, as a background build does
                 # (embeddings QA: every search of the bundle was an internal_error).
                 logger.warning("okfx: semantic search is off for one index: %s", exc)
-                state.error = f"{exc.__class__.__name__}: {str(exc)[:200]}"
+                state.error = _failure(exc)
         ranker = index.ranker = HybridRanker(state)
         return ranker
 

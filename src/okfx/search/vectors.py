@@ -26,7 +26,7 @@ import hashlib
 import os
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -333,6 +333,12 @@ class VectorIndex:
         if counts:
             starts[1:] = np.cumsum(counts)[:-1]
         keys = [_digest(model, t) for t in texts]
+
+        def holding(some: Collection[bytes]) -> int:
+            """How many concepts have a text among the digests ``some``."""
+            owner = np.repeat(np.arange(len(counts)), counts)
+            return len({int(owner[i]) for i, key in enumerate(keys) if key in some})
+
         if store is not None and not dim:
             dim = store.dimension(model)
         known = store.load(model, dim) if store is not None and dim else {}
@@ -345,9 +351,7 @@ class VectorIndex:
             # The cap bounds the encode, not the index: concepts whose vectors are all
             # cached cost nothing (embeddings QA: two bundles of 67 and 94 concepts, all
             # cached, were refused under a cap of 100 "for about a minute" of encoding).
-            lacking = set(missing)
-            owners = np.repeat(np.arange(len(counts)), counts)
-            to_encode = len({int(owners[i]) for i, key in enumerate(keys) if key in lacking})
+            to_encode = holding(set(missing))
             if to_encode > max_concepts:
                 cached = len(concepts) - to_encode
                 raise SemanticUnavailable(
@@ -388,8 +392,7 @@ class VectorIndex:
             store.save(model, dim, unsaved)
         encoded = 0
         if fresh:
-            owner = np.repeat(np.arange(len(counts)), counts)
-            encoded = len({int(owner[i]) for i, key in enumerate(keys) if key in fresh})
+            encoded = holding(fresh.keys())
         foreign = None
         scripts = getattr(embedder, "scripts", None)
         if scripts is not None and "cjk" not in scripts:
