@@ -16,7 +16,7 @@ from conftest import MakeBundle, concept
 from okfx import Bundle, Limits
 from okfx.bundle import state as state_module
 from okfx.search.index import SearchIndex
-from okfx.statecache import LEFTOVER_SECONDS
+from okfx.statecache import LEFTOVER_SECONDS, StateCache
 from okfx.statefile import StateFile
 
 FILES = {
@@ -783,9 +783,6 @@ def test_a_process_waits_for_anothers_index_build_and_reads_it(
     """Platform QA: processes starting together shared one parse, but each built the
     search index (13 s each at 10k). One builds under the state lock; the others wait
     for it and read what it stored."""
-    import threading
-
-    from okfx.statecache import StateCache
 
     root = aged(make_bundle(FILES))
     builder = Bundle.load(root, state_cache=cache_dir)
@@ -795,21 +792,30 @@ def test_a_process_waits_for_anothers_index_build_and_reads_it(
     real_build = SearchIndex.build
     index = real_build((builder.name, c) for c in builder)  # what the other one builds
 
-    def counted(*args: object, **options: object) -> SearchIndex:
-        built.append(1)
-        return real_build(*args, **options)  # type: ignore[arg-type]
+    monkeypatch.setattr(SearchIndex, "build", _counting(real_build, built))
+    _waits_for_another_process(
+        cache, builder._key, reader.search_index, lambda: builder._save_index(index)
+    )
+    assert not built  # read what the other stored: no build of its own
+    assert reader.search("orders").hits
 
-    monkeypatch.setattr(SearchIndex, "build", counted)
+
+def _waits_for_another_process(
+    cache: StateCache, key: str, wait: Callable[[], object], store: Callable[[], object]
+) -> None:
+    """``wait()`` on a thread while "another process" holds ``key``'s lock, building: it
+    waits for the lock, then returns once ``store()`` stored what was built."""
+    import threading
+
     done: list[object] = []
-    with cache.lock(builder._key):  # "another process" holds the lock, building
-        waiting = threading.Thread(target=lambda: done.append(reader.search_index()))
+    with cache.lock(key):
+        waiting = threading.Thread(target=lambda: done.append(wait()))
         waiting.start()
         time.sleep(0.3)
         assert waiting.is_alive() and not done  # it waits for the lock
-        builder._save_index(index)
+        store()
     waiting.join(30)
-    assert done and not built  # read what the other stored: no build of its own
-    assert reader.search("orders").hits
+    assert done
 
 
 def test_a_process_waits_for_anothers_combined_index_build_and_reads_it(
@@ -818,11 +824,9 @@ def test_a_process_waits_for_anothers_combined_index_build_and_reads_it(
     """Platform QA: four servers started together on three bundles each built the index
     over all of them (only one bundle's own index was built under the lock), and every
     first search answered timeout."""
-    import threading
 
     from okfx import KnowledgeManager
     from okfx.search.saved import SEARCH_KIND, write_index
-    from okfx.statecache import StateCache
     from okfx.tools.manager import _shared_state
 
     roots = {"shop": aged(make_bundle(FILES)), "ops": aged(make_bundle(OTHER))}
@@ -835,15 +839,11 @@ def test_a_process_waits_for_anothers_combined_index_build_and_reads_it(
     built: list[int] = []
     monkeypatch.setattr(SearchIndex, "build", _counting(SearchIndex.build, built))
     cache = StateCache(cache_dir)
-    done: list[object] = []
-    with cache.lock(key):  # "another process" holds the lock, building
-        waiting = threading.Thread(target=lambda: done.append(waiting_manager.prepare_search()))
-        waiting.start()
-        time.sleep(0.3)
-        assert waiting.is_alive() and not done  # it waits for the lock
-        cache.store(key, SEARCH_KIND, write_index(index, {"generation": generation}))
-    waiting.join(30)
-    assert done and not built  # read what the other stored: no build of its own
+    stored = write_index(index, {"generation": generation})
+    _waits_for_another_process(
+        cache, key, waiting_manager.prepare_search, lambda: cache.store(key, SEARCH_KIND, stored)
+    )
+    assert not built  # read what the other stored: no build of its own
     assert waiting_manager.search("orders").hits
 
 
