@@ -768,7 +768,7 @@ def test_a_heading_below_a_date_heading_is_a_dated_entry_not_a_bad_date(
         ("2026-06-30", "Feature B"),
         ("2026-06-30", "Added B."),
     ]
-    bad = [w.message for w in bundle.warnings if w.code == "invalid_log_date"]
+    bad = [w.message for w in bundle.warnings if w.code == "log_section"]
     assert len(bad) == 2 and "'Not a date'" in bad[0] and "'Under a bad heading'" in bad[1]
 
 

@@ -204,13 +204,42 @@ def test_a_heading_that_starts_with_a_date_dates_its_entries_and_says_how_to_fix
         (None, "c"),
     ]
     messages = [w.message for w in bundle.warnings if w.code == "invalid_log_date"]
-    assert len(messages) == 4 and not validate(bundle).conformant
+    assert len(messages) == 3 and not validate(bundle).conformant
     assert "dated 2026-07-24, the day it starts with" in messages[0]
     assert "'2026-07-24' alone (no time)" in messages[0]
     assert "'2026-07-11' alone (move the rest into an entry)" in messages[1]
-    assert all("dated" not in message for message in messages[2:])
+    assert "dated" not in messages[2] and "'2026-07-111 is no date'" in messages[2]
     assert "move text that is no change above the first date heading" in messages[2]
+    [section] = [w.message for w in bundle.warnings if w.code == "log_section"]
+    assert "'Provenance discipline' holds no date, so its entries get none" in section
     assert [w.code for w in bundle.warnings].count("log_order") == 0
+
+
+def test_a_heading_with_no_date_in_any_form_is_a_section_warning_not_an_error(
+    make_bundle: MakeBundle,
+) -> None:
+    """validate QA: a log's prose passed, and the same prose under ``## Notes`` failed the
+    bundle as a date heading in the wrong form, beside a note that the log had no date
+    heading. A heading holding no digit is a section (a warning, said once); one that
+    writes a date another way (``June 21, 2026``) is still §9's error, with the day."""
+    prose = "# Log\n\nThis log records the bundle's changes.\n"
+    sectioned = "# Log\n\n## Notes\n\nThis log records the bundle's changes.\n"
+    worded = "# Log\n\n## June 21, 2026\n* Invalid date format.\n"
+    for text, code, conformant in (
+        (prose, None, True),
+        (sectioned, "log_section", True),
+        (worded, "invalid_log_date", False),
+    ):
+        bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": text}))
+        report = validate(bundle)
+        codes = [w.code for w in bundle.warnings]
+        assert codes == ([code] if code else []), text
+        assert report.conformant is conformant, text
+        notes = " ".join(report.notes)
+        # the note that the log has no date heading only where nothing else said so
+        assert ("no YYYY-MM-DD date heading" in notes) is (code is None), text
+    [message] = [w.message for w in bundle.warnings]
+    assert "write the heading as '2026-06-21'" in message
 
 
 def test_the_rest_of_a_dated_heading_is_what_follows_the_day() -> None:

@@ -168,7 +168,7 @@ def test_link_footnote_and_log_problems_name_their_line(make_bundle: MakeBundle)
         "source_outside_bundle": "  - resource: ../outside/README.md",
         "unknown_footnote": "Text [^nope] and [^s].",  # not the mention in code
         "unsafe_link": "[up](../../etc/passwd)",
-        "invalid_log_date": "## Someday",
+        "log_section": "## Someday",
         "log_order": "## 2026-03-01",
     }
 

@@ -42,8 +42,9 @@ def undated_log_note(bundle: Bundle, codes: Mapping[str, set[str]]) -> str | Non
     changes under ``YYYY-MM-DD`` headings, and without one no change has a date (a log
     written as an audit table is preamble to okfx). ``codes``: each path's problem codes
     (a concept's page under the name ``log.md`` is ``reserved_concept`` already, and a
-    list of entries before any date heading ``log_ungrouped``, with the heading to add)."""
-    reported = {"reserved_concept", "log_ungrouped"}
+    list of entries before any date heading ``log_ungrouped``, with the heading to add, and
+    a heading that is no date ``log_section`` or ``invalid_log_date``, with what to write)."""
+    reported = {"reserved_concept", "log_ungrouped", "log_section", "invalid_log_date"}
     undated = sorted(
         log.path
         for log in bundle.logs.values()

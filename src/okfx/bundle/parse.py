@@ -898,6 +898,19 @@ class DocumentParser:
             )
             self.warn(path, "log_ungrouped", with_line(message, line))
         for heading, at in bad:
+            if not any(char.isdigit() for char in heading):
+                # A heading with no date in any form (``## Notes``, ``## Provenance
+                # discipline``) is a section, not a date heading written wrong: a warning,
+                # as a log with no heading at all is one (validate QA: adding the heading
+                # to such a log's prose failed a passing bundle).
+                message = (
+                    f"log heading {heading[:80]!r} holds no date, so its entries get none: "
+                    "spec §9's log is a list of changes grouped under '## YYYY-MM-DD' "
+                    "headings; head them with the day they were made, or move the section "
+                    "out of the log (to a concept or a README)"
+                )
+                self.warn(path, "log_section", with_line(message, body_line + at))
+                continue
             message = (
                 f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)"
             )

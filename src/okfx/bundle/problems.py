@@ -154,6 +154,8 @@ EXPLANATIONS: dict[str, str] = {
     "format of §9; okfx ignores it",
     "log_order": "a log.md lists an older date before a newer one; §9 lists entries newest "
     "first (okfx reads them in any order)",
+    "log_section": "a log.md heading holds no date (a section such as '## Notes'); §9 groups "
+    "a log's changes under YYYY-MM-DD headings, so its entries get no date",
     "invalid_log_date": "a log.md date heading is not in YYYY-MM-DD form, which §9 requires "
     "(§11 rule 3); its entries get the date it starts with, if any, else none",
     "case_collision": "two file names differ only in letter case: a macOS or Windows "
