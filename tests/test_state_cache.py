@@ -235,6 +235,27 @@ def test_files_edited_just_now_are_parsed_again_next_time(
     assert not list(other.glob("*.okfs"))
 
 
+def test_a_bundle_copied_just_before_a_long_first_load_is_stored_for_the_next(
+    make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Platform QA F6: every file of a bundle copied right before its first load was
+    within the racy window, so no state was stored, and the next start parsed every file
+    and built the index again (21 s against a 15 s cold start at 10k). A load that
+    outlasts the window finds the files settled (the same stat, the bytes it read) and
+    stores a state the next load uses whole."""
+    from okfx.bundle import settle
+
+    monkeypatch.setattr(state_module, "RACY_SECONDS", 0.5)
+    root = make_bundle(FILES)  # written now: every file racy at the scan
+    real = time.time_ns
+    monkeypatch.setattr(settle, "time", type("Later", (), {"time_ns": lambda: real() + 10**9}))
+    cold = Bundle.load(root, state_cache=cache_dir)
+    assert not cold.unsettled  # settled once the load was over
+    expected = snapshot(cold)
+    forbid_parsing(monkeypatch)
+    assert snapshot(Bundle.load(root, state_cache=cache_dir)) == expected
+
+
 def test_other_limits_or_versions_do_not_share_a_state(
     make_bundle: MakeBundle, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

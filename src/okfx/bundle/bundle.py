@@ -37,6 +37,7 @@ from okfx.bundle.reload import (
 from okfx.bundle.rootlinks import find_root_links
 from okfx.bundle.rootlinks import message as root_links_message
 from okfx.bundle.scope import find_scope
+from okfx.bundle.settle import digest, still_racy
 from okfx.bundle.state import BUNDLE_KIND, Manifest, Parsed, decode, encode, okf_version_of, scan
 from okfx.bundle.stored import FileStore, StoredConcept, slim
 from okfx.bundle.texts import TEXTS_KIND, TextsBuilder, attach, read_texts
@@ -118,11 +119,19 @@ class _Reader:
     """Reads markdown files as text within the limits, reporting the ones it skips."""
 
     def __init__(
-        self, limits: Limits, warn: Callable[[str, str, str], None], guard: PathGuard
+        self,
+        limits: Limits,
+        warn: Callable[[str, str, str], None],
+        guard: PathGuard,
+        racy: frozenset[str] = frozenset(),
+        digests: dict[str, bytes] | None = None,
     ) -> None:
         self.limits = limits
         self.warn = warn
         self.guard = guard
+        # the digest of each racy file read, to find it settled later (okfx.bundle.settle)
+        self.racy = racy
+        self.digests = {} if digests is None else digests
         self.total = 0  # bytes read so far
         self.stopped = False  # max_total_bytes reached: read nothing more
 
@@ -158,6 +167,8 @@ class _Reader:
             self.warn(entry.path, "unreadable", f"cannot read: {open_error(exc)}")
             return None
         self.total += len(data)
+        if entry.path in self.racy:
+            self.digests[entry.path] = digest(data)
         if self.total > limits.max_total_bytes:
             self.warn(
                 entry.path,
@@ -277,6 +288,8 @@ class Bundle:
         # are not in the stored texts (okfx.bundle.texts).
         self._texts: TextsBuilder | None = None
         self._texts_stale = 0
+        # The digest of each racy file this load parsed (okfx.bundle.settle).
+        self._read_digests: dict[str, bytes] = {}
 
     # -- loading -------------------------------------------------------------------------
     @classmethod
@@ -438,6 +451,7 @@ class Bundle:
                     parsed = self._from_cache(manifest)
                     if parsed is None:
                         parsed = self._parse_all(manifest, progress)
+                        self._settle(parsed)
                         self._save(parsed)
                     self._attach_texts(parsed)
             else:
@@ -516,7 +530,7 @@ class Bundle:
         stamps = manifest.stamps()
         held = _HeldWarnings()
         parser = self._parser(held.add, manifest)
-        read = _Reader(limits, held.add, self.guard)
+        read = _Reader(limits, held.add, self.guard, manifest.racy, self._read_digests)
         out = Reparsed({}, {}, {}, {}, True)
         if self._texts is None:
             self._texts = TextsBuilder(self._texts_folder())
@@ -667,8 +681,27 @@ class Bundle:
         if updated is None:
             return None
         self._index_plan = (stored.generation, content_changes(changes))
+        self._settle(updated.parsed)
         self._save(updated.parsed)
         return updated.parsed
+
+    def _settle(self, parsed: Parsed) -> None:
+        """Drop from ``parsed``'s racy files those found settled (okfx.bundle.settle), so
+        the state stored for the next load trusts them."""
+        digests, self._read_digests = self._read_digests, {}
+        manifest = parsed.manifest
+        if not manifest.racy:
+            return
+        cap = self.limits.max_file_bytes
+        with self.guard.opener() as opener:
+
+            def read(path: str) -> bytes | None:
+                try:  # below the root, no symlink followed, as the load read it
+                    return read_bytes(opener.open(opener.relative(manifest.host(path))), cap)
+                except (OSError, ValueError):
+                    return None
+
+            manifest.racy = still_racy(manifest, digests, self._parses, read)
 
     def _save(self, parsed: Parsed, later: bool = False) -> None:
         """Store ``parsed``; ``later`` in a background thread (a reload answers at once)."""
@@ -755,10 +788,12 @@ class Bundle:
             updated = None if old is None else new._update(old, manifest, changes)
             if updated is None:
                 parsed = new._parse_all(manifest)
+                new._settle(parsed)
                 new._attach_texts(parsed, later=True)
                 new._install(parsed)
                 new._save(parsed, later=True)
                 return new
+            new._settle(updated.parsed)
             new._attach_texts(updated.parsed, later=True, stale=self._texts_stale)
             new._install(updated.parsed)
             new.changes = changes
