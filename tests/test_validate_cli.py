@@ -468,6 +468,32 @@ def test_links_into_a_folder_the_bundle_lacks_are_noted_once(make_bundle: MakeBu
     assert validate(Bundle.load(make_bundle(few))).notes == ()
 
 
+def test_links_into_a_folder_the_bundle_has_below_a_site_root_say_where_it_is(
+    make_bundle: MakeBundle,
+) -> None:
+    """Validate QA: pydantic-ai-book links ``/docs/x/`` for ``/pages/docs/x.md``; 783 of
+    its 2,427 broken links resolve from /pages/, under the third the site-root note asks
+    for, and the note said /docs/ was a folder the bundle does not have. A page link
+    ending in "/" counts as resolving to the page."""
+    files = {
+        "index.md": "# Book\n\n* [Docs](pages/index.md) - the docs\n",
+        "pages/index.md": "# Pages\n\n* [Intro](docs/intro.md) - start\n",
+        "pages/docs/intro.md": concept(
+            body="".join(f"[{n}](/docs/{n}/) " for n in "abc")
+            + "".join(f"[api {n}](/docs/api/{n}/) " for n in "defghij")
+            + "\n"
+        ),
+        **{f"pages/docs/{n}.md": concept() for n in "abc"},
+    }
+    report = validate(Bundle.load(make_bundle(files)))
+    assert report.notes == (
+        "10 of the 10 broken absolute links lead into /docs/, which is /pages/docs/ in this "
+        "bundle: 3 of them resolve when read from /pages/, the site root they were written "
+        "from; spec §6.1 reads /x from the bundle root: write them with /pages in front, or "
+        "relative",
+    )
+
+
 def test_a_broken_link_names_the_page_it_most_likely_meant(make_bundle: MakeBundle) -> None:
     """Validate QA: a typo, a file's case and a wikilink written as a title each left the
     author to find the target by hand, though get_neighbors named it."""
