@@ -201,3 +201,26 @@ def test_a_problem_in_an_inline_block_names_its_file_line(make_bundle: MakeBundl
     lines = text.split("\n")
     expected = next(i for i, line in enumerate(lines, 1) if "$region" in line)
     assert problem.message.endswith(f"(line {expected})"), problem.message
+
+
+@pytest.mark.parametrize("written", ["../../outside.sql", "..%2F..%2Foutside.sql"])
+def test_a_computation_file_outside_the_bundle_is_the_loads_problem_alone(
+    make_bundle: MakeBundle, written: str
+) -> None:
+    """AC QA: ``..%2F..%2Foutside.sql`` was the load's unsafe_link and, read undecoded,
+    validate's unbindable_computation ("not in the bundle") too, and binding refused it as
+    not attestable, where ``../../outside.sql`` is unsafe_path."""
+    from okfx.errors import UnsafePath
+
+    text = (
+        "---\ntype: Attested Computation\nruntime: duckdb\n"
+        f"computation: {written}\nparameters: []\n---\n\nTotals.\n"
+    )
+    root = make_bundle({"c/total.md": text})
+    (root.parent / "outside.sql").write_text("SELECT 1\n")
+    bundle = Bundle.load(root)
+    report = validate(bundle)
+    assert report.by_code.get("unsafe_link") == 1
+    assert "unbindable_computation" not in report.by_code
+    with pytest.raises(UnsafePath):
+        bind(bundle, bundle.get("/c/total.md"), {})

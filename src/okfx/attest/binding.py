@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+from urllib.parse import unquote
 
 from okfx.attest import literals
 from okfx.attest.sqltext import (
@@ -186,7 +187,10 @@ def computation_text(bundle: Bundle, concept: Concept) -> tuple[str, str]:
     # write both: AC QA saw validate and binding disagree). Else its file-relative reading,
     # for the message (UnsafePath when it climbs out).
     linked = next((k.target for k in concept.links if k.field == "computation"), None)
-    target = linked or join(concept.directory, comp.computation_path)
+    # percent-decoded as the load reads a link (AC QA: ``..%2F..%2Fx.sql`` was the load's
+    # unsafe_link and binding's "not in the bundle", said twice)
+    written = unquote(comp.computation_path.split("#", 1)[0].split("?", 1)[0])
+    target = linked or join(concept.directory, written)
     if target not in bundle.files:
         raise NotAttestable(
             f"{concept.path}: its computation file {target} is not in the bundle",
