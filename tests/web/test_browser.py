@@ -384,6 +384,12 @@ def deep_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             "## Section\n\nA paragraph.\n\n"
             "**Bold**\n\n### Sub\n\nMore.\n\n[^selector-and-namespace-conversion]: Conversion\n"
         ),
+        "cited.md": (
+            "---\ntype: Table\nsources:\n  - resource: https://warehouse.example.com/acme\n"
+            "    title: Acme Retail warehouse schema of the orders table\n"
+            "    author: Data Platform Team\n    last_modified: 2026-05-20\n"
+            "    usage_count: 1240\n---\n# Cited\n\nText.\n"
+        ),
         "long-title.md": (
             f"---\ntype: Note\ntitle: Very long title {'A' * 800}\n"
             f"description: {'d' * 3000}\n---\nText.\n"
@@ -474,6 +480,40 @@ def test_a_pinned_source_address_wraps_and_headings_stand_apart(
         page.evaluate(size, sel) for sel in (".markdown p", ".markdown h3", ".markdown h4")
     )
     assert h3 > h4 > text  # "## Section", "### Sub", a paragraph (and a bold one)
+    watched.clean()
+    watched.context.close()
+
+
+def test_a_source_is_a_card_of_labelled_fields_on_a_phone(browser: Any, deep_site: str) -> None:
+    """Viewer QA: at 400 px acme_retail's Sources table squeezed its Title column to 44
+    px, one syllable a line, and its Uses column started at 385 px, out of view."""
+    watched = Watched(browser, deep_site)
+    page = watched.page
+    page.set_viewport_size({"width": 400, "height": 800})
+    watched.go("/b/deep/c/cited.md")
+    cells = page.evaluate(
+        "() => [...document.querySelectorAll('table.sources tbody td')].map(td => {"
+        " const r = td.getBoundingClientRect();"
+        " return [td.dataset.label, td.innerText, Math.round(r.left), Math.round(r.width)]; })"
+    )
+    assert [label for label, *_ in cells] == [
+        "Resource", "Title", "Author", "Last modified", "Uses"
+    ]  # fmt: skip
+    assert len({left for _, _, left, _ in cells}) == 1, cells  # stacked, one above another
+    assert all(width > 300 for *_, width in cells), cells
+    assert cells[1][1] == "Acme Retail warehouse schema of the orders table"
+    head = page.evaluate(
+        "() => getComputedStyle(document.querySelector('table.sources thead')).display"
+    )
+    assert head == "none"
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 400
+    # wide, it is a table again: one row, its columns side by side
+    page.set_viewport_size({"width": 1280, "height": 800})
+    tops = page.evaluate(
+        "() => [...document.querySelectorAll('table.sources tbody td')]"
+        ".map(td => Math.round(td.getBoundingClientRect().top))"
+    )
+    assert len(set(tops)) == 1, tops
     watched.clean()
     watched.context.close()
 
