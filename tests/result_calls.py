@@ -215,6 +215,14 @@ def _example(box: Toolbox) -> list[Answer]:
         ask(box, "read_concept", "a cut read", path="tables/trips", max_chars=300),
         ask(box, "read_concept", "the rest of it", path="tables/trips", offset=300),
         ask(box, "read_concept", "past the end", path="tables/trips", offset=100_000),
+        ask(
+            box,
+            "read_concept",
+            "a part of another version",
+            path="tables/trips",
+            offset=300,
+            version="000000000000",
+        ),  # fmt: skip
         ask(box, "read_concept", "a section", path="tables/trips", section="Schema"),
         ask(box, "read_concept", "a legacy timestamp", path="references/glossary"),
         ask(box, "read_concept", "a computation", path=EXTRACT),
@@ -233,6 +241,14 @@ def _example(box: Toolbox) -> list[Answer]:
             path=f"{EXTRACT.rsplit('/', 1)[0]}/sql/trips_per_bike_day.sql",
         ),
         ask(box, "read_resource", "a script", path="attesters/sql_equality.py"),
+        ask(
+            box,
+            "read_resource",
+            "a part of another version",
+            path="attesters/sql_equality.py",
+            offset=10,
+            version="000000000000",
+        ),  # fmt: skip
         ask(
             box,
             "read_resource",

@@ -211,7 +211,8 @@ def test_resources_are_capped_and_binary_is_refused(make_bundle: MakeBundle) -> 
     assert big["truncated"] is True and len(big["text"]) == 65530
     assert big["text"].endswith("select 1;\n")
     assert big["bytes"] == 200_000 and big["next_offset"] == 65530
-    assert "read_resource(path='/big.sql', offset=65530)" in big["truncation"]
+    call = f"read_resource(path='/big.sql', offset=65530, version={big['version']!r})"
+    assert call in big["truncation"]
     rest = box.read_resource(path="big.sql", offset=big["next_offset"] * 3)
     assert rest["truncated"] is False and rest["next_offset"] is None
     # past the end, the notice names the offset given (it had named the file's end)
@@ -896,11 +897,19 @@ def test_a_hint_to_read_on_names_the_section_and_the_bundle_when_several_are_loa
     single = Toolbox(Bundle.load(one, "ops"))
     read = single.read_concept(path="a", section="Setup", max_chars=200)
     at = read["next_offset"]  # 199: the page ends on the blank before a word
-    assert f"read_concept(path='/a.md', section='Setup', offset={at})" in read["truncation"]
+    stamp = read["version"]
+    assert (
+        f"read_concept(path='/a.md', section='Setup', offset={at}, version={stamp!r})"
+        in (read["truncation"])
+    )
     box = Toolbox(KnowledgeManager([Bundle.load(one, "ops"), Bundle.load(two, "av")]))
     first = box.read_concept(path="a", bundle="ops", max_chars=200)
     at = first["next_offset"]
-    assert f"read_concept(path='/a.md', bundle='ops', offset={at})" in first["truncation"]
+    stamp = first["version"]
+    assert (
+        f"read_concept(path='/a.md', bundle='ops', offset={at}, version={stamp!r})"
+        in (first["truncation"])
+    )
     again = box.read_concept(path="/a.md", bundle="ops", offset=at)  # as the hint says
     assert "error" not in again and again["offset"] == at
     part = box.read_resource(path="big.sql", bundle="ops")["truncation"]

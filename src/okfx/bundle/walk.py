@@ -28,6 +28,7 @@ __all__ = [
     "read_bytes",
     "read_file",
     "read_head",
+    "read_page",
     "walk",
 ]
 
@@ -229,6 +230,12 @@ def read_file(source: str | int, max_bytes: int) -> tuple[bytes, os.stat_result]
 def read_head(source: str | int, max_bytes: int, offset: int = 0) -> tuple[bytes, int]:
     """The first ``max_bytes`` of a regular file (from byte ``offset``) and its full size
     (symlinks refused); ``source`` as for :func:`read_bytes`."""
+    data, st = read_page(source, max_bytes, offset)
+    return data, st.st_size
+
+
+def read_page(source: str | int, max_bytes: int, offset: int = 0) -> tuple[bytes, os.stat_result]:
+    """:func:`read_head`, with the ``fstat`` of the file it read (its size, times, inode)."""
     fd = _open(source)
     try:
         st = os.fstat(fd)
@@ -244,7 +251,7 @@ def read_head(source: str | int, max_bytes: int, offset: int = 0) -> tuple[bytes
                 break
             chunks.append(chunk)
             total += len(chunk)
-        return b"".join(chunks), st.st_size
+        return b"".join(chunks), st
     finally:
         os.close(fd)
 

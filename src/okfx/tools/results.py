@@ -460,9 +460,10 @@ _READ = (
             Key(
                 "notice",
                 "string",
-                "An offset past the end, other sections of the same heading, or the heading "
-                "a section asked by some of its words was read as; a folder: what was not "
-                'shown (`""` if all was).',
+                "An offset past the end, other sections of the same heading, the heading "
+                "a section asked by some of its words was read as, or that the text changed "
+                "since the part that gave the `version` passed (`CHANGED: ...`: read it "
+                'again from offset 0); a folder: what was not shown (`""` if all was).',
                 "a folder; else only when there is one",
             ),
             Key(
@@ -475,6 +476,14 @@ _READ = (
                 _DOCUMENT,
             ),
             Key("body_chars", "integer", "Characters of the whole body (or section).", _DOCUMENT),
+            Key(
+                "version",
+                "string",
+                "A stamp of the body (or section) read, 12 hex digits; give it back as "
+                "`version` with the next part (the cut's call does), to learn whether it "
+                "changed between the parts.",
+                _DOCUMENT,
+            ),
             Key("offset", "integer", "Where `body` starts, in characters.", _DOCUMENT),
             Key(
                 "truncated",
@@ -739,6 +748,12 @@ _RESOURCE = (
             _BUNDLE,
             Key("path", "string", "The file's bundle path."),
             Key("bytes", "integer", "The file's size in bytes."),
+            Key(
+                "version",
+                "string",
+                "A stamp of the file (its size, modification time and inode), 12 hex digits; "
+                "give it back as `version` with the next part (the cut's call does).",
+            ),
             Key("offset", "integer", "The byte `text` starts at."),
             Key("text", "string", "The file's text from `offset`, at most 64 KiB."),
             Key("truncated", "boolean", "Whether the file goes on after `text`."),
@@ -747,8 +762,10 @@ _RESOURCE = (
             Key(
                 "notice",
                 "string",
-                "Says the offset is at the end of the file.",
-                "only when nothing was left to read",
+                "Says the file changed since the part that gave the `version` passed "
+                "(`CHANGED: ...`: read it again from offset 0), or that the offset is at "
+                "the end of the file.",
+                "only when either is so",
             ),
             Key(
                 "note",

@@ -56,6 +56,13 @@ PathArg = Annotated[
         "folder when it has none."
     ),
 ]
+VersionArg = Annotated[
+    Optional[str],  # noqa: UP045
+    Field(
+        description="The version a cut read gave (its call for the rest passes it): if the "
+        "text changed since, the result says so."
+    ),
+]
 NeighborsPathArg = Annotated[
     str,
     Field(
@@ -260,9 +267,10 @@ class Toolbox:
             Optional[int],  # noqa: UP045
             Field(description="Maximum body characters to return (default 8000).", ge=1),
         ] = None,
+        version: VersionArg = None,
     ) -> dict[str, Any]:
         """Read one concept (or an index.md or log.md): its provenance and trust, then its body."""
-        return views.read(self, path, bundle, section, offset, max_chars)
+        return views.read(self, path, bundle, section, offset, max_chars, version)
 
     @_tool
     def get_neighbors(
@@ -294,9 +302,10 @@ class Toolbox:
             int,
             Field(description="Start at this byte of the file (next_offset of a cut read).", ge=0),
         ] = 0,
+        version: VersionArg = None,
     ) -> dict[str, Any]:
         """Read a text file attached to a concept (SQL, a script, a config) without running it."""
-        return views.resource(self, path, bundle, offset)
+        return views.resource(self, path, bundle, offset, version)
 
     # -- attested computations (spec §10.5) --------------------------------------------------
     @_tool

@@ -28,7 +28,7 @@ from okfx.bundle.paths import missing_folder, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import HEADING_LINES, heading_text, page_heading
 from okfx.bundle.validate import why_empty
-from okfx.bundle.walk import read_head
+from okfx.bundle.walk import read_page
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
@@ -43,7 +43,7 @@ from okfx.search.versions import (
     one_per_page,
     release_family,
 )
-from okfx.tools import notices
+from okfx.tools import notices, pageversions
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
     EDGES,
@@ -895,10 +895,17 @@ def _with_footnotes(body: str, start: int, end: int) -> str:
 
 
 def read(
-    box: Toolbox, path: Any, bundle: Any, section: Any, offset: Any, max_chars: Any
+    box: Toolbox,
+    path: Any,
+    bundle: Any,
+    section: Any,
+    offset: Any,
+    max_chars: Any,
+    version: Any = None,
 ) -> dict[str, Any]:
     b, raw = located(box, path, bundle)
     heading = _text(section, "section", optional=True)
+    given = _text(version, "version", optional=True, max_len=64)
     if raw and "#" in raw and heading is None and b.get(raw) is None:
         # "x.md#setup", as a link names a part of a page: that section (okf-studio QA).
         page, _, fragment = raw.partition("#")
@@ -954,7 +961,11 @@ def read(
     if start == 0:  # a continuation read does not repeat them
         headings = [m.group(2) for m in islice(lines_outside_code(doc.body, HEADING_LINES), 50)]
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
-    if requested and requested >= len(text):
+    stamp = pageversions.of_text(text)
+    if given is not None and given != stamp:
+        # edit QA: a part read after an edit was of another text, and nothing said so
+        payload["notice"] = pageversions.moved(given, stamp, "section" if heading else "body")
+    elif requested and requested >= len(text):
         payload["notice"] = notices.past_end(requested, len(text))
     elif twins:
         payload["notice"] = twins
@@ -963,6 +974,7 @@ def read(
             "section": heading,
             "body": text[start : start + cap],
             "body_chars": len(text),
+            "version": stamp,
             "offset": start,
             "truncated": False,
             "next_offset": None,
@@ -978,7 +990,10 @@ def read(
     del payload["truncation"]
     if rest:
         where = _where(box, b, section=heading)  # the section read goes on, in its bundle
-        call = f"read_concept(path={doc.path!r}{where}, offset={start + len(chunk)})"
+        call = (
+            f"read_concept(path={doc.path!r}{where}, offset={start + len(chunk)}, "
+            f"version={stamp!r})"
+        )
         notes = _only_footnotes(text, start + len(chunk))
         payload["truncation"] = (
             f"[cut: the rest is {notes} footnote definition(s), {rest} characters: the "
@@ -1215,10 +1230,13 @@ def _continuation_bytes(data: bytes) -> int:
     return count
 
 
-def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str, Any]:
+def resource(
+    box: Toolbox, path: Any, bundle: Any, offset: Any = 0, version: Any = None
+) -> dict[str, Any]:
     b, raw = located(box, path, bundle)
     assert raw is not None
     start = _int(offset, "offset", 0)
+    given = _text(version, "version", optional=True, max_len=64)
     from okfx.bundle.paths import normalize
 
     if "#" in raw and raw.partition("#")[0] and normalize(raw.partition("#")[0]) in b.files:
@@ -1251,7 +1269,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
     is_concept = isinstance(b.get(canon), Concept)
     cap = max(b.limits.max_resource_bytes, 4)  # a page holds at least one character
     try:  # no symlink followed: a race that swaps a folder fails, never reads outside
-        head, size = read_head(b.open_file(canon), cap + _LEAD, start)
+        head, st = read_page(b.open_file(canon), cap + _LEAD, start)
     except OSError as exc:
         if b.gone_now(canon):  # deleted, or now a symlink, folder or FIFO (edit QA)
             gone = NotFound(
@@ -1262,6 +1280,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
             raise gone.quoting_bundle() from None
         failed = Unreadable(f"{canon} cannot be read: {open_error(exc)}", path=canon)
         raise failed.quoting_bundle() from None
+    size, stamp = st.st_size, pageversions.of_file(st)
     asked, start = start, min(start, size)
     # An offset inside a character (not one okfx gave) moves on to the next character.
     lead = _continuation_bytes(head[:_LEAD]) if start else 0
@@ -1289,6 +1308,7 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
         "bundle": b.name,
         "path": canon,
         "bytes": size,
+        "version": stamp,
         "offset": start,
         "text": text,
         "truncated": end < size,
@@ -1297,8 +1317,10 @@ def resource(box: Toolbox, path: Any, bundle: Any, offset: Any = 0) -> dict[str,
     if end < size:
         payload["truncation"] = (
             f"[cut: {size - end} more bytes; call read_resource(path={canon!r}"
-            f"{_where(box, b)}, offset={end}) for the rest]"
+            f"{_where(box, b)}, offset={end}, version={stamp!r}) for the rest]"
         )
+    if given is not None and given != stamp:
+        payload["notice"] = pageversions.moved(given, stamp, "file")
     elif start and not text:
         where = "at the end" if asked == start else "past the end"
         payload["notice"] = (
