@@ -29,7 +29,11 @@ CASES = [
     ("type: Note\nx: {a: 1\n", 3, "'{' on this line is never closed"),
     ("type: Note\n[resource: <url>]\nstatus: ok\n", 3, "starts with '['"),
     # validate QA: a nested value, or one before ' #', holding ': ' got PyYAML's words
-    ("type: Note\nsources:\n  - title: Guide: part 1\n", 4, 'quote it, title: "Guide: part 1"'),
+    (
+        "type: Note\nsources:\n  - title: Guide: part 1\n",
+        4,
+        'write the line as - title: "Guide: part 1" (indented as it is now)',
+    ),
     ("type: Note\ntitle: Foo: bar # note\n", 3, "' #' starts a comment"),
     # CLI QA: a control character gave the parser's position and line break, no line
     ('type: Note\ntitle: "bad \x1b char"\n', 3, "the control character U+001B is not allowed"),

@@ -97,13 +97,40 @@ def test_a_bundle_loads_the_concept_and_validate_reports_the_line(
     assert problem_line(problem) == 4  # the file's line: after the opening ---
     # validate QA: the message names the key and the line as it must be written
     assert problem.message.startswith(
-        "the value of 'description' holds ': ', which YAML reads as a second key: quote it, "
-        'description: "Search the docs, paste the winners: the default answer"'
+        "the value of 'description' holds ': ', which YAML reads as a second key: write the "
+        'line as description: "Search the docs, paste the winners: the default answer"'
     )
     assert "unquoted_colon" in ERROR_CODES  # other consumers skip the file: §11 rule 1
     report = validate(bundle)
     assert any(p.code == "unquoted_colon" for p in report.errors)
     assert bundle.search("default answer")[0].path == "/approaches/rag.md"
+
+
+def test_the_advised_line_is_never_cut_inside_its_quotes(make_bundle: MakeBundle) -> None:
+    """CI QA: the advised line was cut at 60 characters inside the quotes; pasted, it
+    passed validate and cut the title short (26 of the corpus's 30 advised lines). A value
+    up to 240 characters quoted is written out whole; a longer one is said in words."""
+    title = (
+        "HashMap vs ConcurrentHashMap (CHM 1.8 源码: CAS+synchronized 桶锁/CounterCell/forwarding)"
+    )
+    long = "Notes: " + "a long description of the approach, " * 8
+    root = make_bundle(
+        {
+            "a.md": f"---\ntype: Note\ntitle: {title}\n---\nText.\n",
+            "b.md": f"---\ntype: Note\ndescription: {long.strip()}\n---\nText.\n",
+        }
+    )
+    bundle = Bundle.load(root, state_cache=False)
+    messages = {p.path: p.message for p in bundle.warnings if p.code == "unquoted_colon"}
+    advised = messages["/a.md"].split("write the line as ", 1)[1].split("; okfx reads", 1)[0]
+    fixed = root / "a.md"
+    fixed.write_text(f"---\ntype: Note\n{advised}\n---\nText.\n", encoding="utf-8")
+    again = Bundle.load(root, state_cache=False)
+    assert again.get("/a.md").title == title  # the advice, pasted, keeps the whole title
+    assert "/a.md" not in {p.path for p in again.warnings}
+    said = messages["/b.md"]
+    assert "put the whole value in double quotes, from 'Notes: a long description" in said
+    assert "..." not in said.split("from ", 1)[1].split("'")[1]  # nothing cut in quotes
 
 
 def test_a_repaired_concept_keeps_its_whole_frontmatter(make_bundle: MakeBundle) -> None:
@@ -135,7 +162,8 @@ def test_a_repaired_concept_keeps_its_whole_frontmatter(make_bundle: MakeBundle)
     [
         ("  - title: Guide: part 1", "the value of 'title' holds ': '"),
         ('title: a "b": c', 'title: "a \\"b\\": c"'),
-        ("description: " + "x: " * 40, '..."; okfx reads it as text'),
+        ("description: " + "x: " * 40, 'write the line as description: "x: x: '),
+        ("description: " + "x: " * 90, "put the whole value in double quotes, from 'x: x: "),
         (": a: b", "a value holding ': ' must be quoted"),
     ],
 )
