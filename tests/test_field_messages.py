@@ -21,7 +21,7 @@ def test_a_status_that_means_a_review_says_where_a_review_is_recorded(
         assert code == "unknown_status"
         assert message.startswith(f"status {word!r} is not draft, stable or deprecated")
         assert "read as stable: write stable, and record the review as verified: " in message
-        assert "[{by: human:<id>, at: <ISO 8601 time>}] (spec §5.2)" in message
+        assert "[{by: human:jane, at: 2026-06-25T09:00:00Z}] with the reviewer's id" in message
     ((_, other),) = _messages(make_bundle, status="orange")
     assert other.endswith("read as stable: write one of the three (line 3)")
     bundle = Bundle.load(make_bundle({"a.md": concept("Term", status="reviewed")}))
@@ -176,7 +176,25 @@ def test_an_empty_timestamp_and_a_verified_string_say_what_to_write(
     assert empty.startswith("timestamp is empty: write an ISO 8601 datetime")
     ((_, verified),) = _messages(make_bundle, verified="'yes'")
     assert "not a string; ignored, so the concept counts as unverified (spec §5.3)" in verified
-    assert "write verified: [{by: human:<id>, at: <ISO 8601 time>}]" in verified
+    assert "write verified: [{by: human:jane, at: 2026-06-25T09:00:00Z}]" in verified
+
+
+def test_a_placeholder_reviewer_reviews_nothing(make_bundle: MakeBundle) -> None:
+    """CI QA: the advice for status: reviewed, pasted as written (verified: [{by:
+    human:<id>, ...}]), made the concept human-reviewed by 'human:<id>'. A placeholder
+    id, <...> or {{...}}, is no one: the entry is ignored, and said so."""
+    for by in ("human:<id>", "'human:{{ reviewer }}'", "process:<job>"):
+        root = make_bundle(
+            {"a.md": f"---\ntype: Term\nverified: [{{by: {by}, at: 2026-06-25}}]\n---\nA.\n"}
+        )
+        bundle = Bundle.load(root)
+        assert bundle.concept("a").trust_tier == "unverified", by
+        ((_, message),) = _messages(make_bundle, verified=f"[{{by: {by}, at: 2026-06-25}}]")
+        assert "is a placeholder, not a reviewer: write who reviewed it" in message, by
+    root = make_bundle(
+        {"a.md": "---\ntype: Term\nverified: {by: human:jane, at: 2026-06-25}\n---\n"}
+    )
+    assert Bundle.load(root).concept("a").trust_tier == "human-reviewed"
 
 
 def test_an_attested_computation_without_a_runtime_says_what_to_write(

@@ -84,7 +84,8 @@ def test_trust_field_messages_say_what_is_missing_and_what_is_allowed(
         "kept without a date (line 3)",
         "/c.md": "verified must be a mapping or a list of mappings, not true or false; "
         "ignored, so the concept counts as unverified (spec §5.3): write verified: "
-        "[{by: human:<id>, at: <ISO 8601 time>}] (§5.2) (line 3)",
+        "[{by: human:jane, at: 2026-06-25T09:00:00Z}] with the reviewer's id and the "
+        "review's time (§5.2) (line 3)",
     }
     assert bundle.concept("b").trust_tier == "human-reviewed"  # the tier reads 'by' alone
 

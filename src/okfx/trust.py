@@ -14,6 +14,7 @@ __all__ = [
     "TRUST_TIERS",
     "actor_kind",
     "is_stale",
+    "is_placeholder_actor",
     "is_valid_actor",
     "loose_actor",
     "parse_instant",
@@ -40,6 +41,20 @@ def is_valid_actor(value: object) -> bool:
     empty ids (``human:``), whitespace and non-strings are not actors.
     """
     return isinstance(value, str) and _ACTOR.match(value) is not None
+
+
+# An id left as a template's placeholder: ``human:<id>``, ``human:{{ reviewer }}``.
+_PLACEHOLDER = re.compile(r"^(?:<[^<>]{0,80}>|\{\{[^{}]{0,80}\}\})$")
+
+
+def is_placeholder_actor(value: object) -> bool:
+    """True for an actor whose id is a placeholder left from a template or from advice
+    (``human:<id>``, ``process:{{ job }}``): no one, so no review (CI QA: pasted as
+    okfx's advice wrote it, ``human:<id>`` made a concept human-reviewed)."""
+    if not isinstance(value, str):
+        return False
+    _, colon, rest = value.partition(":")
+    return bool(colon) and _PLACEHOLDER.match(rest.strip()) is not None
 
 
 def loose_actor(value: object) -> str | None:

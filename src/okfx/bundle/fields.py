@@ -15,7 +15,7 @@ from typing import Any
 
 from okfx.bundle.links import lines_outside_code
 from okfx.model import Computation, Generated, Parameter, Source, UsageWindow, Verification
-from okfx.trust import is_valid_actor, loose_actor, parse_instant
+from okfx.trust import is_placeholder_actor, is_valid_actor, loose_actor, parse_instant
 
 __all__ = [
     "STATUSES",
@@ -103,7 +103,8 @@ def _as_list(value: Any, name: str, report: FieldReport) -> list[Any]:
     if name == "verified":  # validate QA: 'verified: "yes"' gave no form and no consequence
         message += (
             ", so the concept counts as unverified (spec §5.3): write verified: "
-            "[{by: human:<id>, at: <ISO 8601 time>}] (§5.2)"
+            "[{by: human:jane, at: 2026-06-25T09:00:00Z}] with the reviewer's id and the "
+            "review's time (§5.2)"
         )
     report.append(("invalid_field", message, name))
     return []
@@ -358,6 +359,10 @@ def _generated(fm: dict[str, Any], report: FieldReport) -> Generated | None:
     if by is None:
         message = "generated has no 'by' (spec §5.2 requires an actor)"
         report.append(("invalid_field", message, "generated"))
+    elif is_placeholder_actor(by):
+        message = f"generated.by {by!r} is a placeholder, not a producer: write who made it"
+        report.append(("invalid_field", message, "generated.by"))
+        by = None
     elif (loose := loose_actor(by)) is not None:
         report.append(("invalid_field", _loose_message("generated.by", by, loose), "generated.by"))
     elif not is_valid_actor(by):
@@ -386,6 +391,13 @@ def _verified(fm: dict[str, Any], report: FieldReport) -> tuple[Verification, ..
             report.append(("invalid_field", message, name))
             continue
         loose = loose_actor(by)
+        if is_placeholder_actor(by):
+            message = (
+                f"{name}.by {by!r} is a placeholder, not a reviewer: write who reviewed it "
+                "(human:jane); entry ignored, so it verifies nothing"
+            )
+            report.append(("invalid_field", message, f"{name}.by"))
+            continue
         if loose is not None:
             report.append(("invalid_field", _loose_message(f"{name}.by", by, loose), f"{name}.by"))
         elif not isinstance(by, str) or not is_valid_actor(by):
@@ -680,8 +692,9 @@ def _status_message(raw: Any, text: str | None) -> str:
     message = f"status {raw!r} is not draft, stable or deprecated (spec §5.4); read as stable"
     if text and text.casefold() in _REVIEW_WORDS:
         return (
-            f"{message}: write stable, and record the review as verified: [{{by: human:<id>, "
-            "at: <ISO 8601 time>}] (spec §5.2), which makes the concept human-reviewed (§5.3)"
+            f"{message}: write stable, and record the review as verified: [{{by: human:jane, "
+            "at: 2026-06-25T09:00:00Z}] with the reviewer's id and the review's time (spec "
+            "§5.2), which makes the concept human-reviewed (§5.3)"
         )
     folded = (text or "").casefold()
     if folded in _RETIRED_WORDS:
