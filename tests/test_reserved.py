@@ -423,3 +423,22 @@ def test_a_reserved_files_frontmatter_problem_says_the_fix_and_its_line(
     )
     assert "delete the block" in found["/log.md"].message
     assert {problem_line(w) for w in found.values()} == {1}
+
+
+def test_setext_date_headings_group_a_logs_entries(make_bundle: MakeBundle) -> None:
+    """CI QA: ``2026-05-22`` over a line of dashes is a level-2 heading to CommonMark and
+    GitHub, and failed the bundle as an entry before any date heading; a paragraph and a
+    list item over dashes are no heading (a list item's ``---`` is a thematic break)."""
+    log = (
+        "Update log\n==========\n\n2026-05-22\n----------\n* **Update**: added a.md\n\n"
+        "2026-05-01\n==========\n\n* older\n* an item\n---\n\nA paragraph\ngoing on\n---\n"
+    )
+    bundle = Bundle.load(make_bundle({"a.md": concept(), "log.md": log}))
+    assert bundle.logs["/"].title == "Update log"
+    assert _entries(bundle)[:3] == [
+        (date(2026, 5, 22), "**Update**: added a.md"),
+        (date(2026, 5, 1), "older"),
+        (date(2026, 5, 1), "an item"),
+    ]
+    assert validate(bundle).conformant
+    assert not [w for w in bundle.warnings if w.code.startswith(("log_", "invalid_log"))]

@@ -301,6 +301,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.reserved._TIME": ("match", [rep("T"), rep("1", "T")]),
     "okfx.bundle.reserved._LABEL": ("match", [rep("*", "**"), rep("_", "__"), rep("a", "**")]),
     "okfx.bundle.reserved._SETEXT": ("match", [rep("="), rep("-", "", " x"), rep(" ", "==")]),
+    "okfx.bundle.reserved._BREAK": (
+        "match",
+        [rep("- ", tail="x"), rep("-", tail="x"), rep(" ", "---", "x"), rep("*\t", tail="-")],
+    ),
     # -- search over concept text
     "okfx.search.analyzer._PIECE_SEP": ("scan", [rep("a"), rep(" "), rep("a b")]),
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
@@ -413,6 +417,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
             rep("[^"),
         ],
     ),
+    "okfx.trust._PLACEHOLDER": ("match", [rep("<"), rep("{", "{{"), rep("a", "<", ">>")]),
     "okfx.trust._ACTOR": (
         "match",
         [rep("a"), rep("b", "a:", " "), rep("a/", tail=" "), rep("a", tail=" ")],

@@ -6,7 +6,7 @@ Both stay readable whatever their shape; deviations from the spec are warnings.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date
 from typing import NamedTuple
 
@@ -34,6 +34,8 @@ HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 HEADING_LINES = re.compile(HEADING.pattern, re.MULTILINE)
 # A setext heading's underline (the text line above it is the heading).
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+# A thematic break: three or more of one of - * _, spaces between allowed (CommonMark).
+_BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 # A link as an index entry holds it, ``[text](destination "title")``, the text and the
 # destination captured: shared by an entry and by a link of a list of links (below). Link
 # text may hold brackets that pair up, one level deep, as CommonMark allows
@@ -96,6 +98,35 @@ def _lines(body: str) -> Iterator[tuple[str, str]]:
             yield line, _COMMENT
         else:
             yield line, _TEXT
+
+
+def _setext_as_atx(lines: Iterable[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    """``lines`` (:func:`_lines`) with each setext heading written as an ATX one: a line of
+    prose alone (after a blank line, a heading or the start) over a line of ``=`` or ``-``
+    becomes ``# text`` or ``## text``, and the underline a blank line, so line numbers
+    stay. CommonMark reads ``2026-05-22`` over ``----------`` as a level-2 heading (CI QA:
+    a log written so failed as entries before any date heading)."""
+    held: tuple[str, str] | None = None
+    alone = True  # the held line follows a blank line, a heading or the start
+    for line, kind in lines:
+        if held is not None:
+            text, _ = held
+            if kind == _TEXT and _SETEXT.match(line):
+                level = "#" if line.strip()[0] == "=" else "##"
+                yield f"{level} {text.strip()}", _TEXT
+                yield "", _TEXT
+                held, alone = None, True
+                continue
+            yield held
+            held, alone = None, False
+        prose = kind == _TEXT and line.strip() and not HEADING.match(line)
+        if prose and alone and not _ITEM.match(line) and not _SETEXT.match(line):
+            held = (line, kind)
+            continue
+        yield line, kind
+        alone = kind != _TEXT or not line.strip() or HEADING.match(line) is not None
+    if held is not None:
+        yield held
 
 
 def _index_lines(body: str) -> Iterator[tuple[int, str | None, re.Match[str] | None]]:
@@ -317,7 +348,7 @@ def parse_log(body: str) -> ParsedLog:
             began = number
         current.append(text)
 
-    for number, (line, kind) in enumerate(_lines(body)):
+    for number, (line, kind) in enumerate(_setext_as_atx(_lines(body))):
         if kind == _COMMENT:
             continue
         if kind == _CODE:
@@ -356,6 +387,9 @@ def parse_log(body: str) -> ParsedLog:
             date_level = len(heading.group(1))
             if day is None or len(text) > 10:
                 bad.append((text, number))
+            continue
+        if _BREAK.match(line):
+            flush()  # a thematic break (``---``) ends the entry above; it is no text
             continue
         bare = line.lstrip(" \t")
         item = _ITEM.match(bare)
