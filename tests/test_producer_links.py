@@ -6,6 +6,7 @@ from __future__ import annotations
 from conftest import concept
 from okfx import Bundle
 from okfx.bundle.parse import RELATION_KEYS, producer_refs
+from okfx.bundle.problems import problem_line
 
 
 def test_producer_refs_are_markdown_paths_of_relation_keys() -> None:
@@ -56,17 +57,26 @@ def test_a_related_list_draws_edges_to_the_files_it_names(make_bundle) -> None:
     assert bundle.warnings == []
 
 
-def test_a_value_that_leaves_the_bundle_is_no_edge_and_a_missing_file_a_broken_link(
+def test_a_value_that_leaves_the_bundle_is_an_unsafe_link_and_a_missing_file_a_broken_link(
     make_bundle,
 ) -> None:
+    """A value that leaves the bundle is no edge, and said as the same link in the body
+    is (new-producers QA: dharma-okf's related page in a sibling bundle was dropped
+    without a word); a URL is no edge and no warning."""
     values = "[missing.md, ../../outside.md, https://example.com/a.md, 'a b.md', slug]"
     root = make_bundle({"a.md": concept("Note", "Body.\n", related=values, source_file="x.md")})
     bundle = Bundle.load(root, state_cache=False)
     (link,) = bundle.concept("/a.md").links
     assert (link.target, link.field, link.exists) == ("/missing.md", "related", False)
     assert link.text == "missing.md"  # the path as written names it where it is shown
-    assert [(w.code, w.path) for w in bundle.warnings] == [("broken_link", "/a.md")]
-    assert "related" in bundle.warnings[0].message
+    found = sorted((w.code, w.path) for w in bundle.warnings)
+    assert found == [("broken_link", "/a.md"), ("unsafe_link", "/a.md")]
+    broken, unsafe = sorted(bundle.warnings, key=lambda w: w.code)
+    assert "related" in broken.message
+    assert unsafe.message.startswith(
+        "related '../../outside.md' points outside the bundle; not followed"
+    )
+    assert problem_line(unsafe) == 3  # the key's line
     assert bundle.concept("/a.md").frontmatter["source_file"] == "x.md"  # no relation key
 
 

@@ -552,7 +552,7 @@ class DocumentParser:
         spec*, to targets no other link of the concept (``others``) reaches, each with its
         key as its field and its value as its text (a broken one reads as the path the
         producer wrote); one to a file the bundle lacks is a broken link, as a
-        body link's is. A value that leaves the bundle is no edge and no warning. And the
+        body link's is, and one that leaves the bundle is no edge, an ``unsafe_link``. And the
         ids those keys name (:func:`producer_ids`), which the bundle resolves once it
         knows every concept's ``id``."""
         refs = producer_refs(data)
@@ -580,6 +580,13 @@ class DocumentParser:
             try:
                 target = self.resolver.resolve(href, base, frontmatter=True)
             except UnsafePath:
+                # said as a body link's is (new-producers QA: dharma-okf's related page in
+                # a sibling bundle was warned in the body and dropped without a word here)
+                message = (
+                    f"{key} {href[:200]!r} points outside the bundle; not followed: name a "
+                    "page outside it by full URL, or bring the page into the bundle"
+                )
+                self.warn(path, "unsafe_link", with_line(message, lines[key] or None))
                 continue
             if target is not None and target not in linked:
                 linked.add(target)
