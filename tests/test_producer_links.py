@@ -117,3 +117,19 @@ def test_a_links_key_draws_edges_by_path_and_by_id_and_none_to_a_url(make_bundle
         ("/a.md", "links")
     ]
     assert bundle.warnings == []
+
+
+def test_a_git_remote_written_scp_style_is_an_address_not_a_bundle_path(make_bundle) -> None:
+    """New-producers QA: slo.okf's services give their repository as resource:
+    git@example.com:acme/cart-service.git, reported as a broken link to a bundle path; a
+    relative path's first segment holds no ':' (RFC 3986 §4.2)."""
+    remote = "git@example.com:acme/cart-service.git"
+    body = f"Code: [repo]({remote}), and [mail](jane@example.com), and [a](a.md).\n"
+    root = make_bundle({"a.md": concept("Service", body, resource=remote)})
+    bundle = Bundle.load(root, state_cache=False)
+    assert [w.code for w in bundle.warnings] == ["broken_link"]  # the mail address alone
+    assert "jane@example.com" in bundle.warnings[0].message
+    assert bundle.concept("/a.md").resource == remote
+    # a mail address without mailto: is a relative name to CommonMark: a broken link
+    targets = [link.target for link in bundle.concept("/a.md").links]
+    assert targets == ["/jane@example.com", "/a.md"]

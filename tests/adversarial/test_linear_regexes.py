@@ -183,6 +183,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.codeblocks.BACKTICKS": ("scan", [rep("`"), rep("`a")]),
     "okfx.codeblocks._TILDES": ("scan", [rep("~"), rep("~a")]),
     "okfx.bundle.links._SINGLE_TICK_SPAN": ("scan", [rep("a", "`"), rep("`a"), rep("a`")]),
+    "okfx.bundle.links._SCP": ("match", [rep("a"), rep("a", "a@"), rep(".", "a@", "/")]),
     "okfx.bundle.links._SCHEME": ("match", [rep("a"), rep("a", tail="/")]),
     "okfx.bundle.links._ESCAPED": (
         "scan",

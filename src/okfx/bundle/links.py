@@ -67,6 +67,9 @@ _FOOTNOTE_DEF = re.compile(r"\n {0,3}\[\^([^\]\s]{1,200})\]:")
 # A code span when the text has single backticks only: each one closes the previous.
 _SINGLE_TICK_SPAN = re.compile(r"`[^`]*+`")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+# A git remote written scp-style, ``git@github.com:org/repo.git``: an address, no path
+# (a relative path's first segment holds no ':', RFC 3986 §4.2).
+_SCP = re.compile(r"^[A-Za-z0-9._~-]{1,64}@[A-Za-z0-9.-]{1,253}:")
 _SIMPLE = re.compile(r"(/|\./|(?:\.\./)+)?([\w\-]+(?:/[\w\-]+)*\.md)")
 # What a link destination spells otherwise (CommonMark 0.31, sections 2.4 and 2.5): a
 # backslash before ASCII punctuation, an entity or a numeric character reference.
@@ -411,7 +414,11 @@ class Resolver:
 
     @staticmethod
     def is_external(href: str) -> bool:
-        return href.startswith("//") or (":" in href and _SCHEME.match(href) is not None)
+        if href.startswith("//"):
+            return True
+        return ":" in href and (
+            _SCHEME.match(href) is not None or ("@" in href and _SCP.match(href) is not None)
+        )
 
     def _finish(self, target: str, trailing_slash: bool) -> str:
         if not target.isascii():
