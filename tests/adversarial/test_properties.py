@@ -126,6 +126,10 @@ YAMLISH = st.lists(
                 "verified:\n  - by: human:a\n    at: ", "2026-02-30T00:00:00Z", "&a ", "*a",
                 "<<: *a\n", "!!python/object/apply:os.system ['touch x']", "!!binary ",
                 "!!set ", ".nan", ".inf", "0x1f", "1:20", "~", "null", "? ", "- ", "\n  ",
+                # every core tag, on values of every kind (security QA: "!!bool maybe",
+                # "!!seq {a: 1}" and an empty "!!int" raised past the parser)
+                "!!bool ", "!!int ", "!!float ", "!!str ", "!!seq ", "!!map ", "!!null ",
+                "!!timestamp ", "!!omap ", "!!pairs ", "!!merge ", "maybe", "{a: 1}", "[1]",
                 "../../outside/secret.md", "/../x", "leak.md", "\ufeff", "\x00", "\r\n",
             ]
         ),

@@ -31,6 +31,9 @@ __all__ = ["FrontmatterError", "Parsed", "duplicate_places", "load_repaired", "p
 _TAG = "tag:yaml.org,2002:"
 _STR, _MAP, _SEQ = _TAG + "str", _TAG + "map", _TAG + "seq"
 _MERGE = _TAG + "merge"
+#: The kind of node each of these tags names, and how it is written.
+_KINDS = {_STR: yaml.ScalarNode, _MAP: yaml.MappingNode, _SEQ: yaml.SequenceNode}
+_SHORT = {_STR: "!!str", _MAP: "!!map", _SEQ: "!!seq"}
 _TIMESTAMP_TAG = _TAG + "timestamp"
 _MAX_INT_CHARS = 4000
 _MAX_INT_BITS = 14_000  # about 4,200 decimal digits: str() (4,300 at most) always works
@@ -247,6 +250,15 @@ def _build(loader: Any, node: Any, memo: dict[int, Any], depth: int, max_depth: 
     fast as its generic constructor for the plain mappings, lists and scalars of
     frontmatter. Merge keys, sets, pairs and custom tags raise :class:`_Unusual`."""
     tag = node.tag
+    if tag in _KINDS and not isinstance(node, _KINDS[tag]):
+        # ``!!str {a: 1}``, ``!!seq {a: 1}``: a tag another kind of node than it names
+        # (security QA: the raw nodes came back as the value, or the load raised)
+        line = node.start_mark.line + 2  # the frontmatter's first line is the file's second
+        raise FrontmatterError(
+            "malformed_yaml",
+            f"YAML error: a value tagged {_SHORT[tag]} is not one (line {line}): remove the "
+            "tag, or write a value of that kind",
+        )
     if tag == _STR:
         return node.value
     key = id(node)
@@ -267,7 +279,7 @@ def _build(loader: Any, node: Any, memo: dict[int, Any], depth: int, max_depth: 
         share = loader.strings.setdefault
         for item in node.value:
             # Plain strings (most items) are read inline: a call per item costs more.
-            if item.tag == _STR:
+            if item.tag == _STR and type(item) is yaml.ScalarNode:
                 value = item.value
                 if type(value) is str and len(value) <= _SHARED_MAX:
                     value = share(value, value)
@@ -290,7 +302,7 @@ def _fill_mapping(
     share = loader.strings.setdefault
     for k_node, v_node in node.value:
         k_tag = k_node.tag
-        if k_tag == _STR:
+        if k_tag == _STR and type(k_node) is yaml.ScalarNode:
             k = k_node.value
             if type(k) is str:
                 k = share(k, k)  # the same few keys in every concept
@@ -306,7 +318,7 @@ def _fill_mapping(
                 k = share(k_node.value, k_node.value)  # 1 and true: kept, by its text
             if k in out and k_node.value not in loader.duplicate_keys:
                 loader.duplicate_keys.append(str(k_node.value))
-        if v_node.tag == _STR:
+        if v_node.tag == _STR and type(v_node) is yaml.ScalarNode:
             value = v_node.value
             if type(value) is str and len(value) <= _SHARED_MAX:
                 value = share(value, value)
@@ -427,6 +439,14 @@ def _load_with_pyyaml(
         raise FrontmatterError("malformed_yaml", "frontmatter is nested too deeply") from None
     except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
         raise FrontmatterError("malformed_yaml", explain(exc, yaml_text)) from None
+    except (LookupError, AttributeError):
+        # PyYAML's constructors for a tagged value that is no such value (``!!bool
+        # maybe``, an empty ``!!int``): security QA, the load raised KeyError/IndexError
+        raise FrontmatterError(
+            "malformed_yaml",
+            "YAML error: a value tagged with !! (such as !!bool or !!int) is not a value of "
+            "that type: remove the tag, or write a value of that type",
+        ) from None
     finally:
         if loader is not None:
             loader.dispose()
