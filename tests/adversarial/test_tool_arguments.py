@@ -249,3 +249,21 @@ def test_tool_answers_are_fresh_and_independent(tmp_path: Path) -> None:
     first["tags"].append("x")
     again = call(box, "read_concept", path="a")
     assert again["extensions"]["owner"] == "team" and again["tags"] == []
+
+
+@pytest.mark.parametrize("tool", ["list_concepts", "search_concepts", "grep_concepts"])
+def test_a_list_argument_nested_thousands_deep_is_an_invalid_argument(
+    box: Toolbox, tool: str
+) -> None:
+    """Security QA: tags sent as the JSON text "[" * 2000 raised RecursionError out of
+    every adapter's tool (MCP answered internal_error); as a value nested that deep too."""
+    from okfx.tools.arguments import ToolArguments
+
+    checked = ToolArguments({name: getattr(box, name) for name in (tool,)})
+    needed = {"search_concepts": {"query": "x"}, "grep_concepts": {"pattern": "x"}}.get(tool, {})
+    deep: list[object] = []
+    for _ in range(5000):
+        deep = [deep]
+    for tags in ("[" * 2000, "[" * 2000 + "]" * 2000, deep):
+        result = checked.call(tool, {**needed, "tags": tags})
+        assert result["error"]["code"] == "invalid_argument", result

@@ -63,6 +63,8 @@ class ToolArguments:
             checked = self._models[tool].model_validate(given)
         except ValidationError as exc:
             raise InvalidArgument(self._message(tool, given, exc)) from None
+        except RecursionError:  # a list nested thousands deep, sent as a value
+            raise InvalidArgument(f"{tool}: an argument is nested too deeply") from None
         out: dict[str, Any] = {}
         for name in checked.model_fields_set:
             value, sent = getattr(checked, name), given.get(name)
@@ -182,7 +184,10 @@ def _about(schema: Mapping[str, Any]) -> str:
 
 def _shown(value: Any) -> str:
     """The value a model sent, short enough for a message."""
-    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    try:
+        text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    except (ValueError, RecursionError):  # a list nested thousands deep (security QA)
+        return "a value nested too deeply to show"
     return text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
 
 
@@ -220,7 +225,7 @@ def _from_json_text(value: Any, schema: Mapping[str, Any] | None) -> Any:
     if isinstance(value, str) and _is_list(schema):
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # "[" * 2000 (security QA): left as text
             return value
         if isinstance(parsed, list):
             return parsed
