@@ -214,3 +214,19 @@ def test_a_comment_line_inside_a_computation_block_is_part_of_the_code(tmp_path:
     bundle = Bundle.load(write(tmp_path / "b", {"c.md": text}))
     computation = bundle.concept("c").computation
     assert computation is not None and computation.inline == code
+
+
+def test_a_page_of_one_repeated_heading_renders_in_linear_time() -> None:
+    """Security QA: the viewer numbered each repeat of a heading by counting up from 1,
+    so 8,000 equal headings took 24 s to render and 100,000 would take an hour."""
+    from hostile import LINEAR_BOUND, growth_4n
+
+    from okfx.web.markdown import render
+
+    def page(text: str) -> object:
+        return render(text, lambda *args, **kwargs: None)
+
+    # the markdown parse is linear and costs more than a few numberings: start big
+    assert growth_4n(page, lambda n: "# h\n" * n, floor=0.05) < LINEAR_BOUND
+    anchors = [h.anchor for h in page("# a\n# a-1\n# a\n# a\n").outline]  # type: ignore[attr-defined]
+    assert len(set(anchors)) == 4 and anchors[2].endswith("a-2")

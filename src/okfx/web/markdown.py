@@ -315,6 +315,7 @@ def render(
     tokens = md.parse(text, env)
     outline: list[Heading] = []
     taken: set[str] = set()
+    counts: dict[str, int] = {}  # the last number given to each base
     for at, token in enumerate(tokens):
         if token.type == "inline" and token.children:
             _walk_inline(token.children, rewrite, wikilink)
@@ -332,10 +333,11 @@ def render(
                 if child.type in ("text", "code_inline")
             )
             anchor = base = slug(title)
-            n = 0
             while anchor in taken:
-                n += 1
-                anchor = f"{base}-{n}"
+                # the next number of this base, not counted up from 1 each time: 8,000
+                # equal headings took 24 s to render (security QA)
+                counts[base] = counts.get(base, 0) + 1
+                anchor = f"{base}-{counts[base]}"
             taken.add(anchor)
             token.attrSet("id", anchor)
             outline.append(Heading(int(token.tag[1]), title, anchor))
