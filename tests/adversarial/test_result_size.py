@@ -132,3 +132,16 @@ def test_a_hubs_pages_cut_by_the_budget_go_on_where_they_stopped(box: Toolbox) -
 
 def test_list_bundles_stays_within_the_budget(box: Toolbox) -> None:
     within_budget(call(box, "list_bundles"))
+
+
+def test_a_heading_repeated_a_hundred_thousand_times_gives_a_short_notice(
+    tmp_path: Any,
+) -> None:
+    """Security QA: read_concept(section='h') of a page of a million '# h' headings named
+    every other id in its notice, 11.9 million characters, past the result cap."""
+    root = write(tmp_path / "b", {"h.md": concept(body="# h\n\ntext\n" * 100_000)})
+    result = Toolbox(Bundle.load(root)).read_concept(path="h", section="h")
+    notice = result["notice"]
+    assert notice.startswith("100000 sections are headed 'h'; this is the first: ask for")
+    assert "'h-10' and 99989 more (numbered on)" in notice and len(notice) < 400
+    assert len(json.dumps(result)) <= 131_072

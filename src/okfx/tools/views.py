@@ -833,9 +833,14 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
     if len(twins) > 1 and not by_id:
         others = [repr(ids[i]) for i in twins if i != picked]
         which = "its id) for the other" if len(others) == 1 else "their ids) for the others"
+        named = ", ".join(others[:_TWINS_NAMED])
+        if len(others) > _TWINS_NAMED:
+            # a few and the count (security QA: a million repeats of one heading made a
+            # notice of 11.9 million characters, past every result cap)
+            named += f" and {len(others) - _TWINS_NAMED} more (numbered on)"
         notice = (
             f"{len(twins)} sections are headed {clip(texts[picked], TITLE_CHARS)!r}; this is "
-            f"the first: ask for section={', '.join(others)} ({which}"
+            f"the first: ask for section={named} ({which}"
         )
     if held is not None:
         read = f"No heading is {wanted!r}; this is the section headed {clip(held, TITLE_CHARS)!r}."
@@ -1004,6 +1009,10 @@ def read(
     payload[UNTRUSTED] = True
     _event(found=True, body_chars=len(chunk))
     return payload
+
+
+#: How many other sections of one heading a notice names by id.
+_TWINS_NAMED = 10
 
 
 def _only_footnotes(text: str, cut: int) -> int:
