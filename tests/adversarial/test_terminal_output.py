@@ -121,6 +121,11 @@ def test_a_bundle_name_cannot_drive_the_terminal(tmp_path: Path) -> None:
     assert not ACTIVE.search(banner) and "kb^[]0;PWNED^G" in banner
     notice = render.stdio_notice(manager)  # okfx serve on stdio, started in a terminal
     assert not ACTIVE.search(notice) and "kb^[]0;PWNED^G" in notice
+    # okfx view's first line too (security QA: it printed the name raw)
+    from okfx.cli.webserve import viewer_banner
+
+    viewing = viewer_banner(manager, "http://127.0.0.1:8765/", False)
+    assert not ACTIVE.search(viewing) and "kb^[]0;PWNED^G" in viewing
 
 
 def test_github_annotations_cannot_be_forged_by_a_bundle_name(tmp_path: Path) -> None:

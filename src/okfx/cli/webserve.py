@@ -14,6 +14,7 @@ import logging
 import threading
 from typing import Any
 
+from okfx.cli.terminal import visible
 from okfx.tools.manager import KnowledgeManager
 
 __all__ = ["beside_mcp", "viewer", "viewer_banner"]
@@ -69,8 +70,13 @@ def beside_mcp(mcp_app: Any, web_app: Any) -> Any:
 
 def viewer_banner(manager: KnowledgeManager, url: str, token: bool) -> str:
     """What ``okfx view`` prints to stderr before serving."""
-    names = ", ".join(
-        f"{b.name} ({len(b)} concept{'' if len(b) == 1 else 's'})" for b in manager.bundles.values()
+    # control characters made visible, as every other command shows bundle text (security
+    # QA: an archive's folder name set the terminal's window title here)
+    names = visible(
+        ", ".join(
+            f"{b.name} ({len(b)} concept{'' if len(b) == 1 else 's'})"
+            for b in manager.bundles.values()
+        )
     )
     lines = [f"okfx: viewing {names}", f"Open: {url}"]
     if token:
