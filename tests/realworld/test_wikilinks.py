@@ -140,3 +140,24 @@ def test_a_footnote_label_in_double_brackets_is_no_wikilink(make_bundle: MakeBun
         assert bundle.concept("a").links == () and bundle.warnings == []
         assert bundle.concept("a").citations == ("src-1",)  # the citation still counts
         assert validate(bundle).notes == ()
+
+
+def test_a_wikilink_that_climbs_above_the_root_is_an_unsafe_link_and_leaves_the_bundle(
+    make_bundle: MakeBundle,
+) -> None:
+    """Security QA: [[../outside/secret]] was never followed, and said nowhere: no
+    unsafe_link, no leaves_bundle entry, as a body link that climbs has."""
+    body = "# W\n\n[[../outside/secret]] [[sub/../../outside/secret|x]] [[a]]\n"
+    root = make_bundle({"w.md": concept(body=body), "a.md": concept()})
+    bundle = Bundle.load(root, wikilinks=True)
+    unsafe = [w.message for w in bundle.warnings if w.code == "unsafe_link"]
+    assert unsafe == [
+        "wikilink [[../outside/secret]] leaves the bundle; not followed (line 6)",
+        "wikilink [[sub/../../outside/secret]] leaves the bundle; not followed (line 6)",
+    ]
+    assert [link.target for link in bundle.concept("/w.md").links] == ["/a.md"]
+    leaving = Toolbox(bundle).get_neighbors(path="w")["leaves_bundle"]
+    assert [(entry["href"], entry["text"], entry["line"]) for entry in leaving] == [
+        ("[[../outside/secret]]", "../outside/secret", 6),
+        ("[[sub/../../outside/secret]]", "x", 6),
+    ]

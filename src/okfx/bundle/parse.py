@@ -27,7 +27,7 @@ from okfx.bundle.frontmatter import (
 from okfx.bundle.keylines import KeyLines, field_lines, item_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.logdates import likely_dates
-from okfx.bundle.paths import forbidden_char, join, parent_dir
+from okfx.bundle.paths import forbidden_char, parent_dir
 from okfx.bundle.reserved import (
     heading_rest,
     leading_date,
@@ -37,7 +37,7 @@ from okfx.bundle.reserved import (
     unsectioned,
 )
 from okfx.bundle.scope import written_version
-from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks
+from okfx.bundle.wikilinks import WikiIndex, WikiLink, scan_wikilinks, wikilink_place
 from okfx.bundle.written import typed_text_paths, with_written, written_scalars
 from okfx.bundle.yamlerrors import colon_fix
 from okfx.errors import UnsafePath
@@ -144,19 +144,6 @@ def concept_type(data: dict[Any, Any]) -> str | None:
     """The non-empty ``type`` a frontmatter mapping gives, or None."""
     value = data.get("type")
     return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def _wikilink_place(target: str, base: str) -> str | None:
-    """Where the file a ``[[target]]`` names would be: a path-style target
-    (``[[folder/name]]``, as Obsidian writes one it must tell apart) from the root, one
-    written ``./`` or ``../`` or a bare name from the linking file's folder ``base``; None
-    when that climbs above the root."""
-    written = target.removesuffix(".md") + ".md"
-    relative = "/" not in target or target.startswith(("./", "../"))
-    try:
-        return join(base if relative else "/", written)
-    except UnsafePath:
-        return None
 
 
 def _reserved_concept(path: str, type_: str, dated: int = 0) -> str:
@@ -484,12 +471,15 @@ class DocumentParser:
                 # An unresolved edge, so get_neighbors and the viewer list it (viewer QA:
                 # red in the body, missing from "Unresolved"); its candidates are found
                 # again when it is shown (Bundle.wikilink_candidates).
-                missing = _wikilink_place(target, base)
+                missing = wikilink_place(target, base)
                 if missing is not None:
                     out.append(_new_link((path, missing, href, label, "wikilink", line, False)))
             else:
-                missing = _wikilink_place(target, base)
+                missing = wikilink_place(target, base)
                 if missing is None:
+                    # said as a body link that climbs is (security QA: it vanished)
+                    message = f"wikilink {href[:200]} leaves the bundle; not followed"
+                    self.warn(path, "unsafe_link", with_line(message, line))
                     continue
                 self.warn(path, "broken_link", f"wikilink {href} (line {line}) matches no file")
                 out.append(_new_link((path, missing, href, label, "wikilink", line, False)))

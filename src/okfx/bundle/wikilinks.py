@@ -19,7 +19,14 @@ from okfx.bundle.links import matches_outside_code
 from okfx.bundle.paths import join
 from okfx.errors import UnsafePath
 
-__all__ = ["WIKILINK", "WikiIndex", "WikiLink", "scan_wikilinks"]
+__all__ = [
+    "WIKILINK",
+    "WikiIndex",
+    "WikiLink",
+    "leaving_wikilinks",
+    "scan_wikilinks",
+    "wikilink_place",
+]
 
 #: ``[[target#anchor|label]]``: no brackets or line breaks inside, bounded; the groups
 #: ``target``, ``anchor`` and ``label`` (the last two may be None).
@@ -29,6 +36,30 @@ WIKILINK = re.compile(
 )
 
 WikiLink = tuple[str, str, int]  # (target as written, label, offset in the body)
+
+
+def wikilink_place(target: str, base: str) -> str | None:
+    """Where the file a ``[[target]]`` names would be: a path-style target
+    (``[[folder/name]]``, as Obsidian writes one it must tell apart) from the root, one
+    written ``./`` or ``../`` or a bare name from the linking file's folder ``base``; None
+    when that climbs above the root."""
+    written = target.removesuffix(".md") + ".md"
+    relative = "/" not in target or target.startswith(("./", "../"))
+    try:
+        return join(base if relative else "/", written)
+    except UnsafePath:
+        return None
+
+
+def leaving_wikilinks(body: str, base: str, limit: int) -> list[tuple[str, str, int]]:
+    """``(href as written, label, offset)`` of the wikilinks of a page in ``base`` that
+    climb above the root (``[[../outside/x]]``), which a load warns as ``unsafe_link``
+    and follows nowhere; at most ``limit``. Nothing is resolved against the files."""
+    out = []
+    for target, label, offset in scan_wikilinks(body, limit):
+        if wikilink_place(target, base) is None:
+            out.append((f"[[{target}]]", label, offset))
+    return out
 
 
 def scan_wikilinks(body: str, limit: int | None = None) -> list[WikiLink]:

@@ -614,7 +614,8 @@ _NEIGHBORS = (
             Key(
                 "leaves_bundle",
                 "list of objects",
-                "Body links that climb above the bundle root, never followed.",
+                "Body links (wikilinks too, when read) that climb above the bundle root, "
+                "never followed.",
                 "only on the first page, when it has such links",
             ),
             Key("total", "object", "How many links each list holds in all."),

@@ -29,6 +29,7 @@ from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import HEADING_LINES, heading_text, page_heading
 from okfx.bundle.validate import why_empty
 from okfx.bundle.walk import read_page
+from okfx.bundle.wikilinks import leaving_wikilinks
 from okfx.errors import InvalidArgument, NotFound, OKFError, TooLarge, Unreadable, UnsafePath
 from okfx.model import Concept, IndexFile, Link, LogFile
 from okfx.search.analyzer import only_stopwords
@@ -1190,7 +1191,11 @@ def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> l
     cannot follow them. Found again from the body, only when asked for."""
     if not b.problem_counts().get("unsafe_link"):
         return []  # the load counted every one (past max_warnings too): no body to scan
-    links = leaving_links(doc.body, parent_dir(doc.path), b.limits.max_links_per_concept)
+    limit = b.limits.max_links_per_concept
+    links = leaving_links(doc.body, parent_dir(doc.path), limit)
+    if b.wikilinks:  # a [[../x]] that climbs, as the load warned it (security QA)
+        links.extend(leaving_wikilinks(doc.body, parent_dir(doc.path), limit))
+        links.sort(key=lambda link: link[2])
     if not links:
         return []
     body_line = doc.body_line if isinstance(doc, Concept) else None
