@@ -143,6 +143,15 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
             "okfx reads only the bundle's own files (a concept's resource or source may "
             "name a web page or a system outside it)"
         )
+    if raw is not None and (shown := _shown_form(box, raw)) is not None:
+        # "slo:/runbooks/x.md", as the CLI and the viewer show a path and the CLI takes it
+        # back (new-producers QA: the tools said no loaded bundle held it)
+        named, inner = shown
+        given = _text(bundle, "bundle", optional=True)
+        chosen = _bundle(box, named)
+        if given is not None and given != named and not _same_bundle(box, given, chosen):
+            raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
+        return chosen, inner
     if raw is None or not raw.startswith(OKF_SCHEME):
         if raw is None:
             return _bundle(box, bundle), raw
@@ -161,6 +170,15 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     if given is not None and given != named and not _same_bundle(box, given, chosen):
         raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
     return chosen, "/index.md" if inner == "index" else "/" + inner
+
+
+def _shown_form(box: Toolbox, raw: str) -> tuple[str, str] | None:
+    """``(bundle name, path)`` of ``raw`` written ``NAME:/path`` (``okfx read`` and the
+    viewer's form) when NAME is a loaded bundle's name; else None."""
+    name, colon, rest = raw.partition(":")
+    if not colon or not rest.startswith("/") or rest.startswith("//") or "/" in name:
+        return None
+    return (name, rest) if name in box.manager.bundles else None
 
 
 def _same_bundle(box: Toolbox, name: str, bundle: Bundle) -> bool:
