@@ -23,7 +23,14 @@ from okfx.bundle.budget import CAP_CODES
 from okfx.bundle.idlinks import UnresolvedId, declared_paths, link_ids, unresolved_ids
 from okfx.bundle.links import Resolver, nfc_index, skipped_at
 from okfx.bundle.parse import DocumentParser, skipped_paths
-from okfx.bundle.paths import BeneathOpener, PathGuard, normalize, open_error, parent_dir
+from okfx.bundle.paths import (
+    BeneathOpener,
+    PathGuard,
+    hidden_said,
+    normalize,
+    open_error,
+    parent_dir,
+)
 from okfx.bundle.problems import ERROR_CODES, ProblemGroup, group, kept_past
 from okfx.bundle.reload import (
     Changes,
@@ -1131,6 +1138,13 @@ class Bundle:
         if nested is not None:
             return nested
         skipped = self.skipped_at(canon) if file is None else None
+        hidden = hidden_said(canon) if file is None and skipped is None else None
+        if hidden is not None:  # new-producers QA: a .github.md page was a bare not_found
+            return NotFound(
+                f"no concept at {canon} in bundle {self.name!r}: okfx does not read it "
+                f"({hidden}); the bundle's author can rename it without the dot",
+                path=canon,
+            )
         if skipped is not None:
             return NotFound(
                 f"no concept at {canon} in bundle {self.name!r}: okfx does not read it "

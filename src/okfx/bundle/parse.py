@@ -27,7 +27,7 @@ from okfx.bundle.frontmatter import (
 from okfx.bundle.keylines import KeyLines, field_lines, item_lines, key_line
 from okfx.bundle.links import Resolver, footnote_definitions, footnote_offsets, scan_markdown
 from okfx.bundle.logdates import likely_dates
-from okfx.bundle.paths import forbidden_char, parent_dir
+from okfx.bundle.paths import forbidden_char, hidden_said, parent_dir
 from okfx.bundle.reserved import (
     heading_rest,
     leading_date,
@@ -81,6 +81,13 @@ def broken_message(field: str, target: str, line: int, href: str = "", hint: str
     folder without index.md is a target too)."""
     # The line comes last: paths may hold "(line 9)", and the last one is read as the line.
     shown = href.strip()[:200]
+    hidden = hidden_said(target)
+    if hidden is not None:
+        # new-producers QA: a page named .github.md (a GitHub org's own repository) was
+        # said not to exist, and the author looked for a typo
+        written = shown or target
+        text = f"{field} link {written!r} leads to {target}, which okfx does not read: {hidden}"
+        return with_line(text, line)
     if target.endswith("/index.md") and shown.split("#")[0].endswith("/"):
         place = target.removesuffix("/index.md") + "/"
         text = f"{field} link {shown!r} leads to the folder {place}, which does not exist"

@@ -33,6 +33,8 @@ __all__ = [
     "PathGuard",
     "forbidden_char",
     "forbidden_in",
+    "hidden_part",
+    "hidden_said",
     "is_inside",
     "join",
     "missing_folder",
@@ -125,6 +127,25 @@ def join(base_dir: str, rel: str) -> str:
     if text.startswith("/"):
         return _collapse(text.split("/"), text)
     return _collapse(base_dir.split("/") + text.split("/"), text)
+
+
+def hidden_part(path: str) -> str | None:
+    """The first name of bundle path ``path`` that starts with ``.`` (a hidden file or
+    folder, which the walk skips: ``.github.md``, ``.notes/``), or None."""
+    return next(
+        (part for part in path.split("/") if part[:1] == "." and part not in (".", "..")), None
+    )
+
+
+def hidden_said(path: str) -> str | None:
+    """Why okfx does not read ``path`` when a name of it is hidden, else None."""
+    part = hidden_part(path)
+    if part is None:
+        return None
+    return (
+        f"{part!r} is a hidden name (it starts with '.'), and okfx skips hidden files and "
+        "folders, as it skips .git/"
+    )
 
 
 def parent_dir(path: str) -> str:

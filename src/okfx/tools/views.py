@@ -24,7 +24,7 @@ from okfx.bundle.links import (
     lines_outside_code,
 )
 from okfx.bundle.meant import meant
-from okfx.bundle.paths import missing_folder, normalize, open_error, parent_dir
+from okfx.bundle.paths import hidden_said, missing_folder, normalize, open_error, parent_dir
 from okfx.bundle.problems import ERROR_CODES
 from okfx.bundle.reserved import HEADING_LINES, heading_text, page_heading
 from okfx.bundle.validate import why_empty
@@ -1288,6 +1288,8 @@ def resource(
         # next, answered invalid_argument)
         concepts = [p for p in close if isinstance(b.get(p), Concept)]
         message = f"no file at {canon} in bundle {b.name!r}"
+        if (hidden := hidden_said(canon)) is not None:
+            message += f": okfx does not read it ({hidden})"
         if concepts:
             message += f"; close paths that are concepts, for read_concept: {', '.join(concepts)}"
         raise NotFound(
