@@ -767,3 +767,11 @@ def test_a_kind_line_shows_bundle_text_safely(make_bundle: MakeBundle) -> None:
     files = {f"s{i}.md": concept(status='"act\\x1b[2Jive"') for i in range(5)}
     output = CliRunner().invoke(cli, ["validate", str(make_bundle(files))]).output
     assert "\x1b[2J" not in output and "all 5 listed are" in output
+
+
+def test_one_file_is_one_file(make_bundle: MakeBundle) -> None:
+    """New-producers QA: "the folder has 1 files and no .md file"."""
+    root = make_bundle({"okf_validate.py": "print()\n"})
+    from okfx.bundle.validate import why_empty
+
+    assert why_empty(Bundle.load(root)).startswith("the folder has 1 file and no .md file")

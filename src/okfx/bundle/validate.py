@@ -180,7 +180,7 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
         if hidden:  # the okf gem writes its bundle to .okf/ (okf-gem QA)
             shown = ", ".join(hidden[:3])
             return (
-                f"the folder has {len(bundle.files)} files and no .md file, but its hidden "
+                f"the folder has {_files(len(bundle.files))} and no .md file, but its hidden "
                 f"folder {shown} holds an index.md, and okfx skips hidden names: load "
                 + (f"{bundle.root / hidden[0]} itself" if where else f"{hidden[0]} itself")
             )
@@ -205,7 +205,7 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
             + (f"{bundle.root / first} itself" if where else f"{first}/ itself")
         )
     if not markdown:
-        return f"the folder has {len(bundle.files)} files and no .md file: is the path right?"
+        return f"the folder has {_files(len(bundle.files))} and no .md file: is the path right?"
     if len(reserved) == len(markdown):
         return (
             f"the folder has only index.md and log.md files ({len(reserved)}): add concept "
@@ -328,6 +328,11 @@ def _cluster_note(folders: list[tuple[str, int]], total: int) -> str:
     )
 
 
+def _files(n: int) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{n} file{'' if n == 1 else 's'}"
+
+
 def _of(n: int, total: int) -> str:
     return f"all {total}" if n == total else f"{n} of the {total}"
 
@@ -385,7 +390,11 @@ def inner_root(
     rootless = "/" not in bundle.indexes
     if not outside and not rootless:
         return None
-    why = f"{len(outside)} files here are no concept" if outside else "this folder has no index.md"
+    why = (
+        f"{_files(len(outside))} here {'is' if len(outside) == 1 else 'are'} no concept"
+        if outside
+        else "this folder has no index.md"
+    )
     hidden = _hidden_bundles(bundle)
     if hidden and len(bundle) < len(outside) + (1 if rootless else 0) + 1:
         # new-producers QA: a repository whose bundle is .okf/ loaded as one stray page
