@@ -207,3 +207,29 @@ def test_an_attested_computation_without_a_runtime_says_what_to_write(
     ((code, message),) = [(w.code, w.message) for w in bundle.warnings]
     assert code == "invalid_field"
     assert "the computation cannot be bound; add one (runtime: duckdb" in message
+
+
+def test_a_duration_or_a_number_for_an_instant_says_what_to_write(make_bundle: MakeBundle) -> None:
+    """CI QA: "'P90D' is not a valid ISO 8601 date" (it is, as a duration; §5.5 wants an
+    instant, not a TTL), and "stale_after is a int" said neither what nor how."""
+    ((_, duration),) = _messages(make_bundle, stale_after="P90D")
+    assert duration.startswith("stale_after 'P90D' is a duration, not an instant: write one")
+    ((_, number),) = _messages(make_bundle, stale_after="1767225600")
+    assert number.startswith("stale_after is a number (a Unix time?), not an ISO 8601 datetime")
+    ((_, words),) = _messages(make_bundle, stale_after="next week")
+    assert "such as 2026-09-30T00:00:00Z" in words
+
+
+def test_parameters_written_as_one_mapping_are_read_and_said(make_bundle: MakeBundle) -> None:
+    """CI QA: parameters: {name: year, ...} bound as a list here, and another consumer
+    reads no parameter; sources written so was already said."""
+    text = (
+        "---\ntype: Attested Computation\nruntime: duckdb\n"
+        "parameters: {name: year, type: integer, required: true}\n---\n\n"
+        "# Computation\n\n```sql\nSELECT $year\n```\n"
+    )
+    bundle = Bundle.load(make_bundle({"c.md": text}))
+    computation = bundle.concept("c").computation
+    assert computation is not None and [p.name for p in computation.parameters] == ["year"]
+    (said,) = [w.message for w in bundle.warnings if w.code == "invalid_field"]
+    assert said.startswith("parameters is one mapping, not a list: okfx reads it as one")

@@ -146,6 +146,34 @@ def _upper_t_z(text: str) -> str:
     return f"{text[:-1]}Z" if text.endswith("z") else text
 
 
+_WRITE = "write one such as 2026-09-30T00:00:00Z"
+_DURATION_CHARS = frozenset("0123456789.,YMWDTHS")
+
+
+def _duration(text: str) -> bool:
+    """Whether ``text`` is written as an ISO 8601 duration (``P90D``, ``PT12H``)."""
+    upper = text.upper()
+    return (
+        len(upper) > 2
+        and upper[0] == "P"
+        and upper[-1] in "YMWDHS"
+        and all(c in _DURATION_CHARS for c in upper[1:])
+    )
+
+
+def _kind(value: object) -> str:
+    """What a YAML value that is no text is, in words (CI QA: "is a int")."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number (a Unix time?)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "no text"
+
+
 def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | None, str | None]:
     """Parse an ISO 8601 datetime with an explicit offset (spec §5).
 
@@ -170,7 +198,7 @@ def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | N
         except OverflowError:
             return None, "is outside the representable range of dates"
     if not isinstance(value, str):
-        return None, f"is a {type(value).__name__}, not an ISO 8601 datetime"
+        return None, f"is {_kind(value)}, not an ISO 8601 datetime: {_WRITE}"
     text = value.strip()
     if not text:  # validate QA: "'' is not a valid ISO 8601 date" on 490 pages
         return (
@@ -179,6 +207,10 @@ def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | N
         )
     if text[:4].isdigit() and (text[10:11] == "t" or text[-1:] == "z"):
         text = _upper_t_z(text)  # RFC 3339 allows "t" and "z" (spec QA: refused)
+    if _duration(text):
+        # CI QA: "'P90D' is not a valid ISO 8601 date", which it is, as a duration; the
+        # spec's fields are instants (stale_after: "an absolute instant, not a TTL")
+        return None, f"{text!r} is a duration, not an instant: {_WRITE}, the moment itself"
     if "T" not in text and " " not in text:
         try:
             day = date.fromisoformat(text)
@@ -191,7 +223,7 @@ def parse_instant(value: object, *, lenient: bool = False) -> tuple[datetime | N
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
-        return None, f"{text!r} is not a valid ISO 8601 datetime"
+        return None, f"{text!r} is not a valid ISO 8601 datetime: {_WRITE}"
     if parsed.tzinfo is None:
         if lenient:
             return _assumed(parsed.replace(tzinfo=UTC), text)

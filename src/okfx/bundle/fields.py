@@ -612,6 +612,15 @@ def _computation(
         report.append(("invalid_field", message, "runtime" if "runtime" in fm else "type"))
     params: list[Parameter] = []
     raw_params = fm.get("parameters")
+    if isinstance(raw_params, dict) and "name" in raw_params:
+        # §10.2 writes a list; one parameter as a bare mapping is read, as sources is (CI
+        # QA: nothing said so, and another consumer finds no parameter to bind)
+        message = (
+            "parameters is one mapping, not a list: okfx reads it as one parameter, other "
+            "consumers read none (spec §10.2): write it as a list, parameters: [{name: "
+            "..., type: ...}]"
+        )
+        report.append(("invalid_field", message, "parameters"))
     for i, entry in enumerate(_as_list(raw_params, "parameters", report) if raw_params else []):
         if not isinstance(entry, dict):
             message = (
