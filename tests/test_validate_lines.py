@@ -57,7 +57,8 @@ def test_a_yaml_error_names_the_line_where_reading_began_and_type_in_words(
     by_path = {w.path: w.message for w in Bundle.load(root).warnings}
     assert by_path["/a.md"] == (
         "YAML error: this line starts with '[', so YAML read it as a list used as a key, "
-        "and no ':' follows: write 'key: value', or quote the line (line 4)"
+        "and no ':' follows: write 'key: value' (resource: <url>), or make the line a comment "
+        "by starting it with '#' (line 4)"
     )  # line 4 of the file, "[resource: <url>]", not line 5 where YAML gave up
     shown = CliRunner().invoke(cli, ["validate", str(root)]).output
     assert f"{root.as_posix()}/a.md:4: YAML error: " in shown and "line 5" not in shown

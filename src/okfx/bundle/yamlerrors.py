@@ -82,12 +82,18 @@ def explain(exc: Exception, yaml_text: str) -> str:
                      "replace the tab with spaces", at)  # fmt: skip
     if "could not find expected ':'" in problem and start is not None:
         opening = lines[start].lstrip()[:1] if start < len(lines) else ""
+        # A line of a mapping is 'key: value' or a comment: a quoted line is neither (CI
+        # QA: "quote the line", followed, gave the next error, which said to quote again).
         if opening in ("[", "{"):
+            inner = lines[start].strip()[1:].removesuffix("]" if opening == "[" else "}")
+            bare = f" ({inner.strip()[:80]})" if ": " in inner else ""
             return _said(f"this line starts with {opening!r}, so YAML read it as a "
                          f"{'list' if opening == '[' else 'mapping'} used as a key, and no "
-                         "':' follows: write 'key: value', or quote the line", start)  # fmt: skip
+                         f"':' follows: write 'key: value'{bare}, or make the line a "
+                         "comment by starting it with '#'", start)  # fmt: skip
         return _said("this line has no ':' after its key, so YAML read on into the next "
-                     "line: write 'key: value', or quote the text", start)  # fmt: skip
+                     "line: write 'key: value', or make the line a comment by starting it "
+                     "with '#'", start)  # fmt: skip
     if "scanning a quoted scalar" in context and start is not None:
         return _said("the quote that opens this line's value is never closed: close it on "
                      "this line", start)  # fmt: skip
