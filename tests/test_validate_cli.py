@@ -601,6 +601,29 @@ def test_github_format_annotates_at_most_fifty_of_a_code_unless_all(
     assert "::notice" not in every.output
 
 
+def test_github_format_annotates_every_kind_of_a_code_and_counts_them(
+    make_bundle: MakeBundle,
+) -> None:
+    """CI QA: okf-explorer's 50 invalid_field annotations were all one field's (verified,
+    141 files), and the 3,167 'tags is one string' were never annotated nor named."""
+    from okfx.cli.render import ANNOTATIONS_PER_CODE
+
+    verified = {f"a{i:03}.md": concept(verified="'yes'") for i in range(ANNOTATIONS_PER_CODE + 5)}
+    tags = {f"b{i:03}.md": concept(tags="'one string'") for i in range(ANNOTATIONS_PER_CODE + 20)}
+    root = make_bundle({**verified, **tags})
+    shown = CliRunner().invoke(cli, ["validate", str(root), "--format", "github"]).output
+    annotations = [line for line in shown.splitlines() if ",title=okfx invalid_field::" in line]
+    assert len(annotations) == ANNOTATIONS_PER_CODE
+    assert any("::verified must be" in line for line in annotations)
+    assert any("::tags " in line for line in annotations)
+    total = 2 * ANNOTATIONS_PER_CODE + 25
+    assert (
+        f"::notice title=okfx invalid_field::{total - ANNOTATIONS_PER_CODE} more invalid_field "
+        f"problems are not annotated here (of the listed ones: tags {ANNOTATIONS_PER_CODE + 20}, "
+        f"verified {ANNOTATIONS_PER_CODE + 5})"
+    ) in shown
+
+
 def test_github_format_annotates_a_bundle_that_does_not_load(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["validate", str(tmp_path / "nope"), "--format", "github"])
     assert result.exit_code == 2

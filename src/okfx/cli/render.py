@@ -720,14 +720,23 @@ def github_annotations(
     as in :func:`report`). Every bundle-derived string is escaped: no line starts with
     ``::`` unless okfx wrote the command."""
     lines = []
-    seen: dict[str, int] = {}  # problems of each code so far
+    groups: dict[str, list[Problem]] = {}  # the problems listed, by code
     # Under --strict the warnings fail the job: annotated as errors, so a red job does not
     # show yellow annotations only (validate QA).
     warned = "error" if strict else "warning"
     for label, problems in (("error", result.errors), (warned, result.warnings)):
+        kept: set[int] = set()
+        by_code: dict[str, list[Problem]] = {}
         for problem in problems:
-            seen[problem.code] = seen.get(problem.code, 0) + 1
-            if not everything and seen[problem.code] > ANNOTATIONS_PER_CODE:
+            by_code.setdefault(problem.code, []).append(problem)
+        for code, group in by_code.items():
+            groups.setdefault(code, []).extend(group)
+            # one of each kind first, as the text report shows them (CI QA: 50 of one
+            # field's problems, and the 3,167 of another never annotated)
+            shown = group if everything else varied(group, ANNOTATIONS_PER_CODE)
+            kept.update(map(id, shown))
+        for problem in problems:
+            if id(problem) not in kept:
                 continue
             where = problem_file(problem, root)
             number = problem_line(problem)
@@ -741,12 +750,28 @@ def github_annotations(
                 f"title={_workflow_property(f'okfx {problem.code}')}::"
                 f"{_workflow_data(message)}"
             )
-    for code, count in seen.items():
+    for code, group in groups.items():
+        # the exact count, past the problems listed (CI QA: past 10,000 the notice counted
+        # only those listed)
+        count = max(result.by_code.get(code, len(group)), len(group))
         if not everything and count > ANNOTATIONS_PER_CODE:
+            counted = kinds(group)
+            of = (
+                " (of the listed ones: "
+                + ", ".join(f"{kind} {n}" for kind, n in counted.most_common(6))
+                + ")"
+                if len(counted) > 1
+                else ""
+            )
+            every = (
+                "okfx validate --all --format github annotates every one"
+                if count == len(group)
+                else f"okfx validate --all --format github annotates the {len(group)} listed"
+            )
             lines.append(
                 f"::notice title={_workflow_property(f'okfx {code}')}::"
-                f"{count - ANNOTATIONS_PER_CODE} more {code} problems are not annotated here: "
-                "okfx validate --all --format github annotates every one"
+                f"{count - ANNOTATIONS_PER_CODE} more {code} problems are not annotated "
+                f"here{_workflow_data(of)}: {every}"
             )
     # The report's notes (a folder to exclude, stale concepts, unchecked wikilinks): the
     # most actionable lines of a report, which the CI log lacked (validate QA).
