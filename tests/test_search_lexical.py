@@ -725,6 +725,16 @@ def test_a_spelling_variant_counts_almost_as_typed():
         ("deeply", "deep"),
         ("easily", "easy"),
         ("gently", "gentle"),
+        # the nouns of an adjective in -e (new-producers QA: "deploying safely" missed
+        # "Deployment Safety Lessons")
+        ("safe", "safety"),
+        ("safety", "safe"),
+        ("safely", "safety"),
+        ("secure", "security"),
+        ("security", "secure"),
+        ("private", "privacy"),
+        ("privacy", "private"),
+        ("accurate", "accuracy"),
     ],
 )
 def test_derived_and_irregular_word_forms(word, form):

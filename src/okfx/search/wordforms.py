@@ -136,6 +136,28 @@ def _derived(word: str) -> set[str]:
     return found
 
 
+def _noun_of(word: str) -> set[str]:
+    """The nouns of an adjective in -e and back (new-producers QA: "deploying safely" and
+    "safe deployment" missed "Deployment Safety Lessons"; "private" missed "Privacy"):
+    -e <-> -ety and -ity ("safe" safety, "sure" surety; "secure" security, "pure"
+    purity), -ate <-> -acy ("private" privacy, "accurate" accuracy). A form no page
+    holds costs a look-up only."""
+    found: set[str] = set()
+    if not word.isalpha() or not word.islower():
+        return found
+    if word.endswith("ety") and len(word) >= 6:
+        found.add(word[:-2])  # safety -> safe
+    elif word.endswith("acy") and len(word) >= 7:
+        found.add(word[:-2] + "te")  # privacy -> private
+    elif word.endswith("ate") and len(word) >= 7:
+        found.add(word[:-2] + "cy")  # private -> privacy
+    elif word.endswith("e") and len(word) >= 4 and word[-2] not in _VOWELS:
+        found.add(word + "ty")  # safe -> safety
+        if len(word) >= 6:
+            found.add(word[:-1] + "ity")  # secure -> security
+    return found
+
+
 def _y_verb(word: str) -> str:
     """The verb in consonant + y that ``word`` is a form of ("certifying", "certified",
     "certification" -> certify; "query" itself), or "" when it is none."""
@@ -227,7 +249,11 @@ def word_forms(word: str) -> list[str]:
     forms = set(_IRREGULAR_FORMS.get(word, ()))
     if word.isalpha() and word.islower():
         forms.update(_doubled(word))
-        forms.update(_adjective_of(word))
+        adjectives = _adjective_of(word)
+        forms.update(adjectives)
+        forms.update(_noun_of(word))
+        for adjective in adjectives:  # safely -> safe -> safety
+            forms.update(_noun_of(adjective))
     if len(word) >= 5 and word.isalpha() and word.islower():
         forms.update(_derived(word))  # "freshness" ends in s but is no plural
         forms.update(_y_forms(word))
