@@ -798,3 +798,27 @@ def test_one_file_is_one_file(make_bundle: MakeBundle) -> None:
     from okfx.bundle.validate import why_empty
 
     assert why_empty(Bundle.load(root)).startswith("the folder has 1 file and no .md file")
+
+
+def test_no_page_of_another_folder_is_offered_for_a_link_into_a_folder_the_bundle_lacks(
+    make_bundle: MakeBundle,
+) -> None:
+    """CI QA: Quartz's tag links (./tags/tool) were said to mean /templates/tool.md;
+    followed, the warnings went and the links pointed at a template. A moved file (a
+    folder of the link's path is there) and a path from the repository root (its folders
+    end as the page's do) still get theirs."""
+    root = make_bundle(
+        {
+            "templates/tool.md": concept(title="Tool template"),
+            "concepts/x.md": concept(title="X"),
+            "commits/a.md": concept(title="A"),
+            "overview.md": concept(
+                body="[t](./tags/tool)\n\n[x](concepts/note/x.md)\n\n[a](/kb/commits/a.md)\n"
+            ),
+        }
+    )
+    said = [p.message for p in validate(Bundle.load(root)).warnings if p.code == "broken_link"]
+    tags, moved, from_repository = sorted(said, key=lambda m: ("tags" not in m, "kb" in m))
+    assert "/tags/tool" in tags and "did you mean" not in tags
+    assert "did you mean /concepts/x.md?" in moved
+    assert "did you mean /commits/a.md?" in from_repository

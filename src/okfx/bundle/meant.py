@@ -5,6 +5,8 @@ message (validate QA: an author fixing a CI failure had to find the target by ha
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from okfx.bundle.bundle import Bundle
 from okfx.bundle.parse import broken_message
 from okfx.bundle.problems import problem_line
@@ -38,15 +40,39 @@ def meant(b: Bundle, target: str, source: str) -> str | None:
         target = f"{head}/{stem}.md"
     wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
     folders = _folders(head)
+    # A link into folders none of which the bundle has (Quartz's /tags/x, a card in
+    # /implementations/ beside the bundle) means a page of another place, not one of the
+    # same name elsewhere, unless the folders end as the candidate's do (a path written
+    # from the repository root): CI QA, /tags/tool was said to mean /templates/tool.md.
+    elsewhere = bool(folders) and not _any_folder(b, head)
     best: tuple[int, str] | None = None
     for path in b.suggest(target, 5):
         parent, _, leaf = path.rpartition("/")
         shared = _shared_tail(folders, _folders(parent))
         if path == source or (best is not None and shared <= best[0]):
             continue  # no better than the one found (most often: no other)
+        if elsewhere and not shared:
+            continue
         if similarity(wanted, fold(leaf.removesuffix(".md"))) >= MEANT_SIMILARITY:
             best = (shared, path)
     return None if best is None else best[1]
+
+
+def _any_folder(b: Bundle, head: str) -> bool:
+    """Whether the bundle has a folder on the path ``head`` (``/a``, ``/a/b``...), or a
+    folder anywhere named as its first one (``/docs/x`` written from the site root
+    ``/pages/``, whose ``docs/`` is there)."""
+    parts = [part for part in head.split("/") if part]
+    dirs = b.directories
+    if any("/" + "/".join(parts[: i + 1]) in dirs for i in range(len(parts))):
+        return True
+    return bool(parts) and parts[0].casefold() in _folder_names(dirs)
+
+
+@lru_cache(maxsize=8)
+def _folder_names(dirs: frozenset[str]) -> frozenset[str]:
+    """The names of the folders ``dirs``, case-folded (once per set of folders)."""
+    return frozenset(d.rsplit("/", 1)[-1].casefold() for d in dirs)
 
 
 def _folders(head: str) -> list[str]:
