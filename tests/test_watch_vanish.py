@@ -71,6 +71,15 @@ def test_the_watch_log_says_once_that_a_bundle_could_not_be_read(tmp_path: Path)
     write_tree(a, {"x.md": _note("Ex again")})
     back = watcher.reload_now()
     assert not back.failed and "a: 1 changed" in back.line()
+    assert "a: read again, its folder is back" in back.line()
+    # moved away and back unchanged (edit QA: no line said so, "not reloaded" stayed last)
+    _until(lambda: not manager.reload() and not _unsettled(manager))
+    a.rename(tmp_path / "away")
+    assert "a" in watcher.reload_now().failed
+    (tmp_path / "away").rename(a)
+    again = watcher.reload_now()
+    assert again.recovered == ["a"] and not again.changes
+    assert lines[-1] == again.line() and "a: read again, its folder is back" in lines[-1]
 
 
 @pytest.mark.parametrize("polling", [False, True], ids=["watchfiles", "polling"])

@@ -61,15 +61,19 @@ class Reload:
     #: Bundles that could not be read, with the reason: only when that is news (a bundle
     #: that goes on failing the same way is reported once).
     failed: dict[str, str] = field(default_factory=dict)
+    #: Bundles read again after failing (edit QA: "served until the folder is back" stayed
+    #: the last word once it was back).
+    recovered: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.changes or self.refreshed or self.failed)
+        return bool(self.changes or self.refreshed or self.failed or self.recovered)
 
     def line(self) -> str:
         """The one log line of this reload."""
         parts = [f"{name}: {c.summary()}" for name, c in self.changes.items()]
         parts += [f"{name}: fetched a new commit" for name in self.refreshed]
         parts += [f"{name}: not reloaded: {why}" for name, why in self.failed.items()]
+        parts += [f"{name}: read again, its folder is back" for name in self.recovered]
         return f"okfx: reloaded in {self.seconds:.2f} s ({'; '.join(parts)})"
 
 
@@ -140,8 +144,11 @@ class Watcher:
                 return Reload()
             failed = self.manager.reload_failures
             news = {n: why for n, why in failed.items() if self._failed.get(n) != why}
+            back = [n for n in self._failed if n not in failed and n in self.manager.bundles]
             self._failed = failed
-            report = Reload(changes, seconds=time.perf_counter() - started, failed=news)
+            report = Reload(
+                changes, seconds=time.perf_counter() - started, failed=news, recovered=back
+            )
         if report:
             self._report(report)
         return report
