@@ -133,14 +133,23 @@ def test_the_ci_workflow_in_the_cli_doc_runs_real_okfx_commands() -> None:
     import yaml
 
     text = (PROJECT_ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    configs = [yaml.safe_load(block) for block in _blocks(text, "yaml")]
     runs = [
         step["run"]
-        for block in _blocks(text, "yaml")
-        for job in yaml.safe_load(block)["jobs"].values()
+        for config in configs
+        for job in config.get("jobs", {}).values()
         for step in job["steps"]
         if str(step.get("run", "")).startswith("okfx ")
     ]
     assert runs == ["okfx validate knowledge --strict --format github"]
+    # the pre-commit hook (CI QA): the bundle's folder, never the files staged
+    hooks = [
+        hook for config in configs for repo in config.get("repos", []) for hook in repo["hooks"]
+    ]
+    assert [(hook["entry"], hook["pass_filenames"]) for hook in hooks] == [
+        ("okfx validate knowledge", False)
+    ]
+    runs += [hook["entry"] for hook in hooks]
     for run in runs:
         name, *rest = shlex.split(run)[1:]
         cli.commands[name].make_context(name, rest)  # type: ignore[attr-defined]

@@ -189,7 +189,14 @@ def test_a_gone_folder_is_served_as_last_read(tmp_path: Path) -> None:
     """While its folder is gone, a bundle's search and grep served what it last read but
     read_concept answered every path "gone since load" (live edit QA): it reads the
     concept as last read too, and says so."""
-    root = write_tree(tmp_path / "kb", {"x.md": _note("Ex") + "Body words.\n"})
+    root = write_tree(
+        tmp_path / "kb",
+        {
+            "x.md": _note("Ex") + "Body words.\n",
+            "index.md": "# KB\n\n## All\n\n* [Ex](x.md) - the one\n",
+            "log.md": "# Log\n\n## 2026-01-02\n\n* Added x.\n",
+        },
+    )
     Bundle.load(root, state_cache=tmp_path / "state")  # the state cache holds its texts
     manager = KnowledgeManager([Bundle.load(root, state_cache=tmp_path / "state")])
     box = Toolbox(manager)
@@ -199,6 +206,12 @@ def test_a_gone_folder_is_served_as_last_read(tmp_path: Path) -> None:
     read = box.read_concept(path="/x.md")
     assert "Body words." in read["body"], read
     assert any(n.startswith("AS LAST READ") for n in read["notices"])
+    # an index or log page as last read says so too (edit QA: concepts alone did)
+    for page in ("/index.md", "/log.md"):
+        shown = box.read_concept(path=page)
+        assert shown["notice"].startswith("AS LAST READ"), shown
+    far = box.read_concept(path="/log.md", offset=10_000)["notice"]
+    assert far.startswith("AS LAST READ") and "past the end" in far
     (hit,) = box.search_concepts(query="body words")["hits"]
     assert hit["snippet"] == "Body words."
 

@@ -463,7 +463,8 @@ _READ = (
                 "An offset past the end, other sections of the same heading, the heading "
                 "a section asked by some of its words was read as, or that the text changed "
                 "since the part that gave the `version` passed (`CHANGED: ...`: read it "
-                'again from offset 0); a folder: what was not shown (`""` if all was).',
+                "again from offset 0); an index or log page of a bundle served as last read "
+                '(`AS LAST READ: ...`); a folder: what was not shown (`""` if all was).',
                 "a folder; else only when there is one",
             ),
             Key(

@@ -982,17 +982,25 @@ def read(
         log = b.logs.get(doc.directory) if isinstance(doc, IndexFile) else None
         if log is not None:  # the folder's history, found by no listing or search
             payload["log"] = log.path
+        # an index or log page as last read says so too (edit QA: concepts alone did)
+        if b.name in box.manager.reload_failures:
+            payload["notice"] = notices.AS_LAST_READ
+        elif b.name in box.manager.refresh_failures:
+            payload["notice"] = notices.AS_LAST_FETCHED
     if start == 0:  # a continuation read does not repeat them
         headings = [m.group(2) for m in islice(lines_outside_code(doc.body, HEADING_LINES), 50)]
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
     stamp = pageversions.of_text(text)
+    said = None
     if given is not None and given != stamp:
         # edit QA: a part read after an edit was of another text, and nothing said so
-        payload["notice"] = pageversions.moved(given, stamp, "section" if heading else "body")
+        said = pageversions.moved(given, stamp, "section" if heading else "body")
     elif requested and requested >= len(text):
-        payload["notice"] = notices.past_end(requested, len(text))
+        said = notices.past_end(requested, len(text))
     elif twins:
-        payload["notice"] = twins
+        said = twins
+    if said is not None:
+        payload["notice"] = f"{payload['notice']} {said}" if payload.get("notice") else said
     payload.update(
         {
             "section": heading,
