@@ -905,3 +905,40 @@ def test_the_model_reads_no_style_or_script_of_a_page():
     (head,) = concept_texts(page)
     assert "border" not in head and "style" not in head
     assert mostly_cjk(head)
+
+
+def test_background_builds_run_one_after_the_other_and_the_later_reads_the_earlier(tmp_path):
+    """Edit QA: under serve --semantic --watch, a reload during the first encode started
+    a second full encode beside it (three at once for one bundle): builds of one Semantic
+    now run in turn, and the later one finds the earlier one's vectors in the store."""
+    from okfx.search.hybrid import Semantic
+
+    class Counting(ToyEmbedder):
+        def __init__(self):
+            super().__init__()
+            self.running = self.most = 0
+            self.lock = threading.Lock()
+
+        def embed(self, texts):
+            with self.lock:
+                self.running += 1
+                self.most = max(self.most, self.running)
+            try:
+                time.sleep(0.02)
+                return super().embed(texts)
+            finally:
+                with self.lock:
+                    self.running -= 1
+
+    embedder = Counting()
+    semantic = Semantic(embedder, store=VectorStore(tmp_path), background=True)
+    first = SearchIndex.build(entries(*CONCEPTS))
+    added = FakeConcept("/tables/posts.md", title="Posts", type="Table", body="Post text.")
+    second = SearchIndex.build(entries(*CONCEPTS, added))  # a reload's index, made again
+    states = [semantic.attach(index).state for index in (first, second)]
+    assert all(state.wait(30) for state in states)
+    assert embedder.most == 1
+    encoded = len(embedder.texts)
+    third = SearchIndex.build(entries(*CONCEPTS, added))
+    assert semantic.attach(third).state.wait(30)
+    assert len(embedder.texts) == encoded  # every text is in the store by now

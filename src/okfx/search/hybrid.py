@@ -46,6 +46,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
@@ -167,9 +168,15 @@ class SemanticState:
         *,
         max_concepts: int | None = DEFAULT_MAX_CONCEPTS,
         progress: Progress | None = None,
+        serial: threading.Lock | None = None,
     ) -> None:
         self.index, self.embedder, self.store = index, embedder, store
         self.max_concepts, self._progress = max_concepts, progress
+        # Held while a background build runs: builds of one Semantic run one after the
+        # other, so an index made again meanwhile (a reload) reads what the one before
+        # stored, rather than encode the same texts beside it (edit QA: three encodes of
+        # one bundle at once under --watch, hybrid ranking 130 s after an edit).
+        self._serial = serial
         self.vectors: VectorIndex | None = None
         self.error = ""
         self.done = self.total = 0
@@ -203,7 +210,8 @@ class SemanticState:
 
         def run() -> None:
             try:
-                self.build()
+                with self._serial if self._serial is not None else nullcontext():
+                    self.build()
             except Exception as exc:  # kept and shown; searches stay lexical
                 # the operator hears the whole reason once, on the server's log; an
                 # agent, what it means for its searches (platform QA: the size cap's
@@ -668,6 +676,7 @@ class Semantic:
         self.store = store if store is not None else default_store()
         self.max_concepts, self.background, self.progress = max_concepts, background, progress
         self._lock = threading.Lock()
+        self._serial = threading.Lock()  # one background build at a time (SemanticState)
         # Set once some index's vectors were built: the model is loaded and the store
         # holds the texts, so an index made again (a reload) builds in a moment.
         self._warm = False
@@ -700,6 +709,7 @@ class Semantic:
             self.store,
             max_concepts=self.max_concepts,
             progress=self.progress,
+            serial=self._serial if self.background else None,
         )
         if self.background:
             state.start(self._warmed)
