@@ -60,9 +60,13 @@ class Site:
             return None
         manager = self.box.manager
         failed = manager.reload_failures.get(name)
-        if failed is not None:
-            return failed
         found = manager.bundles.get(name)
+        if failed is not None:
+            # its folder by name, not the server's path (edit QA: the banner showed the
+            # absolute path, which the tools keep to the server's log)
+            return (
+                failed if found is None else failed.replace(str(found.root), f"{found.root.name}/")
+            )
         if found is not None and not found.root.is_dir():
             return f"its folder {found.root.name}/ is gone"
         return None
