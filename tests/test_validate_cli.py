@@ -822,3 +822,22 @@ def test_no_page_of_another_folder_is_offered_for_a_link_into_a_folder_the_bundl
     assert "/tags/tool" in tags and "did you mean" not in tags
     assert "did you mean /concepts/x.md?" in moved
     assert "did you mean /commits/a.md?" in from_repository
+
+
+def test_an_exclude_pattern_that_matches_no_file_is_noted_with_the_fix(
+    make_bundle: MakeBundle,
+) -> None:
+    """CI QA: --exclude kb/templates/, the path the CI log shows, and ./templates/
+    excluded nothing, and nothing said so: patterns are read from the bundle root."""
+    root = make_bundle({"a.md": concept(), "templates/t.md": "no frontmatter\n"})
+    name = root.name
+    loaded = Bundle.load(root, exclude=[f"{name}/templates/", "./templates/", "nothing-here"])
+    (note,) = [n for n in validate(loaded).notes if "matched no file" in n]
+    assert note.startswith(
+        f"--exclude {name}/templates/ (write --exclude templates/), --exclude ./templates/ "
+        "(write --exclude templates/), --exclude nothing-here matched no file: patterns are "
+        f"read from the bundle root ({name}/)"
+    )
+    assert not [
+        n for n in validate(Bundle.load(root, exclude=["templates/"])).notes if "matched" in n
+    ]

@@ -40,6 +40,7 @@ from okfx.bundle.problems import (
     problem_dict,
     reading_order,
 )
+from okfx.bundle.scope import matches
 from okfx.bundle.sourceform import in_source_terms
 from okfx.bundle.upkeep import upkeep_notes
 from okfx.bundle.wikilinks import scan_wikilinks
@@ -697,6 +698,35 @@ def case_collisions(files: Iterable[str]) -> list[Problem]:
 _READ_VERSIONS = ("0.1", "0.2")
 
 
+def unmatched_exclude_note(bundle: Bundle) -> str | None:
+    """A note naming each ``--exclude`` pattern that matched no file of the bundle, with
+    the fix when the pattern names the bundle's own folder or starts ``./`` (CI QA: the
+    path a CI log shows, ``kb/templates/``, copied as a pattern excluded nothing, and
+    nothing said so; patterns are read from the bundle root)."""
+    if not bundle.exclude:
+        return None
+    files = bundle.files
+    missed = [p for p in bundle.exclude if p.strip() and not any(matches(f, [p]) for f in files)]
+    if not missed:
+        return None
+    name = bundle.root.name
+    said = []
+    for pattern in missed[:5]:
+        text = pattern.strip()
+        fixed = text[2:] if text.startswith("./") else None
+        if text.lstrip("/").startswith(name + "/"):
+            fixed = text.lstrip("/")[len(name) + 1 :]
+        if fixed and any(matches(f, [fixed]) for f in files):
+            said.append(f"--exclude {text} (write --exclude {fixed})")
+        else:
+            said.append(f"--exclude {text}")
+    more = f" and {len(missed) - 5} more" if len(missed) > 5 else ""
+    return (
+        f"{', '.join(said)}{more} matched no file: patterns are read from the bundle root "
+        f"({name}/), a name alone at any depth (templates/)"
+    )
+
+
 def version_note(declared: str | None) -> str | None:
     """What to say of a declared ``okf_version`` okfx does not read as specified: one newer
     than v0.2 or no ``<major>.<minor>`` at all. §12 asks for best-effort consumption, so it
@@ -796,6 +826,7 @@ def report_notes(
             undated_log_note(bundle, codes),
             version_in_concepts_note(bundle),
             hidden_note(bundle, frozenset(_hidden_bundles(bundle))),
+            unmatched_exclude_note(bundle),
         )
         if note is not None
     )

@@ -659,7 +659,8 @@ def report(
         more = len(result.excluded) - len(paths)
         names = ", ".join(paths) + (f" and {more} more" if more else "")
         lines.append(
-            f"  excluded {len(result.excluded)} files (exclude patterns, .okfignore): "
+            f"  excluded {len(result.excluded)} file{'' if len(result.excluded) == 1 else 's'} "
+            "(exclude patterns, .okfignore): "
             f"{visible_line(names)}"
         )
     if cut:
