@@ -338,6 +338,14 @@ def test_files_that_are_no_concept_in_one_folder_are_noted_with_the_exclude_to_t
     )
     excluded = validate(Bundle.load(root, exclude=["news/", "inbox/", "notes/", "templates/"]))
     assert excluded.conformant
+    # CI QA: the exclusion also leaves out the concepts in those folders: said so
+    typed = {"news/2026-06-21.md": concept(), "inbox/README.md": concept()}
+    root = make_bundle({"a.md": concept(), **two, **typed})
+    (note,) = validate(Bundle.load(root)).notes
+    assert note.endswith(
+        "--exclude news/ --exclude inbox/ (which leaves out 2 concepts too: "
+        "/inbox/README.md, /news/2026-06-21.md)"
+    )
 
 
 def test_a_repository_root_above_the_bundle_is_noted_with_the_folder_to_load(

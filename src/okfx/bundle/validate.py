@@ -311,21 +311,30 @@ def clustered(problems: list[Problem]) -> tuple[list[tuple[str, int]], int] | No
     return None
 
 
-def _cluster_note(folders: list[tuple[str, int]], total: int) -> str:
+def _cluster_note(folders: list[tuple[str, int]], total: int, bundle: Bundle) -> str:
     """The note of :func:`clustered`'s folders: where the files that are no concept lie,
-    and the ``--exclude`` that leaves them out."""
+    and the ``--exclude`` that leaves them out, with the concepts it would leave out too
+    (CI QA: followed, it dropped 8 typed pages of /news/ and /inbox/ without a word)."""
+    tops = tuple(f"/{top}/" for top, _ in folders)
+    lost = sorted(c.path for c in bundle if c.path.startswith(tops))
+    also = ""
+    if lost:
+        shown = ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
+        also = (
+            f" (which leaves out {len(lost)} concept{'' if len(lost) == 1 else 's'} too: {shown})"
+        )
     if len(folders) == 1:
         top, n = folders[0]
         return (
             f"{_of(n, total)} files that are no concept are under /{top}/: give each a "
-            f"'type', or leave the folder out with --exclude {top}/"
+            f"'type', or leave the folder out with --exclude {top}/{also}"
         )
     n = sum(count for _, count in folders)
     where = " and ".join(f"/{top}/ ({count})" for top, count in folders)
     flags = " ".join(f"--exclude {top}/" for top, _ in folders)
     return (
         f"{_of(n, total)} files that are no concept are under {where}: give each a "
-        f"'type', or leave the folders out with {flags}"
+        f"'type', or leave the folders out with {flags}{also}"
     )
 
 
@@ -819,7 +828,7 @@ def report_notes(
     if bare is not None:
         notes += (bare,)  # no bundle at all: excluding most of it is no advice
     elif inner is None and cluster is not None:
-        notes += (_cluster_note(*cluster),)
+        notes += (_cluster_note(*cluster, bundle),)
     notes += tuple(
         note
         for note in (
