@@ -579,9 +579,13 @@ def test_file_level_errors_name_their_line(make_bundle: MakeBundle) -> None:
             "list.md": "---\ntitle: x\ntype: [a, b]\n---\n",
             "typo.md": "---\ntitle: x\ntpye: Metric\n---\n",
             "empty.md": '---\ntitle: x\ntype: ""\n---\n',
+            # CI QA: the column of a bad byte after CJK text is the character's, not the
+            # byte offset (14 after 'title: 日本')
+            "cjk.md": "---\ntype: Note\ntitle: 日本".encode() + b"\xff\n---\n",
         }
     )
     by_path = {p.path: p.message for p in validate(Bundle.load(root)).errors}
+    assert by_path["/cjk.md"].startswith("not UTF-8: byte 0xFF at column 10 (invalid start")
     assert by_path["/latin.md"] == (
         "not UTF-8: byte 0xE9 at column 11 (invalid continuation byte); skipped: save the "
         "file as UTF-8 (line 3)"

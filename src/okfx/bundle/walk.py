@@ -277,7 +277,10 @@ def encoding_problem(data: bytes, exc: UnicodeDecodeError) -> str:
     if exc.start >= len(data) or "UTF-16" in exc.reason:  # a byte order mark
         return f"not UTF-8 ({exc.reason}); skipped: save the file as UTF-8"
     line = data.count(b"\n", 0, exc.start) + 1
-    column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+    # the column an editor shows: characters before it on its line, not bytes (CI QA:
+    # "column 14" after 'title: 日本', the tenth character)
+    before = data[data.rfind(b"\n", 0, exc.start) + 1 : exc.start]
+    column = len(before.decode("utf-8", "replace")) + 1
     return (
         f"not UTF-8: byte 0x{data[exc.start]:02X} at column {column} ({exc.reason}); "
         f"skipped: save the file as UTF-8 (line {line})"
