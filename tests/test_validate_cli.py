@@ -853,3 +853,17 @@ def test_an_exclude_pattern_that_matches_no_file_is_noted_with_the_fix(
     assert not [
         n for n in validate(Bundle.load(root, exclude=["templates/"])).notes if "matched" in n
     ]
+
+
+def test_a_link_to_the_bundle_folders_index_from_the_repository_root_means_the_root_index(
+    make_bundle: MakeBundle,
+) -> None:
+    """New-producers QA: okf-cocce links /okf/index.md, okf/ being the bundle's own
+    folder; /okf/cocce.md got a suggestion, the root index none."""
+    others = "".join(f"[{n}](/{n}.md) " for n in "bcdef")
+    files = {"index.md": "# Root\n", **{f"{n}.md": concept() for n in "bcdef"}}
+    root = make_bundle({**files, "a.md": concept()})
+    body = f"[home](/{root.name}/index.md) {others}\n"
+    (root / "a.md").write_text(concept(body=body), encoding="utf-8")
+    (said,) = [p.message for p in validate(Bundle.load(root)).warnings if p.code == "broken_link"]
+    assert "did you mean /index.md?" in said

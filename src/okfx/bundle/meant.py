@@ -38,6 +38,10 @@ def meant(b: Bundle, target: str, source: str) -> str | None:
     if stem.casefold() in ("index", "readme") and head:
         head, _, stem = head.rpartition("/")
         target = f"{head}/{stem}.md"
+        if not head and stem == b.root.name and "/index.md" in b.files:
+            # /okf/index.md written from the repository root, okf/ being the bundle's
+            # own folder: its root index (new-producers QA, okf-cocce)
+            return "/index.md"
     wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
     folders = _folders(head)
     # A link into folders none of which the bundle has (Quartz's /tags/x, a card in
