@@ -288,6 +288,70 @@ CORPUS: tuple[Pinned, ...] = (
         "native v0.2 catalog by a script and an agent: verified, sources with footnotes",
         "en",
     ),
+    # Session 67's new-producers QA (/work/scratch/qa67new): nine more producers.
+    Pinned(
+        "balrog126-maker/t2d-carepathway-okf",
+        "16a5962154dca540538a5e0db3c537fbaed5d8f0",
+        "bundle",
+        "clinical care pathway from a standards document, v0.1, an index.md per section",
+        "en",
+    ),
+    Pinned(
+        "ctcac00/dbt-okf",
+        "78c3e6bba41971e9a8aabb0ab7d0c88f07e8d322",
+        ".okf",
+        "an agent skill documenting a dbt project, in a hidden .okf folder",
+        "en",
+    ),
+    Pinned(
+        "Red-Panda-Dev/tokenbel-wiki",
+        "b90f1a010c2f67cf3c81d4476288978efff74429",
+        "okf",
+        "agent-written codebase wiki of a static site, v0.1, folder links",
+        "en",
+    ),
+    Pinned(
+        "daniel-ciaglia/slo.okf",
+        "3915cdb1605fe4d2e8a1e232c0b11b98fdd68f82",
+        "bundle",
+        "SRE convention: SLOs, alerts, runbooks, typed relation keys, scp-style resources",
+        "en",
+    ),
+    Pinned(
+        "evolv3-ai/okf-cocce",
+        "a90a135bcf93589457a3c6c3f3b3ab1fad47c694",
+        "okf",
+        "a specification repository describing itself, links from the repository root",
+        "en",
+    ),
+    Pinned(
+        "AS215932/knowledge",
+        "bb2ed6e7385f698849ebede2e29b24b16ac39fc0",
+        "okf",
+        "generated from an organisation's repositories plus curated pages, a .github.md page",
+        "en",
+    ),
+    Pinned(
+        "secondhomelab/secondhome-okf",
+        "9e1d5cad98f70cfc81c1e9ef33fe97dcc23099b8",
+        "bundle",
+        "hand and agent written venue bundle (menu, events), v0.1",
+        "en",
+    ),
+    Pinned(
+        "dharma-okf-foundation/dharma-okf",
+        "6015e11bdd871cfaeda6f994c9ee0e4dd4de658e",
+        "okf/vedanta-epistemology",
+        "one of 13 sibling bundles of Sanskrit terms, diacritics, links to siblings",
+        "en+sa",
+    ),
+    Pinned(
+        "zezhongwang18/okf-wiki-system",
+        "5fcfd4b368add66970d367423fd2965ccdcf4e65",
+        "bundle",
+        "a wiki-builder skill's company wiki: no root index.md, sources as plain paths",
+        "en",
+    ),
 )
 
 _TYPE_LINE = re.compile(rb"^type:[ \t]*\S", re.M)
