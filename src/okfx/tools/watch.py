@@ -64,9 +64,11 @@ class Reload:
     #: Bundles read again after failing (edit QA: "served until the folder is back" stayed
     #: the last word once it was back).
     recovered: list[str] = field(default_factory=list)
+    #: Git sources fetched again after a failed refresh.
+    reached: list[str] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.changes or self.refreshed or self.failed or self.recovered)
+        return bool(self.changes or self.refreshed or self.failed or self.recovered or self.reached)
 
     def line(self) -> str:
         """The one log line of this reload."""
@@ -74,6 +76,7 @@ class Reload:
         parts += [f"{name}: fetched a new commit" for name in self.refreshed]
         parts += [f"{name}: not reloaded: {why}" for name, why in self.failed.items()]
         parts += [f"{name}: read again, its folder is back" for name in self.recovered]
+        parts += [f"{name}: its git source answers again" for name in self.reached]
         return f"okfx: reloaded in {self.seconds:.2f} s ({'; '.join(parts)})"
 
 
@@ -234,6 +237,13 @@ class Watcher:
         while not self._stop.wait(interval):
             self.refresh_now()
 
+    def _fetched_again(self, name: str, report: Reload) -> None:
+        """Bundle ``name``'s git source answered: a failure noted before is over, and
+        the report says so once."""
+        if name in self.manager.refresh_failures:
+            report.reached.append(name)
+        self.manager.note_refresh(name, None)
+
     def refresh_now(self) -> Reload:
         """Fetch each git bundle whose remote commit moved, and swap it in."""
         from okfx.sources.refresh import cached_commit, remote_commit
@@ -256,7 +266,7 @@ class Watcher:
                     self._commits.get(bundle.name) or (bundle.origin or {}).get("commit") or cached
                 )
                 if remote == loaded:
-                    self.manager.note_refresh(bundle.name, None)
+                    self._fetched_again(bundle.name, report)
                     continue
                 with self._lock:
                     fresh = Bundle.load(
@@ -268,11 +278,15 @@ class Watcher:
                     )
                     self.manager.replace(fresh)
                 self._commits[bundle.name] = (fresh.origin or {}).get("commit") or remote
-                self.manager.note_refresh(bundle.name, None)
+                self._fetched_again(bundle.name, report)
                 report.refreshed.append(bundle.name)
             except Exception as exc:
-                logger.warning("okfx: refreshing %s failed: %s", bundle.name, exc)
-                self.manager.note_refresh(bundle.name, redact(str(exc)) or type(exc).__name__)
+                why = redact(str(exc)) or type(exc).__name__
+                # once per failure, as a local folder's (edit QA: the same line every
+                # interval, 1,440 a day at 60 s)
+                if self.manager.refresh_failures.get(bundle.name) != why:
+                    logger.warning("okfx: refreshing %s failed: %s", bundle.name, exc)
+                self.manager.note_refresh(bundle.name, why)
         report.seconds = time.perf_counter() - started
         if report:
             self._report(report)
