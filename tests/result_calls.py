@@ -193,6 +193,7 @@ def _example(box: Toolbox) -> list[Answer]:
     return [
         ask(box, "list_bundles", "one bundle"),
         ask(box, "list_concepts", "a first page", limit=5),
+        ask(box, "list_concepts", "a page of another version", offset=2, version="00000000"),
         ask(box, "list_concepts", "the next page", limit=5, offset=5),
         ask(box, "list_concepts", "an offset past the end", offset=500),
         ask(box, "list_concepts", "a filter that hides", directory="/metrics"),

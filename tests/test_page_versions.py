@@ -72,3 +72,28 @@ def test_a_file_read_in_parts_says_when_it_changed(make_bundle: MakeBundle) -> N
     later = box.read_resource(path="q.sql", offset=first["next_offset"], version=stamp)
     assert later["version"] != stamp
     assert later["notice"].startswith("CHANGED: the file changed since the part")
+
+
+def test_a_listing_page_after_concepts_came_says_the_offsets_shifted(
+    make_bundle: MakeBundle,
+) -> None:
+    """Edit QA F4: list_concepts offsets shift across a reload, a page repeated a row,
+    and nothing said so."""
+    root = make_bundle({f"c{i:02}.md": concept(title=f"C{i}") for i in range(12)})
+    box, manager = _box(root)
+    first = box.list_concepts(limit=5)
+    stamp = first["version"]
+    same = box.list_concepts(limit=5, offset=5, version=stamp)
+    assert same["version"] == stamp and same["notice"] == ""
+    (root / "a00.md").write_text(concept(title="First now"), encoding="utf-8")
+    manager.reload()
+    later = box.list_concepts(limit=5, offset=5, version=stamp)
+    assert later["version"] != stamp
+    assert later["notice"].startswith(f"CHANGED: the listing changed since the part that gave "
+                                      f"version {stamp!r}")  # fmt: skip
+    assert "list again from offset 0" in later["notice"]
+    # a body edit leaves the listing's version alone
+    again = box.list_concepts(limit=5)["version"]
+    (root / "c03.md").write_text(concept(title="C3", body="Other words.\n"), encoding="utf-8")
+    manager.reload()
+    assert box.list_concepts(limit=5)["version"] == again

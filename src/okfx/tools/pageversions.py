@@ -13,9 +13,12 @@ which it has without reading the whole file. A cut read's call gives the stamp b
 from __future__ import annotations
 
 import os
+import weakref
 import zlib
+from collections.abc import Iterable
+from typing import Any
 
-__all__ = ["moved", "of_file", "of_text"]
+__all__ = ["LISTING_MOVED", "moved", "of_file", "of_listing", "of_text"]
 
 
 def of_text(text: str) -> str:
@@ -30,10 +33,44 @@ def of_file(st: os.stat_result) -> str:
     return f"{zlib.crc32(f'{st.st_size}:{st.st_mtime_ns}:{st.st_ino}'.encode()):08x}"
 
 
-def moved(given: str, now: str, what: str) -> str:
+#: What a part of a changed text means, and what to do.
+_TEXT_MOVED = (
+    "this part is of the new text, so it may repeat or skip what you read; read it again "
+    "from offset 0."
+)
+#: The same for a page of a changed listing.
+LISTING_MOVED = (
+    "concepts came, went or changed since, so this page may repeat or skip rows; list "
+    "again from offset 0."
+)
+
+
+def moved(given: str, now: str, what: str, meaning: str = _TEXT_MOVED) -> str:
     """The notice for a part read with ``version`` ``given`` of a ``what`` now ``now``."""
     return (
         f"CHANGED: the {what} changed since the part that gave version {given!r} was read "
-        f"(it is {now!r} now): this part is of the new text, so it may repeat or skip what "
-        "you read; read it again from offset 0."
+        f"(it is {now!r} now): {meaning}"
     )
+
+
+#: Each loaded bundle's listing stamp (a reload makes another bundle object).
+_LISTINGS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+
+
+def of_listing(bundles: Iterable[Any]) -> str:
+    """The version of a listing over ``bundles``: a stamp of each one's concepts, their
+    paths and what a filter reads (type, tags, status), so a page of ``list_concepts``
+    taken after a concept came, went or moved between filters says its offsets shifted
+    (edit QA: a page repeated a row across a reload, and nothing said so). Computed once
+    per loaded bundle."""
+    crc = 0
+    for bundle in bundles:
+        stamp = _LISTINGS.get(bundle)
+        if stamp is None:
+            stamp = 0
+            for concept in bundle:
+                row = f"{concept.path}\0{concept.type}\0{concept.status}\0{concept.tags}\n"
+                stamp = zlib.crc32(row.encode("utf-8", "surrogatepass"), stamp)
+            _LISTINGS[bundle] = stamp
+        crc = zlib.crc32(f"{bundle.name}:{stamp:08x};".encode("utf-8", "surrogatepass"), crc)
+    return f"{crc:08x}"

@@ -267,6 +267,12 @@ _CONCEPTS = (
                 "The bundle listed; null when several are loaded and none was named (rows of all).",
             ),
             Key("total", "integer", "Concepts that pass the filters, over all pages."),
+            Key(
+                "version",
+                "string",
+                "A stamp of the concepts listed (paths, types, tags, statuses), 8 hex digits; "
+                "give it back as `version` with the next page to learn whether they changed.",
+            ),
             Key("offset", "integer", "Where this page starts (the offset asked, at most `total`)."),
             Key("next_offset", "integer or null", f"{_NEXT} (moved back when `cut`)."),
             Key("concepts", "list of objects", "This page's rows, in path order, never a body."),
@@ -274,7 +280,8 @@ _CONCEPTS = (
             Key(
                 "notice",
                 "string",
-                'What the filters hid, and an offset past the end; `""` if nothing.',
+                "What the filters hid, an offset past the end, and that the concepts changed "
+                'since the page that gave the `version` (`CHANGED: ...`); `""` if nothing.',
             ),
             _TRUE,
             _cut("rows"),

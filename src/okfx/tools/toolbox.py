@@ -192,11 +192,12 @@ class Toolbox:
         include_stale: StaleArg = True,
         limit: Annotated[int, Field(description="Rows per page (1-200).", ge=1, le=200)] = 50,
         offset: Annotated[int, Field(description="Rows to skip (for the next page).", ge=0)] = 0,
+        version: VersionArg = None,
     ) -> dict[str, Any]:
         """Browse concepts as frontmatter rows (path, type, title, trust, status); no bodies."""
         return views.list_rows(
             self, bundle, directory, type, tags, trust_tier,
-            include_deprecated, include_stale, limit, offset,
+            include_deprecated, include_stale, limit, offset, version,
         )  # fmt: skip
 
     # -- search ------------------------------------------------------------------------------

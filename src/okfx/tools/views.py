@@ -395,9 +395,11 @@ def list_rows(
     include_stale: Any,
     limit: Any,
     offset: Any,
+    version: Any = None,
 ) -> dict[str, Any]:
     limit_ = _int(limit, "limit", 1, _MAX_ROWS)
     offset_ = _int(offset, "offset", 0)
+    given = _text(version, "version", optional=True, max_len=64)
     from okfx.search.filters import ConceptFilter, hidden_notice
 
     spec = ConceptFilter.create(
@@ -439,9 +441,14 @@ def list_rows(
         notice = " ".join(filter(None, [unknown, notice]))
     if isinstance(limit, int) and limit > _MAX_ROWS == len(rows):  # agent QA: said nothing
         notice = " ".join(filter(None, [notice, notices.rows_capped(_MAX_ROWS)]))
+    stamp = pageversions.of_listing(scope)
+    if given is not None and given != stamp:
+        moved = pageversions.moved(given, stamp, "listing", pageversions.LISTING_MOVED)
+        notice = " ".join(filter(None, [moved, notice]))
     payload = {
         "bundle": scope[0].name if len(scope) == 1 else None,
         "total": total,
+        "version": stamp,
         "offset": start,
         "next_offset": None,
         "concepts": rows,
