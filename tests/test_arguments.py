@@ -59,7 +59,7 @@ def test_good_arguments_reach_the_tool_converted_and_only_those_given(
             {"query": "x"},
             "list_concepts: no argument 'query' here (search_concepts takes it); it takes "
             "bundle, directory, type, tags, trust_tier, include_deprecated, include_stale, "
-            "limit, offset.",
+            "limit, offset, version.",
         ),
         (
             "read_concept",
