@@ -1138,17 +1138,14 @@ class Bundle:
         if nested is not None:
             return nested
         skipped = self.skipped_at(canon) if file is None else None
-        hidden = hidden_said(canon) if file is None and skipped is None else None
-        if hidden is not None:  # new-producers QA: a .github.md page was a bare not_found
-            return NotFound(
-                f"no concept at {canon} in bundle {self.name!r}: okfx does not read it "
-                f"({hidden}); the bundle's author can rename it without the dot",
-                path=canon,
-            )
+        fix = "copy the file into the bundle"
+        if file is None and skipped is None:
+            # new-producers QA: a .github.md page was a bare not_found
+            skipped, fix = hidden_said(canon), "rename it without the dot"
         if skipped is not None:
             return NotFound(
                 f"no concept at {canon} in bundle {self.name!r}: okfx does not read it "
-                f"({skipped}); the bundle's author can copy the file into the bundle",
+                f"({skipped}); the bundle's author can {fix}",
                 path=canon,
             )
         if file is None:

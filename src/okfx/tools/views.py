@@ -143,33 +143,30 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
             "okfx reads only the bundle's own files (a concept's resource or source may "
             "name a web page or a system outside it)"
         )
-    if raw is not None and (shown := _shown_form(box, raw)) is not None:
-        # "slo:/runbooks/x.md", as the CLI and the viewer show a path and the CLI takes it
-        # back (new-producers QA: the tools said no loaded bundle held it)
-        named, inner = shown
+    # "slo:/runbooks/x.md", as the CLI and the viewer show a path and the CLI takes it
+    # back (new-producers QA: the tools said no loaded bundle held it), or an address
+    named_path = None if raw is None else _shown_form(box, raw)
+    if named_path is None and raw is not None and raw.startswith(OKF_SCHEME):
+        # split, then decode: a bundle named "ops/team" is "ops%2Fteam" in an address
+        quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
+        named, inner = unquote(quoted_name), unquote(quoted_inner)
+        named_path = named, "/index.md" if inner == "index" else "/" + inner
+    if named_path is not None:
+        named, inner = named_path
         given = _text(bundle, "bundle", optional=True)
         chosen = _bundle(box, named)
+        # the bundle argument agrees when it names the same bundle, in any case as a
+        # name is matched (agent QA: bundle="EVIL" with okf://evil/... was refused)
         if given is not None and given != named and not _same_bundle(box, given, chosen):
             raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
         return chosen, inner
-    if raw is None or not raw.startswith(OKF_SCHEME):
-        if raw is None:
-            return _bundle(box, bundle), raw
-        if bundle in (None, "") and len(box.manager) > 1:
-            raw = _as_linked(list(box.manager.bundles.values()), raw)
-            return _holding(box, raw), raw
-        chosen = _bundle(box, bundle)
-        return chosen, _as_linked([chosen], raw)
-    # split, then decode: a bundle named "ops/team" is "ops%2Fteam" in an address
-    quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
-    named, inner = unquote(quoted_name), unquote(quoted_inner)
-    given = _text(bundle, "bundle", optional=True)
-    chosen = _bundle(box, named)
-    # the bundle argument agrees when it names the same bundle, in any case as a name
-    # is matched (agent QA: bundle="EVIL" with okf://evil/... was refused)
-    if given is not None and given != named and not _same_bundle(box, given, chosen):
-        raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
-    return chosen, "/index.md" if inner == "index" else "/" + inner
+    if raw is None:
+        return _bundle(box, bundle), raw
+    if bundle in (None, "") and len(box.manager) > 1:
+        raw = _as_linked(list(box.manager.bundles.values()), raw)
+        return _holding(box, raw), raw
+    chosen = _bundle(box, bundle)
+    return chosen, _as_linked([chosen], raw)
 
 
 def _shown_form(box: Toolbox, raw: str) -> tuple[str, str] | None:
@@ -969,16 +966,22 @@ def read(
     text, twins = _section(doc.body, heading) if heading else (doc.body, None)
     requested, start = start, min(start, len(text))
     payload: dict[str, Any]
+    # what is served when the folder or the git source could not be read again
+    last = (
+        notices.AS_LAST_READ
+        if b.name in box.manager.reload_failures
+        else notices.AS_LAST_FETCHED
+        if b.name in box.manager.refresh_failures
+        else None
+    )
     if isinstance(doc, Concept):
         header = concept_header if start == 0 else continuation_header
         payload = header(b.name, doc, doc.is_stale(box.now()))
         payload["kind"] = "concept"
         if changed and "notices" in payload:
             payload["notices"].append(notices.changed_since_load(box.manager.reloads))
-        if b.name in box.manager.reload_failures and "notices" in payload:
-            payload["notices"].append(notices.AS_LAST_READ)
-        elif b.name in box.manager.refresh_failures and "notices" in payload:
-            payload["notices"].append(notices.AS_LAST_FETCHED)
+        if last is not None and "notices" in payload:
+            payload["notices"].append(last)
     else:
         payload = {
             "bundle": b.name,
@@ -989,11 +992,8 @@ def read(
         log = b.logs.get(doc.directory) if isinstance(doc, IndexFile) else None
         if log is not None:  # the folder's history, found by no listing or search
             payload["log"] = log.path
-        # an index or log page as last read says so too (edit QA: concepts alone did)
-        if b.name in box.manager.reload_failures:
-            payload["notice"] = notices.AS_LAST_READ
-        elif b.name in box.manager.refresh_failures:
-            payload["notice"] = notices.AS_LAST_FETCHED
+        if last is not None:  # as a concept's notices say (edit QA: concepts alone did)
+            payload["notice"] = last
     if start == 0:  # a continuation read does not repeat them
         headings = [m.group(2) for m in islice(lines_outside_code(doc.body, HEADING_LINES), 50)]
         payload["headings"] = [clip(heading_text(h), TITLE_CHARS) for h in headings]
