@@ -181,7 +181,8 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
         if hidden:  # the okf gem writes its bundle to .okf/ (okf-gem QA)
             shown = ", ".join(hidden[:3])
             return (
-                f"the folder has {_files(len(bundle.files))} and no .md file, but its hidden "
+                f"the folder has {_count(len(bundle.files), 'file')} and no .md file, but its "
+                "hidden "
                 f"folder {shown} holds an index.md, and okfx skips hidden names: load "
                 + (f"{bundle.root / hidden[0]} itself" if where else f"{hidden[0]} itself")
             )
@@ -206,7 +207,8 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
             + (f"{bundle.root / first} itself" if where else f"{first}/ itself")
         )
     if not markdown:
-        return f"the folder has {_files(len(bundle.files))} and no .md file: is the path right?"
+        files = _count(len(bundle.files), "file")
+        return f"the folder has {files} and no .md file: is the path right?"
     if len(reserved) == len(markdown):
         return (
             f"the folder has only index.md and log.md files ({len(reserved)}): add concept "
@@ -320,9 +322,7 @@ def _cluster_note(folders: list[tuple[str, int]], total: int, bundle: Bundle) ->
     also = ""
     if lost:
         shown = ", ".join(lost[:3]) + (" ..." if len(lost) > 3 else "")
-        also = (
-            f" (which leaves out {len(lost)} concept{'' if len(lost) == 1 else 's'} too: {shown})"
-        )
+        also = f" (which leaves out {_count(len(lost), 'concept')} too: {shown})"
     if len(folders) == 1:
         top, n = folders[0]
         return (
@@ -336,11 +336,6 @@ def _cluster_note(folders: list[tuple[str, int]], total: int, bundle: Bundle) ->
         f"{_of(n, total)} files that are no concept are under {where}: give each a "
         f"'type', or leave the folders out with {flags}{also}"
     )
-
-
-def _files(n: int) -> str:
-    """``1 file``, ``2 files``."""
-    return f"{n} file{'' if n == 1 else 's'}"
 
 
 def _of(n: int, total: int) -> str:
@@ -401,7 +396,7 @@ def inner_root(
     if not outside and not rootless:
         return None
     why = (
-        f"{_files(len(outside))} here {'is' if len(outside) == 1 else 'are'} no concept"
+        f"{_count(len(outside), 'file')} here {'is' if len(outside) == 1 else 'are'} no concept"
         if outside
         else "this folder has no index.md"
     )
