@@ -182,8 +182,7 @@ def why_empty(bundle: Bundle, where: bool = True) -> str:
             shown = ", ".join(hidden[:3])
             return (
                 f"the folder has {_count(len(bundle.files), 'file')} and no .md file, but its "
-                "hidden "
-                f"folder {shown} holds an index.md, and okfx skips hidden names: load "
+                f"hidden folder {shown} holds an index.md, and okfx skips hidden names: load "
                 + (f"{bundle.root / hidden[0]} itself" if where else f"{hidden[0]} itself")
             )
         if _bare_repository(bundle):  # platform QA: it loaded as an empty folder, no hint
