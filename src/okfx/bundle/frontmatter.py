@@ -74,6 +74,14 @@ class _CheckedMixin:
             raise ValueError("an integer is too large")
         return value
 
+    def construct_yaml_set_in_order(self, node: Any) -> Any:
+        # PyYAML builds a Python set, which prints in hash order: a different order on
+        # every run. The members as a list, in the order the author wrote them, keep the
+        # same bundle giving the same output everywhere.
+        members: list[Any] = []
+        yield members
+        members.extend(self.construct_mapping(node))
+
 
 class _QuickResolveMixin:
     """PyYAML's ``BaseResolver.resolve`` for loaders without path resolvers, faster.
@@ -135,6 +143,7 @@ class _PureLoader(_CheckedMixin, yaml.SafeLoader):
 _loader: Any
 for _loader in (_FastLoader, _PureLoader):
     _loader.add_constructor("tag:yaml.org,2002:int", _CheckedMixin.construct_yaml_int)
+    _loader.add_constructor("tag:yaml.org,2002:set", _CheckedMixin.construct_yaml_set_in_order)
     _loader.yaml_implicit_resolvers = _without_timestamps(_loader)
     # An explicit ``!!timestamp`` tag must not reach datetime parsing either.
     _loader.add_constructor(_TIMESTAMP_TAG, yaml.SafeLoader.construct_yaml_str)
