@@ -207,6 +207,36 @@ def producer_refs(data: dict[Any, Any]) -> list[tuple[str, str]]:
     return refs
 
 
+#: Keys whose values the spec or okfx reads in their own way; :func:`bare_refs` skips them.
+_OWN_KEYS = frozenset(
+    {
+        "type", "title", "description", "tags", "resource", "sources", "generated",
+        "verified", "status", "stale_after", "usage_window", "parameters", "computation",
+        "executor", "attester", "runtime", "citations", "id", "aliases", "okf_version",
+    }
+)  # fmt: skip
+
+
+def bare_refs(data: dict[Any, Any]) -> list[tuple[str, str]]:
+    """``(key, value)`` of each top-level value, or string of a list, that may name a
+    concept by its path without ``.md``, *beyond the spec*: no blank, a ``/`` inside, no
+    ``.`` in its last segment (``data_source: datasources/prometheus-prod``, as
+    slo.okf's vocabulary writes its typed relations). The parser draws an edge only for
+    one that names an existing concept once ``.md`` is added; any other value is left
+    alone, for such a value may be anything (``owner: team/payments``)."""
+    refs: list[tuple[str, str]] = []
+    for key, value in data.items():
+        if not isinstance(key, str) or key in _OWN_KEYS:
+            continue
+        for item in value if isinstance(value, list) else (value,):
+            if isinstance(item, str) and "/" in item and len(item) <= 300:
+                text = item.strip()
+                last = text.rstrip("/").rpartition("/")[2]
+                if last and "." not in last and not _WS.search(text) and "#" not in text:
+                    refs.append((key, text))
+    return refs
+
+
 #: Longest producer ``id`` (and id named by a relation key) read; a longer one is text.
 MAX_ID_CHARS = 200
 
@@ -554,8 +584,10 @@ class DocumentParser:
         knows every concept's ``id``."""
         refs = producer_refs(data)
         ids = [(k, v) for k, v in producer_ids(data) if not self.resolver.is_external(v)]
-        if not refs and not ids:
+        bare = self._bare_targets(path, data)
+        if not refs and not ids and not bare:
             return [], ()  # the common case: no set of the concept's targets is built
+        refs += [(key, href) for key, href, _ in bare]
         keys = list(dict.fromkeys(key for key, _ in (*refs, *ids)))
         lines = dict(zip(keys, field_lines(text, body_line, keys), strict=True))
         share = self.strings.setdefault
@@ -573,7 +605,14 @@ class DocumentParser:
         linked = {link.target for links in others for link in links}
         base = parent_dir(path)
         links = []
+        found = {(key, href): target for key, href, target in bare}
         for key, href in refs:
+            named = found.get((key, href))
+            if named is not None:
+                if named not in linked:
+                    linked.add(named)
+                    links.append(self._link(path, named, href, href, key, lines[key] or 0))
+                continue
             try:
                 target = self.resolver.resolve(href, base, frontmatter=True)
             except UnsafePath:
@@ -589,6 +628,26 @@ class DocumentParser:
                 linked.add(target)
                 links.append(self._link(path, target, href, href, key, lines[key] or 0))
         return links, id_refs
+
+    def _bare_targets(self, path: str, data: dict[Any, Any]) -> list[tuple[str, str, str]]:
+        """``(key, value, target)`` of each :func:`bare_refs` value that names an existing
+        concept other than ``path`` once ``.md`` is added, read as a frontmatter path is."""
+        out: list[tuple[str, str, str]] = []
+        for key, href in bare_refs(data):
+            if self.resolver.is_external(href):
+                continue
+            try:
+                target = self.resolver.resolve(href, parent_dir(path), frontmatter=True)
+            except UnsafePath:
+                continue  # a value, not a link: nothing to warn about
+            if (
+                target is not None
+                and target != path
+                and target.endswith(".md")
+                and self.resolver.known(target) is not None
+            ):
+                out.append((key, href, target))
+        return out
 
     # -- documents -----------------------------------------------------------------------
     def concept(self, path: str, text: str) -> Concept | None:
