@@ -867,3 +867,27 @@ def test_a_link_to_the_bundle_folders_index_from_the_repository_root_means_the_r
     (root / "a.md").write_text(concept(body=body), encoding="utf-8")
     (said,) = [p.message for p in validate(Bundle.load(root)).warnings if p.code == "broken_link"]
     assert "did you mean /index.md?" in said
+
+
+def test_a_page_linked_from_the_repository_root_means_the_same_page_of_the_bundle(
+    make_bundle: MakeBundle,
+) -> None:
+    """New-producers QA F10: okf-cocce's /okf/cocce.md (okf/ the bundle's own folder)
+    lost its suggestion when a link into folders the bundle lacks stopped being matched
+    by file name; the same path from the bundle's root is meant. A page never means
+    itself."""
+    root = make_bundle({"b.md": concept(), "x/c.md": concept()})
+    body = (
+        f"[b](/{root.name}/b.md) [c](/{root.name}/x/c.md) [self](/{root.name}/a.md) "
+        "[readme](/README.md)\n"  # a file of the repository too: the pattern is mixed
+    )
+    (root / "a.md").write_text(concept(body=body), encoding="utf-8")
+    said = sorted(
+        p.message for p in validate(Bundle.load(root)).warnings if p.code == "broken_link"
+    )
+    assert [m.partition("; did you mean ")[2].partition("?")[0] for m in said] == [
+        "",
+        "",
+        "/b.md",
+        "/x/c.md",
+    ]

@@ -33,6 +33,15 @@ def meant(b: Bundle, target: str, source: str) -> str | None:
     do (agent QA, pydantic-ai book: ``/docs/ai/models/overview/`` meant
     ``/pages/docs/ai/models/overview.md``, not the closer-ranked
     ``/pages/docs/ai/capabilities/overview.md``)."""
+    own = f"/{b.root.name}/"
+    if (
+        target.startswith(own)
+        and source != target.removeprefix(own[:-1])
+        and b.get(target.removeprefix(own[:-1])) is not None
+    ):
+        # /okf/cocce.md written from the repository root, okf/ being the bundle's own
+        # folder (new-producers QA, okf-cocce): the same page from the bundle's root
+        return target.removeprefix(own[:-1])
     head, _, name = target.rstrip("/").rpartition("/")
     stem = name.removesuffix(".md")
     if stem.casefold() in ("index", "readme") and head:
