@@ -429,7 +429,12 @@ def _empty_and_many(root: Path) -> list[Answer]:
     crowd = KnowledgeManager([Bundle.load(many, f"b{i:03}") for i in range(1000)])
     leaky = write_tree(root / "leaky", {"a.md": concept(title="A", body="[s](leak.md)\n")})
     os.symlink(root / "empty" / "notes.txt", leaky / "leak.md")
+    twin = concept(title="P", body="[the twin](../right/x.md)\n")
+    left = Bundle.load(write_tree(root / "siblings" / "left", {"p.md": twin}))
+    right = Bundle.load(write_tree(root / "siblings" / "right", {"x.md": concept(title="X")}))
+    pair = Toolbox(KnowledgeManager([left, right]), now=lambda: NOW)
     return [
+        ask(pair, "get_neighbors", "a link into a sibling loaded beside it", path="left:/p.md"),
         ask(Toolbox(Bundle.load(leaky)), "get_neighbors", "a symlink out of it", path="a"),
         ask(alone, "search_concepts", "an empty bundle", query="anything"),
         ask(alone, "list_concepts", "an empty bundle"),

@@ -1138,6 +1138,16 @@ def test_links_that_leave_the_bundle_are_listed_without_a_link(make_bundle: Make
     )
 
 
+def test_a_leaving_link_into_a_sibling_shown_beside_it_links_its_page(tmp_path: Path) -> None:
+    """New-producers QA F8: dharma-okf's sibling bundles link each other's pages."""
+    left = write_tree(tmp_path / "left", {"a.md": concept(body="[twin](../right/x.md)\n")})
+    right = write_tree(tmp_path / "right", {"x.md": concept(title="X")})
+    manager = KnowledgeManager([Bundle.load(left), Bundle.load(right)])
+    html = TestClient(create_app(manager), base_url=LOCAL).get("/b/left/c/a.md").text
+    item = re.search(r"<li>(.*?)</li>", html[html.index('id="links-leaving"') :], re.S)
+    assert item is not None and '<a href="/b/right/c/x.md">twin</a>' in item.group(1)
+
+
 def test_an_unresolved_link_links_the_concept_it_most_likely_meant(
     make_bundle: MakeBundle,
 ) -> None:

@@ -504,10 +504,12 @@ def neighbors(payload: dict[str, Any]) -> str:
     leaving = payload.get("leaves_bundle") or []
     if leaving:  # links above the root, never followed: shown only when there are any
         lines += ["", click.style(f"Leaves the bundle, not followed ({len(leaving)})", bold=True)]
+        landed = any(e.get("bundle") for e in leaving)  # in a sibling loaded beside it
         body = table(
-            ["HREF", "TEXT", "VIA"],
+            ["HREF", "TEXT", "VIA"] + (["LOADED AS"] if landed else []),
             [[str(e.get("href")), str(e.get("text") or ""),
               f"{e.get('field')}" + (f":{e['line']}" if e.get("line") else "")]
+             + ([f"{e['bundle']}:{e['path']}" if e.get("bundle") else ""] if landed else [])
              for e in leaving],
         )  # fmt: skip
         lines.extend("  " + line for line in body.splitlines())

@@ -736,6 +736,18 @@ _NEIGHBORS = (
             Key("field", "string", "`body`."),
             Key("text", "string", "The link's text."),
             Key("line", "integer or null", "Its line in the file; null in an index or log page."),
+            Key(
+                "bundle",
+                "string",
+                "The loaded bundle it lands in (a sibling folder loaded beside this one).",
+                "only when it names a document of another loaded bundle",
+            ),
+            Key(
+                "path",
+                "string",
+                "That document's path there: read it with `bundle` and `path`.",
+                "only when it names a document of another loaded bundle",
+            ),
         ),
     ),
     Table(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from itertools import islice
@@ -72,6 +72,7 @@ from okfx.tools.payloads import (
     link_payload,
 )
 from okfx.tools.prompt import index_summary
+from okfx.tools.siblings import landing
 
 if TYPE_CHECKING:
     from okfx.tools.manager import KnowledgeManager
@@ -1185,7 +1186,9 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
     listed = page("listed_in", list(b.listed_in(doc.path)))
     if listed:  # index and log pages list it: no backlinks, but no orphan either
         payload["listed_in"] = [{"path": source, **(meta(source) or {})} for source in listed]
-    leaving = _leaving(b, doc, cut) if offset == 0 else []  # not found again on each page
+    leaving = (
+        _leaving(b, doc, cut, box.manager.bundles) if offset == 0 else []
+    )  # not found again on each page
     if leaving:
         payload["leaves_bundle"] = leaving
     payload.update(total=totals, offset=offset)
@@ -1218,10 +1221,16 @@ def _page_notes(payload: dict[str, Any], totals: dict[str, int], offset: int, ca
         note(payload, f"offset {offset} is past the end of every list: the longest has {longest}")
 
 
-def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> list[Any]:
+def _leaving(
+    b: Bundle,
+    doc: Concept | IndexFile | LogFile,
+    cut: list[str],
+    bundles: Mapping[str, Bundle],
+) -> list[Any]:
     """The body links of ``doc`` that leave the bundle (``unsafe_link`` warnings), which
     have no edge: their hrefs as written, so an agent knows they exist and that okfx
-    cannot follow them. Found again from the body, only when asked for."""
+    cannot follow them, and where one lands in another of the loaded ``bundles``, the
+    bundle and path to read it by. Found again from the body, only when asked for."""
     if not b.problem_counts().get("unsafe_link"):
         return []  # the load counted every one (past max_warnings too): no body to scan
     limit = b.limits.max_links_per_concept
@@ -1235,14 +1244,16 @@ def _leaving(b: Bundle, doc: Concept | IndexFile | LogFile, cut: list[str]) -> l
     out = []
     for href, text, offset in links[:EDGES]:
         line = None if body_line is None else body_line + doc.body.count("\n", 0, offset)
-        out.append(
-            {
-                "href": clip(href, VALUE_CHARS),
-                "field": "body",
-                "text": clip(" ".join(text.split()), LABEL_CHARS),
-                "line": line,
-            }
-        )
+        entry: dict[str, Any] = {
+            "href": clip(href, VALUE_CHARS),
+            "field": "body",
+            "text": clip(" ".join(text.split()), LABEL_CHARS),
+            "line": line,
+        }
+        lands = landing(bundles, b, parent_dir(doc.path), href)
+        if lands is not None:  # a sibling bundle loaded beside it (new-producers QA)
+            entry["bundle"], entry["path"] = lands
+        out.append(entry)
     if len(links) > EDGES:
         cut.append(f"leaves_bundle: the first {EDGES} of {len(links)} shown")
     return out

@@ -245,6 +245,8 @@ def _neighbors(view: BundleView, box: Toolbox, path: str) -> dict[str, Any]:
             edge["meant_url"] = view.url_of(meant) if meant else None
             edge["candidate_urls"] = [(p, view.url_of(p)) for p in edge.get("candidates") or ()]
     leaving = payload.get("leaves_bundle") or []
+    for edge in leaving:  # one landing in a sibling bundle shown beside it: its page
+        edge["url"] = urls.concept(edge["bundle"], edge["path"]) if edge.get("bundle") else None
     payload["leaves_bundle_count"] = len(leaving)
     payload["leaves_bundle"] = leaving[:MAX_LISTED]
     return payload
