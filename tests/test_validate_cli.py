@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import PROJECT_ROOT, MakeBundle, concept
+from conftest import PROJECT_ROOT, MakeBundle, concept, write_tree
 from okfx import Bundle, validate
 from okfx.cli.commands import cli
 
@@ -285,6 +285,26 @@ def test_github_format_names_files_from_the_bundle_root_when_it_is_the_cwd(
     # --strict: the warnings fail the job, and are annotated as errors (validate QA)
     assert first.startswith("::error file=ok.md,line=4,title=okfx broken_link::")
     assert verdict.endswith("1 warning); --strict: the warnings fail the check")
+
+
+def test_github_format_names_files_from_the_workspace_a_step_runs_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI QA F10: a step with ``working-directory: kb`` annotated ``file=ok.md``, which
+    GitHub looks for at the repository root; GITHUB_WORKSPACE is that root."""
+    repo = tmp_path / "repo"
+    root = write_tree(repo / "kb", {"ok.md": concept(body="[gone](/gone.md)")})
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    first = CliRunner().invoke(cli, ["validate", ".", "--format", "github"]).output
+    assert first.startswith("::warning file=kb/ok.md,line=4,title=okfx broken_link::")
+    # a bundle outside the workspace is named from the working directory, as before
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "elsewhere"))
+    first = CliRunner().invoke(cli, ["validate", ".", "--format", "github"]).output
+    assert first.startswith("::warning file=ok.md,line=4,title=okfx broken_link::")
+    # the text report is not GitHub's: it names the files as before
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    assert "kb/ok.md" not in CliRunner().invoke(cli, ["validate", "."]).output
 
 
 def test_unfollowed_wikilinks_are_noted_with_the_option_that_follows_them(

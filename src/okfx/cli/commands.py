@@ -734,6 +734,13 @@ def _display_root(source: str, bundle: Bundle, github: bool = False) -> str:
     if os.path.isabs(source) and not github:
         return Path(bundle.root).as_posix()
     root = Path(os.path.relpath(bundle.root)).as_posix()
+    workspace = os.environ.get("GITHUB_WORKSPACE", "") if github else ""
+    if workspace and os.path.isabs(workspace):
+        # GitHub reads file= from the repository root: a step with working-directory:
+        # gave file=a.md for kb/a.md (CI QA F10). Only for a bundle inside the workspace.
+        inside = os.path.relpath(os.path.realpath(bundle.root), os.path.realpath(workspace))
+        if inside != os.pardir and not inside.startswith(os.pardir + os.sep):
+            root = Path(inside).as_posix()
     return "" if root == "." else root
 
 
