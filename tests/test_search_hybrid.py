@@ -137,6 +137,23 @@ def test_a_fixed_alpha_blends_every_query_alike(tmp_path):
     assert index.search(query, now=NOW)[0].path == "/tables/comments.md"
 
 
+def test_a_page_found_by_its_words_alone_never_scores_below_zero(tmp_path):
+    """Words QA: a page holding the query's words, farther by meaning than each of the
+    embedding's candidates, got the embedding's share scaled below 0 without bound
+    (-1.85 for the page holding all of "SSSI boundaries in Wales")."""
+    near = [
+        FakeConcept(f"/near/n{i}.md", title=f"N{i}", body=f"Reputation reputation {i}.")
+        for i in range(hybrid.CANDIDATES + 5)
+    ]
+    far = FakeConcept("/far.md", title="Far", body="zebra " + " ".join(f"w{i}" for i in range(300)))
+    index = ranker(tmp_path, [*near, far])
+    index.ranker.fixed_alpha = 0.3
+    found = {hit.path: hit for hit in index.search("karma zebra", limit=50, now=NOW)}
+    assert found["/far.md"].found == "lexical"
+    assert found["/far.md"].score == pytest.approx(0.3)  # its lexical share, nothing taken
+    assert min(hit.score for hit in found.values()) >= 0.0
+
+
 def test_until_the_vectors_are_ready_searches_are_lexical_and_say_so(tmp_path):
     embedder = ToyEmbedder()
     embedder.block.clear()

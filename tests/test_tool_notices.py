@@ -360,6 +360,14 @@ def test_a_first_hit_found_by_meaning_alone_and_not_near_is_called_a_guess() -> 
     assert first_guess([hit("semantic", 0.1, []), hit("semantic", 0.1, [])]) == ""
     assert first_guess([held, hit("semantic", 0.0, [])]) == ""
     assert first_guess([]) == ""
+    # Words QA: ten guesses for "SSSI boundaries in Wales", whose every word some concept
+    # holds, ranking below them all: said, with where to look.
+    guesses = [hit("semantic", 0.0, []), hit("semantic", 0.0, [])]
+    said = first_guess(guesses, words_held=True)
+    assert said.startswith("No hit holds a word of the query: each was found by meaning")
+    assert "Concepts that hold the query's words rank below these" in said
+    assert first_guess(guesses, words_held=False) == ""  # the missing-words notice says it
+    assert first_guess([hit("semantic", 0.6, []), hit("semantic", 0.0, [])], True) == ""
 
 
 def test_a_listing_limit_past_the_page_size_says_so(make_bundle: MakeBundle) -> None:

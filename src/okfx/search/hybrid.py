@@ -377,9 +377,13 @@ class HybridRanker:
         similar = {key: dense.get(key, near.value(key)) for key in keys}
         if versioned:
             similar.update(self._tied_releases(similar))
+        # The embedding's part is scaled to its candidates' range and floored at 0: a page
+        # found by its words alone, farther by meaning than every embedding candidate, had
+        # gone below them all without bound (words QA: the page holding all three words
+        # of "SSSI boundaries in Wales" came 24th, at -1.85, under 20 that held none).
         scored = {
             key: (alpha * lex.get(key, 0.0) / best if best > 0 else 0.0)
-            + (1 - alpha) * (similar[key] - low) / spread
+            + (1 - alpha) * max(similar[key] - low, 0.0) / spread
             for key in keys
         }
         ranked = sorted(scored.items(), key=lambda item: (-item[1], item[0]))

@@ -142,6 +142,17 @@ def first_by_meaning(confidence: float) -> str:
     )
 
 
+def all_by_meaning(confidence: float) -> str:
+    """A hybrid search whose hits all hold no word of the query, the first not near it
+    (``confidence`` under 0.5), while concepts holding its words rank below them."""
+    return (
+        f"No hit holds a word of the query: each was found by meaning alone, and the first "
+        f"is not near it (confidence {confidence:.2f}): guesses. Concepts that hold the "
+        "query's words rank below these: ask for more hits with limit, or grep_concepts "
+        "for its rarest word."
+    )
+
+
 def no_words(query: str) -> str:
     """A search with nothing to search for: an empty query, punctuation, or only common
     words, which found nothing (docs QA: "try fewer or other words" came first)."""

@@ -300,8 +300,10 @@ _SEARCH = (
             Key(
                 "hits",
                 "list of objects",
-                "The hits, best first, at most `limit`: by score, but hits that hold no word "
-                "of the query as text (nothing `matched`, confidence 0) after the others.",
+                "The hits, best first, at most `limit`: by score, but in a lexical search "
+                "hits that hold no word of the query as text (nothing `matched`, confidence "
+                "0) after the others (a hybrid search ranks hits found by meaning alone by "
+                "their score).",
             ),
             Key("hidden", "object", _hidden("matches", " of those that would have ranked here")),
             Key("notice", "string", "What to try next, what was hidden, how words were read."),

@@ -575,7 +575,7 @@ def search(
         if own:
             said = notices.missing_in_bundle(own, first)
             payload["notice"] = " ".join(filter(None, [payload.get("notice", ""), said]))
-    guess = first_guess(payload["hits"])
+    guess = first_guess(payload["hits"], words_held=not missing)
     if guess:
         payload["notice"] = " ".join(filter(None, [guess, payload.get("notice", "")]))
     if isinstance(limit, int) and limit > MAX_LIMIT == len(payload["hits"]):
@@ -591,16 +591,21 @@ def search(
     return payload
 
 
-def first_guess(hits: list[dict[str, Any]]) -> str:
+def first_guess(hits: list[dict[str, Any]], words_held: bool = False) -> str:
     """The notice for hybrid hits whose first holds no word of the query and reads under
     0.5, above hits that hold some of its words (paraphrase QA: a page found by meaning
-    alone, confidence 0.0, came first, and the notice said nothing); else ``""``."""
+    alone, confidence 0.0, came first, and the notice said nothing); or, with
+    ``words_held`` (every word of the query is in some concept), above none, the concepts
+    holding the words ranking below them all (words QA: ten guesses at confidence 0 for
+    "SSSI boundaries in Wales", and no notice); else ``""``."""
     if not hits or hits[0].get("found") != "semantic" or hits[0].get("matched"):
         return ""  # a semantic hit may hold query words too (agent QA: "api" was matched)
     first = float(hits[0].get("confidence") or 0.0)
-    if first >= 0.5 or not any(hit.get("matched") for hit in hits[1:]):
+    if first >= 0.5:
         return ""
-    return notices.first_by_meaning(first)
+    if any(hit.get("matched") for hit in hits[1:]):
+        return notices.first_by_meaning(first)
+    return notices.all_by_meaning(first) if words_held else ""
 
 
 def _hit_concepts(box: Toolbox, hits: list[dict[str, Any]]) -> Iterator[Concept]:
