@@ -182,3 +182,21 @@ def test_a_resources_page_after_a_reload_starts_after_the_last_entry_seen(
     assert second[0].uri.endswith("/c09.md")
     every = [e.uri for e in resources.entries()]
     assert [e.uri for e in second] == every[every.index(second[0].uri) :][:10]
+
+
+def test_a_concept_resource_reads_with_its_bundle_name_written_as_is(tmp_path: Path) -> None:
+    """Agent QA F3: okf://ctcac00%2Bdbt-okf/x.md read, okf://ctcac00+dbt-okf/x.md (the
+    name as the tools print it) was an unknown resource, while the index read both ways.
+    Any spelling of the same address reads; another path does not."""
+    from okfx import KnowledgeManager
+    from okfx.adapters._mcp_resources import Resources, concept_uri
+
+    root = write(tmp_path / "kb", {"m/rate x.md": concept(title="Rate")})
+    resources = Resources(KnowledgeManager([Bundle.load(root, "a+b", state_cache=False)]))
+    canonical = concept_uri("a+b", "/m/rate x.md")
+    assert canonical == "okf://a%2Bb/m/rate%20x.md"
+    for uri in (canonical, "okf://a+b/m/rate%20x.md", "okf://a+b/m/rate x.md"):
+        text = resources.read(uri)
+        assert text is not None and "Rate" in text, uri
+    for uri in ("okf://a+b/m/rate%20x", "okf://a+b/m/../m/rate%20x.md", "okf://a+b/M/rate x.md"):
+        assert resources.read(uri) is None, uri

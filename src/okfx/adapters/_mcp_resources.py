@@ -173,7 +173,12 @@ class Resources:
             found = bundle.get("/" + unquote(quoted_path))
         except OKFError:  # a path the guard refuses (..): no resource, as any unknown one
             return None
-        if not isinstance(found, Concept) or concept_uri(bundle.name, found.path) != uri:
+        # The concept's own address, however it is percent-encoded: a host that builds it
+        # from a tool result writes okf://ctcac00+dbt-okf/... with the + as is (agent QA
+        # F3; RFC 3986 allows it there), as the index resource was already read.
+        if not isinstance(found, Concept) or unquote(concept_uri(bundle.name, found.path)) != (
+            unquote(uri)
+        ):
             return None
         # The file as it is now, as read_concept reads it: a concept whose file was
         # deleted or emptied since the load is no resource (live edit QA: an empty
