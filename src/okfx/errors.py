@@ -86,9 +86,13 @@ class UnsafePath(OKFError):
 
     code = "unsafe_path"
 
-    def __init__(self, message: str, *, path: str = "") -> None:
+    def __init__(
+        self, message: str, *, path: str = "", suggestions: list[str] | None = None
+    ) -> None:
         super().__init__(message)
         self.path = path
+        #: Bundle paths the refused path likely meant (a link's ``../x.md`` copied as is).
+        self.suggestions = suggestions or []
 
 
 class InvalidArgument(OKFError):

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 from okfx.attest.sqltext import dialect_for
 from okfx.bundle.fields import second_computation_block, source_resource
 from okfx.bundle.idlinks import UnresolvedId
-from okfx.errors import NotFound, OKFError
+from okfx.errors import NotFound, OKFError, UnsafePath
 from okfx.model import Computation, Concept, Generated, Link, Parameter, Source, Verification
 from okfx.tools.caps import (
     DESCRIPTION_CHARS,
@@ -627,7 +627,7 @@ def error_payload(exc: OKFError) -> dict[str, Any]:
         # A bundle file that is no concept: the path read_resource takes (bundle text).
         error["file"] = clip(exc.file, VALUE_CHARS)
         return {"error": error, UNTRUSTED: True}
-    if isinstance(exc, NotFound) and exc.suggestions:
+    if isinstance(exc, NotFound | UnsafePath) and exc.suggestions:
         error["did_you_mean"] = [clip(s, VALUE_CHARS) for s in exc.suggestions[:ITEMS]]
         # Suggestions (paths, titles, headings) are bundle text too.
         return {"error": error, UNTRUSTED: True}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import re
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from functools import partial
@@ -164,10 +165,46 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     if raw is None:
         return _bundle(box, bundle), raw
     if bundle in (None, "") and len(box.manager) > 1:
+        _climbing(box, list(box.manager.bundles.values()), raw)
         raw = _as_linked(list(box.manager.bundles.values()), raw)
         return _holding(box, raw), raw
     chosen = _bundle(box, bundle)
+    _climbing(box, [chosen], raw)
     return chosen, _as_linked([chosen], raw)
+
+
+def _climbing(box: Toolbox, within: list[Bundle], raw: str) -> None:
+    """Refuse ``raw`` when it climbs above the root (``../slis/x.md``, a link's href
+    copied from a body), naming the documents of ``within`` it means once its leading
+    ``../`` are dropped (agent QA F8: every link of slo.okf is written so, and reading
+    one was refused with no way on). Nothing above the root is looked at."""
+    if not raw.startswith(("../", "./../")):
+        return
+    try:
+        normalize(raw)
+        return  # it stays inside after all
+    except UnsafePath as exc:
+        refused = exc
+    rest = raw
+    while rest.startswith(("../", "./")):
+        rest = rest.removeprefix("./").removeprefix("../")
+    meant: list[str] = []
+    for b in within:
+        try:
+            found = b.get("/" + rest.partition("#")[0]) if rest else None
+        except OKFError:
+            found = None
+        if found is not None:
+            several = len(box.manager) > 1
+            meant.append(
+                f"{OKF_SCHEME}{quote(b.name, safe='')}{found.path}" if several else found.path
+            )
+    if meant:
+        raise UnsafePath(
+            f"{refused.message}; it names {meant[0]} once its '../' are dropped",
+            path=raw,
+            suggestions=meant,
+        )
 
 
 def _shown_form(box: Toolbox, raw: str) -> tuple[str, str] | None:
@@ -224,11 +261,31 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
         for b in loaded
         for i, p in enumerate(b.suggest(raw, 2))
     ]
+    said = f"no loaded bundle holds {raw!r} (bundles: {names})"
     raise NotFound(
-        f"no loaded bundle holds {raw!r} (bundles: {names})",
+        said if close else f"{said}; {NEXT_STEP}",
         path=raw,
         suggestions=[address for _, address in sorted(close, key=lambda pair: pair[0])],
     )
+
+
+#: What a ``not_found`` with nothing close to it says to do next (agent QA F11).
+NEXT_STEP = (
+    "nothing is named close to it: find a page by its subject with search_concepts, or "
+    "browse with list_concepts"
+)
+
+
+def _next_step(b: Bundle, exc: NotFound) -> NotFound:
+    """``exc``, or when nothing is close to the path it names, ``exc`` saying the folder
+    the bundle lacks on its way and how to find a page instead."""
+    if exc.suggestions or exc.file or not exc.path:
+        return exc
+    folder = missing_folder(b.directories, exc.path)
+    place = f"; the bundle has no folder {folder}" if folder else ""
+    exc.message = f"{exc.message}{place}; {NEXT_STEP}"  # the same error, its flags kept
+    exc.args = (exc.message,)
+    return exc
 
 
 def _held_elsewhere(box: Toolbox, b: Bundle, raw: str | None, exc: NotFound) -> NotFound:
@@ -239,7 +296,8 @@ def _held_elsewhere(box: Toolbox, b: Bundle, raw: str | None, exc: NotFound) -> 
         return exc
     others = [o for o in box.manager.bundles.values() if o is not b and _holds(o, raw)]
     if not others:
-        return exc
+        # nothing close: a guessed path (agent QA F11: no next step)
+        return _next_step(b, exc)
     path = normalize(raw.partition("#")[0])
     names = ", ".join(repr(o.name) for o in others[:ITEMS])
     held = f"bundle {names} holds it" if len(others) == 1 else f"bundles {names} hold it"
@@ -821,9 +879,12 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
     without inline marks, then as the heading's GitHub id (``log_level-1``: the second
     heading of that text), so every section can be asked for; last, as words that one
     heading holds whole (``Merge`` for ``Merge precedence``), which the notice says."""
-    wanted = heading.strip().lstrip("#").strip()
+    # Compared in Unicode NFC, as search and grep read text: a heading pasted in NFD
+    # (a macOS clipboard, a PDF) was "not found", and the first suggestion looked the same
+    # as what was asked (agent QA F7, IAST diacritics).
+    wanted = unicodedata.normalize("NFC", heading.strip().lstrip("#").strip())
     headings = list(lines_outside_code(body, HEADING_LINES))
-    texts = [heading_text(m.group(2)) for m in headings]
+    texts = [unicodedata.normalize("NFC", heading_text(m.group(2))) for m in headings]
     ids = heading_ids(texts)
     exact = " ".join(wanted.split()).casefold()
     picked = next((i for i, t in enumerate(texts) if " ".join(t.split()).casefold() == exact), None)
@@ -833,7 +894,7 @@ def _section(body: str, heading: str) -> tuple[str, str | None]:
         picked = next((i for i, t in enumerate(loose) if t == asked), None)
     by_id = picked is None
     if by_id:
-        key = fragment_key(heading.strip().removeprefix("#"))
+        key = fragment_key(unicodedata.normalize("NFC", heading.strip().removeprefix("#")))
         picked = next((i for i, anchor in enumerate(ids) if anchor == key), None)
     held = None
     holding: list[int] = []
@@ -940,11 +1001,20 @@ def read(
     b, raw = located(box, path, bundle)
     heading = _text(section, "section", optional=True)
     given = _text(version, "version", optional=True, max_len=64)
-    if raw and "#" in raw and heading is None and b.get(raw) is None:
-        # "x.md#setup", as a link names a part of a page: that section (okf-studio QA).
+    if raw and "#" in raw and b.get(raw) is None:
+        # "x.md#setup", as a link names a part of a page: that section (okf-studio QA); an
+        # empty fragment (x.md#, a link copied short) is the page; with section= too, the
+        # fragment is no part of the file's name (agent QA F9: "no concept at x.md#...").
         page, _, fragment = raw.partition("#")
-        if fragment.strip() and b.get(page) is not None:
-            raw, heading = page, unquote(fragment)
+        if b.get(page) is not None:
+            named = unquote(fragment).strip()
+            if named and heading is not None and heading.strip() != named:
+                asked = f"path={raw!r} names the section {named!r} and section={heading!r}"
+                if fragment_key(named) != fragment_key(heading.strip().removeprefix("#")):
+                    raise InvalidArgument(f"{asked}: pass one of them")
+            raw = page
+            if named and heading is None:
+                heading = named
     listing = folder_listing(b, raw or "", box.now())
     if listing is not None:  # a folder without index.md
         _event(path=listing["path"], found=True)
@@ -1101,7 +1171,10 @@ def neighbors(box: Toolbox, path: Any, bundle: Any, limit: Any, offset: Any) -> 
     folder = folder_no_links(b, text)
     if folder is not None:
         raise folder
-    doc = b.document(text)
+    try:
+        doc = b.document(text)
+    except NotFound as exc:
+        raise _next_step(b, exc) from None
     _event(path=doc.path)
     around = b.neighbors(doc.path)
     now = box.now()

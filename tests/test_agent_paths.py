@@ -1,0 +1,70 @@
+"""Paths and sections as an agent writes them (agent QA, session 68): a link's href
+copied from a body, a heading pasted in NFD, a fragment beside ``section``, a guessed
+path with nothing close to it. Each comes back as a structured answer that says what
+to do next; nothing above the root is read."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+from conftest import concept, write_tree
+from okfx import Bundle, KnowledgeManager, Toolbox
+
+HEADING = "Adhyāsa — अध्यास"
+
+
+def _box(tmp_path: Path) -> Toolbox:
+    root = write_tree(
+        tmp_path / "kb",
+        {
+            "runbooks/checkout.md": concept(body="See [the SLI](../slis/availability.md).\n"),
+            "slis/availability.md": concept(
+                title="Availability", body=f"# {HEADING}\n\nSuperimposition.\n\n# Other\n\nB.\n"
+            ),
+        },
+    )
+    return Toolbox(Bundle.load(root, state_cache=False))
+
+
+def test_a_heading_in_nfd_reads_its_section(tmp_path: Path) -> None:
+    box = _box(tmp_path)
+    nfd = unicodedata.normalize("NFD", HEADING)
+    assert nfd != HEADING
+    read = box.read_concept(path="slis/availability.md", section=nfd)
+    assert "error" not in read and read["body"].endswith("Superimposition.\n\n")
+
+
+def test_a_fragment_beside_section_is_no_part_of_the_file_name(tmp_path: Path) -> None:
+    box = _box(tmp_path)
+    page = "slis/availability.md"
+    assert box.read_concept(path=page + "#other", section="Other")["body"].endswith("B.\n")
+    assert "error" not in box.read_concept(path=page + "#")  # a link copied short
+    differ = box.read_concept(path=page + "#other", section=HEADING)["error"]
+    assert differ["code"] == "invalid_argument" and "pass one of them" in differ["message"]
+
+
+def test_a_href_copied_from_a_body_is_refused_naming_the_page_it_means(tmp_path: Path) -> None:
+    box = _box(tmp_path)
+    for call in (box.read_concept, box.get_neighbors, box.read_resource):
+        error = call(path="../slis/availability.md")["error"]
+        assert error["code"] == "unsafe_path"
+        assert error["did_you_mean"] == ["/slis/availability.md"]
+    # a climb that names nothing of the bundle names nothing
+    error = box.read_concept(path="../../etc/passwd")["error"]
+    assert error["code"] == "unsafe_path" and "did_you_mean" not in error
+
+
+def test_a_guessed_path_with_nothing_close_says_how_to_find_a_page(tmp_path: Path) -> None:
+    box = _box(tmp_path)
+    error = box.read_concept(path="/kubernetes/pod-restarts-zz.md")["error"]
+    assert error["code"] == "not_found" and "did_you_mean" not in error
+    assert "the bundle has no folder /kubernetes/" in error["message"]
+    assert error["message"].endswith("search_concepts, or browse with list_concepts")
+    error = box.get_neighbors(path="/kubernetes/pod-restarts-zz.md")["error"]
+    assert "search_concepts" in error["message"]
+    other = Bundle.load(write_tree(tmp_path / "other", {"x.md": concept()}), state_cache=False)
+    two = Toolbox(KnowledgeManager([box.manager.bundles["kb"], other]))
+    error = two.read_concept(path="/kubernetes/pod-restarts-zz.md")["error"]
+    assert error["message"].startswith("no loaded bundle holds")
+    assert "search_concepts" in error["message"]
