@@ -151,6 +151,11 @@ def test_two_folders_of_one_name_are_told_apart_by_their_parents(tmp_path: Path)
     assert "two folders are named 'knowledge'; naming" in result.stderr
     named = run("bundles", f"av={first}", second, "--json")  # one named: no clash left
     assert [b["name"] for b in json.loads(named.stdout)["bundles"]] == ["av", "knowledge"]
+    # the library, which every adapter loads through, names them alike (agent QA F1:
+    # "okf+poc-knowledge" there, so a prompt written against okfx serve broke)
+    from okfx import KnowledgeManager
+
+    assert list(KnowledgeManager.from_paths([first, second]).bundles) == names
 
 
 def test_the_same_folder_given_twice_is_read_once(tmp_path: Path) -> None:

@@ -385,7 +385,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     "okfx.search.grep._TEXT_ANCHORED": ("scan", [rep("\\"), rep("a", "(?")]),
     "okfx.bundle.reserved.HEADING_LINES": ("scan", [rep(" ", "# ", "x"), rep("#"), rep("# \n")]),
-    "okfx.cli.commands._NOT_IN_NAME": ("scan", [rep("a"), rep("+"), rep("a+")]),
+    "okfx.bundle.bundle._NOT_IN_NAME": ("scan", [rep("a"), rep("+"), rep("a+")]),
     "okfx.adapters._mcp_sdk._BIDI": ("scan", [rep("a"), rep("\u202e"), rep("a\u200f")]),
     "okfx.adapters._source._TOOL_NAME": ("fullmatch", [rep("a"), rep("a", tail=" "), rep("-")]),
     "okfx.cli.computations._REQUIRED": (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import re
 import threading
 import unicodedata
 from collections import Counter
@@ -201,9 +202,17 @@ def folder_name(folder: Path) -> str:
     return name or "bundle"
 
 
-def told_apart(
-    folders: Iterable[Path], clean: Callable[[str], str] = lambda name: name
-) -> dict[Path, str]:
+_NOT_IN_NAME = re.compile(r"[^\w.\-]")
+
+
+def as_name(text: str) -> str:
+    """``text`` as a bundle NAME (``NAME=SOURCE``) takes it: other characters as ``-``,
+    from its first letter or digit, at most 64 characters."""
+    name = _NOT_IN_NAME.sub("-", text).lstrip("_.-")
+    return name[:64] or "bundle"
+
+
+def told_apart(folders: Iterable[Path], clean: Callable[[str], str] = as_name) -> dict[Path, str]:
     """Names for the ``folders`` (resolved) whose default name another of them shares
     (``AV-OKF/knowledge`` and ``okf-poc/knowledge``): their parent folder's name, a
     ``-`` and their own (``AV-OKF-knowledge``), made a name by ``clean``. A group the

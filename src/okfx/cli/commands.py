@@ -27,7 +27,7 @@ from click.core import ParameterSource
 
 from okfx import blas
 from okfx.attest.lint import validate as validate_bundle
-from okfx.bundle.bundle import Bundle, folder_name, told_apart
+from okfx.bundle.bundle import Bundle, as_name, folder_name, told_apart
 from okfx.bundle.sourceform import in_source_terms, source_form
 from okfx.bundle.validate import why_empty
 from okfx.cli import render, target, webserve
@@ -79,7 +79,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 # as a missing folder, though a folder named 知识库 gives that name).
 _NAMED = re.compile(r"([^\W_][\w.\-]{0,63})=(.+)", re.DOTALL)
 # A character a NAME of NAME=SOURCE does not take.
-_NOT_IN_NAME = re.compile(r"[^\w.\-]")
 
 
 def named_source(text: str) -> tuple[str | None, str]:
@@ -194,13 +193,6 @@ def _enable_semantic(target: Any, max_concepts: int, *, now: bool = False, **opt
         raise  # reported as every failure is: error[code], or its payload with --json
 
 
-def _as_name(text: str) -> str:
-    """``text`` as a NAME of ``NAME=SOURCE`` takes it: other characters as ``-``, from
-    its first letter or digit, at most 64 characters."""
-    name = _NOT_IN_NAME.sub("-", text).lstrip("_.-")
-    return name[:64] or "bundle"
-
-
 def _told_apart(sources: Sequence[str]) -> list[str]:
     """``sources`` with ``NAME=`` put before each plain folder whose default name another
     plain folder shares (``AV-OKF/knowledge`` and ``okf-poc/knowledge``): named by its
@@ -227,7 +219,7 @@ def _told_apart(sources: Sequence[str]) -> list[str]:
         folders.append(folder)
         kept.append(source)
     sources = kept
-    renamed = told_apart((f for f in folders if f is not None), _as_name)
+    renamed = told_apart(f for f in folders if f is not None)
     out = []
     for source, folder in zip(sources, folders, strict=True):
         if folder is None or folder not in renamed:
@@ -309,7 +301,7 @@ def _told_by_source(source: str, name: str) -> list[str]:
         told = [f"{stem}-{name}", f"{parent}-{stem}-{name}"]
     else:
         return []
-    return [other for other in dict.fromkeys(_as_name(t) for t in told) if other != name]
+    return [other for other in dict.fromkeys(as_name(t) for t in told) if other != name]
 
 
 def _renamed(source: str, name: str, given: Mapping[str, int]) -> tuple[str, Bundle] | None:
