@@ -68,3 +68,17 @@ def test_a_guessed_path_with_nothing_close_says_how_to_find_a_page(tmp_path: Pat
     error = two.read_concept(path="/kubernetes/pod-restarts-zz.md")["error"]
     assert error["message"].startswith("no loaded bundle holds")
     assert "search_concepts" in error["message"]
+
+
+def test_a_directory_written_as_an_address_is_its_bundle_and_folder(tmp_path: Path) -> None:
+    """Agent QA F6: directory='okf://kb/slis' listed nothing, as the folder '/okf:/kb/slis/'."""
+    box = _box(tmp_path)
+    for directory in ("okf://kb/slis", "kb:/slis", "okf://kb/slis/", "/slis"):
+        rows = box.list_concepts(directory=directory)
+        assert [row["path"] for row in rows["concepts"]] == ["/slis/availability.md"], directory
+        hits = box.search_concepts(query="availability", directory=directory)["hits"]
+        assert [hit["path"] for hit in hits] == ["/slis/availability.md"], directory
+        found = box.grep_concepts(pattern="Superimposition", directory=directory)
+        assert found["concepts"] == 1, directory
+    error = box.list_concepts(directory="okf://kb/slis", bundle="other")["error"]
+    assert error["code"] in ("invalid_argument", "not_found")

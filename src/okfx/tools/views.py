@@ -207,6 +207,26 @@ def _climbing(box: Toolbox, within: list[Bundle], raw: str) -> None:
         )
 
 
+def _folder_address(box: Toolbox, directory: Any, bundle: Any) -> tuple[Any, Any]:
+    """``(directory, bundle)``, with a ``directory`` written as an address okfx hands out,
+    ``okf://<bundle>/<folder>`` or ``<bundle>:/<folder>``, taken apart (agent QA F6: the
+    folder of an address was read as the folder ``/okf:/bundle/slos/``). A bundle named
+    in both must agree."""
+    if not isinstance(directory, str):
+        return directory, bundle
+    named = _shown_form(box, directory.strip())
+    if named is None and directory.strip().startswith(OKF_SCHEME):
+        quoted_name, _, quoted_inner = directory.strip()[len(OKF_SCHEME) :].partition("/")
+        named = unquote(quoted_name), "/" + unquote(quoted_inner)
+    if named is None:
+        return directory, bundle
+    name, folder = named
+    given = _text(bundle, "bundle", optional=True)
+    if given is not None and given != name and not _same_bundle(box, given, _bundle(box, name)):
+        raise InvalidArgument(f"directory {directory!r} is in bundle {name!r}, not {given!r}")
+    return folder, name
+
+
 def _shown_form(box: Toolbox, raw: str) -> tuple[str, str] | None:
     """``(bundle name, path)`` of ``raw`` written ``NAME:/path`` (``okfx read`` and the
     viewer's form) when NAME is a loaded bundle's name; else None."""
@@ -456,6 +476,7 @@ def list_rows(
     limit_ = _int(limit, "limit", 1, _MAX_ROWS)
     offset_ = _int(offset, "offset", 0)
     given = _text(version, "version", optional=True, max_len=64)
+    directory, bundle = _folder_address(box, directory, bundle)
     from okfx.search.filters import ConceptFilter, hidden_notice
 
     spec = ConceptFilter.create(
@@ -533,6 +554,7 @@ def search(
     include_stale: Any,
 ) -> dict[str, Any]:
     text = _text(query, "query", max_len=MAX_QUERY_CHARS) or ""
+    directory, bundle = _folder_address(box, directory, bundle)
     name = _text(bundle, "bundle", optional=True)
     named = _bundle(box, name) if name is not None else None
     ranked = partial(
@@ -776,6 +798,7 @@ def grep(
     text = _text(pattern, "pattern", max_len=MAX_QUERY_CHARS) or ""
     if not text:
         raise InvalidArgument("pattern must not be empty")
+    directory, bundle = _folder_address(box, directory, bundle)
     name = _text(bundle, "bundle", optional=True)
     targets = [_bundle(box, name)] if name is not None else list(box.manager.bundles.values())
     from okfx.search.grep import grep as run_grep
