@@ -82,3 +82,24 @@ def test_a_directory_written_as_an_address_is_its_bundle_and_folder(tmp_path: Pa
         assert found["concepts"] == 1, directory
     error = box.list_concepts(directory="okf://kb/slis", bundle="other")["error"]
     assert error["code"] in ("invalid_argument", "not_found")
+
+
+def test_a_file_asked_by_its_name_is_suggested_wherever_it_lies(tmp_path: Path) -> None:
+    """Agent QA F4: read_resource('wiki-rag-flow.svg') suggested a concept page, never the
+    bundle's /raw/assets/wiki-rag-flow.svg; 'viz' nothing, for /viz.html."""
+    root = write_tree(
+        tmp_path / "kb",
+        {
+            "raw/assets/flow.svg": "<svg/>",
+            "viz.html": "<html></html>",
+            "assets/asset-flow.md": concept(title="Asset flow"),
+        },
+    )
+    box = Toolbox(Bundle.load(root, state_cache=False))
+    error = box.read_resource(path="flow.svg")["error"]
+    assert error["did_you_mean"][0] == "/raw/assets/flow.svg"
+    assert box.read_resource(path="viz")["error"]["did_you_mean"][0] == "/viz.html"
+    other = Bundle.load(write_tree(tmp_path / "other", {"x.md": concept()}), state_cache=False)
+    two = Toolbox(KnowledgeManager([box.manager.bundles["kb"], other]))
+    error = two.read_resource(path="assets/flow.svg")["error"]
+    assert error["did_you_mean"][0] == "okf://kb/raw/assets/flow.svg"

@@ -275,8 +275,15 @@ def _holding(box: Toolbox, raw: str) -> Bundle:
         raise InvalidArgument(
             f"{raw!r} is in {len(holders)} of the loaded bundles; pass bundle= one of {names}"
         )
-    # each bundle's best first, then its second
+    # each bundle's files of the name asked (an attached file remembered by its name:
+    # agent QA F4), then each bundle's best, then its second
+    canon = normalize(raw.partition("#")[0])
     close = [
+        (-1, f"{OKF_SCHEME}{quote(b.name, safe='')}{quote(p, safe='/')}")
+        for b in loaded
+        for p in _same_name(b, canon, 2)
+    ]
+    close += [
         (i, f"{OKF_SCHEME}{quote(b.name, safe='')}{quote(p, safe='/')}")
         for b in loaded
         for i, p in enumerate(b.suggest(raw, 2))
@@ -1389,6 +1396,27 @@ def _continuation_bytes(data: bytes) -> int:
     return count
 
 
+def _same_name(b: Bundle, canon: str, most: int = 3) -> list[str]:
+    """The bundle's files that are no concept named as ``canon``'s last part is, by file
+    name or, for a name without an extension, by stem (``viz`` for ``/viz.html``), in
+    path order: the file an agent remembers by name, wherever it lies (agent QA F4: the
+    path similarity named a concept page for ``wiki-rag-flow.svg``, never
+    ``/raw/assets/wiki-rag-flow.svg``)."""
+    name = canon.rsplit("/", 1)[-1].casefold()
+    if not name:
+        return []
+    by_stem = "." not in name
+    found = []
+    for path in sorted(b.files):
+        leaf = path.rsplit("/", 1)[-1].casefold()
+        if leaf == name or (by_stem and leaf.rpartition(".")[0] == name):
+            if path != canon and not isinstance(b.get(path), Concept):
+                found.append(path)
+                if len(found) == most:
+                    break
+    return found
+
+
 def resource(
     box: Toolbox, path: Any, bundle: Any, offset: Any = 0, version: Any = None
 ) -> dict[str, Any]:
@@ -1409,7 +1437,7 @@ def resource(
         nested = b.nested_not_found(canon, "file")
         if nested is not None:
             raise nested
-        close = b.names(files=True).suggest(canon)
+        close = list(dict.fromkeys([*_same_name(b, canon), *b.names(files=True).suggest(canon)]))
         # read_resource reads the files that are no concept: those first; a concept
         # among them is named for read_concept (m3e QA: a suggested concept path, tried
         # next, answered invalid_argument)
