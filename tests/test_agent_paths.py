@@ -103,3 +103,22 @@ def test_a_file_asked_by_its_name_is_suggested_wherever_it_lies(tmp_path: Path) 
     two = Toolbox(KnowledgeManager([box.manager.bundles["kb"], other]))
     error = two.read_resource(path="assets/flow.svg")["error"]
     assert error["did_you_mean"][0] == "okf://kb/raw/assets/flow.svg"
+
+
+def test_a_sentence_wrapped_across_lines_is_said_to_be_there(tmp_path: Path) -> None:
+    """Agent QA F10: grep for a sentence the page hard-wraps said "No concept holds the
+    exact text", which an agent checking a quote reads as "the bundle does not say it"."""
+    root = write_tree(
+        tmp_path / "kb",
+        {"slo.md": concept(body="allows a larger amount of partial\ndegradation.\n")},
+    )
+    box = Toolbox(Bundle.load(root, state_cache=False))
+    found = box.grep_concepts(pattern="larger amount of partial degradation")
+    assert found["concepts"] == 0
+    assert found["notice"].startswith("No match on one line; 1 concept(s) hold the text across")
+    assert "(/slo.md)" in found["notice"]
+    spaced = r"larger\s+amount\s+of\s+partial\s+degradation"
+    assert f"pass regex=true with {spaced!r} to see where" in found["notice"]
+    assert box.grep_concepts(pattern=spaced, regex=True)["concepts"] == 1
+    nowhere = box.grep_concepts(pattern="larger amount of total degradation")
+    assert nowhere["notice"].startswith("No concept holds the exact text")

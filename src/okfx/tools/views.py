@@ -817,9 +817,9 @@ def grep(
 
     searched = grep_set(targets)
 
-    def run(regex: Any, ignore_case: Any, limit: int) -> Any:
+    def run(regex: Any, ignore_case: Any, limit: int, pattern: str = text) -> Any:
         return run_grep(
-            searched, text, regex=regex, ignore_case=ignore_case, limit=limit, **filters
+            searched, pattern, regex=regex, ignore_case=ignore_case, limit=limit, **filters
         )
 
     result = run(regex, ignore_case, _int(limit, "limit", 1, 200))
@@ -830,7 +830,7 @@ def grep(
         # CLI QA: with matches the filters hid, "no concept holds the text in this letter
         # case, try -i" was untrue: the filter is what to change, as the notice says.
         hid = any(payload.get("hidden", {}).values())
-        said = "" if hid else _grep_miss(text, regex, ignore_case, lambda r, i: run(r, i, 200))
+        said = "" if hid else _grep_miss(text, regex, ignore_case, partial(run, limit=200))
         unknown = notices.unknown_filter_values(targets, type_, tags, directory)
         payload["notice"] = " ".join(filter(None, [unknown, said, payload.get("notice", "")]))
     for match in payload["matches"]:
@@ -874,6 +874,18 @@ def _grep_miss(text: str, regex: Any, ignore_case: Any, rerun: Any) -> str:
             continue
         if found.concepts:
             return f"No match as written; {found.concepts} concept(s) match {how}."
+    words = text.split()
+    if not regex and len(words) > 1 and len(text) <= 2_000:
+        # A sentence the page wraps across lines (agent QA F10: a quote checked before
+        # citing it read "No concept holds the exact text", the opposite of the fact).
+        spaced = r"\s+".join(re.escape(word) for word in words)
+        found = rerun(True, ignore_case, pattern=spaced)
+        if found.concepts:
+            where = ", ".join(sorted({m.path for m in found.matches})[:3])
+            return (
+                f"No match on one line; {found.concepts} concept(s) hold the text across a "
+                f"line break ({where}): pass regex=true with {spaced[:200]!r} to see where."
+            )
     # The advice follows the call (agent QA: it offered ignore_case=true to a call that
     # had passed it, and "as written" to a regular expression).
     kind = "the regular expression" if regex else "the exact text"
