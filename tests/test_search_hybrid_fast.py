@@ -135,7 +135,7 @@ def reference(ranker: HybridRanker, query: str, limit: int, **filters):
             best_copy[page(path)] = max(v, best_copy.get(page(path), v))
     scored = {
         path: (alpha * lex.get(path, 0.0) / best if best > 0 else 0.0)
-        + (1 - alpha) * (best_copy.get(page(path), similar[path]) - low) / spread
+        + (1 - alpha) * max(best_copy.get(page(path), similar[path]) - low, 0.0) / spread
         for path in similar
     }
     ranked = sorted(scored, key=lambda path: (-scored[path], paths[path]))

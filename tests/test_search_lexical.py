@@ -1341,3 +1341,18 @@ def test_the_kind_a_query_names_before_its_preposition_is_the_one_it_asks_for():
     assert factors("filter input and countries query") == [1.0, 1.0, miss]
     query = "filter input for the countries query"
     assert kinds.head_forms(query, analyze_query(query)) >= {"filter", "input", "inputs"}
+
+
+def test_latin_letters_lose_their_diacritics_other_scripts_keep_theirs() -> None:
+    """Viewer QA F4: "Sankara" found none of a Sanskrit bundle's 30 pages on Śaṅkara, whose
+    name no keyboard types; Japanese kana keep their dakuten (が is not か)."""
+    from okfx.search.analyzer import tokenize
+
+    assert tokenize("Śaṅkara pramāṇa Ångström café") == tokenize("Sankara pramana Angstrom cafe")
+    assert tokenize("が") != tokenize("か")
+    assert tokenize("ß æ ø") == ["ss", "æ", "ø"]  # no base letters to fold to: as they are
+    index = SearchIndex.build(
+        entries(FakeConcept("/t.md", title="Tattvabodha (Śaṅkara)"), FakeConcept("/x.md"))
+    )
+    assert [hit.path for hit in index.search("Sankara", now=NOW)] == ["/t.md"]
+    assert [hit.path for hit in index.search("śaṅkara", now=NOW)] == ["/t.md"]

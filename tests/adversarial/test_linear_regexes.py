@@ -310,6 +310,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.search.analyzer._PIECE_SEP": ("scan", [rep("a"), rep(" "), rep("a b")]),
     "okfx.search.analyzer._WORD_SEP": ("scan", [rep("_"), rep("a_")]),
     "okfx.search.analyzer._RUNS": ("scan", [rep("a1"), rep("a")]),
+    "okfx.search.analyzer._LATIN_MARKED": ("scan", [rep("ā"), rep("a"), rep("aā")]),
     "okfx.search.snippets._ALNUM": ("scan", [rep("_"), rep(" ")]),
     "okfx.search.snippets._DEFINITION": (
         "scan",

@@ -111,9 +111,37 @@ _VOWELS = frozenset("aeiou")
 _CASE_SHAPES = bytes(97 if 97 <= i <= 122 else 65 if 65 <= i <= 90 else 32 for i in range(256))
 
 
+def _latin_bases() -> dict[str, str]:
+    """Each Latin letter with a diacritic (Latin-1, Extended-A and -B, Extended
+    Additional) to its base letters, when those are ASCII: ``Ś`` -> ``S``, ``ṅ`` -> ``n``."""
+    table: dict[str, str] = {}
+    for start, end in ((0xC0, 0x250), (0x1E00, 0x1F00)):
+        for code in range(start, end):
+            char = chr(code)
+            parts = unicodedata.normalize("NFKD", char)
+            base = "".join(c for c in parts if not unicodedata.combining(c))
+            if base != char and base.isascii() and base.isalpha():
+                table[char] = base
+    return table
+
+
+_LATIN_BASES = _latin_bases()
+_LATIN_MARKED = re.compile("[" + "".join(sorted(_LATIN_BASES)) + "]")
+
+
+def _latin_base(match: re.Match[str]) -> str:
+    return _LATIN_BASES[match.group()]
+
+
 def _normalize(text: str) -> str:
     # NFKC is the identity on ASCII, and the isascii() check is far cheaper than NFKC.
-    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+    # Latin letters lose their diacritics, as a keyboard types them: "Sankara" finds
+    # "Śaṅkara" and "pramana" "pramāṇa" (viewer QA F4: 30 pages of a Sanskrit bundle
+    # were out of reach of a search box). Other scripts keep theirs (kana's dakuten).
+    if text.isascii():
+        return text
+    text = unicodedata.normalize("NFKC", text)
+    return _LATIN_MARKED.sub(_latin_base, text) if _LATIN_MARKED.search(text) else text
 
 
 def _spaced(text: str) -> str:
