@@ -659,6 +659,39 @@ def test_graph_labels_that_would_overlap_wait_for_a_zoom_or_the_pointer(
         watched.clean()
 
 
+_CIRCLES = """() => Array.from(document.querySelectorAll('svg#graph .node circle')).map(c => {
+  const r = c.getBoundingClientRect();
+  return [r.left, r.top, r.right, r.bottom];
+})"""
+
+
+def test_graph_labels_keep_clear_of_other_nodes_and_inside_the_box(
+    browser: Any, dense_site: str
+) -> None:
+    """Viewer QA F1 and F5: a node's dot sat inside another's label ("Inf●rential"), and at
+    a phone's width most labels ran off the right edge of the graph."""
+    for width, height in ((1280, 900), (390, 844)):
+        with watching(browser, dense_site) as watched:
+            page = watched.page
+            page.set_viewport_size({"width": width, "height": height})
+            watched.go("/b/dense/graph")
+            page.wait_for_selector("svg#graph[data-ready='1']")
+            labels, circles = page.evaluate(_LABELS), page.evaluate(_CIRCLES)
+            edge = page.evaluate(
+                "() => document.querySelector('svg#graph').getBoundingClientRect().right"
+            )
+            shown = [(i, label["box"]) for i, label in enumerate(labels) if label["shown"]]
+            assert shown, width
+            for i, (left, top, right, bottom) in shown:
+                assert right <= edge + 1, (width, i)
+                for j, (cl, ct, cr, cb) in enumerate(circles):
+                    if j != i:  # the node's own circle sits beside its label
+                        assert not (
+                            left < cr - 1 and cl < right - 1 and top < cb - 1 and ct < bottom - 1
+                        ), (width, i, j)
+            watched.clean()
+
+
 def test_back_shows_the_filters_of_the_list_it_shows(watched: Watched) -> None:
     """Viewer QA: after a filter was applied and Back pressed, the list was unfiltered
     again but the form still showed the filter, and Apply re-applied it unseen."""

@@ -24,7 +24,7 @@
     draw(nodes, edges);
     fit(svg, nodes);
     var order = labelOrder(nodes, edges);
-    var refresh = function () { relabel(svg); declutter(order); };
+    var refresh = function () { relabel(svg); declutter(svg, order); };
     refresh();
     panZoom(svg, refresh);
     window.addEventListener("resize", refresh);
@@ -52,18 +52,37 @@
     }).map(function (i) { return nodes[i]; });
   }
 
-  // A label that would overlap one already shown is hidden ("quiet": it shows while the
-  // pointer or the keyboard focus is on its node); zooming in makes room for more.
-  function declutter(order) {
+  // A label that would overlap one already shown, or another node's circle (viewer QA:
+  // a dot sat in "Anumāna — Inf●rential"), is hidden ("quiet": it shows while the
+  // pointer or the keyboard focus is on its node); zooming in makes room for more. A label
+  // running past the right edge of the box (a phone's width) goes to the left of its node
+  // when it fits there, else it waits too.
+  function declutter(svg, order) {
+    var v = svg.getAttribute("viewBox").split(" ").map(parseFloat);
+    var right = v[0] + v[2], left = v[0];
+    var circles = order.map(function (p) {
+      var c = p.el.querySelector("circle");
+      var r = c ? parseFloat(c.getAttribute("r")) || 6 : 6;
+      return { p: p, x: p.x - r, y: p.y - r, w: 2 * r, h: 2 * r };
+    });
+    function meets(a, o) {
+      return a.x < o.x + o.w && o.x < a.x + a.w && a.y < o.y + o.h && o.y < a.y + a.h;
+    }
     var shown = [];
     order.forEach(function (p) {
       var text = p.el.querySelector("text");
       if (!text) { return; }
+      text.setAttribute("x", "18");
+      text.removeAttribute("text-anchor");
       var b = text.getBBox();
       var box = { x: p.x + b.x, y: p.y + b.y, w: b.width, h: b.height };
-      var clash = shown.some(function (o) {
-        return box.x < o.x + o.w && o.x < box.x + box.w && box.y < o.y + o.h && o.y < box.y + box.h;
-      });
+      if (box.x + box.w > right && p.x - 18 - b.width >= left) {
+        text.setAttribute("x", "-18");
+        text.setAttribute("text-anchor", "end");
+        box.x = p.x - 18 - b.width;
+      }
+      var clash = box.x + box.w > right || shown.some(function (o) { return meets(box, o); }) ||
+        circles.some(function (c) { return c.p !== p && meets(box, c); });
       p.el.classList.toggle("quiet", clash);
       if (!clash) { shown.push(box); }
     });
