@@ -914,13 +914,14 @@ def test_a_heading_that_starts_with_a_date_shows_the_day_and_its_title(
     make_bundle: MakeBundle,
 ) -> None:
     """m3e-okf's ``## 2026-07-11 — Phase 5b: ...``: the day groups the entries, and the
-    title the author gave it is still shown; a time of day is not repeated."""
+    title the author gave it is still shown; a time of day is shown as a time, not as a
+    title (viewer QA: two runs of one day had read the same)."""
     log = "# Log\n\n## 2026-07-24T13:14:12Z\n* b\n\n## 2026-07-11 — Phase 5b: established\n* a\n"
     root = make_bundle({"a.md": concept(), "log.md": log})
     html = TestClient(create_app(Bundle.load(root, "b")), base_url=LOCAL).get("/b/b/log").text
     heads = re.findall(r"<h3>(.*?)</h3>", html)
     assert heads == [
-        '<time datetime="2026-07-24">2026-07-24</time>',
+        '<time datetime="2026-07-24">2026-07-24</time> <span class="quiet">13:14:12Z</span>',
         '<time datetime="2026-07-11">2026-07-11</time> Phase 5b: established',
     ]
 
@@ -1662,3 +1663,64 @@ def test_a_bundle_whose_folder_is_gone_says_so_on_its_pages(tmp_path: Path) -> N
     (tmp_path / "gone").rename(root)
     manager.reload()
     assert 'class="banner"' not in app.get("/b/kb/").text
+
+
+def test_a_leaving_link_in_a_body_is_no_broken_link(make_bundle: MakeBundle) -> None:
+    """Viewer QA F9: a link that leaves the bundle was red, "unresolved link", beside a
+    panel saying Unresolved 0."""
+    root = make_bundle(
+        {"d/a.md": concept(body="See [the log](../../CHANGELOG.md) and [gone](missing.md).\n")}
+    )
+    html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get("/b/kb/c/d/a.md")
+    body = html.text
+    assert re.search(
+        r'<span class="leaves-bundle" title="outside the bundle[^"]*">the log</span>', body
+    )
+    assert re.search(r'<span class="broken-link" title="unresolved link">gone</span>', body)
+
+
+def test_a_log_heading_with_a_time_shows_it(make_bundle: MakeBundle) -> None:
+    """Viewer QA F2: two runs of one day (## 2026-07-28T00:57:10Z, T00:57:31Z) read the same."""
+    log = "# Log\n\n## 2026-07-28T00:57:31Z\n\n* second\n\n## 2026-07-28T00:57:10Z\n\n* first\n"
+    root = make_bundle({"a.md": concept(), "log.md": log})
+    html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get("/b/kb/log").text
+    assert re.findall(r'<span class="quiet">([^<]*)</span>', html)[:2] == ["00:57:31Z", "00:57:10Z"]
+
+
+def test_an_image_file_page_says_it_shows_an_image(make_bundle: MakeBundle) -> None:
+    """Viewer QA F11: a PNG's page showed the picture under "shown as text"."""
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+    root = make_bundle({"a.md": concept(), "pic.png": png, "q.sql": "SELECT 1;\n"})
+    app = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+    assert "shown as an image;" in app.get("/b/kb/file/pic.png").text
+    assert "shown as text;" in app.get("/b/kb/file/q.sql").text
+
+
+def test_a_whole_graph_of_no_concept_says_why_and_links_the_root_index(tmp_path: Path) -> None:
+    """Viewer QA F7: an empty box and "The 0 documents as a list", nothing else."""
+    root = write_tree(
+        tmp_path / "wiki", {"index.md": "# Wiki\n\n* [a](a/index.md)\n", "a/index.md": "# A\n"}
+    )
+    html = (
+        TestClient(create_app(Bundle.load(root, "wiki")), base_url=LOCAL).get("/b/wiki/graph").text
+    )
+    said = re.search(r'<p class="notice" id="no-concepts">(.*?)</p>', html, re.S)
+    assert said and said.group(1).startswith("No concept to draw: the folder has only index.md")
+    assert 'href="/b/wiki/graph?path=%2Findex.md&amp;depth=1"' in said.group(1)
+
+
+def test_tool_advice_reads_in_the_pages_words() -> None:
+    """Viewer QA F8: the grep page told a person to "pass bundle= to grep one"."""
+    from okfx.cli.render import CLI_WORDS
+    from okfx.tools.notices import reworded
+    from okfx.tools.views import NEXT_STEP
+    from okfx.web.finding import page_words
+
+    said = "188 concepts match (a 149, b 34; pass bundle= to grep one)."
+    assert (
+        page_words(said)
+        == "188 concepts match (a 149, b 34; choose one in Bundle to grep it alone)."
+    )
+    for text in (NEXT_STEP, "pass regex=true with 'a\\\\s+b' to see where"):
+        for words in (page_words(text), reworded(text, CLI_WORDS)):
+            assert not re.search(r"search_concepts|list_concepts|regex=true", words), words

@@ -287,6 +287,15 @@ def heading_rest(text: str) -> str:
     return rest.strip().lstrip("—–-:|·,").strip()
 
 
+def heading_time(text: str) -> str:
+    """The time of day a log heading gives after its date (``2026-07-28T00:57:10Z`` ->
+    ``00:57:10Z``), as written; empty when it gives none."""
+    rest = text[10:]
+    if not _TIME.match(rest):
+        return ""
+    return rest[1:].split()[0][:40]
+
+
 class ParsedLog(NamedTuple):
     title: str
     entries: tuple[LogEntry, ...]

@@ -170,6 +170,13 @@ def _several_bundles(items: Sequence[dict[str, Any]], several: bool | None) -> b
 #: The tools' notices and errors name tools and their arguments; on the command line they
 #: are commands and options.
 CLI_WORDS = {
+    "pass regex=true with": "grep with --regex for",
+    "with search_concepts, or browse with list_concepts": (
+        "with okfx search, or browse with okfx index"
+    ),
+    "ask for more hits with limit, or grep_concepts for": (
+        "ask for more with --limit, or okfx grep for"
+    ),
     "pass include_deprecated=true": "add --include-deprecated",
     "pass include_stale=true": "drop --exclude-stale",
     "pass regex=false": "drop --regex",

@@ -100,6 +100,9 @@ MOST = 50
 #: The tools' notices name tools and their arguments; on a page they are the page's own
 #: links and boxes (the close names are listed as links under the notice).
 _VIEWER_WORDS = {
+    "pass regex=true with": "tick “regular expression” and grep for",
+    "with search_concepts, or browse with list_concepts": "with search, or browse by type or tag",
+    "ask for more hits with limit, or grep_concepts for": "show more hits, or grep for",
     "grep_concepts for": "grep for",
     "list_concepts with a type or tag to browse": "browse by type or tag",
     "pass include_deprecated=true to see them": "tick “include deprecated” to see them",
@@ -115,6 +118,7 @@ _VIEWER_WORDS = {
         ", tick “ignore case”, or search for the words"
     ),
     ", or search_concepts for the words": ", or search for the words",
+    "pass bundle= to grep one": "choose one in Bundle to grep it alone",
     "; read_concept says so.": "; its page says so.",
     # error pages (viewer QA: they spoke the tools' words)
     "; read it as an attached file (read_resource)": "; open it as a file",

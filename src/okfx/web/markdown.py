@@ -257,6 +257,9 @@ def _link(token: Token, rewrite: Rewrite) -> str | None:
         return "#" + slug(fragment_key(href[1:])) if href.strip("#") else "#"
     if kind == "relative":
         target = rewrite(href, False)
+        if target is not None and not target.url:
+            token.meta["why"] = target.why  # somewhere okfx does not go: said so
+            return None
         return None if target is None else target.url
     return None
 
@@ -285,7 +288,11 @@ def _walk_inline(
                 why = "" if where is None else where.why
             else:
                 href = _link(token, rewrite)
-            if href is None:
+                why = token.meta.get("why", "")
+            if href is None and why and "wikilink" not in token.meta:
+                token.tag = "span"
+                token.attrs = {"class": "leaves-bundle", "title": why}
+            elif href is None:
                 token.tag = "span"
                 token.attrs = {"class": "broken-link", "title": why or "unresolved link"}
             else:

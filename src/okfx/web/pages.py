@@ -20,7 +20,13 @@ from okfx.bundle.links import lines_outside_code
 from okfx.bundle.meant import meant_by
 from okfx.bundle.paths import parent_dir
 from okfx.bundle.problems import unsaid_line
-from okfx.bundle.reserved import HEADING_LINES, heading_rest, heading_text, page_heading
+from okfx.bundle.reserved import (
+    HEADING_LINES,
+    heading_rest,
+    heading_text,
+    heading_time,
+    page_heading,
+)
 from okfx.errors import InvalidArgument, NotFound, UnsafePath
 from okfx.search.filters import TRUST_TIERS, ConceptFilter, normalize_directory
 from okfx.search.suggest import closest
@@ -258,6 +264,13 @@ class Site:
             "depth_urls": [(d, urls.graph(b.name, doc.path, d)) for d in (1, 2)] if doc else [],
             "whole_url": urls.graph(b.name),
             "page_url": urls.concept(b.name, doc.path) if doc is not None else None,
+            # a whole-bundle graph of no concept says why, and where to look (viewer QA)
+            "empty": view.empty if doc is None else "",
+            "index_graph": (
+                urls.graph(b.name, "/index.md", 1)
+                if doc is None and not len(b) and "/index.md" in b.files
+                else None
+            ),
         }
 
     # -- problems and log ----------------------------------------------------------------
@@ -327,8 +340,10 @@ class Site:
                     continue
                 groups.append(
                     {"date": entry.date, "heading": entry.heading, "texts": [text],
-                     # What a heading that starts with a date says after it.
-                     "rest": heading_rest(entry.heading) if entry.date else ""}
+                     # What a heading that starts with a date says after it, and the
+                     # time it gives (viewer QA: two runs of one day read the same).
+                     "rest": heading_rest(entry.heading) if entry.date else "",
+                     "time": heading_time(entry.heading) if entry.date else ""}
                 )  # fmt: skip
                 # A day's changes as written under its heading: a change's ### title,
                 # its paragraph and its points (viewer QA: all one flat list).

@@ -84,6 +84,10 @@ def _ranked(counts: dict[str, Counter[str]]) -> dict[str, list[tuple[str, int]]]
     }
 
 
+#: The tooltip of a link whose href leaves the bundle's root.
+LEAVES_BUNDLE = "outside the bundle: okfx does not follow it (listed under Leaves the bundle)"
+
+
 class BundleView:
     """Figures and look-ups of one bundle for the pages; each made on first use."""
 
@@ -273,7 +277,9 @@ class BundleView:
             try:
                 target = self.resolver.resolve(path, base_dir) if path else None
             except UnsafePath:
-                return None
+                # no broken link: a place outside the bundle, never followed (viewer QA:
+                # it read "unresolved link" beside a panel saying Unresolved 0)
+                return Target("", why=LEAVES_BUNDLE)
             if target is None:
                 return None
             if image:
