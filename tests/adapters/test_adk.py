@@ -153,6 +153,11 @@ def test_prefix_and_filter_select_and_rename_the_tools() -> None:
     system = str(model.requests[0].config.system_instruction)
     assert "okf_read_concept(path)" in system and " read_concept(path)" not in system
     assert "Not offered here: search_concepts, list_concepts, get_neighbors" in system
+    # agent QA F2: a step or a result naming a tool left out says it is not offered
+    assert "search_concepts(query) (not offered here)" in system
+    missing = run_agent(toolset, calls=[("okf_read_concept", {"path": "/nothing/zz-qq.md"})])
+    (said,) = function_responses(missing.requests[-1])
+    assert "search_concepts (not offered here)" in said["error"]["message"]
     # framework QA: an unknown or a prefixed name left the agent no tools, and no word
     with pytest.raises(ValueError, match="no such tool: nope"):
         OkfToolset(KNOWLEDGE, tool_filter=["read_concept", "nope"])

@@ -312,6 +312,8 @@ def test_only_keeps_the_tools_it_names_and_the_block_says_so() -> None:
     said = script.infos[0].instructions or ""
     assert "okf_search_concepts(query)" in said and "Not offered here:" in said
     assert "okf_grep_concepts(" not in said
+    # a step naming a tool left out says it is not offered (agent QA F2)
+    assert "list_concepts (not offered here) browses" in said
     assert script.returns[0]["hits"]
     assert [t.name for t in script.infos[0].function_tools] == offered
     with pytest.raises(ValueError, match="no such tool: grep"):

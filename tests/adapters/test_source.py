@@ -99,6 +99,20 @@ def test_a_renamer_renames_tools_in_okfx_text_only() -> None:
     assert same(result) is result
 
 
+def test_a_renamer_says_a_tool_left_out_is_not_offered() -> None:
+    """Agent QA F2: with only=[search_concepts, read_concept], an empty search advised
+    grep_concepts, and a model that called it ended an OpenAI Agents run."""
+    rename = renamer(
+        {"search_concepts": "search_concepts", "read_concept": "read_concept"},
+        ["search_concepts", "read_concept", "grep_concepts", "list_concepts"],
+    )
+    said = rename({"notice": "Try grep_concepts for a name, or list_concepts to browse."})
+    assert said == {
+        "notice": "Try grep_concepts (not offered here) for a name, or list_concepts "
+        "(not offered here) to browse."
+    }
+
+
 def test_a_framework_whose_own_import_fails_is_not_called_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -133,18 +133,26 @@ def exposed_names(
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
+#: What follows the name of a tool the model was not given, in okfx's own texts.
+NOT_OFFERED = "(not offered here)"
+
 #: The keys of a result whose text okfx writes (not a bundle's), where it names tools.
 _PROSE = frozenset({"message", "notice", "notices", "note", "notes", "truncation"})
 
 
-def renamer(names: Mapping[str, str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def renamer(
+    names: Mapping[str, str], absent: Iterable[str] = ()
+) -> Callable[[dict[str, Any]], dict[str, Any]]:
     """A function that makes a result name the tools as the model has them (``names``:
     okfx's name to the name shown, :func:`exposed_names`) in the text okfx writes: its
     error message, notices, notes and truncation hint. Docs QA: with ``prefix="okf"`` the
     model was told "call read_concept(...)" and "search_concepts takes it", tools it did
-    not have (and, beside a second okfx tool list, another list's). The identity when no
-    tool is renamed."""
+    not have (and, beside a second okfx tool list, another list's). A tool of ``absent``
+    (left out by ``only``) is named with "(not offered here)" after it (agent QA: "try
+    grep_concepts", followed, ended an OpenAI Agents run: no such tool). The identity
+    when no tool is renamed or left out."""
     changed = {name: shown for name, shown in names.items() if name != shown}
+    changed.update({name: f"{name} {NOT_OFFERED}" for name in absent if name not in names})
     if not changed:
         return lambda result: result
     words = "|".join(re.escape(name) for name in sorted(changed, key=len, reverse=True))
@@ -189,7 +197,7 @@ def offered_tools(
     box = toolbox(source)
     checked = checked_tools(box)
     names = exposed_names(box, prefix, only)
-    rename = renamer(names)
+    rename = renamer(names, (tool.__name__ for tool in box.tools()))
 
     def caller(name: str) -> Callable[[Mapping[str, Any]], dict[str, Any]]:
         return lambda arguments: rename(checked.call(name, arguments))

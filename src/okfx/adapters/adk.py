@@ -102,7 +102,14 @@ class OkfToolset(_BaseToolset):  # type: ignore[misc]
                 )
             exposed_names(self.toolbox, None, list(tool_filter))  # raises for an unknown name
         checked = checked_tools(self.toolbox)
-        rename = renamer(exposed_names(self.toolbox, tool_name_prefix))
+        kept = (
+            list(tool_filter) if isinstance(tool_filter, list | tuple | set | frozenset) else None
+        )
+        # the tools a list filter leaves out are named as not offered (agent QA F2)
+        rename = renamer(
+            exposed_names(self.toolbox, tool_name_prefix, kept),
+            (tool.__name__ for tool in self.toolbox.tools()),
+        )
         # Built once: FunctionTool parses the signature, and the tools never change.
         self._tools = [_CheckedTool(tool, checked, rename) for tool in checked.tools.values()]
 

@@ -64,7 +64,8 @@ class _KnowledgeToolset(_FunctionToolset):  # type: ignore[misc]
         self, checked: ToolArguments, box: Any, names: dict[str, str] | None = None
     ) -> None:
         names = {name: name for name in checked.tools} if names is None else names
-        rename = renamer(names)  # results name the tools as the model has them
+        # results name the tools as the model has them, and those it has not as such
+        rename = renamer(names, checked.tools)
         tools = [
             _raw(checked, tool, names[name], rename)
             for name, tool in checked.tools.items()

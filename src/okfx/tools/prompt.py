@@ -59,16 +59,23 @@ _TOOLS_NAMED = tuple(
 )
 
 
-_TOOL_NAME = re.compile(r"\b(" + "|".join(_TOOLS_NAMED) + r")\b")
+_TOOL_NAME = re.compile(r"\b(" + "|".join(_TOOLS_NAMED) + r")\b(\([^()\n]{0,80}\))?")
 
 
 def _renamer(tool_names: Mapping[str, str] | None) -> Callable[[str], str]:
     """A function that writes each tool's name in a text of okfx's as ``tool_names`` says
     (a tool it does not map keeps its name)."""
-    if not tool_names:
+    if tool_names is None:
         return lambda text: text
     names = dict(tool_names)
-    return lambda text: _TOOL_NAME.sub(lambda found: names.get(found[1], found[1]), text)
+
+    # a tool not offered keeps its name, said not offered where the steps name it
+    def named(found: re.Match[str]) -> str:
+        call = found[2] or ""
+        shown = names.get(found[1])
+        return f"{found[1]}{call} (not offered here)" if shown is None else shown + call
+
+    return lambda text: _TOOL_NAME.sub(named, text)
 
 
 def escape(text: str, attribute: bool = False) -> str:
