@@ -735,6 +735,12 @@ def test_a_spelling_variant_counts_almost_as_typed():
         ("private", "privacy"),
         ("privacy", "private"),
         ("accurate", "accuracy"),
+        # three-letter verbs that double their consonant, and short adverbs (words QA:
+        # "digging" was named missing on a page saying "Permit to Dig")
+        ("digging", "dig"),
+        ("mapping", "map"),
+        ("logged", "log"),
+        ("newly", "new"),
     ],
 )
 def test_derived_and_irregular_word_forms(word, form):

@@ -237,6 +237,31 @@ def _adjective_of(word: str) -> set[str]:
     return {stem}  # deeply -> deep, carefully -> careful
 
 
+#: Adverbs in -ly of three-letter adjectives, which the length rules leave out ("newly").
+_SHORT_ADVERBS = {"newly": "new", "oddly": "odd", "badly": "bad", "sadly": "sad", "hotly": "hot"}
+
+
+def _short_stem(word: str) -> str | None:
+    """The three-letter verb of an -ing or -ed form that doubles its last consonant
+    ("digging" -> dig, "mapping" -> map, "logged" -> log; words QA: "digging" was named
+    missing on a page saying "Permit to Dig"), or the adjective of a short adverb
+    ("newly" -> new); else None."""
+    if word in _SHORT_ADVERBS:
+        return _SHORT_ADVERBS[word]
+    for suffix in ("ing", "ed"):
+        stem = word.removesuffix(suffix)
+        if (
+            stem != word
+            and len(stem) == 4
+            and stem[2] == stem[3]
+            and stem[3] not in "aeiouwxyls"
+            and stem[1] in _VOWELS
+            and stem[0] not in _VOWELS
+        ):
+            return stem[:3]
+    return None
+
+
 def word_forms(word: str) -> list[str]:
     """Other inflections and derivations of ``word`` worth looking up, ``word`` itself
     left out.
@@ -265,10 +290,12 @@ def word_forms(word: str) -> list[str]:
                 # "bill" + "ion" is another word: derivations grow on longer stems only.
                 if len(stem) >= _MIN_ION_STEM or ending not in _DERIVED
             )
+    short = _short_stem(word) if word.isalpha() and word.islower() else None
     forms.discard(word)
-    return sorted(
-        f for f in forms if len(f) >= 3 and (len(f) >= _MIN_STEM or f in _IRREGULAR_FORMS)
-    )
+    found = {f for f in forms if len(f) >= 3 and (len(f) >= _MIN_STEM or f in _IRREGULAR_FORMS)}
+    if short is not None:
+        found.add(short)
+    return sorted(found)
 
 
 # British <-> American spellings, as endings: (British, American, endings that may follow,
