@@ -275,6 +275,7 @@ class Bundle:
         self._wiki_index: WikiIndex | None = None  # files by name, for wikilink_candidates
         self._names: dict[bool, NameIndex] = {}  # by files: of the concepts or all files
         self._name_words: WordIndex | None = None  # built on first use
+        self._leaves: dict[str, list[str]] | None = None  # files by name, on first use
         self._skip: frozenset[str] = frozenset()  # excluded .md files: files, not concepts
         self._walk_overflow: dict[str, int] = {}
         #: What :meth:`load` was given (a folder, git URL, GitSource or archive).
@@ -1241,6 +1242,21 @@ class Bundle:
             return found
         finally:
             self._names_lock.release()
+
+    def files_named(self, name: str) -> list[str]:
+        """The bundle's files whose name (case-folded), or whose name less its extension,
+        is ``name`` case-folded, in path order; from an index made on the first call."""
+        leaves = self._leaves
+        if leaves is None:
+            leaves = {}
+            for path in sorted(self._files):
+                leaf = path.rsplit("/", 1)[-1].casefold()
+                leaves.setdefault(leaf, []).append(path)
+                stem, dot, _ = leaf.rpartition(".")
+                if dot and stem:
+                    leaves.setdefault(stem, []).append(path)
+            self._leaves = leaves
+        return leaves.get(name.casefold(), [])
 
     def name_words(self) -> WordIndex:
         """The words of the concepts' titles and file names (``EnvironmentConfig`` ->

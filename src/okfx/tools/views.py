@@ -1414,18 +1414,19 @@ def _same_name(b: Bundle, canon: str, most: int = 3) -> list[str]:
     path order: the file an agent remembers by name, wherever it lies (agent QA F4: the
     path similarity named a concept page for ``wiki-rag-flow.svg``, never
     ``/raw/assets/wiki-rag-flow.svg``)."""
-    name = canon.rsplit("/", 1)[-1].casefold()
+    name = canon.rsplit("/", 1)[-1]
     if not name:
         return []
     by_stem = "." not in name
     found = []
-    for path in sorted(b.files):
+    for path in b.files_named(name):
         leaf = path.rsplit("/", 1)[-1].casefold()
-        if leaf == name or (by_stem and leaf.rpartition(".")[0] == name):
-            if path != canon and not isinstance(b.get(path), Concept):
-                found.append(path)
-                if len(found) == most:
-                    break
+        if leaf != name.casefold() and not by_stem:
+            continue  # its stem is the name: "viz" names viz.html, not "viz.md" x.html
+        if path != canon and path not in found and not isinstance(b.get(path), Concept):
+            found.append(path)
+            if len(found) == most:
+                break
     return found
 
 
