@@ -122,3 +122,26 @@ def test_a_sentence_wrapped_across_lines_is_said_to_be_there(tmp_path: Path) -> 
     assert box.grep_concepts(pattern=spaced, regex=True)["concepts"] == 1
     nowhere = box.grep_concepts(pattern="larger amount of total degradation")
     assert nowhere["notice"].startswith("No concept holds the exact text")
+
+
+def test_an_address_in_capitals_and_a_blank_section_read_as_expected(tmp_path: Path) -> None:
+    """Agent QA notes: OKF:// was no address (schemes are case-insensitive), and
+    section="" read the whole body while section=" " was not found."""
+    box = _box(tmp_path)
+    assert box.read_concept(path="OKF://kb/slis/availability.md")["title"] == "Availability"
+    whole = box.read_concept(path="slis/availability.md")["body"]
+    for blank in ("", "   "):
+        read = box.read_concept(path="slis/availability.md", section=blank)
+        assert read["body"] == whole and read.get("section") is None
+
+
+def test_an_index_excerpt_cut_in_a_long_line_keeps_most_of_its_budget(tmp_path: Path) -> None:
+    """Agent QA N8: a heading, then a 2,000-character paragraph line: the excerpt backed up
+    to the line end and showed 90 of its 600 characters."""
+    paragraph = " ".join(f"Sentence {i} says something." for i in range(120))
+    root = write_tree(
+        tmp_path / "kb", {"index.md": f"# Kb\n\n## Part\n\n{paragraph}\n", "a.md": concept()}
+    )
+    row = Toolbox(Bundle.load(root, state_cache=False)).list_bundles()["bundles"][0]
+    shown = row["index"].partition("\n[index cut:")[0]
+    assert len(shown) >= 300 and shown.endswith("something.")

@@ -118,7 +118,7 @@ def index_summary(bundle: Bundle, budget: int, named: bool = False) -> str:
     )
     if len(text) <= budget:
         return text
-    cut = text[:budget].rsplit("\n", 1)[0] if "\n" in text[:budget] else text[:budget]
+    cut = _cut_at_a_break(text[:budget])
     # The author's index holds an order and groups a listing does not: name where it is.
     which = f", bundle={bundle.name!r}" if named else ""
     rest = f"read_concept('/index.md'{which}) for the rest of it, " if index is not None else ""
@@ -126,6 +126,20 @@ def index_summary(bundle: Bundle, budget: int, named: bool = False) -> str:
         f"{cut}\n[index cut: {len(text) - len(cut)} more characters; {rest}list_concepts to "
         "list every concept]"
     )
+
+
+def _cut_at_a_break(head: str) -> str:
+    """``head`` up to its last line end, or when that leaves less than half of it (a long
+    paragraph line after a heading: agent QA, 90 of 600 characters shown), up to its last
+    sentence end, else its last space."""
+    line = head.rsplit("\n", 1)[0] if "\n" in head else ""
+    if len(line) * 2 >= len(head):
+        return line
+    for mark in (". ", "\u3002", "; ", " "):
+        at = head.rfind(mark)
+        if at * 2 >= len(head):
+            return head[: at + len(mark)].rstrip()
+    return line or head
 
 
 #: The characters all the bundles' indexes take in the block together: each gets its

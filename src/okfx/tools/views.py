@@ -138,6 +138,8 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
     bundle and path, ``okf://<bundle>/index`` being the root index (MCP QA: the tools
     refused the addresses the server advertised). A bundle named in both must agree."""
     raw = _text(path, "path")
+    if raw is not None and raw[: len(OKF_SCHEME)].casefold() == OKF_SCHEME:
+        raw = OKF_SCHEME + raw[len(OKF_SCHEME) :]  # a scheme reads in any case (RFC 3986)
     if raw is not None and _external(raw):
         # agent QA: a concept's resource, https://..., read as the file /https:/...
         raise InvalidArgument(
@@ -1042,6 +1044,8 @@ def read(
 ) -> dict[str, Any]:
     b, raw = located(box, path, bundle)
     heading = _text(section, "section", optional=True)
+    if heading is not None and not heading.strip():
+        heading = None  # a blank section is none: the whole body (agent QA: "" and " " differed)
     given = _text(version, "version", optional=True, max_len=64)
     if raw and "#" in raw and b.get(raw) is None:
         # "x.md#setup", as a link names a part of a page: that section (okf-studio QA); an
