@@ -741,6 +741,8 @@ def test_a_spelling_variant_counts_almost_as_typed():
         ("mapping", "map"),
         ("logged", "log"),
         ("newly", "new"),
+        ("cant", "cannot"),  # "can't" (words QA: it never met a page saying "cannot")
+        ("cannot", "cant"),
     ],
 )
 def test_derived_and_irregular_word_forms(word, form):

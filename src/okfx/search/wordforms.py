@@ -103,9 +103,12 @@ forgive forgives forgiving forgave forgiven
 # active users" (helper QA), "monthly revenue" a page about revenue per month.
 _PERIODS = "hour hours hourly; day days daily; week weeks weekly; month months monthly; "
 _PERIODS += "quarter quarters quarterly; year years yearly"
+# "can't" reads as "cant", which met pages saying "can't" and never those saying "cannot"
+# (words QA: "countries that can't invest" missed the FAQ's "We cannot accept").
+_CONTRACTED = "cannot cant"
 _IRREGULAR_FORMS: dict[str, tuple[str, ...]] = {
     form: tuple(forms.split())
-    for forms in (_IRREGULAR.replace("\n", " ") + ";" + _PERIODS).split(";")
+    for forms in (_IRREGULAR.replace("\n", " ") + ";" + _PERIODS + ";" + _CONTRACTED).split(";")
     for form in forms.split()
 }
 # Derivations: (ending of the word, ending of the derived form), both ways.
