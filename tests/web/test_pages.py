@@ -1724,3 +1724,27 @@ def test_tool_advice_reads_in_the_pages_words() -> None:
     for text in (NEXT_STEP, "pass regex=true with 'a\\\\s+b' to see where"):
         for words in (page_words(text), reworded(text, CLI_WORDS)):
             assert not re.search(r"search_concepts|list_concepts|regex=true", words), words
+
+
+def test_a_graph_colours_the_kinds_it_draws_and_marks_pages_that_are_no_concept(
+    make_bundle: MakeBundle,
+) -> None:
+    """Viewer QA F6: a graph of five Architecture pages drew them grey, as the folders
+    beside them, for Architecture was not among the bundle's ten commonest types."""
+    files = {f"t{k}/c{i}.md": concept(f"Kind{k}") for k in range(10) for i in range(3)}
+    files["rare/r.md"] = concept("Rare", body="[a](../t0/c0.md)\n")
+    files["rare/index.md"] = "# Rare\n\n* [r](r.md)\n"
+    root = make_bundle(files)
+    html = (
+        TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL)
+        .get("/b/kb/graph?path=rare/r.md&depth=1")
+        .text
+    )
+    node = (
+        r'<a href="/b/kb/c/([^"]+)" class="node[^>]*>\s*<title>[^<]*</title>\s*'
+        r'<circle r="\d+" class="([^"]+)"'
+    )
+    colours = dict(re.findall(node, html))
+    assert colours["rare/r.md"] not in ("c-other", "c-page")
+    assert colours["rare/index.md"] == "c-page"
+    assert "index, log or folder" in html

@@ -12,7 +12,8 @@ then relaxes the layout in the browser. Both views are bounded: a neighbourhood 
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections import Counter, deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -55,10 +56,19 @@ class Graph:
     box: tuple[float, float, float, float]  # the SVG viewBox
 
 
-def colours(view: BundleView) -> dict[str, str]:
-    """A colour class per type: the most common types get the palette, others grey."""
+def colours(view: BundleView, drawn: Iterable[str] = ()) -> dict[str, str]:
+    """A colour class per type: the bundle's most common types keep one colour in every
+    graph; the colours of those a graph does not draw go to the other types it draws
+    (``drawn``: its concepts' types), the most drawn first, so a graph of ten kinds or
+    fewer has no grey concept (viewer QA: five Architecture pages drawn grey, as the
+    folders beside them, since Architecture is not among the bundle's ten commonest)."""
     ranked = [name for name, _ in view.counts["type"].most_common(PALETTE)]
-    return {name: f"c{i}" for i, name in enumerate(ranked)}
+    palette = {name: f"c{i}" for i, name in enumerate(ranked)}
+    counts = Counter(drawn)
+    free = [palette[name] for name in ranked if name not in counts]
+    others = sorted((n for n in counts if n not in palette), key=lambda n: (-counts[n], n))
+    palette.update(zip(others, free, strict=False))
+    return palette
 
 
 def _adjacent(view: BundleView, path: str) -> list[str]:
@@ -88,7 +98,8 @@ def _finish(
     now: datetime,
 ) -> Graph:
     b = view.bundle
-    palette = colours(view)
+    types = [doc.type for doc in map(b.get, (p for p, *_ in placed)) if isinstance(doc, Concept)]
+    palette = colours(view, types)
     index = {path: at for at, (path, *_rest) in enumerate(placed)}
     nodes: list[Node] = []
     edges: dict[tuple[int, int], dict[str, None]] = {}  # each edge's fields, in link order
@@ -100,7 +111,7 @@ def _finish(
                 palette.get(doc.type, "c-other"), urls.concept(b.name, path), x, y,
             )  # fmt: skip
         else:
-            node = Node(path, _label(path), _kind(doc), "", False, depth, "c-other",
+            node = Node(path, _label(path), _kind(doc), "", False, depth, "c-page",
                         urls.concept(b.name, path), x, y)  # fmt: skip
         capped = isinstance(doc, Concept)  # a reserved file's few links are all drawn
         for link in doc.links if doc is not None else ():
@@ -115,6 +126,8 @@ def _finish(
     legend = [(kind, cls) for kind, cls in palette.items() if kind in seen]
     if any(n.colour == "c-other" for n in nodes):
         legend.append(("other", "c-other"))
+    if any(n.colour == "c-page" for n in nodes):  # an index, a log, a folder: no concept
+        legend.append(("index, log or folder", "c-page"))
     xs = [n.x for n in nodes] or [0.0]
     ys = [n.y for n in nodes] or [0.0]
     pad = 90.0
