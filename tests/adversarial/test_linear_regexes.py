@@ -374,6 +374,10 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     ),
     "okfx.cli.commands._NAMED": ("fullmatch", [rep("a", tail="="), rep("a="), rep("=", "a")]),
     # -- the viewer's markdown
+    "okfx.web.document._NOT_PROSE": (
+        "scan",
+        [rep("]("), rep("`"), rep("https://"), rep("](a"), rep("`a")],
+    ),
     "okfx.web.markdown._INVISIBLE": ("scan", [rep(" "), rep("a "), rep("\x00a")]),
     "okfx.web.markdown._SCHEME": ("match", [rep("a"), rep("a", tail=":"), rep("a1")]),
     "okfx.web.markdown._INERT_TAG": (

@@ -1748,3 +1748,18 @@ def test_a_graph_colours_the_kinds_it_draws_and_marks_pages_that_are_no_concept(
     assert colours["rare/r.md"] not in ("c-other", "c-page")
     assert colours["rare/index.md"] == "c-page"
     assert "index, log or folder" in html
+
+
+def test_a_korean_page_full_of_link_paths_reads_as_korean(make_bundle: MakeBundle) -> None:
+    """Viewer QA F3: link paths and identifiers outnumbered a Korean page's words, and it
+    was read with an English voice; its Korean title had no lang either."""
+    body = (
+        "단면검사 판단 이벤트를 발행한다. "
+        "[보고](/public/sop/direct-development-reporting-and-cross-section.md) "
+        "`direct_development.create_cross_section_decision_event`\n\n"
+        "```\nsome code with many english words in it here\n```\n"
+    )
+    root = make_bundle({"a.md": concept(title="단면검사 판단 이벤트 발행", body=body)})
+    html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get("/b/kb/c/a.md").text
+    assert '<div class="body markdown" lang="ko">' in html
+    assert '<h1 lang="ko">단면검사 판단 이벤트 발행</h1>' in html
