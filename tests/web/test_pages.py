@@ -1763,3 +1763,11 @@ def test_a_korean_page_full_of_link_paths_reads_as_korean(make_bundle: MakeBundl
     html = TestClient(create_app(Bundle.load(root, "kb")), base_url=LOCAL).get("/b/kb/c/a.md").text
     assert '<div class="body markdown" lang="ko">' in html
     assert '<h1 lang="ko">단면검사 판단 이벤트 발행</h1>' in html
+
+
+def test_a_snippet_shows_a_wikilink_as_the_viewer_does() -> None:
+    """Viewer QA F10: snippets showed [[ml-ai/mcp/mcp-vs-skill-difference]] as written."""
+    from okfx.web.finding import plain
+
+    line = "see [[ml-ai/mcp/mcp|the MCP page]], [[skills#loading]] and [[open"
+    assert plain(line) == "see the MCP page, skills and [[open"

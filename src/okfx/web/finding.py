@@ -193,6 +193,8 @@ def plain(line: str) -> str:
         text = head.strip()
     if text[:2] in ("- ", "* ", "+ ", "> "):
         text = text[2:]
+    if "[[" in text:
+        text = _wikilinks_as_text(text)
     if text.startswith(_CUT):
         # A cut that starts inside a link's text leaves its end (``…RFC 9700](x.md), …``).
         closed, opened = text.find("]("), text.find("[")
@@ -227,6 +229,24 @@ def plain(line: str) -> str:
     if text.startswith("|") or " | " in text:
         text = " · ".join(cell.strip() for cell in text.strip("|").split("|") if cell.strip())
     return text
+
+
+def _wikilinks_as_text(text: str) -> str:
+    """``text`` with each ``[[target|label]]`` its label and ``[[target#part]]`` its
+    target, as the viewer shows a wikilink (viewer QA: snippets showed them raw)."""
+    out: list[str] = []
+    at = 0
+    while (opened := text.find("[[", at)) >= 0:
+        closed = text.find("]]", opened + 2)
+        inner = text[opened + 2 : closed] if closed >= 0 else ""
+        if closed < 0 or "\n" in inner or "[" in inner:
+            out.append(text[at : opened + 2])
+            at = opened + 2
+            continue
+        target, bar, label = inner.partition("|")
+        out += (text[at:opened], (label if bar else target.partition("#")[0]).strip())
+        at = closed + 2
+    return "".join(out) + text[at:]
 
 
 _CUT = "\u2026"  # where a snippet's line was cut
