@@ -494,6 +494,14 @@ def test_links_into_a_folder_the_bundle_lacks_are_noted_once(make_bundle: MakeBu
     )
     few = {f"c/{n}.md": concept(body=f"[api](/impl/{n})\n") for n in "abcd"}
     assert validate(Bundle.load(make_bundle(few))).notes == ()
+    # written relative, as Quartz writes its tag links (CI QA: 171 of 211 into /tags/)
+    tags = " ".join(f"[{n}](./tags/{n})" for n in "abcdef")
+    relative = {"overview.md": concept(body=tags + " [gone](nothing.md)\n")}
+    assert validate(Bundle.load(make_bundle(relative))).notes == (
+        "6 of the 7 broken relative links lead into /tags/, a folder this bundle does not "
+        "have: if it lies beside the bundle, outside its root, link it by full URL, or "
+        "bring it in",
+    )
 
 
 def test_links_into_a_folder_the_bundle_has_below_a_site_root_say_where_it_is(

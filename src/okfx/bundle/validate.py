@@ -348,6 +348,15 @@ def _broken_absolute(bundle: Bundle) -> list[Link]:
     ]
 
 
+def _broken_relative(bundle: Bundle) -> list[Link]:
+    """The bundle's broken body links written relative (``./tags/x``, ``../a.md``)."""
+    return [
+        link
+        for link in bundle.unresolved_links()
+        if link.field == "body" and link.href[:1] not in ("/", "#") and ":" not in link.href
+    ]
+
+
 def link_roots(bundle: Bundle, broken: Sequence[Link]) -> tuple[str, int, int] | None:
     """``(folder, n, absolute)``: of the ``absolute`` broken absolute links, ``n`` resolve
     when read from ``folder``, the nearest folder above their source that has its own
@@ -435,7 +444,10 @@ def inner_root(
 
 
 def absent_folder(
-    bundle: Bundle, broken: Sequence[Link], roots: tuple[str, int, int] | None = None
+    bundle: Bundle,
+    broken: Sequence[Link],
+    roots: tuple[str, int, int] | None = None,
+    kind: str = "absolute",
 ) -> str | None:
     """A note when 5 or more broken absolute links, most of them, lead into one top-level
     folder the bundle does not have (m3e-okf's 47 links into ``/implementations/``, which
@@ -445,7 +457,9 @@ def absent_folder(
     where some of them resolve (:func:`link_roots`): when the folder is there below one
     of the bundle's folders (pydantic-ai-book's ``/docs/`` is ``/pages/docs/``), the note
     says so rather than that it is missing (validate QA: 783 of 2,427 links resolved
-    there, under the third :func:`site_root` asks for)."""
+    there, under the third :func:`site_root` asks for). ``kind`` names the links in the
+    note: ``relative`` for the broken relative links (CI QA: 171 of jacksonw111's 211
+    broken links were ``./tags/x`` from one page into a missing ``/tags/``, and no note)."""
     if any(w.code == "repository_root_links" for w in bundle.warnings):
         return None  # the links name the bundle's own path above it: that warning says so
     folders: dict[str, int] = {}
@@ -461,13 +475,13 @@ def absent_folder(
     if roots is not None and f"{roots[0]}/{top}" in bundle.directories and roots[1] >= 3:
         best, resolved, _ = roots
         return (
-            f"{n} of the {len(broken)} broken absolute links lead into /{top}/, which is "
+            f"{n} of the {len(broken)} broken {kind} links lead into /{top}/, which is "
             f"{best}/{top}/ in this bundle: {resolved} of them resolve when read from "
             f"{best}/, the site root they were written from; spec §6.1 reads /x from the "
             f"bundle root: write them with {best} in front, or relative"
         )
     return (
-        f"{n} of the {len(broken)} broken absolute links lead into /{top}/, a folder this bundle "
+        f"{n} of the {len(broken)} broken {kind} links lead into /{top}/, a folder this bundle "
         f"does not have: if it lies beside the bundle, outside its root, link it by full URL, "
         f"or bring it in"
     )
@@ -812,6 +826,8 @@ def report_notes(
     elif (site := site_root(roots)) is not None:
         notes += (site,)
     elif (absent := absent_folder(bundle, broken, roots)) is not None:
+        notes += (absent,)
+    elif (absent := absent_folder(bundle, _broken_relative(bundle), kind="relative")) is not None:
         notes += (absent,)
     codes: dict[str, set[str]] = {}
     for problem in problems:
