@@ -1364,3 +1364,16 @@ def test_latin_letters_lose_their_diacritics_other_scripts_keep_theirs() -> None
     )
     assert [hit.path for hit in index.search("Sankara", now=NOW)] == ["/t.md"]
     assert [hit.path for hit in index.search("śaṅkara", now=NOW)] == ["/t.md"]
+
+
+def test_three_adjacent_words_meet_the_one_word_they_make() -> None:
+    """Words QA F7: muddi names ~270 tables by joined words (Unidentifiedburiedobject);
+    two adjacent words met such a name, three never did."""
+    index = SearchIndex.build(
+        entries(
+            FakeConcept("/t/u.md", title="Unidentifiedburiedobject", body="A table."),
+            FakeConcept("/r.md", title="Reading", body="An object that is buried is unidentified."),
+        )
+    )
+    for query in ("unidentified buried object", "unidentified buried objects"):
+        assert index.search(query, now=NOW)[0].path == "/t/u.md", query
