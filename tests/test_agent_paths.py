@@ -145,3 +145,15 @@ def test_an_index_excerpt_cut_in_a_long_line_keeps_most_of_its_budget(tmp_path: 
     row = Toolbox(Bundle.load(root, state_cache=False)).list_bundles()["bundles"][0]
     shown = row["index"].partition("\n[index cut:")[0]
     assert len(shown) >= 300 and shown.endswith("something.")
+
+
+def test_the_block_for_several_bundles_says_how_to_read_one_bundles_index(
+    tmp_path: Path,
+) -> None:
+    """Agent QA N3: with seven bundles, the block's first step, read_concept("index.md"),
+    answered invalid_argument: every bundle has one."""
+    box = _box(tmp_path)
+    other = Bundle.load(write_tree(tmp_path / "other", {"x.md": concept()}), state_cache=False)
+    two = Toolbox(KnowledgeManager([box.manager.bundles["kb"], other]))
+    assert 'read_concept("index.md", bundle=...)' in two.manager.prompt()
+    assert "error" not in two.read_concept(path="index.md", bundle="other")
