@@ -1377,3 +1377,11 @@ def test_three_adjacent_words_meet_the_one_word_they_make() -> None:
     )
     for query in ("unidentified buried object", "unidentified buried objects"):
         assert index.search(query, now=NOW)[0].path == "/t/u.md", query
+
+
+def test_a_snippet_shows_the_line_holding_a_word_written_with_diacritics() -> None:
+    """The page's "bādha" is the query's "badha": the snippet is that line, not the first."""
+    body = "Opening line about nothing.\n\n> *Mithyātvaṃ traikālika-bādha-pratiyogitvaṃ*\n"
+    index = SearchIndex.build(entries(FakeConcept("/b.md", title="Sublation", body=body)))
+    (hit,) = index.search("traikalika badha", now=NOW)
+    assert "traikālika-bādha" in hit.snippet

@@ -1771,3 +1771,10 @@ def test_a_snippet_shows_a_wikilink_as_the_viewer_does() -> None:
 
     line = "see [[ml-ai/mcp/mcp|the MCP page]], [[skills#loading]] and [[open"
     assert plain(line) == "see the MCP page, skills and [[open"
+
+
+def test_a_snippet_marks_a_word_written_with_diacritics() -> None:
+    """ "badha" matched the page's "bādha": the snippet marks it as written."""
+    assert marked("traikālika-bādha", ["traikalika", "badha"]) == [
+        ("traikālika", True), ("-", False), ("bādha", True),
+    ]  # fmt: skip

@@ -134,6 +134,21 @@ def _latin_base(match: re.Match[str]) -> str:
     return _LATIN_BASES[match.group()]
 
 
+_ONE_FOR_ONE = str.maketrans({k: v for k, v in _LATIN_BASES.items() if len(v) == 1})
+
+
+def latin_marks_in_place(text: str) -> str:
+    """``text`` with each Latin letter whose base is one letter as that letter (``ā`` ->
+    ``a``), every offset kept: for marking a page's words where a query's match them."""
+    return text.translate(_ONE_FOR_ONE) if not text.isascii() else text
+
+
+def without_latin_marks(text: str) -> str:
+    """``text`` with the Latin letters' diacritics taken off, as the analyzer reads it
+    (``bādha`` -> ``badha``); line breaks stay where they are."""
+    return _LATIN_MARKED.sub(_latin_base, text) if _LATIN_MARKED.search(text) else text
+
+
 def _normalize(text: str) -> str:
     # NFKC is the identity on ASCII, and the isascii() check is far cheaper than NFKC.
     # Latin letters lose their diacritics, as a keyboard types them: "Sankara" finds
@@ -141,8 +156,7 @@ def _normalize(text: str) -> str:
     # were out of reach of a search box). Other scripts keep theirs (kana's dakuten).
     if text.isascii():
         return text
-    text = unicodedata.normalize("NFKC", text)
-    return _LATIN_MARKED.sub(_latin_base, text) if _LATIN_MARKED.search(text) else text
+    return without_latin_marks(unicodedata.normalize("NFKC", text))
 
 
 def _spaced(text: str) -> str:

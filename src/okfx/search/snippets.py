@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from okfx.search.analyzer import without_latin_marks
+
 __all__ = [
     "DEFINITION_WEIGHT",
     "EXCERPT_CHARS",
@@ -90,7 +92,9 @@ def _word_end(text: str, at: int, keep: int) -> int:
 def _fold(text: str) -> str:
     # lower() keeps offsets on ASCII; casefold() may not (ß -> ss), so it is only used
     # on non-ASCII text, and then lines are mapped back by number rather than offset.
-    return text.lower() if text.isascii() else text.casefold()
+    # Latin letters without their diacritics, as the analyzer reads them: a query's
+    # "badha" is the page's "bādha" (the line count is unchanged).
+    return text.lower() if text.isascii() else without_latin_marks(text.casefold())
 
 
 def _first_prose_line(body: str, width: int) -> str:

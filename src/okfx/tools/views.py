@@ -1426,7 +1426,7 @@ def _same_name(b: Bundle, canon: str, most: int = 3) -> list[str]:
     for path in b.files_named(name):
         leaf = path.rsplit("/", 1)[-1].casefold()
         if leaf != name.casefold() and not by_stem:
-            continue  # its stem is the name: "viz" names viz.html, not "viz.md" x.html
+            continue  # a name with an extension names files of that very name only
         if path != canon and path not in found and not isinstance(b.get(path), Concept):
             found.append(path)
             if len(found) == most:

@@ -9,7 +9,7 @@ from typing import Any
 
 import re2
 
-from okfx.search.analyzer import analyze_query
+from okfx.search.analyzer import analyze_query, latin_marks_in_place
 from okfx.search.cjk import has_cjk
 from okfx.search.scoring import CONFIDENT
 from okfx.search.versions import other_versions
@@ -297,7 +297,9 @@ def marked(text: str, terms: list[str], forms: Sequence[str] = ()) -> list[tuple
     # A word form only whole: "push" of "pushed" must not mark "pushover".
     whole = sorted({f for f in forms if f and not has_cjk(f)} - set(words), key=len, reverse=True)
     alternatives += [r"\b" + re.escape(form) + r"\b" for form in whole]
-    return _pieces(text, re.compile("(?i)" + "|".join(alternatives)))
+    # matched on the text without its Latin diacritics, as search read it ("badha" marks
+    # "bādha"), and cut from the text as written: the offsets are the same
+    return _pieces(text, re.compile("(?i)" + "|".join(alternatives)), latin_marks_in_place(text))
 
 
 def _finder(pattern: str, regex: bool, ignore_case: bool) -> Any:
@@ -311,16 +313,18 @@ def _finder(pattern: str, regex: bool, ignore_case: bool) -> Any:
         return None
 
 
-def _pieces(text: str, finder: Any) -> list[tuple[str, bool]]:
+def _pieces(text: str, finder: Any, searched: str | None = None) -> list[tuple[str, bool]]:
+    """``text`` cut at ``finder``'s matches in ``searched`` (``text`` itself by default;
+    else a copy of the same length)."""
     if finder is None:
         return [(text, False)]
     out: list[tuple[str, bool]] = []
     at = 0
-    for match in finder.finditer(text):
+    for match in finder.finditer(text if searched is None else searched):
         if match.end() == match.start():
             continue
         out.append((text[at : match.start()], False))
-        out.append((match.group(), True))
+        out.append((text[match.start() : match.end()], True))
         at = match.end()
     out.append((text[at:], False))
     return [piece for piece in out if piece[0]]
