@@ -442,3 +442,17 @@ def test_setext_date_headings_group_a_logs_entries(make_bundle: MakeBundle) -> N
     ]
     assert validate(bundle).conformant
     assert not [w for w in bundle.warnings if w.code.startswith(("log_", "invalid_log"))]
+
+
+def test_a_log_heading_of_no_calendar_day_or_in_bold_says_what_to_write(tmp_path) -> None:
+    """CI QA F14: "## 2026-02-30" and "## **2026-05-22**" got the generic "head them with
+    the day they were made", which says nothing of what is wrong with them."""
+    from okfx import Bundle
+
+    log = "# Log\n\n## 2026-13-01\n\n* c\n\n## 2026-02-30\n\n* a\n\n## **2026-01-22**\n\n* b\n"
+    (tmp_path / "log.md").write_text(log, encoding="utf-8")
+    (tmp_path / "a.md").write_text("---\ntype: Note\n---\nx\n", encoding="utf-8")
+    said = [w.message for w in Bundle.load(tmp_path).warnings if w.code == "invalid_log_date"]
+    assert "there is no month 13, so its entries get no date" in said[0]
+    assert "February 2026 has no day 30, so its entries get no date" in said[1]
+    assert said[2].endswith("write the heading without its marks, as '2026-01-22' (line 11)")

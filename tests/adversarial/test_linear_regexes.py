@@ -51,6 +51,7 @@ CATALOG: dict[str, tuple[str, list[Shape]]] = {
     "okfx.bundle.paths._DRIVE": ("match", [rep("a")]),
     "okfx.bundle.parse._WS": ("scan", [rep("a/")]),
     "okfx.bundle.parse._NOT_ID": ("scan", [rep("a.")]),
+    "okfx.bundle.parse._DATE_SHAPE": ("fullmatch", [rep("1"), rep("1-"), rep("1", tail="-")]),
     # -- frontmatter
     "okfx.bundle.frontmatter._CLOSE": (
         "scan",

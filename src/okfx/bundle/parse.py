@@ -120,6 +120,13 @@ def skipped_paths(walk_warnings: Iterable[Problem]) -> dict[str, str]:
     }
 
 
+#: The months' names, in English whatever the machine's locale (the same output everywhere).
+_MONTHS = (
+    "January February March April May June July August September October November December"
+).split()
+#: A heading in the form of a date, whether or not it is a day of the calendar.
+_DATE_SHAPE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
 #: The keys a bundle-root ``index.md`` may carry: ``okf_version`` (spec §12) and okfx's
 #: ``exclude`` extension (docs/okf.md).
 ROOT_INDEX_KEYS = frozenset({"okf_version", "exclude"})
@@ -138,7 +145,7 @@ def _reserved_message(path: str, allowed: frozenset[str], extra: list[str]) -> s
     if allowed:
         return (
             "the bundle-root index.md may carry only okf_version (spec §8, §12) and okfx's "
-            f"exclude (docs/okf.md); {ignored}: delete them (line 1)"
+            f"exclude (docs/okf.md); {ignored}: delete {'them' if extra else 'it'} (line 1)"
         )
     return (
         "an index.md that is not the bundle root takes no frontmatter (spec §8; okf_version "
@@ -978,7 +985,24 @@ class DocumentParser:
                 f"log heading {heading[:80]!r} is not a YYYY-MM-DD date (spec §9 requires one)"
             )
             day = leading_date(heading)
-            if day is not None:
+            marked = heading.strip().strip("*_`~").strip()
+            shape = _DATE_SHAPE.fullmatch(heading.strip())
+            if day is None and marked != heading.strip() and leading_date(marked) is not None:
+                # "## **2026-05-22**": the day is written, in bold (CI QA)
+                message += (
+                    f"; its entries get no date: write the heading without its marks, as "
+                    f"'{marked[:10]}'"
+                )
+            elif shape is not None:
+                # "## 2026-02-30": the form is right, the day is no day (CI QA)
+                month, day_of = int(shape.group(2)), int(shape.group(3))
+                why = (
+                    f"{_MONTHS[month - 1]} {shape.group(1)} has no day {day_of}"
+                    if 1 <= month <= 12
+                    else f"there is no month {shape.group(2)}"
+                )
+                message += f"; {why}, so its entries get no date: write the day the change was made"
+            elif day is not None:
                 fix = "move the rest into an entry" if heading_rest(heading) else "no time"
                 message += (
                     f"; its entries are dated {day}, the day it starts with: write the "
