@@ -157,3 +157,18 @@ def test_the_block_for_several_bundles_says_how_to_read_one_bundles_index(
     two = Toolbox(KnowledgeManager([box.manager.bundles["kb"], other]))
     assert 'read_concept("index.md", bundle=...)' in two.manager.prompt()
     assert "error" not in two.read_concept(path="index.md", bundle="other")
+
+
+def test_read_resource_reads_a_smaller_page_when_asked(tmp_path: Path) -> None:
+    """Agent QA N6: one call on a minified script gave 72 KB, and read_resource could not
+    be asked for less."""
+    root = write_tree(tmp_path / "kb", {"a.md": concept(), "big.js": "x = 1;\n" * 20_000})
+    box = Toolbox(Bundle.load(root, state_cache=False))
+    page = box.read_resource(path="big.js", max_bytes=1000)
+    assert len(page["text"].encode()) <= 1000 and page["next_offset"] == len(page["text"])
+    assert "max_bytes=1000" in page["truncation"]
+    rest = box.read_resource(path="big.js", offset=page["next_offset"], max_bytes=1000)
+    assert rest["offset"] == page["next_offset"]
+    assert len(box.read_resource(path="big.js", max_bytes=10**9)["text"]) == 65_534 // 7 * 7
+    error = box.read_resource(path="big.js", max_bytes=10)["error"]
+    assert error["code"] == "invalid_argument"

@@ -304,9 +304,16 @@ class Toolbox:
             Field(description="Start at this byte of the file (next_offset of a cut read).", ge=0),
         ] = 0,
         version: VersionArg = None,
+        max_bytes: Annotated[
+            Optional[int],  # noqa: UP045
+            Field(
+                description="Bytes per page, at least 256; by default and at most 65536.",
+                ge=256,
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Read a text file attached to a concept (SQL, a script, a config) without running it."""
-        return views.resource(self, path, bundle, offset, version)
+        return views.resource(self, path, bundle, offset, version, max_bytes)
 
     # -- attested computations (spec §10.5) --------------------------------------------------
     @_tool

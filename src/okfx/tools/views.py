@@ -1434,12 +1434,24 @@ def _same_name(b: Bundle, canon: str, most: int = 3) -> list[str]:
     return found
 
 
+#: The fewest bytes a read_resource page may be asked for (``max_bytes``).
+MIN_RESOURCE_PAGE = 256
+
+
 def resource(
-    box: Toolbox, path: Any, bundle: Any, offset: Any = 0, version: Any = None
+    box: Toolbox,
+    path: Any,
+    bundle: Any,
+    offset: Any = 0,
+    version: Any = None,
+    max_bytes: Any = None,
 ) -> dict[str, Any]:
     b, raw = located(box, path, bundle)
     assert raw is not None
     start = _int(offset, "offset", 0)
+    most = b.limits.max_resource_bytes
+    # a smaller page when asked (agent QA N6: one call gave 72 KB, a minified script)
+    asked_bytes = _int(max_bytes, "max_bytes", MIN_RESOURCE_PAGE) if max_bytes is not None else None
     given = _text(version, "version", optional=True, max_len=64)
     from okfx.bundle.paths import normalize
 
@@ -1473,7 +1485,7 @@ def resource(
     # frontmatter value within a cap, and the rest of a long one (an ontology's `sql`)
     # had no other way to be read (agent QA, ultracart).
     is_concept = isinstance(b.get(canon), Concept)
-    cap = max(b.limits.max_resource_bytes, 4)  # a page holds at least one character
+    cap = max(min(most, asked_bytes or most), 4)  # a page holds at least one character
     try:  # no symlink followed: a race that swaps a folder fails, never reads outside
         head, st = read_page(b.open_file(canon), cap + _LEAD, start)
     except OSError as exc:
@@ -1523,7 +1535,9 @@ def resource(
     if end < size:
         payload["truncation"] = (
             f"[cut: {size - end} more bytes; call read_resource(path={canon!r}"
-            f"{_where(box, b)}, offset={end}, version={stamp!r}) for the rest]"
+            f"{_where(box, b)}, offset={end}, version={stamp!r}"
+            f"{f', max_bytes={asked_bytes}' if asked_bytes and asked_bytes < most else ''})"
+            " for the rest]"
         )
     if given is not None and given != stamp:
         payload["notice"] = pageversions.moved(given, stamp, "file")
