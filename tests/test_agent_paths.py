@@ -172,3 +172,14 @@ def test_read_resource_reads_a_smaller_page_when_asked(tmp_path: Path) -> None:
     assert len(box.read_resource(path="big.js", max_bytes=10**9)["text"]) == 65_534 // 7 * 7
     error = box.read_resource(path="big.js", max_bytes=10)["error"]
     assert error["code"] == "invalid_argument"
+
+
+def test_the_block_says_when_a_source_given_did_not_load(tmp_path: Path) -> None:
+    """Agent QA N1: a failed source was in list_bundles only; the block, often all a model
+    sees, did not say it, and the agent answered "not in the knowledge base"."""
+    box = _box(tmp_path)
+    assert "did not load" not in box.manager.prompt()
+    box.manager.note_unavailable(str(tmp_path / "typo" / "bundle"), "not found")
+    said = box.manager.prompt()
+    assert "[1 source given did not load, so its knowledge is not here: list_bundles" in said
+    assert str(tmp_path) not in said  # no host path to the model

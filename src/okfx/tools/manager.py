@@ -193,7 +193,12 @@ class KnowledgeManager:
         framework's prefix), when that is not every tool by its own name."""
         from okfx.tools.prompt import render_prompt
 
-        return render_prompt(self._bundles.values(), self.index_char_budget, tool_names)
+        return render_prompt(
+            self._bundles.values(),
+            self.index_char_budget,
+            tool_names,
+            unavailable=len(self._unavailable),
+        )
 
     def prepare_search(self, *, finish: bool = False) -> None:
         """Build (or read back from the state cache) the index that :meth:`search`

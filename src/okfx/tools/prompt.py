@@ -157,6 +157,7 @@ def render_prompt(
     index_char_budget: int = 4000,
     tool_names: Mapping[str, str] | None = None,
     total_char_budget: int = PROMPT_INDEX_CHARS,
+    unavailable: int = 0,
 ) -> str:
     """The full ``<knowledge>`` block for these bundles. ``tool_names`` maps each tool
     offered to the name the model sees it by (a framework's prefix: ``okf_search_concepts``);
@@ -164,7 +165,9 @@ def render_prompt(
     (adapter QA: under a prefix or a subset, it named tools the model did not have).
     Each bundle's index takes at most ``index_char_budget`` characters and its share of
     ``total_char_budget`` (at least :data:`MIN_INDEX_CHARS`); past the total, a bundle
-    is named with its concept count only."""
+    is named with its concept count only. ``unavailable``: how many sources given did not
+    load, which the block says (agent QA: only list_bundles did, so an agent answered "not
+    in the knowledge base" of a bundle that had failed to load)."""
     items = list(bundles)
     named = _renamer(tool_names)
     parts = ["<knowledge>", named(INSTRUCTIONS)]
@@ -205,6 +208,14 @@ def render_prompt(
             named(
                 f"[{unindexed} bundles shown without their index, to keep this block short: "
                 "read_concept('/index.md', bundle=NAME) reads one; list_bundles lists them all]"
+            )
+        )
+    if unavailable:
+        sources, whose = ("source", "its") if unavailable == 1 else ("sources", "their")
+        parts.append(
+            named(
+                f"[{unavailable} {sources} given did not load, so {whose} knowledge is not "
+                "here: list_bundles names them and why]"
             )
         )
     parts.append("</knowledge>")
