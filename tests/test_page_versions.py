@@ -72,6 +72,11 @@ def test_a_file_read_in_parts_says_when_it_changed(make_bundle: MakeBundle) -> N
     later = box.read_resource(path="q.sql", offset=first["next_offset"], version=stamp)
     assert later["version"] != stamp
     assert later["notice"].startswith("CHANGED: the file changed since the part")
+    # from the start there is nothing to read again (agent QA N7)
+    again = box.read_resource(path="q.sql", version=stamp)
+    assert again["notice"].endswith("this read, from offset 0, is of the new text: what you "
+                                    "read before may differ from it.")  # fmt: skip
+    assert "read it again from offset 0" not in again["notice"]
 
 
 def test_a_listing_page_after_concepts_came_says_the_offsets_shifted(

@@ -38,6 +38,10 @@ _TEXT_MOVED = (
     "this part is of the new text, so it may repeat or skip what you read; read it again "
     "from offset 0."
 )
+#: The same for a read from the start: it is the new text, whole or its first part.
+TEXT_MOVED_AT_START = (
+    "this read, from offset 0, is of the new text: what you read before may differ from it."
+)
 #: The same for a page of a changed listing.
 LISTING_MOVED = (
     "concepts came, went or changed since, so this page may repeat or skip rows; list "
