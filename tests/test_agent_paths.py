@@ -183,3 +183,16 @@ def test_the_block_says_when_a_source_given_did_not_load(tmp_path: Path) -> None
     said = box.manager.prompt()
     assert "[1 source given did not load, so its knowledge is not here: list_bundles" in said
     assert str(tmp_path) not in said  # no host path to the model
+
+
+def test_a_section_read_in_parts_does_not_offer_to_read_one_section(tmp_path: Path) -> None:
+    """Agent QA N7: a cut section read ended "... or read one section"."""
+    long = "\n\n".join(f"Paragraph {i} of the section." for i in range(200))
+    root = write_tree(
+        tmp_path / "kb", {"a.md": concept(body=f"# Part\n\n{long}\n\n# Other\n\nB.\n")}
+    )
+    box = Toolbox(Bundle.load(root, state_cache=False))
+    part = box.read_concept(path="a.md", section="Part", max_chars=500)
+    assert part["truncation"].endswith("for the rest]")
+    whole = box.read_concept(path="a.md", max_chars=500)
+    assert whole["truncation"].endswith("for the rest, or read one section]")

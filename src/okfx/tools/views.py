@@ -1165,7 +1165,9 @@ def read(
             f"[cut: the rest is {notes} footnote definition(s), {rest} characters: the "
             f"sources they cite are in sources and citations; call {call} to read them]"
             if notes
-            else f"[cut: {rest} more characters; call {call} for the rest, or read one section]"
+            # a section read is one section already (agent QA N7)
+            else f"[cut: {rest} more characters; call {call} for the rest"
+            + ("]" if heading else ", or read one section]")
         )
     payload[UNTRUSTED] = True
     _event(found=True, body_chars=len(chunk))
