@@ -19,6 +19,7 @@ from okfx.bundle.bundle import Bundle
 from okfx.tools.arguments import ToolArguments
 from okfx.tools.manager import KnowledgeManager
 from okfx.tools.payloads import internal_error
+from okfx.tools.prompt import NOT_OFFERED
 from okfx.tools.toolbox import Toolbox
 
 __all__ = [
@@ -132,9 +133,6 @@ def exposed_names(
 #: What a tool-name prefix may hold.
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
-
-#: What follows the name of a tool the model was not given, in okfx's own texts.
-NOT_OFFERED = "(not offered here)"
 
 #: The keys of a result whose text okfx writes (not a bundle's), where it names tools.
 _PROSE = frozenset({"message", "notice", "notices", "note", "notes", "truncation"})

@@ -18,6 +18,7 @@ __all__ = [
     "INSTRUCTIONS",
     "MIN_INDEX_CHARS",
     "NAMES_LISTED",
+    "NOT_OFFERED",
     "PROMPT_INDEX_CHARS",
     "escape",
     "index_summary",
@@ -62,6 +63,11 @@ _TOOLS_NAMED = tuple(
 _TOOL_NAME = re.compile(r"\b(" + "|".join(_TOOLS_NAMED) + r")\b(\([^()\n]{0,80}\))?")
 
 
+#: What follows the name of a tool the model was not given, in okfx's own texts: the
+#: block's steps here, and the results' notices and messages (the adapters' renamer).
+NOT_OFFERED = "(not offered here)"
+
+
 def _renamer(tool_names: Mapping[str, str] | None) -> Callable[[str], str]:
     """A function that writes each tool's name in a text of okfx's as ``tool_names`` says
     (a tool it does not map keeps its name)."""
@@ -73,7 +79,7 @@ def _renamer(tool_names: Mapping[str, str] | None) -> Callable[[str], str]:
     def named(found: re.Match[str]) -> str:
         call = found[2] or ""
         shown = names.get(found[1])
-        return f"{found[1]}{call} (not offered here)" if shown is None else shown + call
+        return f"{found[1]}{call} {NOT_OFFERED}" if shown is None else shown + call
 
     return lambda text: _TOOL_NAME.sub(named, text)
 
