@@ -18,7 +18,7 @@ import zlib
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["LISTING_MOVED", "moved", "of_file", "of_listing", "of_text"]
+__all__ = ["LISTING_MOVED", "moved", "of_file", "of_listing", "of_text", "part_moved"]
 
 
 def of_text(text: str) -> str:
@@ -39,7 +39,7 @@ _TEXT_MOVED = (
     "from offset 0."
 )
 #: The same for a read from the start: it is the new text, whole or its first part.
-TEXT_MOVED_AT_START = (
+_TEXT_MOVED_AT_START = (
     "this read, from offset 0, is of the new text: what you read before may differ from it."
 )
 #: The same for a page of a changed listing.
@@ -47,6 +47,12 @@ LISTING_MOVED = (
     "concepts came, went or changed since, so this page may repeat or skip rows; list "
     "again from offset 0."
 )
+
+
+def part_moved(given: str, now: str, what: str, start: int) -> str:
+    """:func:`moved` for a part of a text read from offset ``start``: from 0 there is
+    nothing to read again (agent QA N7: "read it again from offset 0" on such a read)."""
+    return moved(given, now, what, _TEXT_MOVED_AT_START if start == 0 else _TEXT_MOVED)
 
 
 def moved(given: str, now: str, what: str, meaning: str = _TEXT_MOVED) -> str:

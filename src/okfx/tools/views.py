@@ -1123,12 +1123,7 @@ def read(
     said = None
     if given is not None and given != stamp:
         # edit QA: a part read after an edit was of another text, and nothing said so
-        what = "section" if heading else "body"
-        said = (
-            pageversions.moved(given, stamp, what, pageversions.TEXT_MOVED_AT_START)
-            if start == 0
-            else pageversions.moved(given, stamp, what)
-        )
+        said = pageversions.part_moved(given, stamp, "section" if heading else "body", start)
     elif requested and requested >= len(text):
         said = notices.past_end(requested, len(text))
     elif twins:
@@ -1547,12 +1542,7 @@ def resource(
             " for the rest]"
         )
     if given is not None and given != stamp:
-        # at offset 0 there is nothing to read again (agent QA N7)
-        payload["notice"] = (
-            pageversions.moved(given, stamp, "file", pageversions.TEXT_MOVED_AT_START)
-            if start == 0
-            else pageversions.moved(given, stamp, "file")
-        )
+        payload["notice"] = pageversions.part_moved(given, stamp, "file", start)
     elif start and not text:
         where = "at the end" if asked == start else "past the end"
         payload["notice"] = (
