@@ -147,22 +147,13 @@ def located(box: Toolbox, path: Any, bundle: Any) -> tuple[Bundle, str | None]:
             "okfx reads only the bundle's own files (a concept's resource or source may "
             "name a web page or a system outside it)"
         )
-    # "slo:/runbooks/x.md", as the CLI and the viewer show a path and the CLI takes it
-    # back (new-producers QA: the tools said no loaded bundle held it), or an address
-    named_path = None if raw is None else _shown_form(box, raw)
-    if named_path is None and raw is not None and raw.startswith(OKF_SCHEME):
-        # split, then decode: a bundle named "ops/team" is "ops%2Fteam" in an address
-        quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
-        named, inner = unquote(quoted_name), unquote(quoted_inner)
-        named_path = named, "/index.md" if inner == "index" else "/" + inner
+    named_path = None if raw is None else _named_place(box, raw)
     if named_path is not None:
         named, inner = named_path
-        given = _text(bundle, "bundle", optional=True)
+        if raw is not None and raw.startswith(OKF_SCHEME) and inner == "/index":
+            inner = "/index.md"  # okf://<bundle>/index, the root index's resource
         chosen = _bundle(box, named)
-        # the bundle argument agrees when it names the same bundle, in any case as a
-        # name is matched (agent QA: bundle="EVIL" with okf://evil/... was refused)
-        if given is not None and given != named and not _same_bundle(box, given, chosen):
-            raise InvalidArgument(f"path {raw!r} is in bundle {named!r}, not {given!r}")
+        _agrees(box, bundle, named, f"path {raw!r}")
         return chosen, inner
     if raw is None:
         return _bundle(box, bundle), raw
@@ -216,17 +207,33 @@ def _folder_address(box: Toolbox, directory: Any, bundle: Any) -> tuple[Any, Any
     in both must agree."""
     if not isinstance(directory, str):
         return directory, bundle
-    named = _shown_form(box, directory.strip())
-    if named is None and directory.strip().startswith(OKF_SCHEME):
-        quoted_name, _, quoted_inner = directory.strip()[len(OKF_SCHEME) :].partition("/")
-        named = unquote(quoted_name), "/" + unquote(quoted_inner)
+    named = _named_place(box, directory.strip())
     if named is None:
         return directory, bundle
     name, folder = named
-    given = _text(bundle, "bundle", optional=True)
-    if given is not None and given != name and not _same_bundle(box, given, _bundle(box, name)):
-        raise InvalidArgument(f"directory {directory!r} is in bundle {name!r}, not {given!r}")
+    _agrees(box, bundle, name, f"directory {directory!r}")
     return folder, name
+
+
+def _named_place(box: Toolbox, raw: str) -> tuple[str, str] | None:
+    """``(bundle name, path)`` of ``raw`` written ``NAME:/path`` (as the CLI and the viewer
+    show a path and the CLI takes it back: new-producers QA, the tools said no loaded
+    bundle held it) or ``okf://NAME/path`` (split, then decoded: a bundle named
+    "ops/team" is "ops%2Fteam" in an address); None for a plain path."""
+    named = _shown_form(box, raw)
+    if named is None and raw.startswith(OKF_SCHEME):
+        quoted_name, _, quoted_inner = raw[len(OKF_SCHEME) :].partition("/")
+        named = unquote(quoted_name), "/" + unquote(quoted_inner)
+    return named
+
+
+def _agrees(box: Toolbox, bundle: Any, named: str, said: str) -> None:
+    """Refuse a ``bundle`` argument that names another bundle than the one the argument
+    ``said`` names: it agrees when it names the same bundle, in any case as a name is
+    matched (agent QA: bundle="EVIL" with okf://evil/... was refused)."""
+    given = _text(bundle, "bundle", optional=True)
+    if given is not None and given != named and not _same_bundle(box, given, _bundle(box, named)):
+        raise InvalidArgument(f"{said} is in bundle {named!r}, not {given!r}")
 
 
 def _shown_form(box: Toolbox, raw: str) -> tuple[str, str] | None:
