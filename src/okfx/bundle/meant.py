@@ -48,8 +48,9 @@ def meant(b: Bundle, target: str, source: str) -> str | None:
         head, _, stem = head.rpartition("/")
         target = f"{head}/{stem}.md"
         if not head and stem == b.root.name and "/index.md" in b.files:
-            # /okf/index.md written from the repository root, okf/ being the bundle's
-            # own folder: its root index (new-producers QA, okf-cocce)
+            # /okf/README.md written from the repository root, okf/ being the bundle's
+            # own folder: its root index (new-producers QA, okf-cocce; /okf/index.md is
+            # the page of that name, found above)
             return "/index.md"
     wanted = fold(stem)  # its words: "Delta_Duplicate-Columns" -> "delta duplicate columns"
     folders = _folders(head)
